@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The fs layer: the only code that makes filesystem syscalls, always beneath a held root fd. */
+#ifndef GROVE_FS_H
+#define GROVE_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "grove/error.h"
+
+/*
+ * Contract (DESIGN.md invariant 1): a root is opened once by the path the
+ * user gave (grove_root_open is the only place a path string reaches the
+ * kernel, together with grove_fs_read_config_file for user configuration).
+ * Everything beneath a root goes through a directory fd plus a single name,
+ * or through openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS. Every fd is O_CLOEXEC.
+ *
+ * "name" parameters are single path components (no '/', not "." or "..");
+ * "relpath" parameters are relative paths beneath a root ("" or "." is the
+ * root itself), without "..". Functions return >= 0 or a negative errno /
+ * grove code with err filled, naming the path and the reason.
+ */
+
+enum grove_ftype {
+	GROVE_FT_NONE = 0, /* nothing there */
+	GROVE_FT_DIR,
+	GROVE_FT_LINK,
+	GROVE_FT_REG,
+	GROVE_FT_OTHER, /* fifo, socket, device */
+	GROVE_FT_UNKNOWN,
+};
+
+struct grove_root {
+	int fd;     /* O_RDONLY | O_DIRECTORY | O_CLOEXEC, listable */
+	char *path; /* as the user gave it, for messages */
+	char *real; /* canonical absolute path, symlinks resolved at open time */
+	dev_t dev;
+	ino_t ino;
+};
+
+struct grove_stat {
+	enum grove_ftype type;
+	mode_t mode;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+};
+
+struct grove_dirent {
+	char *name;
+	enum grove_ftype type; /* from d_type; lstat-resolved when the fs says DT_UNKNOWN */
+};
+
+/* Opens the folder at path (following symlinks in path, as a user expects) and
+ * holds it. root->real is its canonical absolute path. -ENOTDIR if not a folder. */
+int grove_root_open(struct grove_root *root, const char *path, struct grove_error *err);
+
+/* Closes the fd and frees the strings; safe on a zeroed or released root. */
+void grove_root_release(struct grove_root *root);
+
+/* openat2(rootfd, relpath, flags | O_CLOEXEC) with RESOLVE_BENEATH |
+ * RESOLVE_NO_MAGICLINKS, plus RESOLVE_NO_SYMLINKS unless follow is true.
+ * EAGAIN (rename storms) is retried a bounded number of times. A symlink on the
+ * way gives -ELOOP; an escape gives -EXDEV. Returns the fd. */
+int grove_fs_open_beneath(int rootfd, const char *relpath, int flags, bool follow,
+			  struct grove_error *err);
+
+/* Opens the folder relpath beneath rootfd, refusing symlinks anywhere on the way. */
+int grove_fs_open_dir_beneath(int rootfd, const char *relpath, struct grove_error *err);
+
+/* Opens the folder name inside dirfd (O_DIRECTORY | O_NOFOLLOW). */
+int grove_fs_open_dir_at(int dirfd, const char *name, struct grove_error *err);
+
+/* lstat of name in dirfd. "ENOENT is an answer": a missing entry gives
+ * ret->type = GROVE_FT_NONE and returns 0. */
+int grove_fs_stat_at(int dirfd, const char *name, struct grove_stat *ret, struct grove_error *err);
+
+/* stat of relpath beneath rootfd, following symlinks but never leaving the
+ * root (RESOLVE_BENEATH without NO_SYMLINKS). Missing: type NONE, returns 0.
+ * Escaping: -EXDEV; a loop: -ELOOP. */
+int grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat *ret,
+				 struct grove_error *err);
+
+/* Reads the text of the link name in dirfd into a new string. */
+int grove_fs_readlink_at(int dirfd, const char *name, char **ret_text, struct grove_error *err);
+
+/* Lists the folder open at dirfd (getdents64), without "." and "..", sorted
+ * bytewise by name. */
+int grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n,
+		  struct grove_error *err);
+void grove_dirents_free(struct grove_dirent *ents, size_t n);
+
+/* Reads a regular file name in dirfd (no symlink followed) of at most max bytes,
+ * NUL-terminated. */
+int grove_fs_read_file_at(int dirfd, const char *name, size_t max, char **ret_buf,
+			  size_t *ret_len, struct grove_error *err);
+
+/* Reads a user configuration file by path (.stowrc, ~/.stow-global-ignore,
+ * config.yaml). Missing: returns 0 with *ret_buf = NULL. */
+int grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *ret_len,
+			      struct grove_error *err);
+
+/* ---- The safe verbs. Each checks its precondition atomically where the kernel allows. ---- */
+
+/* symlinkat(text, dirfd, name); an existing name is -EEXIST (a precondition failure). */
+int grove_fs_link_create(int dirfd, const char *name, const char *text, struct grove_error *err);
+
+/* Replaces the link name (whose text must be old_text) by a link to text: a new
+ * link under a private temporary name, renamed over the old one. If name is not
+ * a link with old_text, nothing changes: GROVE_E_PRECONDITION. */
+int grove_fs_link_replace(int dirfd, const char *name, const char *old_text, const char *text,
+			  struct grove_error *err);
+
+/* Removes the link name only if it is a link whose text is expect_text: renames
+ * it to a private name, verifies what was moved, then unlinks it; if what was
+ * moved is not our link it is renamed back and GROVE_E_PRECONDITION returned. */
+int grove_fs_link_remove(int dirfd, const char *name, const char *expect_text,
+			 struct grove_error *err);
+
+/* mkdirat(dirfd, name, mode), then reopens it O_NOFOLLOW | O_DIRECTORY and
+ * checks it is a folder; returns the new folder's fd. -EEXIST if name exists. */
+int grove_fs_mkdir(int dirfd, const char *name, mode_t mode, struct grove_error *err);
+
+/* Removes the empty folder name (unlinkat AT_REMOVEDIR); never recursive. */
+int grove_fs_rmdir(int dirfd, const char *name, struct grove_error *err);
+
+/* renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE). A filesystem without it gives
+ * GROVE_E_UNSUPPORTED with a clear message, never a silent fallback. */
+int grove_fs_exchange(int dirfd, const char *a, const char *b, struct grove_error *err);
+
+/* renameat2(fromfd, from, tofd, to, flags) (flags: 0 or RENAME_NOREPLACE). */
+int grove_fs_move(int fromfd, const char *from, int tofd, const char *to, unsigned int flags,
+		  struct grove_error *err);
+
+/* Makes a fresh private name for a temporary entry in a folder of the target:
+ * ".grove-tmp.<pid>.<counter>.<base>" truncated to fit NAME_MAX. buf holds at
+ * least 256 bytes. */
+void grove_fs_temp_name(char *buf, size_t size, const char *base);
+
+/* fsync(dirfd). */
+int grove_fs_sync(int fd, struct grove_error *err);
+
+/* close() that keeps errno; accepts -1; returns -1. */
+int grove_fd_close(int fd);
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The packages use: GNU Stow's stow/unstow/restow as one request through scan, plan and execute. */
+#ifndef GROVE_STOW_H
+#define GROVE_STOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grove/error.h"
+#include "grove/fs.h"
+#include "grove/ignore.h"
+#include "grove/plan.h"
+
+/*
+ * A request as GNU Stow's command line expresses it: packages to unstow
+ * (-D, and -R) are planned first, then packages to stow (-S, and -R), into one
+ * plan. The caller fills it (the CLI from argv and .stowrc); every string and
+ * set is owned by the request and freed by grove_stow_request_release().
+ */
+struct grove_stow_request {
+	char *dir;    /* the stow dir as the user gave it (already defaulted) */
+	char *target; /* the target as the user gave it (already defaulted) */
+	char **unstow;
+	size_t n_unstow;
+	char **stow;
+	size_t n_stow;
+	bool no_folding;
+	bool adopt;
+	bool dotfiles;
+	bool compat; /* -p: legacy unstow that walks the target */
+	int verbose;
+	struct grove_pattern_set *ignore;   /* --ignore, anchored at the end */
+	struct grove_pattern_set *defer;    /* --defer, anchored at the start */
+	struct grove_pattern_set *override; /* --override, anchored at the start */
+	/* ~/.stow-global-ignore's text, read by the caller; NULL when absent. */
+	char *global_ignore_text;
+	char *global_ignore_source; /* its path, for messages */
+};
+
+void grove_stow_request_init(struct grove_stow_request *req);
+void grove_stow_request_release(struct grove_stow_request *req);
+/* Appends a copy of name to the unstow (unstow = true) or stow list. */
+int grove_stow_request_add(struct grove_stow_request *req, bool unstow, const char *name);
+
+/* The state between planning and executing: held roots and the plan. */
+struct grove_stow_run {
+	struct grove_root stow_root;
+	struct grove_root target_root;
+	char *stow_path; /* the stow dir relative to the target, as Stow computes it */
+	struct grove_plan plan;
+};
+
+/*
+ * Opens the roots, checks the request (package names, a target inside the stow
+ * dir, missing packages), scans what the plan needs and plans. Conflicts are
+ * not an error here: they are in run->plan.conflicts for the caller to report.
+ * Returns 0, or a negative code with err set (GROVE_E_BADINPUT, GROVE_E_USAGE,
+ * or an errno naming the path) and run released.
+ */
+int grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *run,
+		       struct grove_error *err);
+
+/* Applies run->plan (which must have no conflicts). See grove_exec_apply(). */
+int grove_stow_execute(struct grove_stow_run *run, struct grove_error *err);
+
+void grove_stow_run_release(struct grove_stow_run *run);
+
+/* Checks a package name: not empty, no '/', not "." or "..", no control
+ * characters, valid UTF-8, at most NAME_MAX bytes. GROVE_E_BADINPUT otherwise. */
+int grove_stow_check_package_name(const char *name, struct grove_error *err);
+
+#endif

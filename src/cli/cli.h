@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The command line's internal interface: Stow-style argument parsing, .stowrc, output helpers. */
+#ifndef GROVE_CLI_H
+#define GROVE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "grove/error.h"
+#include "grove/plan.h"
+#include "grove/stow.h"
+
+/* Exit statuses (DESIGN.md, command line contract). */
+enum {
+	GROVE_EXIT_OK = 0,
+	GROVE_EXIT_REFUSED = 1,
+	GROVE_EXIT_USAGE = 2,
+	GROVE_EXIT_PARTIAL = 3,
+	GROVE_EXIT_ATTENTION = 4,
+	GROVE_EXIT_LOCKED = 75,
+	GROVE_EXIT_CONFIG = 78,
+};
+
+/* What a Stow-style command line asks for besides the request itself. */
+struct grove_stow_cli {
+	bool help;
+	bool version;
+	bool simulate; /* -n, --no, --simulate, and grove's --dry-run */
+	bool plan_only; /* `grove plan ...`: print the plan, change nothing */
+};
+
+/* The action that package names get before any -S/-D/-R is seen. */
+enum grove_stow_action {
+	GROVE_ACTION_STOW,
+	GROVE_ACTION_UNSTOW,
+	GROVE_ACTION_RESTOW,
+};
+
+/*
+ * Parses a GNU Stow 2.4 command line the way Stow's Getopt::Long setup does
+ * ('no_ignore_case', 'bundling', 'permute'): options and package names mix in
+ * any order; -S/-D/-R switch the action for the names that follow; short
+ * options bundle (-nvS); long options take "--opt=VAL" or "--opt VAL" and may
+ * be abbreviated to a unique prefix; "--" ends options. Options:
+ *   -d/--dir DIR, -t/--target DIR, -S/--stow, -D/--delete, -R/--restow,
+ *   --ignore RE, --defer RE, --override RE, --adopt, --no-folding, --dotfiles,
+ *   -p/--compat, -n/--no/--simulate, -v/--verbose[=N] (-v adds 1, --verbose=N sets N),
+ *   -V/--version, -h/--help.
+ * grove also accepts --dry-run as -n.
+ *
+ * Then, as Stow does: options from ~/.stowrc then ./.stowrc (each line split
+ * with shell word rules) are parsed the same way and merged under the command
+ * line (list options add up, rc first; single values from the command line
+ * win; rc package names are added too); --dir and --target from an rc file get
+ * $VAR, ${VAR} and ~ expansion (an undefined variable is an error). The stow
+ * dir defaults to $STOW_DIR (if non-empty) else the current folder; the target
+ * to the stow dir's parent. Trailing slashes are stripped from package names.
+ * ~/.stow-global-ignore is read into req->global_ignore_text when present.
+ *
+ * home is $HOME (may be NULL); cwd_rc is the path of the current folder's
+ * .stowrc (normally ".stowrc"); rc files are skipped when read_rc is false.
+ *
+ * Errors: GROVE_E_USAGE with a message naming the option ("unknown option
+ * '--frob'", "option '--dir' requires a value", "no packages to stow or
+ * unstow"), GROVE_E_CONFIG for a bad rc file.
+ */
+int grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial,
+			 const char *home, const char *cwd_rc, bool read_rc,
+			 struct grove_stow_request *req, struct grove_stow_cli *cli,
+			 struct grove_error *err);
+
+/* Splits one line into words with POSIX shell quoting rules (as Perl's
+ * Text::ParseWords::shellwords: '...', "...", backslash escapes). */
+int grove_shellwords(const char *line, char ***ret_words, size_t *ret_n,
+		     struct grove_error *err);
+void grove_strv_free(char **v, size_t n);
+
+/* Prints Stow's usage text (grove's spelling) to out. */
+void grove_stow_usage(FILE *out);
+
+/* Prints conflicts as GNU Stow does, to out:
+ *   WARNING! stowing pkg would cause conflicts:
+ *     * message
+ *   All operations aborted.
+ */
+void grove_print_conflicts(const struct grove_plan *plan, FILE *out);
+
+#endif
