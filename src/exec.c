@@ -1,2 +1,961 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* The executor: applies a plan op by op through the fs layer and undoes it in reverse on failure. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/exec.h"
+
+/*
+ * How it stays safe:
+ *  - every op reopens (or takes from a small cache) its parent folder with
+ *    openat2 RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS and then acts on one name,
+ *    so a folder swapped for a symlink fails the op instead of redirecting it;
+ *  - every change is recorded in an undo log *before* the next change, with
+ *    room reserved up front so recording cannot fail after the fact;
+ *  - the cache is flushed whenever we rename a folder (UNFOLD, FOLD, undoing
+ *    them) or remove one, so no fd is ever used under a name it no longer has.
+ */
+
+#define DCACHE_SIZE 16
+
+struct dcache_ent {
+	char *rel; /* folder path beneath the root */
+	int fd;
+	bool dirty; /* changed since opened: fsync before closing */
+};
+
+struct dcache {
+	int rootfd;
+	struct dcache_ent e[DCACHE_SIZE];
+	size_t n;
+};
+
+enum undo_kind {
+	U_LINK,     /* we created link dir/name -> text */
+	U_UNLINK,   /* we removed link dir/name -> text */
+	U_RELINK,   /* we replaced dir/name old_text by text */
+	U_MKDIR,    /* we made folder dir/name */
+	U_RMDIR,    /* we removed folder dir/name (mode) */
+	U_EXCHANGE, /* we exchanged dir/name and dir/name2 */
+	U_MOVE,     /* we moved (stow?)dir/name to (to_stow?)dir2/name2 */
+};
+
+struct undo {
+	enum undo_kind kind;
+	bool in_stow, to_stow;
+	char *dir, *name;
+	char *dir2, *name2;
+	char *text, *old_text;
+	mode_t mode;
+};
+
+struct aside {
+	char *dir, *name; /* beneath the stow root */
+};
+
+struct exec {
+	const struct grove_plan *plan;
+	const struct grove_root *target, *stow;
+	const struct grove_exec_opts *opts;
+	struct dcache tc, sc;
+	struct undo *undo;
+	size_t n_undo, cap_undo;
+	struct aside *asides;
+	size_t n_asides, cap_asides;
+	size_t done;
+	bool named; /* err already names the failing op (set by the innermost run_range) */
+};
+
+static const char *
+kind_name(enum grove_op_kind kind)
+{
+	static const char *const names[] = {
+		[GROVE_OP_MKDIR] = "mkdir",   [GROVE_OP_LINK] = "link",   [GROVE_OP_UNLINK] = "unlink",
+		[GROVE_OP_RELINK] = "relink", [GROVE_OP_RMDIR] = "rmdir", [GROVE_OP_UNFOLD] = "unfold",
+		[GROVE_OP_FOLD] = "fold",     [GROVE_OP_ADOPT] = "adopt",
+	};
+
+	if ((unsigned)kind < sizeof(names) / sizeof(names[0]) && names[kind])
+		return names[kind];
+	return "op";
+}
+
+/* ---- small helpers ---- */
+
+static bool
+under(const char *path, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(path, prefix, n) == 0 && path[n] == '/';
+}
+
+static char *
+join(const char *dir, const char *name)
+{
+	char *p;
+
+	if (!*dir)
+		return strdup(name);
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+/* Splits path into a malloc'd parent ("" for the root) and a pointer to its last component. */
+static int
+split(const char *path, char **ret_dir, const char **ret_name)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup("");
+
+	if (!dir)
+		return -ENOMEM;
+	*ret_dir = dir;
+	*ret_name = slash ? slash + 1 : path;
+	return 0;
+}
+
+/* The path an op acts on: its own, or re-rooted from a block's folder to where that is being built. */
+static char *
+map_path(const char *path, const char *from, const char *to)
+{
+	if (!from)
+		return strdup(path);
+	return join(to, path + strlen(from) + 1);
+}
+
+static void
+free_cleanup(void *p)
+{
+	free(*(void **)p);
+}
+
+#define cleanup_free __attribute__((cleanup(free_cleanup)))
+
+/* Appends to err's message (the code is left alone). */
+static void __attribute__((format(printf, 2, 3)))
+append(struct grove_error *err, const char *fmt, ...)
+{
+	size_t len = strlen(err->msg);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg + len, sizeof(err->msg) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* A failure that means "the world is not what the plan expected". */
+static int
+as_precondition(struct grove_error *err, int r)
+{
+	if (r == -EEXIST || r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -EXDEV ||
+	    r == -ENOTEMPTY || r == -EISDIR) {
+		err->code = -GROVE_E_PRECONDITION;
+		return err->code;
+	}
+	return r;
+}
+
+/* ---- folder cache ---- */
+
+static int
+dcache_evict(struct dcache *c, size_t i, bool sync, struct grove_error *err)
+{
+	int r = 0;
+
+	if (sync && c->e[i].dirty)
+		r = grove_fs_sync(c->e[i].fd, err);
+	if (r < 0)
+		grove_error_set(err, r, "sync folder '%s': %s", *c->e[i].rel ? c->e[i].rel : ".",
+				grove_strerror(r));
+	grove_fd_close(c->e[i].fd);
+	free(c->e[i].rel);
+	memmove(&c->e[i], &c->e[i + 1], (c->n - i - 1) * sizeof(c->e[0]));
+	c->n--;
+	return r;
+}
+
+/* Closes every cached fd, fsyncing the changed folders first when sync; returns the first error. */
+static int
+dcache_flush(struct dcache *c, bool sync, struct grove_error *err)
+{
+	int r = 0;
+
+	while (c->n) {
+		int k = dcache_evict(c, 0, sync && r == 0, err);
+
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	return r;
+}
+
+/* Drops rel and everything under it (they are being removed: no fsync needed). */
+static void
+dcache_forget(struct dcache *c, const char *rel)
+{
+	for (size_t i = 0; i < c->n;) {
+		if (!strcmp(c->e[i].rel, rel) || under(c->e[i].rel, rel))
+			dcache_evict(c, i, false, NULL);
+		else
+			i++;
+	}
+}
+
+/* Takes ownership of fd (closes it on failure). */
+static int
+dcache_put(struct dcache *c, const char *rel, int fd, bool dirty, struct grove_error *err)
+{
+	char *copy = strdup(rel);
+	int r = 0;
+
+	if (!copy) {
+		grove_fd_close(fd);
+		return grove_error_errno(err, -ENOMEM, "open folder '%s'", rel);
+	}
+	if (c->n == DCACHE_SIZE)
+		r = dcache_evict(c, 0, true, err);
+	c->e[c->n].rel = copy;
+	c->e[c->n].fd = fd;
+	c->e[c->n].dirty = dirty;
+	c->n++;
+	return r;
+}
+
+/* The fd of folder rel beneath the cache's root, opened with RESOLVE_NO_SYMLINKS. */
+static int
+dcache_get(struct dcache *c, const char *rel, bool dirty, struct grove_error *err)
+{
+	int fd, r;
+
+	for (size_t i = 0; i < c->n; i++) {
+		if (!strcmp(c->e[i].rel, rel)) {
+			c->e[i].dirty |= dirty;
+			return c->e[i].fd;
+		}
+	}
+	fd = grove_fs_open_dir_beneath(c->rootfd, rel, err);
+	if (fd < 0)
+		return as_precondition(err, fd);
+	r = dcache_put(c, rel, fd, dirty, err);
+	return r < 0 ? r : fd;
+}
+
+/* ---- undo log ---- */
+
+static void
+undo_release(struct undo *u)
+{
+	free(u->dir);
+	free(u->name);
+	free(u->dir2);
+	free(u->name2);
+	free(u->text);
+	free(u->old_text);
+}
+
+/* Reserves room so that recording a change that already happened cannot fail. */
+static int
+undo_reserve(struct exec *ex, size_t more, struct grove_error *err)
+{
+	if (ex->n_undo + more > ex->cap_undo) {
+		size_t cap = ex->cap_undo ? ex->cap_undo * 2 : 64;
+		struct undo *n;
+
+		while (cap < ex->n_undo + more)
+			cap *= 2;
+		n = realloc(ex->undo, cap * sizeof(*n));
+		if (!n)
+			return grove_error_errno(err, -ENOMEM, "record undo");
+		ex->undo = n;
+		ex->cap_undo = cap;
+	}
+	return 0;
+}
+
+/* Records a change that just happened; room was reserved by undo_reserve. */
+static struct undo *
+undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *name)
+{
+	struct undo *u = &ex->undo[ex->n_undo++];
+
+	memset(u, 0, sizeof(*u));
+	u->kind = kind;
+	/* On allocation failure the strings stay NULL and the undo step fails
+	 * loudly (STUCK) rather than silently doing the wrong thing. */
+	u->dir = strdup(dir);
+	u->name = strdup(name);
+	return u;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* ---- the ops ---- */
+
+static struct dcache *
+cache_for(struct exec *ex, bool stow)
+{
+	return stow ? &ex->sc : &ex->tc;
+}
+
+static int
+op_link(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	const char *name;
+	int fd, r;
+
+	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_link_create(fd, name, op->text, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_LINK, dir, name)->text = dup_or_null(op->text);
+	return 0;
+}
+
+static int
+op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	const char *name;
+	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
+	int fd, nfd;
+
+	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	nfd = grove_fs_mkdir(fd, name, mode, err);
+	if (nfd < 0 && nfd != -ENOENT && nfd != -ELOOP && nfd != -ENOTDIR)
+		return as_precondition(err, nfd);
+	/* Made, even if the reopen failed (something swapped it): record it so
+	 * undo removes it (rmdir refuses anything but an empty folder). */
+	undo_push(ex, U_MKDIR, dir, name);
+	if (nfd < 0)
+		return as_precondition(err, nfd);
+	return dcache_put(&ex->tc, path, nfd, true, err);
+}
+
+static int
+op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	const char *name;
+	int fd, r;
+
+	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_link_remove(fd, name, op->old_text, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_UNLINK, dir, name)->text = dup_or_null(op->old_text);
+	return 0;
+}
+
+static int
+op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	const char *name;
+	struct undo *u;
+	int fd, r;
+
+	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_link_replace(fd, name, op->old_text, op->text, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	u = undo_push(ex, U_RELINK, dir, name);
+	u->text = dup_or_null(op->text);
+	u->old_text = dup_or_null(op->old_text);
+	return 0;
+}
+
+/* Removes the empty folder dir/name, recording its mode so undo can remake it. */
+static int
+remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_error *err)
+{
+	cleanup_free char *path = join(dir, name);
+	struct grove_stat st;
+	int fd, r;
+
+	if (!path || undo_reserve(ex, 1, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_stat_at(fd, name, &st, err);
+	if (r < 0)
+		return r;
+	if (st.type != GROVE_FT_DIR)
+		return grove_error_set(err, -GROVE_E_PRECONDITION, "remove folder '%s': %s", name,
+				       st.type == GROVE_FT_NONE ? "it does not exist"
+							       : "not a folder");
+	dcache_forget(&ex->tc, path);
+	r = grove_fs_rmdir(fd, name, err);
+	if (r == -ENOTEMPTY)
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "remove folder '%s': it holds entries the plan did not expect",
+				       name);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_RMDIR, dir, name)->mode = st.mode & 07777;
+	return 0;
+}
+
+static int
+op_rmdir(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	const char *name;
+
+	(void)op;
+	if (split(path, &dir, &name) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	return remove_folder(ex, dir, name, err);
+}
+
+static int
+op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	cleanup_free char *sdir = NULL;
+	const char *name, *sname;
+	char aside[NAME_MAX + 1];
+	struct grove_stat st, sst;
+	struct undo *u;
+	int fd, sfd, r;
+
+	if (!ex->stow || !op->stow_path)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "adopt '%s': no stow dir given",
+				       path);
+	if (split(path, &dir, &name) < 0 || split(op->stow_path, &sdir, &sname) < 0 ||
+	    undo_reserve(ex, 3, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_stat_at(fd, name, &st, err);
+	if (r < 0)
+		return r;
+	if (st.type != GROVE_FT_REG)
+		return grove_error_set(err, -GROVE_E_PRECONDITION, "adopt '%s': not a regular file",
+				       name);
+	sfd = dcache_get(&ex->sc, sdir, true, err);
+	if (sfd < 0)
+		return grove_error_prefix(err, "stow dir");
+	r = grove_fs_stat_at(sfd, sname, &sst, err);
+	if (r < 0)
+		return r;
+	if (sst.type == GROVE_FT_DIR)
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "adopt into '%s': the package has a folder there",
+				       op->stow_path);
+
+	/* Stow's --adopt overwrites the package's file. We set that file aside
+	 * instead and delete it only once the whole plan is done, so a failure
+	 * later on can still give the package its file back. */
+	if (sst.type != GROVE_FT_NONE) {
+		grove_fs_temp_name(aside, sizeof(aside), sname);
+		r = grove_fs_move(sfd, sname, sfd, aside, RENAME_NOREPLACE, err);
+		if (r < 0)
+			return as_precondition(err, r);
+		u = undo_push(ex, U_MOVE, sdir, sname);
+		u->in_stow = u->to_stow = true;
+		u->dir2 = strdup(sdir);
+		u->name2 = strdup(aside);
+		if (ex->n_asides == ex->cap_asides) {
+			size_t cap = ex->cap_asides ? ex->cap_asides * 2 : 8;
+			struct aside *na = realloc(ex->asides, cap * sizeof(*na));
+
+			if (!na)
+				return grove_error_errno(err, -ENOMEM, "adopt '%s'", path);
+			ex->asides = na;
+			ex->cap_asides = cap;
+		}
+		ex->asides[ex->n_asides].dir = strdup(sdir);
+		ex->asides[ex->n_asides].name = strdup(aside);
+		ex->n_asides++;
+	}
+	r = grove_fs_move(fd, name, sfd, sname, RENAME_NOREPLACE, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	u = undo_push(ex, U_MOVE, dir, name);
+	u->to_stow = true;
+	u->dir2 = strdup(sdir);
+	u->name2 = strdup(sname);
+	/* The move is atomic, but what it moved may have been swapped in after our
+	 * check: only a regular file is adopted (undo moves anything else back). */
+	r = grove_fs_stat_at(sfd, sname, &sst, err);
+	if (r < 0)
+		return r;
+	if (sst.type != GROVE_FT_REG)
+		return grove_error_set(err, -GROVE_E_PRECONDITION, "adopt '%s': not a regular file",
+				       name);
+	r = grove_fs_link_create(fd, name, op->text, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_LINK, dir, name)->text = dup_or_null(op->text);
+	return 0;
+}
+
+static int run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
+		     struct grove_error *err);
+
+static size_t
+block_end(const struct grove_plan *plan, size_t i, size_t end)
+{
+	size_t j = i + 1;
+
+	while (j < end && under(plan->ops[j].path, plan->ops[i].path))
+		j++;
+	return j;
+}
+
+/* 1 if dir/name is a link with text, else 0 (err explains), or a negative errno. */
+static int
+check_link(int fd, const char *name, const char *text, struct grove_error *err)
+{
+	cleanup_free char *have = NULL;
+	struct grove_stat st;
+	int r;
+
+	r = grove_fs_stat_at(fd, name, &st, err);
+	if (r < 0)
+		return r;
+	if (st.type != GROVE_FT_LINK) {
+		grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a link to '%s'", name, text);
+		return 0;
+	}
+	r = grove_fs_readlink_at(fd, name, &have, err);
+	if (r < 0)
+		return r;
+	if (strcmp(have, text) != 0) {
+		grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' links to '%s', not '%s'", name,
+				have, text);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * UNFOLD: the path must never be missing, and a crash must leave either the
+ * old link or the complete folder. So: build the folder aside, make it durable
+ * (fsync) before it becomes visible, swap it in with one RENAME_EXCHANGE, and
+ * only then remove the old link, which now sits under the temporary name.
+ */
+static int
+op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_error *err)
+{
+	const struct grove_op *op = &ex->plan->ops[i];
+	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
+	cleanup_free char *dir = NULL;
+	cleanup_free char *tmp_path = NULL;
+	const char *name;
+	char tmp[NAME_MAX + 1];
+	int fd, nfd, r;
+
+	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = check_link(fd, name, op->old_text, err);
+	if (r <= 0)
+		return r < 0 ? r : err->code;
+
+	grove_fs_temp_name(tmp, sizeof(tmp), name);
+	tmp_path = join(dir, tmp);
+	if (!tmp_path)
+		return grove_error_errno(err, -ENOMEM, "unfold");
+	nfd = grove_fs_mkdir(fd, tmp, mode, err);
+	if (nfd < 0 && nfd != -ENOENT && nfd != -ELOOP && nfd != -ENOTDIR)
+		return nfd;
+	undo_push(ex, U_MKDIR, dir, tmp);
+	if (nfd < 0)
+		return as_precondition(err, nfd);
+	r = dcache_put(&ex->tc, tmp_path, nfd, true, err);
+	if (r < 0)
+		return r;
+
+	r = run_range(ex, i + 1, end, op->path, tmp_path, err);
+	if (r < 0)
+		return r;
+
+	/* Durable before visible; and the exchange below renames folders we may
+	 * hold fds for, so the cache must not survive it anyway. */
+	r = dcache_flush(&ex->tc, true, err);
+	if (r < 0)
+		return r;
+	if (undo_reserve(ex, 2, err) < 0)
+		return err->code;
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = check_link(fd, name, op->old_text, err);
+	if (r <= 0)
+		return r < 0 ? r : err->code;
+	r = grove_fs_exchange(fd, tmp, name, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = strdup(name);
+
+	/* The check above and the exchange are two syscalls: verify what the
+	 * exchange actually displaced. If it is not the old link, undo swaps it back. */
+	r = check_link(fd, tmp, op->old_text, err);
+	if (r <= 0)
+		return r < 0 ? r : err->code;
+	r = grove_fs_link_remove(fd, tmp, op->old_text, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_UNLINK, dir, tmp)->text = dup_or_null(op->old_text);
+	return 0;
+}
+
+/*
+ * FOLD: the mirror image. The new link is made aside and exchanged with the
+ * folder, so the path is never missing; the old folder (now under the
+ * temporary name, invisible to users of the path) is then emptied by the
+ * block's ops and removed.
+ */
+static int
+op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_error *err)
+{
+	const struct grove_op *op = &ex->plan->ops[i];
+	cleanup_free char *dir = NULL;
+	cleanup_free char *tmp_path = NULL;
+	const char *name;
+	char tmp[NAME_MAX + 1];
+	struct grove_stat st;
+	int fd, r;
+
+	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 2, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_stat_at(fd, name, &st, err);
+	if (r < 0)
+		return r;
+	if (st.type != GROVE_FT_DIR)
+		return grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a folder", name);
+
+	grove_fs_temp_name(tmp, sizeof(tmp), name);
+	tmp_path = join(dir, tmp);
+	if (!tmp_path)
+		return grove_error_errno(err, -ENOMEM, "fold");
+	r = grove_fs_link_create(fd, tmp, op->text, err);
+	if (r < 0)
+		return r;
+	undo_push(ex, U_LINK, dir, tmp)->text = dup_or_null(op->text);
+
+	r = dcache_flush(&ex->tc, true, err);
+	if (r < 0)
+		return r;
+	fd = dcache_get(&ex->tc, dir, true, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_exchange(fd, tmp, name, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = strdup(name);
+	r = grove_fs_stat_at(fd, tmp, &st, err);
+	if (r < 0)
+		return r;
+	if (st.type != GROVE_FT_DIR)
+		return grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a folder", name);
+
+	r = run_range(ex, i + 1, end, op->path, tmp_path, err);
+	if (r < 0)
+		return r;
+	return remove_folder(ex, dir, tmp, err);
+}
+
+static void
+progress(struct exec *ex, const struct grove_op *op)
+{
+	ex->done++;
+	if (ex->opts && ex->opts->progress)
+		ex->opts->progress(ex->opts->progress_ctx, ex->done, ex->plan->n_ops, op);
+}
+
+/* Runs ops [start, end); inside a block, paths under from are re-rooted to to. */
+static int
+run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
+	  struct grove_error *err)
+{
+	for (size_t i = start; i < end;) {
+		const struct grove_op *op = &ex->plan->ops[i];
+		cleanup_free char *path = NULL;
+		size_t next = i + 1;
+		int r;
+
+		bool needs_text = op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_RELINK ||
+				  op->kind == GROVE_OP_FOLD || op->kind == GROVE_OP_ADOPT;
+		bool needs_old = op->kind == GROVE_OP_UNLINK || op->kind == GROVE_OP_RELINK ||
+				 op->kind == GROVE_OP_UNFOLD;
+
+		if (!op->path || !*op->path || (from && !under(op->path, from)) ||
+		    (needs_text && !op->text) || (needs_old && !op->old_text))
+			return grove_error_set(err, -GROVE_E_INTERNAL, "%s '%s': malformed op in plan",
+					       kind_name(op->kind), op->path ? op->path : "");
+		path = map_path(op->path, from, to);
+		if (!path)
+			return grove_error_errno(err, -ENOMEM, "%s '%s'", kind_name(op->kind),
+						 op->path);
+		switch (op->kind) {
+		case GROVE_OP_MKDIR:
+			r = op_mkdir(ex, op, path, err);
+			break;
+		case GROVE_OP_LINK:
+			r = op_link(ex, op, path, err);
+			break;
+		case GROVE_OP_UNLINK:
+			r = op_unlink(ex, op, path, err);
+			break;
+		case GROVE_OP_RELINK:
+			r = op_relink(ex, op, path, err);
+			break;
+		case GROVE_OP_RMDIR:
+			r = op_rmdir(ex, op, path, err);
+			break;
+		case GROVE_OP_ADOPT:
+			r = op_adopt(ex, op, path, err);
+			break;
+		case GROVE_OP_UNFOLD:
+		case GROVE_OP_FOLD:
+			next = block_end(ex->plan, i, end);
+			r = (op->kind == GROVE_OP_UNFOLD ? op_unfold : op_fold)(ex, i, path, next,
+										err);
+			break;
+		default:
+			r = grove_error_set(err, -GROVE_E_INTERNAL, "unknown op kind %d",
+					    (int)op->kind);
+		}
+		if (r < 0) {
+			/* A failure inside a block already names its own op. */
+			if (!ex->named)
+				grove_error_prefix(err, "%s '%s'", kind_name(op->kind), op->path);
+			ex->named = true;
+			return r;
+		}
+		progress(ex, op);
+		i = next;
+	}
+	return 0;
+}
+
+/* ---- undo ---- */
+
+static int
+undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
+{
+	struct dcache *c = cache_for(ex, u->in_stow);
+	mode_t mode;
+	int fd, fd2, r;
+
+	if (!u->dir || !u->name)
+		return grove_error_errno(err, -ENOMEM, "undo");
+	fd = dcache_get(c, u->dir, true, err);
+	if (fd < 0)
+		return fd;
+	if ((u->kind == U_LINK || u->kind == U_UNLINK || u->kind == U_RELINK) && !u->text)
+		return grove_error_errno(err, -ENOMEM, "undo");
+	if (u->kind == U_RELINK && !u->old_text)
+		return grove_error_errno(err, -ENOMEM, "undo");
+	switch (u->kind) {
+	case U_LINK:
+		return grove_fs_link_remove(fd, u->name, u->text, err);
+	case U_UNLINK:
+		return grove_fs_link_create(fd, u->name, u->text, err);
+	case U_RELINK:
+		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, err);
+	case U_MKDIR: {
+		cleanup_free char *path = join(u->dir, u->name);
+
+		if (path)
+			dcache_forget(c, path);
+		return grove_fs_rmdir(fd, u->name, err);
+	}
+	case U_RMDIR:
+		mode = u->mode ? u->mode : 0777;
+		r = grove_fs_mkdir(fd, u->name, mode, err);
+		if (r < 0)
+			return r;
+		grove_fd_close(r);
+		return 0;
+	case U_EXCHANGE:
+		if (!u->name2)
+			return grove_error_errno(err, -ENOMEM, "undo");
+		r = grove_fs_exchange(fd, u->name, u->name2, err);
+		if (r < 0)
+			return r;
+		/* Folders moved: no cached fd may outlive their old names. */
+		return dcache_flush(c, true, err);
+	case U_MOVE:
+		if (!u->dir2 || !u->name2)
+			return grove_error_errno(err, -ENOMEM, "undo");
+		fd2 = dcache_get(cache_for(ex, u->to_stow), u->dir2, true, err);
+		if (fd2 < 0)
+			return fd2;
+		/* dcache_get on the other cache cannot evict fd (distinct caches),
+		 * but on the same cache it might: look fd up again. */
+		fd = dcache_get(c, u->dir, true, err);
+		if (fd < 0)
+			return fd;
+		return grove_fs_move(fd2, u->name2, fd, u->name, RENAME_NOREPLACE, err);
+	}
+	return grove_error_set(err, -GROVE_E_INTERNAL, "undo: unknown record");
+}
+
+static const char *
+undo_where(const struct undo *u, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", u->dir ? u->dir : "", u->dir && *u->dir ? "/" : "",
+		 u->name ? u->name : "");
+	return buf;
+}
+
+/* Undoes every recorded change in reverse; on the first failure stops and says where. */
+static int
+undo_all(struct exec *ex, struct grove_error *err)
+{
+	struct grove_error flush_err;
+	char where[PATH_MAX];
+	int r;
+
+	grove_error_clear(&flush_err);
+	dcache_flush(&ex->tc, false, &flush_err);
+	dcache_flush(&ex->sc, false, &flush_err);
+	while (ex->n_undo) {
+		struct undo *u = &ex->undo[ex->n_undo - 1];
+
+		r = undo_one(ex, u, err);
+		if (r < 0) {
+			static const char *const names[] = { "remove link", "restore link",
+							     "restore link", "remove folder",
+							     "restore folder", "exchange back",
+							     "move back" };
+
+			return grove_error_prefix(err, "%s '%s'", names[u->kind],
+						  undo_where(u, where, sizeof(where)));
+		}
+		undo_release(u);
+		ex->n_undo--;
+	}
+	r = dcache_flush(&ex->tc, true, err);
+	if (r == 0)
+		r = dcache_flush(&ex->sc, true, err);
+	return r;
+}
+
+/* ---- entry point ---- */
+
+static void
+exec_release(struct exec *ex)
+{
+	struct grove_error ignore;
+
+	dcache_flush(&ex->tc, false, &ignore);
+	dcache_flush(&ex->sc, false, &ignore);
+	for (size_t i = 0; i < ex->n_undo; i++)
+		undo_release(&ex->undo[i]);
+	free(ex->undo);
+	for (size_t i = 0; i < ex->n_asides; i++) {
+		free(ex->asides[i].dir);
+		free(ex->asides[i].name);
+	}
+	free(ex->asides);
+}
+
+/*
+ * Deletes the package files that adopts set aside. This is the point of no
+ * return, so it comes last, once everything else is durable. The deletions
+ * themselves are not fsynced: a crash that forgets one leaves only a private
+ * temporary file in the package (for recovery to remove), never a changed
+ * target, while an fsync failure here could no longer be undone.
+ */
+static int
+delete_asides(struct exec *ex, struct grove_error *err)
+{
+	for (size_t i = 0; i < ex->n_asides; i++) {
+		struct aside *a = &ex->asides[i];
+		int fd, r;
+
+		if (!a->dir || !a->name)
+			return grove_error_errno(err, -ENOMEM, "adopt");
+		fd = dcache_get(&ex->sc, a->dir, true, err);
+		if (fd < 0)
+			return fd;
+		r = grove_fs_unlink_file(fd, a->name, err);
+		if (r < 0)
+			return grove_error_prefix(err, "adopt: replace the package's file");
+	}
+	return 0;
+}
+
+int
+grove_exec_apply(const struct grove_plan *plan, const struct grove_root *target,
+		 const struct grove_root *stow, const struct grove_exec_opts *opts,
+		 struct grove_error *err)
+{
+	struct grove_error local, uerr;
+	struct exec ex = {
+		.plan = plan,
+		.target = target,
+		.stow = stow,
+		.opts = opts,
+		.tc = { .rootfd = target->fd },
+		.sc = { .rootfd = stow ? stow->fd : -1 },
+	};
+	int r;
+
+	if (!err)
+		err = &local;
+	grove_error_clear(err);
+	r = run_range(&ex, 0, plan->n_ops, NULL, NULL, err);
+	if (r == 0)
+		r = dcache_flush(&ex.tc, true, err);
+	if (r == 0)
+		r = dcache_flush(&ex.sc, true, err);
+	if (r == 0)
+		r = delete_asides(&ex, err);
+	if (r == 0) {
+		exec_release(&ex);
+		return 0;
+	}
+	if (ex.n_undo == 0) {
+		exec_release(&ex);
+		return r;
+	}
+	grove_error_clear(&uerr);
+	if (undo_all(&ex, &uerr) < 0) {
+		append(err, "; undo failed, the target is part-way: %s", uerr.msg);
+		err->code = -GROVE_E_STUCK;
+	} else {
+		append(err, " (every change was undone)");
+		err->code = -GROVE_E_PARTIAL;
+	}
+	exec_release(&ex);
+	return err->code;
+}

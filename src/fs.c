@@ -1,2 +1,747 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* The fs layer: every filesystem syscall grove makes, each beneath a held root fd and a single name. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "grove/fs.h"
+
+/* openat2 returns EAGAIN when a rename anywhere on the mount raced the lookup;
+ * retrying is correct, retrying forever lets an attacker stall us. */
+#define OPENAT2_RETRIES 64
+
+/* The longest link text we read; Linux caps symlink bodies at PATH_MAX. */
+#define LINK_TEXT_MAX (PATH_MAX * 4)
+
+static void
+fd_cleanup(int *fd)
+{
+	if (*fd >= 0)
+		grove_fd_close(*fd);
+}
+
+static void
+free_cleanup(void *p)
+{
+	free(*(void **)p);
+}
+
+#define cleanup_fd   __attribute__((cleanup(fd_cleanup)))
+#define cleanup_free __attribute__((cleanup(free_cleanup)))
+
+static inline int
+steal_fd(int *fd)
+{
+	int r = *fd;
+
+	*fd = -1;
+	return r;
+}
+
+static inline void *
+steal_ptr(void *p)
+{
+	void **pp = p;
+	void *r = *pp;
+
+	*pp = NULL;
+	return r;
+}
+
+int
+grove_fd_close(int fd)
+{
+	int saved = errno;
+
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	return -1;
+}
+
+static enum grove_ftype
+ftype_of_mode(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return GROVE_FT_DIR;
+	if (S_ISLNK(mode))
+		return GROVE_FT_LINK;
+	if (S_ISREG(mode))
+		return GROVE_FT_REG;
+	return GROVE_FT_OTHER;
+}
+
+static void
+fill_stat(struct grove_stat *ret, const struct stat *st)
+{
+	ret->type = ftype_of_mode(st->st_mode);
+	ret->mode = st->st_mode;
+	ret->dev = st->st_dev;
+	ret->ino = st->st_ino;
+	ret->size = st->st_size;
+}
+
+/* ---- roots ---- */
+
+int
+grove_root_open(struct grove_root *root, const char *path, struct grove_error *err)
+{
+	cleanup_fd int fd = -1;
+	cleanup_free char *real = NULL;
+	cleanup_free char *copy = NULL;
+	struct stat st, st_real;
+
+	if (!path || !*path)
+		return grove_error_errno(err, -ENOENT, "open root ''");
+	/* The one place a user's path string reaches the kernel: open it, then
+	 * canonicalise it and check the canonical path still names the folder we
+	 * hold, so root->real never describes a different folder than root->fd. */
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return grove_error_errno(err, -errno, "open root '%s'", path);
+	if (fstat(fd, &st) < 0)
+		return grove_error_errno(err, -errno, "stat root '%s'", path);
+	real = realpath(path, NULL);
+	if (!real)
+		return grove_error_errno(err, -errno, "resolve root '%s'", path);
+	if (stat(real, &st_real) < 0)
+		return grove_error_errno(err, -errno, "stat root '%s'", real);
+	if (st_real.st_dev != st.st_dev || st_real.st_ino != st.st_ino)
+		return grove_error_set(err, -EAGAIN, "open root '%s': it changed while being opened",
+				       path);
+	copy = strdup(path);
+	if (!copy)
+		return grove_error_errno(err, -ENOMEM, "open root '%s'", path);
+
+	root->fd = steal_fd(&fd);
+	root->path = steal_ptr(&copy);
+	root->real = steal_ptr(&real);
+	root->dev = st.st_dev;
+	root->ino = st.st_ino;
+	return 0;
+}
+
+void
+grove_root_release(struct grove_root *root)
+{
+	if (!root)
+		return;
+	/* A zeroed root has fd 0 but no path: only an opened root owns its fd. */
+	if (root->path)
+		grove_fd_close(root->fd);
+	root->fd = -1;
+	free(root->path);
+	free(root->real);
+	root->path = NULL;
+	root->real = NULL;
+}
+
+/* ---- resolution beneath a root ---- */
+
+static int
+beneath_errmsg(struct grove_error *err, int code, const char *verb, const char *relpath,
+	       bool follow)
+{
+	if (code == -EXDEV)
+		return grove_error_set(err, code, "%s '%s': the path leads outside its root", verb,
+				       relpath);
+	if (code == -ELOOP && !follow)
+		return grove_error_set(err, code, "%s '%s': a symlink is on the way", verb, relpath);
+	if (code == -EAGAIN)
+		return grove_error_set(err, code,
+				       "%s '%s': lookup kept racing with renames, giving up", verb,
+				       relpath);
+	if (code == -ENOSYS)
+		return grove_error_set(err, -GROVE_E_UNSUPPORTED,
+				       "%s '%s': the kernel has no openat2 (Linux 5.6 or later needed)",
+				       verb, relpath);
+	return grove_error_errno(err, code, "%s '%s'", verb, relpath);
+}
+
+static int
+openat2_beneath(int rootfd, const char *relpath, int flags, bool follow)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		/* O_TMPFILE includes O_DIRECTORY's bit: test all of it. */
+		.mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? 0666 : 0,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *p = (!relpath || !*relpath) ? "." : relpath;
+
+	if (!follow)
+		how.resolve |= RESOLVE_NO_SYMLINKS;
+	for (int i = 0; i < OPENAT2_RETRIES; i++) {
+		long fd = syscall(SYS_openat2, rootfd, p, &how, sizeof(how));
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+int
+grove_fs_open_beneath(int rootfd, const char *relpath, int flags, bool follow,
+		      struct grove_error *err)
+{
+	int fd = openat2_beneath(rootfd, relpath, flags, follow);
+
+	if (fd < 0)
+		return beneath_errmsg(err, fd, "open", relpath ? relpath : "", follow);
+	return fd;
+}
+
+int
+grove_fs_open_dir_beneath(int rootfd, const char *relpath, struct grove_error *err)
+{
+	return grove_fs_open_beneath(rootfd, relpath, O_RDONLY | O_DIRECTORY, false, err);
+}
+
+int
+grove_fs_open_dir_at(int dirfd, const char *name, struct grove_error *err)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		struct stat st;
+		int r = -errno;
+
+		/* O_DIRECTORY wins over O_NOFOLLOW: a symlink gives ENOTDIR. Say ELOOP,
+		 * as openat2 does, so callers can tell "symlink" from "file". */
+		if (r == -ENOTDIR && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISLNK(st.st_mode))
+			r = -ELOOP;
+		if (r == -ELOOP)
+			return grove_error_set(err, r, "open folder '%s': it is a symlink", name);
+		return grove_error_errno(err, r, "open folder '%s'", name);
+	}
+	return fd;
+}
+
+int
+grove_fs_stat_at(int dirfd, const char *name, struct grove_stat *ret, struct grove_error *err)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH)) < 0) {
+		if (errno == ENOENT) {
+			memset(ret, 0, sizeof(*ret));
+			ret->type = GROVE_FT_NONE;
+			return 0;
+		}
+		return grove_error_errno(err, -errno, "stat '%s'", name);
+	}
+	fill_stat(ret, &st);
+	return 0;
+}
+
+int
+grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat *ret,
+			     struct grove_error *err)
+{
+	cleanup_fd int fd = -1;
+	struct stat st;
+
+	/* O_PATH follows a final symlink too; RESOLVE_BENEATH keeps every hop inside. */
+	fd = openat2_beneath(rootfd, relpath, O_PATH, true);
+	if (fd == -ENOENT) {
+		memset(ret, 0, sizeof(*ret));
+		ret->type = GROVE_FT_NONE;
+		return 0;
+	}
+	if (fd < 0)
+		return beneath_errmsg(err, fd, "stat", relpath ? relpath : "", true);
+	if (fstat(fd, &st) < 0)
+		return grove_error_errno(err, -errno, "stat '%s'", relpath);
+	fill_stat(ret, &st);
+	return 0;
+}
+
+/* ---- reading ---- */
+
+/* readlinkat into a fresh string; -EINVAL when name is not a link. */
+static int
+read_link(int dirfd, const char *name, char **ret_text)
+{
+	for (size_t size = 256; size <= LINK_TEXT_MAX; size *= 2) {
+		char *buf = malloc(size);
+		ssize_t n;
+
+		if (!buf)
+			return -ENOMEM;
+		n = readlinkat(dirfd, name, buf, size);
+		if (n < 0) {
+			int r = -errno;
+
+			free(buf);
+			return r;
+		}
+		if ((size_t)n < size) {
+			buf[n] = '\0';
+			*ret_text = buf;
+			return 0;
+		}
+		free(buf);
+	}
+	return -ENAMETOOLONG;
+}
+
+int
+grove_fs_readlink_at(int dirfd, const char *name, char **ret_text, struct grove_error *err)
+{
+	int r = read_link(dirfd, name, ret_text);
+
+	if (r == -EINVAL)
+		return grove_error_set(err, r, "read link '%s': not a symlink", name);
+	if (r < 0)
+		return grove_error_errno(err, r, "read link '%s'", name);
+	return 0;
+}
+
+/* The kernel's record layout for getdents64 (glibc does not export it under this name). */
+struct kdirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static enum grove_ftype
+ftype_of_dtype(unsigned char t)
+{
+	switch (t) {
+	case DT_DIR:
+		return GROVE_FT_DIR;
+	case DT_LNK:
+		return GROVE_FT_LINK;
+	case DT_REG:
+		return GROVE_FT_REG;
+	case DT_UNKNOWN:
+		return GROVE_FT_UNKNOWN;
+	default:
+		return GROVE_FT_OTHER;
+	}
+}
+
+static int
+cmp_dirent(const void *a, const void *b)
+{
+	return strcmp(((const struct grove_dirent *)a)->name,
+		      ((const struct grove_dirent *)b)->name);
+}
+
+void
+grove_dirents_free(struct grove_dirent *ents, size_t n)
+{
+	if (!ents)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(ents[i].name);
+	free(ents);
+}
+
+int
+grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct grove_error *err)
+{
+	char buf[32768] __attribute__((aligned(8)));
+	struct grove_dirent *ents = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	/* The fd may have been listed before: getdents64 reads from its offset. */
+	if (lseek(dirfd, 0, SEEK_SET) < 0)
+		return grove_error_errno(err, -errno, "list folder");
+	for (;;) {
+		long len = syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
+
+		if (len < 0) {
+			r = grove_error_errno(err, -errno, "list folder");
+			goto fail;
+		}
+		if (len == 0)
+			break;
+		for (long off = 0; off < len;) {
+			struct kdirent64 *d = (struct kdirent64 *)(buf + off);
+			enum grove_ftype type;
+
+			off += d->d_reclen;
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				continue;
+			type = ftype_of_dtype(d->d_type);
+			if (type == GROVE_FT_UNKNOWN) {
+				struct stat st;
+
+				if (fstatat(dirfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+					if (errno == ENOENT)
+						continue; /* gone since it was listed */
+					r = grove_error_errno(err, -errno, "stat '%s'", d->d_name);
+					goto fail;
+				}
+				type = ftype_of_mode(st.st_mode);
+			}
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 32;
+				struct grove_dirent *ne = realloc(ents, ncap * sizeof(*ents));
+
+				if (!ne) {
+					r = grove_error_errno(err, -ENOMEM, "list folder");
+					goto fail;
+				}
+				ents = ne;
+				cap = ncap;
+			}
+			ents[n].name = strdup(d->d_name);
+			if (!ents[n].name) {
+				r = grove_error_errno(err, -ENOMEM, "list folder");
+				goto fail;
+			}
+			ents[n++].type = type;
+		}
+	}
+	if (n > 1)
+		qsort(ents, n, sizeof(*ents), cmp_dirent);
+	*ret_ents = ents;
+	*ret_n = n;
+	return 0;
+fail:
+	grove_dirents_free(ents, n);
+	return r;
+}
+
+/* Reads the whole regular file open at fd (at most max bytes); what names it for messages. */
+static int
+read_fd(int fd, const char *what, size_t max, char **ret_buf, size_t *ret_len,
+	struct grove_error *err)
+{
+	cleanup_free char *buf = NULL;
+	struct stat st;
+	size_t len = 0, cap;
+
+	if (fstat(fd, &st) < 0)
+		return grove_error_errno(err, -errno, "read '%s'", what);
+	if (!S_ISREG(st.st_mode))
+		return grove_error_set(err, -EINVAL, "read '%s': not a regular file", what);
+	cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1;
+	buf = malloc(cap);
+	if (!buf)
+		return grove_error_errno(err, -ENOMEM, "read '%s'", what);
+	for (;;) {
+		ssize_t k;
+
+		if (len + 1 >= cap) {
+			char *nb;
+
+			if (cap > max) {
+				/* Probe one byte beyond max to tell "exactly max" from "too big". */
+				char c;
+
+				k = read(fd, &c, 1);
+				if (k < 0 && errno == EINTR)
+					continue;
+				if (k < 0)
+					return grove_error_errno(err, -errno, "read '%s'", what);
+				if (k > 0)
+					return grove_error_set(err, -EFBIG,
+							       "read '%s': larger than %zu bytes",
+							       what, max);
+				break;
+			}
+			nb = realloc(buf, cap * 2 > max + 1 ? max + 1 : cap * 2);
+			if (!nb)
+				return grove_error_errno(err, -ENOMEM, "read '%s'", what);
+			buf = nb;
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			continue;
+		}
+		k = read(fd, buf + len, cap - 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return grove_error_errno(err, -errno, "read '%s'", what);
+		if (k == 0)
+			break;
+		len += (size_t)k;
+	}
+	buf[len] = '\0';
+	*ret_buf = steal_ptr(&buf);
+	*ret_len = len;
+	return 0;
+}
+
+int
+grove_fs_read_file_at(int dirfd, const char *name, size_t max, char **ret_buf, size_t *ret_len,
+		      struct grove_error *err)
+{
+	cleanup_fd int fd = -1;
+
+	/* O_NONBLOCK: a fifo planted under the name must not hang us. */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return grove_error_set(err, -ELOOP, "read '%s': it is a symlink", name);
+		return grove_error_errno(err, -errno, "read '%s'", name);
+	}
+	return read_fd(fd, name, max, ret_buf, ret_len, err);
+}
+
+int
+grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *ret_len,
+			  struct grove_error *err)
+{
+	cleanup_fd int fd = -1;
+
+	/* A user's own configuration may well be a symlink (dotfiles are stowed),
+	 * so this is the one reader that follows them. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			*ret_buf = NULL;
+			*ret_len = 0;
+			return 0;
+		}
+		return grove_error_errno(err, -errno, "read '%s'", path);
+	}
+	return read_fd(fd, path, max, ret_buf, ret_len, err);
+}
+
+/* ---- the safe verbs ---- */
+
+void
+grove_fs_temp_name(char *buf, size_t size, const char *base)
+{
+	static unsigned long counter;
+	unsigned long c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
+	const char *slash = base ? strrchr(base, '/') : NULL;
+	size_t lim = size < NAME_MAX + 1 ? size : NAME_MAX + 1;
+
+	if (slash)
+		base = slash + 1;
+	if (!lim)
+		return;
+	snprintf(buf, lim, ".grove-tmp.%ld.%lu.%s", (long)getpid(), c, base ? base : "");
+}
+
+/* True when the entry name in dirfd is a symlink whose text is exactly text.
+ * Returns 1 yes, 0 no (including missing), negative errno on a read failure. */
+static int
+is_link_to(int dirfd, const char *name, const char *text)
+{
+	cleanup_free char *have = NULL;
+	int r = read_link(dirfd, name, &have);
+
+	if (r == -EINVAL || r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	return strcmp(have, text) == 0;
+}
+
+/* Makes a link to text under a fresh temporary name derived from name; fills tmp. */
+static int
+link_create_temp(int dirfd, const char *name, const char *text, char *tmp, size_t size)
+{
+	for (int i = 0; i < 16; i++) {
+		grove_fs_temp_name(tmp, size, name);
+		if (symlinkat(text, dirfd, tmp) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int
+grove_fs_link_create(int dirfd, const char *name, const char *text, struct grove_error *err)
+{
+	if (symlinkat(text, dirfd, name) < 0)
+		return grove_error_errno(err, -errno, "create link '%s'", name);
+	return 0;
+}
+
+int
+grove_fs_link_replace(int dirfd, const char *name, const char *old_text, const char *text,
+		      struct grove_error *err)
+{
+	char tmp[NAME_MAX + 1];
+	int r;
+
+	r = link_create_temp(dirfd, name, text, tmp, sizeof(tmp));
+	if (r < 0)
+		return grove_error_errno(err, r, "replace link '%s': create temporary link", name);
+
+	/* Exchange rather than rename-over: whatever sat at name is kept (at tmp)
+	 * until we have checked it was our old link, so a foreign entry that
+	 * appeared since planning is put back, never destroyed. */
+	if (renameat2(dirfd, tmp, dirfd, name, RENAME_EXCHANGE) < 0) {
+		r = -errno;
+		if (r == -EINVAL) {
+			/* No RENAME_EXCHANGE here: fall back to the check-then-rename the
+			 * design allows for a replacement (the window is one syscall). */
+			r = is_link_to(dirfd, name, old_text);
+			if (r == 1 && renameat2(dirfd, tmp, dirfd, name, 0) == 0)
+				return 0;
+			r = r == 1 ? -errno : r;
+		}
+		unlinkat(dirfd, tmp, 0);
+		if (r == 0 || r == -ENOENT)
+			return grove_error_set(err, -GROVE_E_PRECONDITION,
+					       "replace link '%s': not a link to '%s'", name,
+					       old_text);
+		return grove_error_errno(err, r, "replace link '%s'", name);
+	}
+	r = is_link_to(dirfd, tmp, old_text);
+	if (r != 1) {
+		/* Not what we expected: swap it back and drop our new link. */
+		if (renameat2(dirfd, tmp, dirfd, name, RENAME_EXCHANGE) < 0)
+			return grove_error_set(err, -GROVE_E_STUCK,
+					       "replace link '%s': found something else and could "
+					       "not put it back from '%s': %s",
+					       name, tmp, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+		if (r < 0)
+			return grove_error_errno(err, r, "replace link '%s'", name);
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "replace link '%s': not a link to '%s'", name, old_text);
+	}
+	if (unlinkat(dirfd, tmp, 0) < 0) {
+		r = -errno;
+		/* Keep "nothing changed" on failure: put the old link back. */
+		if (renameat2(dirfd, tmp, dirfd, name, RENAME_EXCHANGE) < 0)
+			return grove_error_set(err, -GROVE_E_STUCK,
+					       "replace link '%s': could not remove the old link "
+					       "at '%s' (%s) nor put it back: %s",
+					       name, tmp, strerror(-r), strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+		return grove_error_errno(err, r, "replace link '%s': remove old link", name);
+	}
+	return 0;
+}
+
+int
+grove_fs_link_remove(int dirfd, const char *name, const char *expect_text,
+		     struct grove_error *err)
+{
+	char tmp[NAME_MAX + 1];
+	int r = -EEXIST;
+
+	/* Take the entry out of everyone's way first, then look at what we took:
+	 * checking in place and unlinking after would remove whatever replaced our
+	 * link in between. */
+	for (int i = 0; i < 16 && r == -EEXIST; i++) {
+		grove_fs_temp_name(tmp, sizeof(tmp), name);
+		r = renameat2(dirfd, name, dirfd, tmp, RENAME_NOREPLACE) < 0 ? -errno : 0;
+	}
+	if (r == -ENOENT)
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "remove link '%s': it does not exist", name);
+	if (r == -EINVAL)
+		return grove_error_set(err, -GROVE_E_UNSUPPORTED,
+				       "remove link '%s': the filesystem does not support "
+				       "RENAME_NOREPLACE, which grove needs to remove safely",
+				       name);
+	if (r < 0)
+		return grove_error_errno(err, r, "remove link '%s'", name);
+
+	r = is_link_to(dirfd, tmp, expect_text);
+	if (r == 1) {
+		if (unlinkat(dirfd, tmp, 0) == 0)
+			return 0;
+		r = -errno;
+	}
+	if (renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE) < 0)
+		return grove_error_set(err, -GROVE_E_STUCK,
+				       "remove link '%s': could not move it back from '%s': %s",
+				       name, tmp, strerror(errno));
+	if (r == 0)
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "remove link '%s': not a link to '%s'", name, expect_text);
+	return grove_error_errno(err, r, "remove link '%s'", name);
+}
+
+int
+grove_fs_mkdir(int dirfd, const char *name, mode_t mode, struct grove_error *err)
+{
+	int fd;
+
+	if (mkdirat(dirfd, name, mode) < 0)
+		return grove_error_errno(err, -errno, "create folder '%s'", name);
+	/* No atomic mkdir-and-open exists; O_NOFOLLOW | O_DIRECTORY refuses
+	 * anything that replaced our folder in between. */
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return grove_error_errno(err, -errno, "open new folder '%s'", name);
+	return fd;
+}
+
+int
+grove_fs_rmdir(int dirfd, const char *name, struct grove_error *err)
+{
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
+		return grove_error_errno(err, -errno, "remove folder '%s'", name);
+	return 0;
+}
+
+int
+grove_fs_exchange(int dirfd, const char *a, const char *b, struct grove_error *err)
+{
+	if (renameat2(dirfd, a, dirfd, b, RENAME_EXCHANGE) < 0) {
+		if (errno == EINVAL)
+			return grove_error_set(err, -GROVE_E_UNSUPPORTED,
+					       "exchange '%s' and '%s': the filesystem does not "
+					       "support RENAME_EXCHANGE, which grove needs to swap "
+					       "atomically",
+					       a, b);
+		return grove_error_errno(err, -errno, "exchange '%s' and '%s'", a, b);
+	}
+	return 0;
+}
+
+int
+grove_fs_move(int fromfd, const char *from, int tofd, const char *to, unsigned int flags,
+	      struct grove_error *err)
+{
+	if (renameat2(fromfd, from, tofd, to, flags) < 0) {
+		if (errno == EINVAL && (flags & RENAME_NOREPLACE))
+			return grove_error_set(err, -GROVE_E_UNSUPPORTED,
+					       "move '%s' to '%s': the filesystem does not support "
+					       "RENAME_NOREPLACE",
+					       from, to);
+		return grove_error_errno(err, -errno, "move '%s' to '%s'", from, to);
+	}
+	return 0;
+}
+
+int
+grove_fs_unlink_file(int dirfd, const char *name, struct grove_error *err)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return grove_error_errno(err, -errno, "remove file '%s'", name);
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "remove file '%s': not a regular file or a link", name);
+	if (unlinkat(dirfd, name, 0) < 0)
+		return grove_error_errno(err, -errno, "remove file '%s'", name);
+	return 0;
+}
+
+int
+grove_fs_sync(int fd, struct grove_error *err)
+{
+	if (fsync(fd) < 0)
+		return grove_error_errno(err, -errno, "sync folder");
+	return 0;
+}

@@ -1,2 +1,470 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* Stow's ignore lists and --ignore/--defer/--override patterns, compiled with PCRE2 as Perl would.
+ */
+#define PCRE2_CODE_UNIT_WIDTH 8
+
+#include <errno.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/ignore.h"
+
+/*
+ * Stow matches with Perl regexes on byte strings: no UTF mode, '$' matching
+ * before a final newline (PCRE2's default too), and an unknown escape such
+ * as "\i" taken literally (Perl warns; PCRE2 would refuse it).
+ */
+#define GROVE_PCRE2_EXTRA PCRE2_EXTRA_BAD_ESCAPE_IS_LITERAL
+
+struct grove_ignore_list {
+	pcre2_code *path_re;    /* "(^|/)(q1|...)(/|$)" against "/" + path; NULL if none */
+	pcre2_code *segment_re; /* "^(p1|...)$" against the basename; NULL if none */
+};
+
+struct grove_pattern_set {
+	enum grove_pattern_anchor anchor;
+	pcre2_code **res;
+	size_t n, cap;
+};
+
+/* Stow's built-in list, the __DATA__ section of Stow.pm 2.4.1, verbatim. */
+static const char default_list[] = "# Comments and blank lines are allowed.\n"
+				   "\n"
+				   "RCS\n"
+				   ".+,v\n"
+				   "\n"
+				   "CVS\n"
+				   "\\.\\#.+       # CVS conflict files / emacs lock files\n"
+				   "\\.cvsignore\n"
+				   "\n"
+				   "\\.svn\n"
+				   "_darcs\n"
+				   "\\.hg\n"
+				   "\n"
+				   "\\.git\n"
+				   "\\.gitignore\n"
+				   "\\.gitmodules\n"
+				   "\n"
+				   ".+~          # emacs backup files\n"
+				   "\\#.*\\#       # emacs autosave files\n"
+				   "\n"
+				   "^/README.*\n"
+				   "^/LICENSE.*\n"
+				   "^/COPYING\n";
+
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+};
+
+static int
+sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap) {
+		size_t cap = sb->cap ? sb->cap : 64;
+		char *p;
+
+		while (cap < sb->len + n + 1)
+			cap *= 2;
+		p = realloc(sb->buf, cap);
+		if (!p)
+			return -ENOMEM;
+		sb->buf = p;
+		sb->cap = cap;
+	}
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+	return 0;
+}
+
+static int
+sb_adds(struct strbuf *sb, const char *s)
+{
+	return sb_add(sb, s, strlen(s));
+}
+
+/* Perl's \s on a byte string: space, \t, \n, \v, \f, \r. */
+static bool
+perl_space(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static pcre2_code *
+compile(const char *re, size_t len, char *why, size_t why_size, size_t *ret_offset)
+{
+	pcre2_compile_context *ctx = pcre2_compile_context_create(NULL);
+	pcre2_code *code;
+	PCRE2_SIZE off = 0;
+	int rc = 0;
+
+	if (!ctx) {
+		snprintf(why, why_size, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	pcre2_set_compile_extra_options(ctx, GROVE_PCRE2_EXTRA);
+	code = pcre2_compile((PCRE2_SPTR)re, len, 0, &rc, &off, ctx);
+	pcre2_compile_context_free(ctx);
+	if (!code) {
+		pcre2_get_error_message(rc, (PCRE2_UCHAR *)why, why_size);
+		if (ret_offset)
+			*ret_offset = off;
+	}
+	return code;
+}
+
+static bool
+re_match(const pcre2_code *code, const char *s, size_t len)
+{
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+	int rc;
+
+	if (!md)
+		return false;
+	rc = pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	return rc >= 0;
+}
+
+struct patterns {
+	char **v;
+	size_t n, cap;
+};
+
+static void
+patterns_release(struct patterns *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+}
+
+/* Adds s unless already there: Stow keeps the patterns as hash keys. */
+static int
+patterns_add(struct patterns *p, const char *s, size_t len)
+{
+	char *copy;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (strlen(p->v[i]) == len && !memcmp(p->v[i], s, len))
+			return 0;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 16;
+		char **v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->v = v;
+		p->cap = cap;
+	}
+	copy = strndup(s, len);
+	if (!copy)
+		return -ENOMEM;
+	p->v[p->n++] = copy;
+	return 0;
+}
+
+/*
+ * One line as get_ignore_regexps_from_fh treats it: trim; skip '#' lines and
+ * empty ones; strip a comment (whitespace, '#', at least one more character);
+ * unescape "\#". Returns the pattern length in line (rewritten in place), or
+ * 0 to skip the line.
+ */
+static size_t
+clean_line(char *line, size_t len, char **ret_start)
+{
+	char *s = line;
+	size_t w = 0;
+
+	while (len && perl_space(*s)) {
+		s++;
+		len--;
+	}
+	while (len && perl_space(s[len - 1]))
+		len--;
+	if (!len || s[0] == '#')
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		size_t j = i;
+
+		if (!perl_space(s[i]))
+			continue;
+		while (j < len && perl_space(s[j]))
+			j++;
+		if (j + 1 < len && s[j] == '#') {
+			len = i;
+			break;
+		}
+		i = j - 1;
+	}
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\\' && i + 1 < len && s[i + 1] == '#')
+			i++;
+		s[w++] = s[i];
+	}
+	*ret_start = s;
+	return w;
+}
+
+/* Compiles "pre(p1|p2|...)post" from the patterns that do (path) or do not contain '/'. */
+static int
+compile_group(const struct patterns *p, bool path, const char *source, pcre2_code **ret,
+	      struct grove_error *err)
+{
+	struct strbuf sb = { 0 };
+	size_t count = 0;
+	pcre2_code *code;
+	char why[256];
+
+	if (sb_adds(&sb, path ? "(^|/)(" : "^(") < 0)
+		goto nomem;
+	for (size_t i = 0; i < p->n; i++) {
+		if ((strchr(p->v[i], '/') != NULL) != path)
+			continue;
+		if ((count++ && sb_adds(&sb, "|") < 0) || sb_adds(&sb, p->v[i]) < 0)
+			goto nomem;
+	}
+	if (sb_adds(&sb, path ? ")(/|$)" : ")$") < 0)
+		goto nomem;
+	if (!count) {
+		free(sb.buf);
+		*ret = NULL;
+		return 0;
+	}
+	code = compile(sb.buf, sb.len, why, sizeof(why), NULL);
+	if (!code) {
+		/* Stow compiles the joined regex; name the pattern that breaks it alone, if any. */
+		for (size_t i = 0; i < p->n; i++) {
+			pcre2_code *one;
+
+			if ((strchr(p->v[i], '/') != NULL) != path)
+				continue;
+			one = compile(p->v[i], strlen(p->v[i]), why, sizeof(why), NULL);
+			if (!one) {
+				grove_error_set(err, -GROVE_E_CONFIG,
+						"ignore list %s: bad regex '%s': %s", source,
+						p->v[i], why);
+				free(sb.buf);
+				return -GROVE_E_CONFIG;
+			}
+			pcre2_code_free(one);
+		}
+		compile(sb.buf, sb.len, why, sizeof(why), NULL);
+		grove_error_set(err, -GROVE_E_CONFIG, "ignore list %s: bad regex '%s': %s", source,
+				sb.buf, why);
+		free(sb.buf);
+		return -GROVE_E_CONFIG;
+	}
+	free(sb.buf);
+	*ret = code;
+	return 0;
+nomem:
+	free(sb.buf);
+	return grove_error_errno(err, -ENOMEM, "ignore list %s", source);
+}
+
+int
+grove_ignore_list_parse(const char *text, const char *source, struct grove_ignore_list **ret,
+			struct grove_error *err)
+{
+	struct patterns pats = { 0 };
+	struct grove_ignore_list *list = NULL;
+	char *copy = strdup(text);
+	char *line = copy;
+	int r;
+
+	if (!copy)
+		return grove_error_errno(err, -ENOMEM, "ignore list %s", source);
+	while (line) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char *start = NULL;
+
+		if (!nl && !len)
+			break;
+		len = clean_line(line, len, &start);
+		if (len && patterns_add(&pats, start, len) < 0)
+			goto nomem;
+		line = nl ? nl + 1 : NULL;
+	}
+	/* Local ignore lists always stay within their package. */
+	if (patterns_add(&pats, "^/\\.stow\\-local\\-ignore$", 24) < 0)
+		goto nomem;
+	list = calloc(1, sizeof(*list));
+	if (!list)
+		goto nomem;
+	r = compile_group(&pats, true, source, &list->path_re, err);
+	if (r >= 0)
+		r = compile_group(&pats, false, source, &list->segment_re, err);
+	free(copy);
+	patterns_release(&pats);
+	if (r < 0) {
+		grove_ignore_list_free(list);
+		return r;
+	}
+	*ret = list;
+	return 0;
+nomem:
+	free(copy);
+	patterns_release(&pats);
+	return grove_error_errno(err, -ENOMEM, "ignore list %s", source);
+}
+
+int
+grove_ignore_list_default(struct grove_ignore_list **ret, struct grove_error *err)
+{
+	return grove_ignore_list_parse(default_list, "(built-in)", ret, err);
+}
+
+/*
+ * The basename as Stow computes it, s!.+/!!: the leftmost run of characters
+ * other than newline that ends in a '/' (greedily, the last one in that run)
+ * is removed, whatever comes before it stays.
+ */
+static bool
+segment_match(const pcre2_code *code, const char *path)
+{
+	size_t len = strlen(path);
+	size_t a = 0;
+
+	while (a < len) {
+		size_t b = a, k = 0;
+		bool found = false;
+
+		while (b < len && path[b] != '\n') {
+			if (path[b] == '/' && b > a) {
+				k = b;
+				found = true;
+			}
+			b++;
+		}
+		if (found) {
+			char *base = malloc(len + 1);
+			bool hit;
+
+			if (!base)
+				return false;
+			memcpy(base, path, a);
+			memcpy(base + a, path + k + 1, len - k);
+			hit = re_match(code, base, a + len - k - 1);
+			free(base);
+			return hit;
+		}
+		a = b + 1;
+	}
+	return re_match(code, path, len);
+}
+
+bool
+grove_ignore_list_match(const struct grove_ignore_list *list, const char *path)
+{
+	bool hit = false;
+
+	if (!list || !path || !*path)
+		return false;
+	if (list->path_re) {
+		size_t len = strlen(path);
+		char *slashed = malloc(len + 2);
+
+		if (!slashed)
+			return false;
+		slashed[0] = '/';
+		memcpy(slashed + 1, path, len + 1);
+		hit = re_match(list->path_re, slashed, len + 1);
+		free(slashed);
+		if (hit)
+			return true;
+	}
+	if (!list->segment_re)
+		return false;
+	return segment_match(list->segment_re, path);
+}
+
+struct grove_ignore_list *
+grove_ignore_list_free(struct grove_ignore_list *list)
+{
+	if (!list)
+		return NULL;
+	pcre2_code_free(list->path_re);
+	pcre2_code_free(list->segment_re);
+	free(list);
+	return NULL;
+}
+
+struct grove_pattern_set *
+grove_pattern_set_new(enum grove_pattern_anchor anchor)
+{
+	struct grove_pattern_set *set = calloc(1, sizeof(*set));
+
+	if (set)
+		set->anchor = anchor;
+	return set;
+}
+
+int
+grove_pattern_set_add(struct grove_pattern_set *set, const char *re, struct grove_error *err)
+{
+	const char *opt = set->anchor == GROVE_ANCHOR_END ? "--ignore" : "--defer/--override";
+	struct strbuf sb = { 0 };
+	pcre2_code *code;
+	char why[256];
+
+	/* As Stow: qr{($re)\z} for --ignore, qr{\A($re)} for --defer and --override. */
+	if (sb_adds(&sb, set->anchor == GROVE_ANCHOR_END ? "(" : "\\A(") < 0 ||
+	    sb_adds(&sb, re) < 0 ||
+	    sb_adds(&sb, set->anchor == GROVE_ANCHOR_END ? ")\\z" : ")") < 0)
+		goto nomem;
+	code = compile(sb.buf, sb.len, why, sizeof(why), NULL);
+	free(sb.buf);
+	if (!code)
+		return grove_error_set(err, -GROVE_E_USAGE, "option '%s': bad regex '%s': %s", opt,
+				       re, why);
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 4;
+		pcre2_code **v = realloc(set->res, cap * sizeof(*v));
+
+		if (!v) {
+			pcre2_code_free(code);
+			return grove_error_errno(err, -ENOMEM, "option '%s'", opt);
+		}
+		set->res = v;
+		set->cap = cap;
+	}
+	set->res[set->n++] = code;
+	return 0;
+nomem:
+	free(sb.buf);
+	return grove_error_errno(err, -ENOMEM, "option '%s'", opt);
+}
+
+bool
+grove_pattern_set_match(const struct grove_pattern_set *set, const char *path)
+{
+	if (!set || !path)
+		return false;
+	for (size_t i = 0; i < set->n; i++)
+		if (re_match(set->res[i], path, strlen(path)))
+			return true;
+	return false;
+}
+
+size_t
+grove_pattern_set_count(const struct grove_pattern_set *set)
+{
+	return set ? set->n : 0;
+}
+
+struct grove_pattern_set *
+grove_pattern_set_free(struct grove_pattern_set *set)
+{
+	if (!set)
+		return NULL;
+	for (size_t i = 0; i < set->n; i++)
+		pcre2_code_free(set->res[i]);
+	free(set->res);
+	free(set);
+	return NULL;
+}

@@ -1,2 +1,246 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* Lexical path arithmetic as GNU Stow does it; no I/O, so links the planner computes match Stow's text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/path.h"
+
+char *
+grove_path_canon(const char *path)
+{
+	size_t len = strlen(path);
+	char *out = malloc(len + 2);
+	size_t o = 0;
+	const char *p = path;
+	bool abs = path[0] == '/';
+
+	if (!out)
+		return NULL;
+	if (abs)
+		out[o++] = '/';
+	/* Copy components, skipping empty ones and ".". */
+	while (*p) {
+		const char *s;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		s = p;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - s);
+		if (n == 1 && s[0] == '.')
+			continue;
+		if (o > (abs ? 1u : 0u))
+			out[o++] = '/';
+		memcpy(out + o, s, n);
+		o += n;
+	}
+	out[o] = '\0';
+	/* canonpath keeps a lone "." for "." or "./"; "/.." at the root is "/". */
+	if (o == 0 && len > 0 && !abs && path[0] == '.')
+		strcpy(out, ".");
+	if (abs) {
+		/* s|^/(?:\.\./)+|/| and s|^/\.\.$|/| */
+		while (strncmp(out, "/../", 4) == 0)
+			memmove(out, out + 3, strlen(out + 3) + 1);
+		if (strcmp(out, "/..") == 0)
+			strcpy(out, "/");
+	}
+	return out;
+}
+
+/* Removes "x/.." pairs where x does not start with "..", as Stow's
+ * `1 while s,(^|/)(?!\.\.)[^/]+/\.\.(/|$),$1,`. */
+static void
+collapse_dotdot(char *s)
+{
+	for (;;) {
+		char *seg = s;
+		bool changed = false;
+
+		while (*seg) {
+			char *end = strchr(seg, '/');
+			if (!end)
+				break;
+			if (strncmp(seg, "..", 2) != 0 && strncmp(end, "/..", 3) == 0 &&
+			    (end[3] == '/' || end[3] == '\0') && end != seg) {
+				/* Replace "seg/.." plus its trailing '/' (if any) by nothing:
+				 * $1 keeps the '/' before seg. */
+				char *after = end + 3;
+				if (*after == '/')
+					after++;
+				memmove(seg, after, strlen(after) + 1);
+				changed = true;
+				break;
+			}
+			seg = end + 1;
+		}
+		if (!changed)
+			break;
+	}
+}
+
+char *
+grove_path_join(const char *a, const char *b)
+{
+	const char *parts[2] = { a, b };
+	size_t cap = strlen(a) + strlen(b) + 3;
+	char *res = calloc(1, cap);
+	char *out;
+
+	if (!res)
+		return NULL;
+	for (int i = 0; i < 2; i++) {
+		char *c;
+
+		if (!parts[i] || !parts[i][0])
+			continue;
+		c = grove_path_canon(parts[i]);
+		if (!c) {
+			free(res);
+			return NULL;
+		}
+		if (c[0] == '/') {
+			strcpy(res, c);
+		} else {
+			size_t l = strlen(res);
+			if (l && strcmp(res, "/") != 0)
+				res[l++] = '/';
+			strcpy(res + l, c);
+		}
+		free(c);
+	}
+	out = grove_path_canon(res);
+	free(res);
+	if (!out)
+		return NULL;
+	collapse_dotdot(out);
+	res = grove_path_canon(out);
+	free(out);
+	return res;
+}
+
+char *
+grove_path_parent(const char *path)
+{
+	/* split m{/+} then pop: trailing empty fields are dropped by split. */
+	char *c = strdup(path);
+	size_t l;
+	char *slash;
+
+	if (!c)
+		return NULL;
+	l = strlen(c);
+	while (l > 0 && c[l - 1] == '/')
+		c[--l] = '\0';
+	slash = strrchr(c, '/');
+	if (!slash) {
+		c[0] = '\0';
+		return c;
+	}
+	/* Collapse the run of slashes before the last component. */
+	while (slash > c && slash[-1] == '/')
+		slash--;
+	*slash = '\0';
+	return c;
+}
+
+char *
+grove_path_abs2rel(const char *path, const char *base)
+{
+	size_t common = 0, i = 0, ups = 0;
+	size_t plen = strlen(path), blen = strlen(base);
+	char *out;
+	size_t o = 0;
+
+	/* Longest common prefix ending at a component boundary. */
+	while (i < plen && i < blen && path[i] == base[i]) {
+		i++;
+		if ((i == plen || path[i] == '/') && (i == blen || base[i] == '/'))
+			common = i;
+	}
+	if (plen == blen && i == plen)
+		return strdup(".");
+	/* Each component of base after the common prefix becomes "..". */
+	for (const char *s = base + common; *s;) {
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		ups++;
+		while (*s && *s != '/')
+			s++;
+	}
+	out = malloc(ups * 3 + plen + 2);
+	if (!out)
+		return NULL;
+	for (size_t k = 0; k < ups; k++) {
+		memcpy(out + o, "../", 3);
+		o += 3;
+	}
+	{
+		const char *rest = path + common;
+		while (*rest == '/')
+			rest++;
+		strcpy(out + o, rest);
+		o += strlen(rest);
+	}
+	while (o > 0 && out[o - 1] == '/')
+		out[--o] = '\0';
+	if (o == 0)
+		strcpy(out, ".");
+	return out;
+}
+
+int
+grove_path_slashes(const char *path)
+{
+	int n = 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+const char *
+grove_path_strip_prefix(const char *path, const char *prefix)
+{
+	size_t l = strlen(prefix);
+
+	if (strncmp(path, prefix, l) != 0 || path[l] != '/')
+		return NULL;
+	return path + l + 1;
+}
+
+char *
+grove_dotfile_adjust(const char *name)
+{
+	char *out;
+
+	if (strncmp(name, "dot-", 4) != 0 || name[4] == '\0' || name[4] == '.')
+		return strdup(name);
+	out = malloc(strlen(name));
+	if (!out)
+		return NULL;
+	out[0] = '.';
+	strcpy(out + 1, name + 4);
+	return out;
+}
+
+char *
+grove_dotfile_unadjust(const char *name)
+{
+	char *out;
+
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || name[0] != '.')
+		return strdup(name);
+	out = malloc(strlen(name) + 4);
+	if (!out)
+		return NULL;
+	strcpy(out, "dot-");
+	strcpy(out + 4, name + 1);
+	return out;
+}

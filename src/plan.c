@@ -1,2 +1,213 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* Plans as data: ops, conflicts and warnings, each owning its strings. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/plan.h"
+
+void
+grove_plan_init(struct grove_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+}
+
+static void
+op_release(struct grove_op *op)
+{
+	free(op->path);
+	free(op->old_text);
+	free(op->text);
+	free(op->stow_path);
+	free(op->package);
+}
+
+void
+grove_plan_release(struct grove_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n_ops; i++)
+		op_release(&plan->ops[i]);
+	free(plan->ops);
+	for (size_t i = 0; i < plan->n_conflicts; i++) {
+		free(plan->conflicts[i].action);
+		free(plan->conflicts[i].package);
+		free(plan->conflicts[i].path);
+		free(plan->conflicts[i].message);
+	}
+	free(plan->conflicts);
+	for (size_t i = 0; i < plan->n_warnings; i++)
+		free(plan->warnings[i]);
+	free(plan->warnings);
+	grove_plan_init(plan);
+}
+
+static int
+dup_opt(const char *s, char **ret)
+{
+	*ret = NULL;
+	if (s && !(*ret = strdup(s)))
+		return -ENOMEM;
+	return 0;
+}
+
+static int
+grow(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, c * size);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+int
+grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
+		  const char *old_text, const char *text, const char *stow_path,
+		  const char *package)
+{
+	struct grove_op op = { .kind = kind };
+
+	if (grow((void **)&plan->ops, &plan->cap_ops, plan->n_ops, sizeof(op)) < 0)
+		return -ENOMEM;
+	if (dup_opt(path, &op.path) < 0 || dup_opt(old_text, &op.old_text) < 0 ||
+	    dup_opt(text, &op.text) < 0 || dup_opt(stow_path, &op.stow_path) < 0 ||
+	    dup_opt(package, &op.package) < 0) {
+		op_release(&op);
+		return -ENOMEM;
+	}
+	plan->ops[plan->n_ops++] = op;
+	return 0;
+}
+
+int
+grove_plan_add_conflict(struct grove_plan *plan, const char *action, const char *package,
+			const char *path, const char *message)
+{
+	struct grove_conflict c = { 0 };
+
+	if (grow((void **)&plan->conflicts, &plan->cap_conflicts, plan->n_conflicts,
+		 sizeof(c)) < 0)
+		return -ENOMEM;
+	if (dup_opt(action, &c.action) < 0 || dup_opt(package, &c.package) < 0 ||
+	    dup_opt(path, &c.path) < 0 || dup_opt(message, &c.message) < 0) {
+		free(c.action);
+		free(c.package);
+		free(c.path);
+		free(c.message);
+		return -ENOMEM;
+	}
+	plan->conflicts[plan->n_conflicts++] = c;
+	return 0;
+}
+
+int
+grove_plan_add_warning(struct grove_plan *plan, const char *message)
+{
+	char *m;
+
+	if (grow((void **)&plan->warnings, &plan->cap_warnings, plan->n_warnings,
+		 sizeof(char *)) < 0)
+		return -ENOMEM;
+	if (!(m = strdup(message)))
+		return -ENOMEM;
+	plan->warnings[plan->n_warnings++] = m;
+	return 0;
+}
+
+static int
+action_rank(const char *action)
+{
+	return strcmp(action, "unstow") == 0 ? 0 : 1;
+}
+
+static int
+cmp_conflict(const void *a, const void *b)
+{
+	const struct grove_conflict *x = a, *y = b;
+	int r = action_rank(x->action) - action_rank(y->action);
+
+	if (r)
+		return r;
+	if ((r = strcmp(x->package, y->package)))
+		return r;
+	return strcmp(x->message, y->message);
+}
+
+void
+grove_plan_sort_conflicts(struct grove_plan *plan)
+{
+	if (plan->n_conflicts > 1)
+		qsort(plan->conflicts, plan->n_conflicts, sizeof(*plan->conflicts),
+		      cmp_conflict);
+}
+
+const char *
+grove_op_kind_name(enum grove_op_kind kind)
+{
+	switch (kind) {
+	case GROVE_OP_MKDIR:
+		return "mkdir";
+	case GROVE_OP_LINK:
+		return "link";
+	case GROVE_OP_UNLINK:
+		return "unlink";
+	case GROVE_OP_RELINK:
+		return "relink";
+	case GROVE_OP_RMDIR:
+		return "rmdir";
+	case GROVE_OP_UNFOLD:
+		return "unfold";
+	case GROVE_OP_FOLD:
+		return "fold";
+	case GROVE_OP_ADOPT:
+		return "adopt";
+	}
+	return "?";
+}
+
+void
+grove_plan_print(const struct grove_plan *plan, FILE *out)
+{
+	grove_plan_foreach_op(plan, op)
+	{
+		fprintf(out, "%-6s %s", grove_op_kind_name(op->kind), op->path);
+		switch (op->kind) {
+		case GROVE_OP_LINK:
+		case GROVE_OP_FOLD:
+			fprintf(out, " -> %s", op->text);
+			break;
+		case GROVE_OP_UNLINK:
+		case GROVE_OP_UNFOLD:
+			fprintf(out, " (was -> %s)", op->old_text);
+			break;
+		case GROVE_OP_RELINK:
+			fprintf(out, " -> %s (was -> %s)", op->text, op->old_text);
+			break;
+		case GROVE_OP_ADOPT:
+			fprintf(out, " -> %s (file moved into the package)", op->text);
+			break;
+		default:
+			break;
+		}
+		fputc('\n', out);
+	}
+}
+
+bool
+grove_path_under(const char *path, const char *prefix)
+{
+	size_t l = strlen(prefix);
+
+	if (l == 0)
+		return true;
+	return strncmp(path, prefix, l) == 0 && (path[l] == '\0' || path[l] == '/');
+}

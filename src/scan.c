@@ -1,2 +1,646 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* The scan: reads the packages and the parts of the target a plan needs into in-memory trees, beneath held roots. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "grove/path.h"
+#include "grove/world.h"
+#include "util.h"
+
+/* .stow-local-ignore files larger than this are refused. */
+#define IGNORE_FILE_MAX (1024 * 1024)
+/* Followed package links nest at most this deep (a guard against link farms of links). */
+#define FOLLOW_DEPTH_MAX 32
+
+void
+grove_world_init(struct grove_world *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void
+grove_world_release(struct grove_world *w)
+{
+	if (!w)
+		return;
+	grove_node_free(w->target);
+	grove_node_free(w->stow);
+	free(w->stow_path);
+	for (size_t i = 0; i < w->n_pkgs; i++) {
+		free(w->pkgs[i].name);
+		grove_ignore_list_free(w->pkgs[i].local_ignore);
+	}
+	free(w->pkgs);
+	grove_ignore_list_free(w->global_ignore);
+	grove_world_init(w);
+}
+
+struct grove_world_pkg *
+grove_world_pkg(const struct grove_world *w, const char *name)
+{
+	for (size_t i = 0; i < w->n_pkgs; i++)
+		if (strcmp(w->pkgs[i].name, name) == 0)
+			return &w->pkgs[i];
+	return NULL;
+}
+
+struct scan {
+	struct grove_world *w;
+	const struct grove_root *stow;
+	const struct grove_root *target;
+	const struct grove_scan_opts *o;
+	struct grove_error *err;
+	/* (dev, ino) of the folders being loaded, to stop at a link back to an ancestor */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} stack[FOLLOW_DEPTH_MAX + 64];
+	size_t depth;
+	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
+	struct pending {
+		char *dest;      /* stow-relative path the link points at */
+		char *unfold;    /* stow-relative folder the plan may unfold, or NULL */
+		struct grove_node *tnode;
+	} *pend;
+	size_t n_pend, cap_pend;
+};
+
+static int
+oom(struct scan *s)
+{
+	return grove_error_set(s->err, -ENOMEM, "scan: out of memory");
+}
+
+/* ---- the stow dir ---- */
+
+static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath);
+
+static bool
+on_stack(struct scan *s, dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < s->depth; i++)
+		if (s->stack[i].dev == dev && s->stack[i].ino == ino)
+			return true;
+	return false;
+}
+
+/* Loads what a package link points at: its type, and a folder's listing. */
+static int
+load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
+{
+	struct grove_stat st;
+	struct grove_error e;
+	cleanup_fd int fd = -1;
+	int r;
+
+	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, &e);
+	if (r == -EXDEV || r == -ELOOP) {
+		n->escapes = true;
+		n->dest_type = GROVE_FT_NONE;
+		return 0;
+	}
+	if (r < 0) {
+		*s->err = e;
+		return r;
+	}
+	n->dest_type = st.type;
+	if (st.type != GROVE_FT_DIR)
+		return 0;
+	if (on_stack(s, st.dev, st.ino) || s->depth >= sizeof(s->stack) / sizeof(s->stack[0])) {
+		/* A link back to a folder being loaded: following it never ends. */
+		n->escapes = true;
+		return 0;
+	}
+	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
+	if (fd < 0)
+		return fd;
+	return load_dir(s, n, fd, relpath);
+}
+
+/* Fills node (a folder, or a link to one) with the listing of dfd, recursively.
+ * Kids already present and listed are kept, so partial loads merge. */
+static int
+load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
+{
+	struct grove_dirent *ents = NULL;
+	size_t n = 0;
+	struct grove_stat self;
+	int r;
+
+	if (node->listed)
+		return 0;
+	r = grove_fs_stat_fd(dfd, &self, s->err);
+	if (r < 0)
+		return r;
+	r = grove_fs_list(dfd, &ents, &n, s->err);
+	if (r < 0)
+		return grove_error_prefix(s->err, "scan '%s'", s->stow->path);
+	s->stack[s->depth].dev = self.dev;
+	s->stack[s->depth].ino = self.ino;
+	s->depth++;
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_node *kid = grove_node_child(node, ents[i].name);
+		cleanup_free char *kpath = relpath[0] ? grove_strdupf("%s/%s", relpath, ents[i].name)
+						      : strdup(ents[i].name);
+		cleanup_free char *text = NULL;
+
+		if (!kpath) {
+			r = oom(s);
+			break;
+		}
+		if (kid && (kid->listed || kid->type != GROVE_FT_DIR))
+			continue;
+		if (!kid) {
+			if (ents[i].type == GROVE_FT_LINK) {
+				r = grove_fs_readlink_at(dfd, ents[i].name, &text, s->err);
+				if (r < 0)
+					break;
+			}
+			kid = grove_node_new(ents[i].name, ents[i].type, text);
+			if (!kid || grove_node_add(node, kid) < 0) {
+				grove_node_free(kid);
+				r = oom(s);
+				break;
+			}
+		}
+		if (ents[i].type == GROVE_FT_DIR) {
+			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, ents[i].name, s->err);
+			if (kfd < 0) {
+				r = kfd;
+				break;
+			}
+			kid->type = kid->orig_type = GROVE_FT_DIR;
+			r = load_dir(s, kid, kfd, kpath);
+		} else if (ents[i].type == GROVE_FT_LINK && s->depth < FOLLOW_DEPTH_MAX) {
+			if (kid->link && kid->link[0] == '/') {
+				kid->dest_type = GROVE_FT_NONE; /* never followed */
+				continue;
+			}
+			r = load_link_dest(s, kid, kpath);
+		}
+	}
+	s->depth--;
+	grove_dirents_free(ents, n);
+	if (r >= 0)
+		node->listed = true;
+	return r;
+}
+
+/* The model node for a stow-relative path, made (unlisted folders) as needed.
+ * Returns NULL when a listed folder on the way says the path does not exist. */
+static struct grove_node *
+model_path(struct scan *s, const char *relpath, bool *ret_absent)
+{
+	struct grove_node *n = s->w->stow;
+	const char *p = relpath;
+
+	*ret_absent = false;
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		cleanup_free char *name = strndup(p, len);
+		struct grove_node *kid;
+
+		if (!name)
+			return NULL;
+		kid = grove_node_child(n, name);
+		if (!kid) {
+			if (n->listed) {
+				*ret_absent = true;
+				return NULL;
+			}
+			kid = grove_node_new(name, GROVE_FT_DIR, NULL);
+			if (!kid || grove_node_add(n, kid) < 0) {
+				grove_node_free(kid);
+				return NULL;
+			}
+		}
+		n = kid;
+		p += len + (e ? 1 : 0);
+	}
+	return n;
+}
+
+/* Loads the folder at a stow-relative path completely (for unfolding). */
+static int
+load_subtree(struct scan *s, const char *relpath)
+{
+	bool absent;
+	struct grove_node *n = model_path(s, relpath, &absent);
+	struct grove_stat st;
+	cleanup_fd int fd = -1;
+	int r;
+
+	if (!n)
+		return absent ? 0 : oom(s);
+	if (n->listed)
+		return 0;
+	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
+	if (r == -EXDEV || r == -ELOOP)
+		return 0;
+	if (r < 0)
+		return r;
+	if (st.type != GROVE_FT_DIR) {
+		n->type = n->orig_type = st.type;
+		return 0;
+	}
+	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
+	if (fd < 0)
+		return fd;
+	s->depth = 0;
+	return load_dir(s, n, fd, relpath);
+}
+
+/* Records what following the stow-relative path finds, unless already known. */
+static int
+note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
+{
+	bool absent;
+	struct grove_node *n;
+	struct grove_stat st;
+	int r;
+
+	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
+	if (r == -EXDEV || r == -ELOOP) {
+		st.type = GROVE_FT_NONE;
+		r = 0;
+	}
+	if (r < 0)
+		return r;
+	*ret_type = st.type;
+	n = model_path(s, relpath, &absent);
+	if (!n)
+		return absent ? 0 : oom(s);
+	if (!n->listed && n->n_kids == 0)
+		n->type = n->orig_type = st.type == GROVE_FT_NONE ? GROVE_FT_NONE : st.type;
+	return 0;
+}
+
+static int
+load_package_ignore(struct scan *s, const char *package)
+{
+	struct grove_world *w = s->w;
+	struct grove_world_pkg *pkg = grove_world_pkg(w, package);
+	cleanup_free char *rel = NULL;
+	cleanup_free char *text = NULL;
+	cleanup_fd int pfd = -1;
+	struct grove_stat st;
+	size_t len;
+	int r;
+
+	if (!pkg) {
+		if (w->n_pkgs == w->cap_pkgs) {
+			size_t cap = w->cap_pkgs ? w->cap_pkgs * 2 : 8;
+			struct grove_world_pkg *np = realloc(w->pkgs, cap * sizeof(*np));
+			if (!np)
+				return oom(s);
+			w->pkgs = np;
+			w->cap_pkgs = cap;
+		}
+		pkg = &w->pkgs[w->n_pkgs];
+		memset(pkg, 0, sizeof(*pkg));
+		pkg->name = strdup(package);
+		if (!pkg->name)
+			return oom(s);
+		w->n_pkgs++;
+	}
+	if (pkg->ignore_loaded)
+		return 0;
+	pkg->ignore_loaded = true;
+	rel = grove_strdupf("%s/.stow-local-ignore", package);
+	if (!rel)
+		return oom(s);
+	r = grove_fs_stat_beneath_follow(s->stow->fd, rel, &st, s->err);
+	if (r == -EXDEV || r == -ELOOP || (r == 0 && st.type == GROVE_FT_NONE))
+		return 0;
+	if (r < 0)
+		return r;
+	pfd = grove_fs_open_beneath(s->stow->fd, rel, O_RDONLY, true, s->err);
+	if (pfd < 0)
+		return pfd;
+	r = grove_fs_read_fd(pfd, IGNORE_FILE_MAX, &text, &len, s->err);
+	if (r < 0)
+		return grove_error_prefix(s->err, "read '%s/%s'", s->stow->path, rel);
+	r = grove_ignore_list_parse(text, rel, &pkg->local_ignore, s->err);
+	return r < 0 ? r : 0;
+}
+
+static int
+load_package(struct scan *s, const char *package)
+{
+	struct grove_node *n = grove_node_child(s->w->stow, package);
+	struct grove_stat st;
+	cleanup_free char *text = NULL;
+	int r;
+
+	if (!n) {
+		r = grove_fs_stat_at(s->stow->fd, package, &st, s->err);
+		if (r < 0)
+			return r;
+		if (st.type == GROVE_FT_LINK) {
+			r = grove_fs_readlink_at(s->stow->fd, package, &text, s->err);
+			if (r < 0)
+				return r;
+		}
+		n = grove_node_new(package, st.type, text);
+		if (!n || grove_node_add(s->w->stow, n) < 0) {
+			grove_node_free(n);
+			return oom(s);
+		}
+	}
+	r = load_package_ignore(s, package);
+	if (r < 0)
+		return r;
+	if (n->listed)
+		return 0;
+	if (n->type == GROVE_FT_DIR) {
+		cleanup_fd int fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
+		if (fd < 0)
+			return fd;
+		s->depth = 0;
+		return load_dir(s, n, fd, package);
+	}
+	if (n->type == GROVE_FT_LINK) {
+		s->depth = 0;
+		return load_link_dest(s, n, package);
+	}
+	return 0; /* not a folder: the planner reports it */
+}
+
+/* ---- the target ---- */
+
+/* A requested package's node at the current folder, with its package-relative path. */
+struct pkg_at {
+	const char *package;
+	struct grove_node *node; /* a folder (or link to one) in the package */
+	char *subpath;           /* "." at the package root */
+};
+
+static int
+add_pending(struct scan *s, struct grove_node *tnode, const char *dest, const char *unfold)
+{
+	struct pending *p;
+
+	if (s->n_pend == s->cap_pend) {
+		size_t cap = s->cap_pend ? s->cap_pend * 2 : 64;
+		struct pending *np = realloc(s->pend, cap * sizeof(*np));
+		if (!np)
+			return oom(s);
+		s->pend = np;
+		s->cap_pend = cap;
+	}
+	p = &s->pend[s->n_pend];
+	p->tnode = tnode;
+	p->dest = strdup(dest);
+	p->unfold = unfold ? strdup(unfold) : NULL;
+	if (!p->dest || (unfold && !p->unfold)) {
+		free(p->dest);
+		free(p->unfold);
+		return oom(s);
+	}
+	s->n_pend++;
+	return 0;
+}
+
+static bool
+pkg_is_dir(const struct grove_node *n)
+{
+	return n && (n->type == GROVE_FT_DIR ||
+		     (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR)) &&
+	       n->listed;
+}
+
+/* The package entries that land on target name `name` in this folder. */
+static size_t
+matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs, const char *name,
+	      struct pkg_at *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n_pkgs; i++) {
+		grove_node_foreach_child(pkgs[i].node, kid)
+		{
+			bool match = strcmp(kid->name, name) == 0;
+
+			if (!match && s->o->dotfiles) {
+				char *adj = grove_dotfile_adjust(kid->name);
+				match = adj && strcmp(adj, name) == 0;
+				free(adj);
+			}
+			if (match) {
+				out[k].package = pkgs[i].package;
+				out[k].node = kid;
+				out[k].subpath = (char *)kid->name; /* joined by the caller */
+				k++;
+			}
+		}
+	}
+	return k;
+}
+
+static int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
+			   const struct pkg_at *pkgs, size_t n_pkgs);
+
+static int
+scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *tpath,
+		  const char *kpath, const struct pkg_at *pkgs, size_t n_pkgs)
+{
+	struct pkg_at *m = NULL;
+	size_t nm = 0;
+	int r = 0;
+
+	/* How many package entries can land here: at most one per package and name form. */
+	if (n_pkgs) {
+		size_t cap = 0;
+		for (size_t i = 0; i < n_pkgs; i++)
+			cap += pkgs[i].node->n_kids;
+		m = calloc(cap ? cap : 1, sizeof(*m));
+		if (!m)
+			return oom(s);
+		nm = matching_kids(s, pkgs, n_pkgs, kid->name, m);
+		for (size_t i = 0; i < nm; i++) {
+			char *sp = grove_path_join(pkgs[0].subpath, m[i].subpath);
+			for (size_t j = 0; j < n_pkgs; j++)
+				if (pkgs[j].package == m[i].package) {
+					free(sp);
+					sp = grove_path_join(pkgs[j].subpath, m[i].subpath);
+					break;
+				}
+			if (!sp) {
+				for (size_t j = 0; j < i; j++)
+					free(m[j].subpath);
+				free(m);
+				return oom(s);
+			}
+			m[i].subpath = sp;
+		}
+	}
+
+	if (kid->orig_type == GROVE_FT_LINK) {
+		cleanup_free char *parent = grove_path_parent(kpath);
+		cleanup_free char *joined = parent ? grove_path_join(parent, kid->orig_link) : NULL;
+		const char *rest;
+
+		if (!parent || !joined) {
+			r = oom(s);
+			goto out;
+		}
+		rest = kid->orig_link[0] == '/' ? NULL
+						: grove_path_strip_prefix(joined, s->w->stow_path);
+		if (rest && rest[0]) {
+			/* Ours: the plan may ask what it points at, and unfold it. */
+			r = add_pending(s, kid, rest, NULL);
+			for (size_t i = 0; i < nm && r >= 0; i++) {
+				const char *slash = strchr(rest, '/');
+				cleanup_free char *owner =
+					slash ? strndup(rest, (size_t)(slash - rest)) : strdup(rest);
+				cleanup_free char *unfold =
+					owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
+				if (!unfold) {
+					r = oom(s);
+					break;
+				}
+				r = add_pending(s, kid, rest, unfold);
+			}
+		}
+	} else if (kid->orig_type == GROVE_FT_DIR && (s->o->full_target || nm > 0)) {
+		struct pkg_at *sub = NULL;
+		size_t ns = 0;
+
+		if (strcmp(kpath, s->w->stow_path) == 0)
+			goto out; /* the stow dir itself: never planned into */
+		sub = calloc(nm ? nm : 1, sizeof(*sub));
+		if (!sub) {
+			r = oom(s);
+			goto out;
+		}
+		for (size_t i = 0; i < nm; i++)
+			if (pkg_is_dir(m[i].node))
+				sub[ns++] = m[i];
+		if (ns || s->o->full_target) {
+			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, kid->name, s->err);
+			if (kfd < 0)
+				r = kfd;
+			else
+				r = scan_target_dir(s, kid, kfd, kpath, sub, ns);
+		}
+		free(sub);
+	}
+out:
+	for (size_t i = 0; i < nm; i++)
+		free(m[i].subpath);
+	free(m);
+	(void)tpath;
+	return r;
+}
+
+static int
+scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
+		const struct pkg_at *pkgs, size_t n_pkgs)
+{
+	struct grove_dirent *ents = NULL;
+	size_t n = 0;
+	int r;
+
+	r = grove_fs_list(dfd, &ents, &n, s->err);
+	if (r < 0)
+		return grove_error_prefix(s->err, "scan target '%s'", s->target->path);
+	dir->listed = true;
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		cleanup_free char *text = NULL;
+		cleanup_free char *kpath = tpath[0] ? grove_strdupf("%s/%s", tpath, ents[i].name)
+						    : strdup(ents[i].name);
+		struct grove_node *kid;
+
+		if (!kpath) {
+			r = oom(s);
+			break;
+		}
+		if (ents[i].type == GROVE_FT_LINK) {
+			r = grove_fs_readlink_at(dfd, ents[i].name, &text, s->err);
+			if (r < 0)
+				break;
+		}
+		kid = grove_node_new(ents[i].name, ents[i].type, text);
+		if (!kid || grove_node_add(dir, kid) < 0) {
+			grove_node_free(kid);
+			r = oom(s);
+			break;
+		}
+		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs);
+	}
+	grove_dirents_free(ents, n);
+	return r;
+}
+
+int
+grove_scan(struct grove_world *w, const struct grove_root *stow,
+	   const struct grove_root *target, char *const *pkgs, size_t n_pkgs,
+	   const struct grove_scan_opts *opts, struct grove_error *err)
+{
+	struct scan s = { .w = w, .stow = stow, .target = target, .o = opts, .err = err };
+	struct pkg_at *at = NULL;
+	size_t n_at = 0;
+	int r = 0;
+
+	w->stow = grove_node_new("", GROVE_FT_DIR, NULL);
+	w->target = grove_node_new("", GROVE_FT_DIR, NULL);
+	at = calloc(n_pkgs ? n_pkgs : 1, sizeof(*at));
+	if (!w->stow || !w->target || !at) {
+		free(at);
+		return oom(&s);
+	}
+	for (size_t i = 0; i < n_pkgs && r >= 0; i++) {
+		struct grove_node *pn;
+
+		r = load_package(&s, pkgs[i]);
+		if (r < 0)
+			break;
+		pn = grove_node_child(w->stow, pkgs[i]);
+		if (pkg_is_dir(pn)) {
+			at[n_at].package = pkgs[i];
+			at[n_at].node = pn;
+			at[n_at].subpath = (char *)".";
+			n_at++;
+		}
+	}
+	if (r >= 0) {
+		w->target->listed = true;
+		r = scan_target_dir(&s, w->target, target->fd, "", at, n_at);
+	}
+	/* What the target's links into the stow dir point at, and what may be unfolded. */
+	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
+		struct pending *p = &s.pend[i];
+		if (p->unfold) {
+			const char *slash = strchr(p->unfold, '/');
+			cleanup_free char *owner =
+				slash ? strndup(p->unfold, (size_t)(slash - p->unfold))
+				      : strdup(p->unfold);
+			if (!owner) {
+				r = oom(&s);
+				break;
+			}
+			r = load_package_ignore(&s, owner);
+			if (r >= 0)
+				r = load_subtree(&s, p->unfold);
+			if (r >= 0)
+				r = load_subtree(&s, p->dest);
+		}
+	}
+	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
+		enum grove_ftype t = GROVE_FT_UNKNOWN;
+		r = note_dest(&s, s.pend[i].dest, &t);
+		if (r >= 0)
+			s.pend[i].tnode->dest_type = t;
+	}
+	for (size_t i = 0; i < s.n_pend; i++) {
+		free(s.pend[i].dest);
+		free(s.pend[i].unfold);
+	}
+	free(s.pend);
+	free(at);
+	return r < 0 ? r : 0;
+}

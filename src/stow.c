@@ -1,2 +1,146 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* The packages use: one Stow request through root opening, scan, plan and execute. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/exec.h"
+#include "grove/path.h"
+#include "grove/planner.h"
+#include "grove/stow.h"
+#include "grove/world.h"
+#include "util.h"
+
+void
+grove_stow_run_release(struct grove_stow_run *run)
+{
+	if (!run)
+		return;
+	grove_root_release(&run->stow_root);
+	grove_root_release(&run->target_root);
+	free(run->stow_path);
+	run->stow_path = NULL;
+	grove_plan_release(&run->plan);
+}
+
+static bool
+path_within(const char *path, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/');
+}
+
+/* The union of both lists, each name once, in first-seen order. */
+static char **
+union_packages(const struct grove_stow_request *req, size_t *ret_n)
+{
+	char **all = calloc(req->n_unstow + req->n_stow + 1, sizeof(*all));
+	size_t n = 0;
+
+	if (!all)
+		return NULL;
+	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
+		char *name = i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
+		bool seen = false;
+
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = strcmp(all[j], name) == 0;
+		if (!seen)
+			all[n++] = name;
+	}
+	*ret_n = n;
+	return all;
+}
+
+int
+grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *run,
+		   struct grove_error *err)
+{
+	struct grove_world w;
+	struct grove_scan_opts so = { .dotfiles = req->dotfiles, .full_target = false };
+	struct grove_plan_opts po = {
+		.no_folding = req->no_folding,
+		.adopt = req->adopt,
+		.dotfiles = req->dotfiles,
+		.compat = req->compat,
+		.ignore = req->ignore,
+		.defer = req->defer,
+		.override = req->override,
+	};
+	cleanup_free char **all = NULL;
+	size_t n_all = 0;
+	int r;
+
+	memset(run, 0, sizeof(*run));
+	run->stow_root.fd = run->target_root.fd = -1;
+	grove_plan_init(&run->plan);
+	grove_world_init(&w);
+
+	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
+		const char *name = i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
+		r = grove_stow_check_package_name(name, err);
+		if (r < 0)
+			return r;
+	}
+	r = grove_root_open(&run->stow_root, req->dir, err);
+	if (r < 0) {
+		grove_error_prefix(err, "stow directory");
+		goto fail;
+	}
+	r = grove_root_open(&run->target_root, req->target, err);
+	if (r < 0) {
+		grove_error_prefix(err, "target");
+		goto fail;
+	}
+	if (path_within(run->target_root.real, run->stow_root.real)) {
+		r = grove_error_set(err, -GROVE_E_BADINPUT,
+				    strcmp(run->target_root.real, run->stow_root.real) == 0
+					    ? "target '%s' is the stow directory '%s'"
+					    : "target '%s' is inside the stow directory '%s'",
+				    req->target, req->dir);
+		goto fail;
+	}
+	run->stow_path = grove_path_abs2rel(run->stow_root.real, run->target_root.real);
+	w.stow_path = run->stow_path ? strdup(run->stow_path) : NULL;
+	all = union_packages(req, &n_all);
+	if (!w.stow_path || !all) {
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (req->global_ignore_text)
+		r = grove_ignore_list_parse(req->global_ignore_text,
+					    req->global_ignore_source ? req->global_ignore_source
+								      : "~/.stow-global-ignore",
+					    &w.global_ignore, err);
+	else
+		r = grove_ignore_list_default(&w.global_ignore, err);
+	if (r < 0)
+		goto fail;
+	so.full_target = req->compat && req->n_unstow > 0;
+	r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &so, err);
+	if (r < 0)
+		goto fail;
+	r = grove_planner_run(&w, &po, req->unstow, req->n_unstow, req->stow, req->n_stow,
+			      &run->plan, err);
+	if (r < 0)
+		goto fail;
+	grove_world_release(&w);
+	return 0;
+fail:
+	grove_world_release(&w);
+	grove_stow_run_release(run);
+	return r;
+}
+
+int
+grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
+{
+	struct grove_exec_opts opts = { 0 };
+
+	if (run->plan.n_conflicts)
+		return grove_error_set(err, -GROVE_E_CONFLICT, "the plan has conflicts");
+	return grove_exec_apply(&run->plan, &run->target_root, &run->stow_root, &opts, err);
+}

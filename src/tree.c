@@ -1,2 +1,217 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* In-memory trees with a per-folder hash index, so planning a 100k-entry folder stays linear. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/tree.h"
+
+/* Below this many kids a linear scan is faster than hashing. */
+#define INDEX_MIN 16
+
+struct grove_node *
+grove_node_new(const char *name, enum grove_ftype type, const char *link)
+{
+	struct grove_node *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->name = strdup(name ? name : "");
+	n->orig_type = n->type = type;
+	n->dest_type = GROVE_FT_UNKNOWN;
+	if (link) {
+		n->orig_link = strdup(link);
+		n->link = strdup(link);
+	}
+	if (!n->name || (link && (!n->orig_link || !n->link)))
+		return grove_node_free(n);
+	return n;
+}
+
+struct grove_node *
+grove_node_free(struct grove_node *node)
+{
+	if (!node)
+		return NULL;
+	for (size_t i = 0; i < node->n_kids; i++)
+		grove_node_free(node->kids[i]);
+	free(node->kids);
+	free(node->index);
+	free(node->name);
+	free(node->orig_link);
+	free(node->link);
+	free(node->adopt_to);
+	free(node);
+	return NULL;
+}
+
+static uint64_t
+hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void
+index_put(struct grove_node **index, size_t cap, struct grove_node *kid)
+{
+	size_t i = hash_name(kid->name) & (cap - 1);
+
+	while (index[i])
+		i = (i + 1) & (cap - 1);
+	index[i] = kid;
+}
+
+static int
+index_rebuild(struct grove_node *node, size_t cap)
+{
+	struct grove_node **idx = calloc(cap, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < node->n_kids; i++)
+		index_put(idx, cap, node->kids[i]);
+	free(node->index);
+	node->index = idx;
+	node->index_cap = cap;
+	return 0;
+}
+
+struct grove_node *
+grove_node_child(const struct grove_node *node, const char *name)
+{
+	if (node->index) {
+		size_t i = hash_name(name) & (node->index_cap - 1);
+		while (node->index[i]) {
+			if (strcmp(node->index[i]->name, name) == 0)
+				return node->index[i];
+			i = (i + 1) & (node->index_cap - 1);
+		}
+		return NULL;
+	}
+	for (size_t i = 0; i < node->n_kids; i++)
+		if (strcmp(node->kids[i]->name, name) == 0)
+			return node->kids[i];
+	return NULL;
+}
+
+int
+grove_node_add(struct grove_node *node, struct grove_node *child)
+{
+	if (node->n_kids == node->cap_kids) {
+		size_t cap = node->cap_kids ? node->cap_kids * 2 : 4;
+		struct grove_node **k = realloc(node->kids, cap * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		node->kids = k;
+		node->cap_kids = cap;
+	}
+	node->kids[node->n_kids++] = child;
+	child->parent = node;
+	if (node->n_kids >= INDEX_MIN) {
+		/* Keep the load factor at or below one half. */
+		if (node->n_kids * 2 > node->index_cap) {
+			size_t cap = 64;
+			while (cap < node->n_kids * 4)
+				cap *= 2;
+			return index_rebuild(node, cap);
+		}
+		index_put(node->index, node->index_cap, child);
+	}
+	return 0;
+}
+
+struct grove_node *
+grove_node_lookup(const struct grove_node *node, const char *relpath)
+{
+	const char *p = relpath;
+	char name[256];
+
+	while (node && *p) {
+		const char *s;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		s = p;
+		while (*p && *p != '/')
+			p++;
+		n = (size_t)(p - s);
+		if (n == 1 && s[0] == '.')
+			continue;
+		if (n >= sizeof(name))
+			return NULL;
+		memcpy(name, s, n);
+		name[n] = '\0';
+		node = grove_node_child(node, name);
+	}
+	return (struct grove_node *)node;
+}
+
+static int
+cmp_node(const void *a, const void *b)
+{
+	const struct grove_node *x = *(struct grove_node *const *)a;
+	const struct grove_node *y = *(struct grove_node *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+struct grove_node **
+grove_node_sorted_kids(const struct grove_node *node)
+{
+	struct grove_node **arr = malloc((node->n_kids + 1) * sizeof(*arr));
+
+	if (!arr)
+		return NULL;
+	if (node->n_kids)
+		memcpy(arr, node->kids, node->n_kids * sizeof(*arr));
+	qsort(arr, node->n_kids, sizeof(*arr), cmp_node);
+	arr[node->n_kids] = NULL;
+	return arr;
+}
+
+int
+grove_node_set_link(struct grove_node *node, const char *text)
+{
+	char *c = NULL;
+
+	if (text && !(c = strdup(text)))
+		return -ENOMEM;
+	free(node->link);
+	node->link = c;
+	return 0;
+}
+
+char *
+grove_node_path(const struct grove_node *node)
+{
+	size_t len = 0;
+	char *out;
+
+	for (const struct grove_node *n = node; n && n->parent; n = n->parent)
+		len += strlen(n->name) + 1;
+	out = malloc(len + 1);
+	if (!out)
+		return NULL;
+	out[len] = '\0';
+	if (len)
+		len--; /* no trailing '/' */
+	out[len] = '\0';
+	for (const struct grove_node *n = node; n && n->parent; n = n->parent) {
+		size_t l = strlen(n->name);
+		memcpy(out + len - l, n->name, l);
+		if (len > l)
+			out[len - l - 1] = '/';
+		len = len > l ? len - l - 1 : 0;
+	}
+	return out;
+}

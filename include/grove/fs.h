@@ -83,6 +83,12 @@ int grove_fs_stat_at(int dirfd, const char *name, struct grove_stat *ret, struct
 int grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat *ret,
 				 struct grove_error *err);
 
+/* fstat of an open fd. */
+int grove_fs_stat_fd(int fd, struct grove_stat *ret, struct grove_error *err);
+
+/* Reads the regular file open at fd (at most max bytes), NUL-terminated. */
+int grove_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, struct grove_error *err);
+
 /* Reads the text of the link name in dirfd into a new string. */
 int grove_fs_readlink_at(int dirfd, const char *name, char **ret_text, struct grove_error *err);
 
@@ -133,6 +139,12 @@ int grove_fs_exchange(int dirfd, const char *a, const char *b, struct grove_erro
 /* renameat2(fromfd, from, tofd, to, flags) (flags: 0 or RENAME_NOREPLACE). */
 int grove_fs_move(int fromfd, const char *from, int tofd, const char *to, unsigned int flags,
 		  struct grove_error *err);
+
+/* Removes name if it is a regular file or a symlink (unlinkat); a folder or a
+ * special file is refused with GROVE_E_PRECONDITION. Only for grove's own
+ * temporary entries (e.g. the package file an adopt set aside, deleted once
+ * the transaction is done). */
+int grove_fs_unlink_file(int dirfd, const char *name, struct grove_error *err);
 
 /* Makes a fresh private name for a temporary entry in a folder of the target:
  * ".grove-tmp.<pid>.<counter>.<base>" truncated to fit NAME_MAX. buf holds at

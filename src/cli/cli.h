@@ -85,4 +85,20 @@ void grove_stow_usage(FILE *out);
  */
 void grove_print_conflicts(const struct grove_plan *plan, FILE *out);
 
+/* grove's global options (before the command), for the commands that honour them. */
+struct grove_global_opts {
+	const char *state_dir; /* --state DIR, or NULL */
+	bool json;             /* --json */
+	int verbose;           /* each -v adds 1 */
+	bool dry_run;          /* -n, --dry-run */
+};
+
+/*
+ * Runs a packages command (stow, unstow, restow, plan, or GNU Stow's own
+ * spelling) from a Stow-style argv (argv[0] is the command name and is
+ * skipped). Prints its errors and results; returns the exit status.
+ */
+int grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
+		   const struct grove_global_opts *global);
+
 #endif

@@ -1,2 +1,102 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stub: being written. */
+/* The packages commands: stow, unstow, restow and plan, through GNU Stow's command line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "grove-config.h"
+
+/* The exit status for a failure code (DESIGN.md, command line contract). */
+static int
+exit_status(int code)
+{
+	switch (-code) {
+	case GROVE_E_USAGE:
+		return GROVE_EXIT_USAGE;
+	case GROVE_E_CONFIG:
+		return GROVE_EXIT_CONFIG;
+	case GROVE_E_PARTIAL:
+		return GROVE_EXIT_PARTIAL;
+	case GROVE_E_STUCK:
+		return GROVE_EXIT_ATTENTION;
+	default:
+		/* Refusals, bad input, preconditions and errno values: 1, as Stow. */
+		return GROVE_EXIT_REFUSED;
+	}
+}
+
+static int
+fail(const struct grove_error *err, int code)
+{
+	fprintf(stderr, "grove: %s\n", err->msg[0] ? err->msg : grove_strerror(code));
+	return exit_status(code);
+}
+
+int
+grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
+	       const struct grove_global_opts *global)
+{
+	struct grove_stow_request req;
+	struct grove_stow_run run = { 0 };
+	struct grove_stow_cli cli;
+	struct grove_error err = { 0 };
+	int status = GROVE_EXIT_OK;
+	int r;
+
+	grove_stow_request_init(&req);
+	r = grove_stow_cli_parse(argc, argv, initial, getenv("HOME"), ".stowrc", true, &req, &cli,
+				 &err);
+	if (r < 0) {
+		status = fail(&err, r);
+		goto out;
+	}
+	if (cli.help) {
+		grove_stow_usage(stdout);
+		goto out;
+	}
+	if (cli.version) {
+		printf("grove (GNU Stow compatible) version %s\n", GROVE_VERSION);
+		goto out;
+	}
+	cli.plan_only = plan_only;
+	if (global) {
+		req.verbose += global->verbose;
+		cli.simulate = cli.simulate || global->dry_run;
+	}
+
+	r = grove_stow_prepare(&req, &run, &err);
+	if (r < 0) {
+		status = fail(&err, r);
+		goto out;
+	}
+	for (size_t i = 0; i < run.plan.n_warnings; i++)
+		fprintf(stderr, "WARNING: %s\n", run.plan.warnings[i]);
+	if (run.plan.n_conflicts) {
+		grove_print_conflicts(&run.plan, stderr);
+		status = GROVE_EXIT_REFUSED;
+		goto release;
+	}
+	if (cli.plan_only) {
+		grove_plan_print(&run.plan, stdout);
+		goto release;
+	}
+	if (req.verbose > 0)
+		grove_plan_print(&run.plan, stderr);
+	if (cli.simulate) {
+		fputs("WARNING: in simulation mode so not modifying filesystem.\n", stderr);
+		goto release;
+	}
+	r = grove_stow_execute(&run, &err);
+	if (r < 0)
+		status = fail(&err, r);
+release:
+	grove_stow_run_release(&run);
+out:
+	grove_stow_request_release(&req);
+	if (fflush(stdout) != 0 && status == GROVE_EXIT_OK) {
+		fprintf(stderr, "grove: write standard output: %s\n", grove_strerror(-errno));
+		status = GROVE_EXIT_REFUSED;
+	}
+	return status;
+}

@@ -1,2 +1,29 @@
 #!/bin/bash
-exit 0
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Differential test: run stowdiff.py's random scenarios on GNU Stow 2.4.1 (the oracle .deb) and on grove.
+set -euo pipefail
+
+: "${GROVE:?GROVE must name the grove binary}"
+: "${GROVE_SOURCE_ROOT:?GROVE_SOURCE_ROOT must name the repository root}"
+deb=${GROVE_STOW_DEB:-$GROVE_SOURCE_ROOT/../shared/oracles/stow_2.4.1-2_all.deb}
+if [[ ! -f $deb ]]; then
+	echo "stow-differential: FAIL: the oracle '$deb' is missing (set GROVE_STOW_DEB to GNU Stow 2.4.1's .deb)" >&2
+	exit 1
+fi
+command -v dpkg-deb >/dev/null || { echo "stow-differential: FAIL: dpkg-deb not found" >&2; exit 1; }
+command -v perl >/dev/null || { echo "stow-differential: FAIL: perl not found" >&2; exit 1; }
+
+oracle=$(mktemp -d "${TMPDIR:-/tmp}/grove-stow-oracle.XXXXXX")
+trap 'rm -rf "$oracle"' EXIT
+dpkg-deb -x "$deb" "$oracle"
+if [[ ! -f $oracle/usr/bin/stow ]]; then
+	echo "stow-differential: FAIL: '$deb' holds no usr/bin/stow" >&2
+	exit 1
+fi
+
+status=0
+/usr/bin/python3 "$GROVE_SOURCE_ROOT/tests/diff/stowdiff.py" \
+	--stow-cmd "env PERL5LIB=$(printf %q "$oracle/usr/share/perl5") perl $(printf %q "$oracle/usr/bin/stow")" \
+	--grove "$GROVE" \
+	--seed "${GROVE_DIFF_SEED:-1}" --count "${GROVE_DIFF_COUNT:-300}" || status=$?
+exit "$status"

@@ -1,18 +1,615 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests: exec (being written). */
+/* Unit tests: the executor applies plans exactly, and on any failure leaves the tree as before. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grove/exec.h"
 #include "testutil.h"
 
-static void
-test_placeholder(void **state)
+/*
+ * Fault injection: this binary is linked with -Wl,--wrap for the fs layer's
+ * mutating syscalls (see tests/meson.build). While armed, the k-th such call
+ * (and, when sticky, every later one) fails with fi_errno.
+ */
+static bool fi_armed, fi_sticky, fi_hit;
+static int fi_k, fi_count, fi_errno;
+
+static bool
+fi_fail(void)
 {
-	(void)state;
+	if (!fi_armed)
+		return false;
+	fi_count++;
+	if (fi_count == fi_k || (fi_sticky && fi_count > fi_k)) {
+		fi_hit = true;
+		errno = fi_errno;
+		return true;
+	}
+	return false;
+}
+
+static void
+fi_arm(int k, int e, bool sticky)
+{
+	fi_armed = true;
+	fi_sticky = sticky;
+	fi_hit = false;
+	fi_k = k;
+	fi_count = 0;
+	fi_errno = e;
+}
+
+int __real_symlinkat(const char *text, int dirfd, const char *name);
+int __wrap_symlinkat(const char *text, int dirfd, const char *name);
+int __real_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags);
+int __wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags);
+int __real_mkdirat(int dirfd, const char *name, mode_t mode);
+int __wrap_mkdirat(int dirfd, const char *name, mode_t mode);
+int __real_unlinkat(int dirfd, const char *name, int flags);
+int __wrap_unlinkat(int dirfd, const char *name, int flags);
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+
+int
+__wrap_symlinkat(const char *text, int dirfd, const char *name)
+{
+	return fi_fail() ? -1 : __real_symlinkat(text, dirfd, name);
+}
+
+int
+__wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags)
+{
+	return fi_fail() ? -1 : __real_renameat2(ofd, o, nfd, n, flags);
+}
+
+int
+__wrap_mkdirat(int dirfd, const char *name, mode_t mode)
+{
+	return fi_fail() ? -1 : __real_mkdirat(dirfd, name, mode);
+}
+
+int
+__wrap_unlinkat(int dirfd, const char *name, int flags)
+{
+	return fi_fail() ? -1 : __real_unlinkat(dirfd, name, flags);
+}
+
+int
+__wrap_fsync(int fd)
+{
+	return fi_fail() ? -1 : __real_fsync(fd);
+}
+
+/* ---- fixture: DIR/{stow,target,outside} ---- */
+
+struct fx {
+	char *dir;
+	struct grove_root target, stow;
+	struct grove_error err;
+};
+
+static const char initial_spec[] = "d stow/a/bin\n"
+				   "f stow/a/bin/x x\n"
+				   "f stow/a/bin/y y\n"
+				   "d stow/b/bin/sub\n"
+				   "f stow/b/bin/sub/q q\n"
+				   "f stow/b/bin/z z\n"
+				   "d stow/c/lib/sub\n"
+				   "f stow/c/lib/l1 l1\n"
+				   "f stow/c/lib/sub/s s\n"
+				   "f stow/a/old o\n"
+				   "f stow/a/rel r\n"
+				   "f stow/b/rel r2\n"
+				   "f stow/b/new/n n\n"
+				   "f stow/a/conf pkg\n"
+				   "d target\n"
+				   "l target/bin ../stow/a/bin\n"
+				   "d target/lib/sub\n"
+				   "l target/lib/l1 ../../stow/c/lib/l1\n"
+				   "l target/lib/sub/s ../../../stow/c/lib/sub/s\n"
+				   "l target/old ../stow/a/old\n"
+				   "l target/rel ../stow/a/rel\n"
+				   "d target/empty\n"
+				   "f target/conf user\n"
+				   "f target/keep mine\n"
+				   "f outside/secret s\n";
+
+/* Written by hand: what full_plan must leave. */
+static const char expected_after[] = "d outside\n"
+				     "f outside/secret s\n"
+				     "d stow\n"
+				     "d stow/a\n"
+				     "d stow/a/bin\n"
+				     "f stow/a/bin/x x\n"
+				     "f stow/a/bin/y y\n"
+				     "f stow/a/conf user\n"
+				     "f stow/a/old o\n"
+				     "f stow/a/rel r\n"
+				     "d stow/b\n"
+				     "d stow/b/bin\n"
+				     "d stow/b/bin/sub\n"
+				     "f stow/b/bin/sub/q q\n"
+				     "f stow/b/bin/z z\n"
+				     "d stow/b/new\n"
+				     "f stow/b/new/n n\n"
+				     "f stow/b/rel r2\n"
+				     "d stow/c\n"
+				     "d stow/c/lib\n"
+				     "f stow/c/lib/l1 l1\n"
+				     "d stow/c/lib/sub\n"
+				     "f stow/c/lib/sub/s s\n"
+				     "d target\n"
+				     "d target/bin\n"
+				     "d target/bin/sub\n"
+				     "l target/bin/sub/q ../../../stow/b/bin/sub/q\n"
+				     "l target/bin/x ../../stow/a/bin/x\n"
+				     "l target/bin/y ../../stow/a/bin/y\n"
+				     "l target/bin/z ../../stow/b/bin/z\n"
+				     "l target/conf ../stow/a/conf\n"
+				     "f target/keep mine\n"
+				     "l target/lib ../stow/c/lib\n"
+				     "d target/new\n"
+				     "l target/new/n ../../stow/b/new/n\n"
+				     "l target/rel ../stow/b/rel\n";
+
+#define OP(k, p, o, t, s)                                                                         \
+	{                                                                                         \
+		.kind = GROVE_OP_##k, .path = (char *)(p), .old_text = (char *)(o),               \
+		.text = (char *)(t), .stow_path = (char *)(s)                                     \
+	}
+
+static struct grove_op full_ops[] = {
+	OP(UNFOLD, "bin", "../stow/a/bin", NULL, NULL),
+	OP(LINK, "bin/x", NULL, "../../stow/a/bin/x", NULL),
+	OP(LINK, "bin/y", NULL, "../../stow/a/bin/y", NULL),
+	OP(MKDIR, "bin/sub", NULL, NULL, NULL),
+	OP(LINK, "bin/sub/q", NULL, "../../../stow/b/bin/sub/q", NULL),
+	OP(LINK, "bin/z", NULL, "../../stow/b/bin/z", NULL),
+	OP(FOLD, "lib", NULL, "../stow/c/lib", NULL),
+	OP(UNLINK, "lib/l1", "../../stow/c/lib/l1", NULL, NULL),
+	OP(UNLINK, "lib/sub/s", "../../../stow/c/lib/sub/s", NULL, NULL),
+	OP(RMDIR, "lib/sub", NULL, NULL, NULL),
+	OP(UNLINK, "old", "../stow/a/old", NULL, NULL),
+	OP(RELINK, "rel", "../stow/a/rel", "../stow/b/rel", NULL),
+	OP(RMDIR, "empty", NULL, NULL, NULL),
+	OP(MKDIR, "new", NULL, NULL, NULL),
+	OP(LINK, "new/n", NULL, "../../stow/b/new/n", NULL),
+	OP(ADOPT, "conf", NULL, "../stow/a/conf", "a/conf"),
+};
+
+static struct grove_plan
+plan_of(struct grove_op *ops, size_t n)
+{
+	struct grove_plan p;
+
+	memset(&p, 0, sizeof(p));
+	p.ops = ops;
+	p.n_ops = n;
+	p.cap_ops = n;
+	return p;
+}
+
+#define PLAN(ops) plan_of(ops, sizeof(ops) / sizeof(ops[0]))
+
+static void
+fx_open(struct fx *fx, const char *spec)
+{
+	char *t = tu_path(fx->dir, "target");
+	char *s = tu_path(fx->dir, "stow");
+
+	tu_build(fx->dir, spec);
+	assert_int_equal(grove_root_open(&fx->target, t, &fx->err), 0);
+	assert_int_equal(grove_root_open(&fx->stow, s, &fx->err), 0);
+	free(t);
+	free(s);
+}
+
+static void
+fx_close(struct fx *fx)
+{
+	grove_root_release(&fx->target);
+	grove_root_release(&fx->stow);
+	tu_rmtree(fx->dir);
+	assert_int_equal(mkdir(fx->dir, 0700), 0);
+}
+
+static int
+setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	fx->dir = tu_mkdtemp();
+	fx_open(fx, initial_spec);
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	grove_root_release(&fx->target);
+	grove_root_release(&fx->stow);
+	tu_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx);
+	return 0;
+}
+
+static char *
+dump(struct fx *fx)
+{
+	return tu_dump(fx->dir);
+}
+
+static void
+assert_tree(struct fx *fx, const char *want)
+{
+	char *have = dump(fx);
+
+	assert_string_equal(have, want);
+	free(have);
+}
+
+static int
+apply(struct fx *fx, const struct grove_plan *plan, const struct grove_exec_opts *opts)
+{
+	grove_error_clear(&fx->err);
+	return grove_exec_apply(plan, &fx->target, &fx->stow, opts, &fx->err);
+}
+
+/* ---- tests ---- */
+
+struct progress_log {
+	size_t calls, last_done, total;
+};
+
+static void
+on_progress(void *ctx, size_t done, size_t total, const struct grove_op *op)
+{
+	struct progress_log *log = ctx;
+
+	assert_non_null(op);
+	assert_int_equal(done, log->last_done + 1);
+	log->calls++;
+	log->last_done = done;
+	log->total = total;
+}
+
+static void
+test_exec_full_plan(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan plan = PLAN(full_ops);
+	struct progress_log log = { 0 };
+	struct grove_exec_opts opts = { .progress = on_progress, .progress_ctx = &log };
+
+	assert_int_equal(apply(fx, &plan, &opts), 0);
+	assert_string_equal(fx->err.msg, "");
+	assert_tree(fx, expected_after);
+	assert_int_equal(log.calls, plan.n_ops);
+	assert_int_equal(log.total, plan.n_ops);
+}
+
+static void
+test_exec_empty_plan(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan plan = plan_of(NULL, 0);
+	char *before = dump(fx);
+
+	assert_int_equal(grove_exec_apply(&plan, &fx->target, NULL, NULL, NULL), 0);
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_first_op_precondition(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = {
+		OP(LINK, "keep", NULL, "../stow/a/keep", NULL),
+		OP(LINK, "fresh", NULL, "x", NULL),
+	};
+	struct grove_plan plan = PLAN(ops);
+	char *before = dump(fx);
+
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_PRECONDITION);
+	assert_string_equal(fx->err.msg, "link 'keep': create link 'keep': File exists");
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_middle_precondition(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan plan = PLAN(full_ops);
+	char *before;
+
+	/* A file where op 14 (MKDIR new) expects nothing: ops 1-13 are undone. */
+	tu_build(fx->dir, "f target/new foreign\n");
+	before = dump(fx);
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_PARTIAL);
+	assert_non_null(strstr(fx->err.msg, "mkdir 'new'"));
+	assert_non_null(strstr(fx->err.msg, "undone"));
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_unlink_refuses_file(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = {
+		OP(LINK, "keep2", NULL, "x", NULL),
+		OP(UNLINK, "keep", "../stow/a/keep", NULL, NULL),
+	};
+	struct grove_plan plan = PLAN(ops);
+	char *before = dump(fx);
+
+	/* UNLINK must refuse a regular file and leave it; the LINK before is undone. */
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_PARTIAL);
+	assert_non_null(strstr(fx->err.msg, "unlink 'keep': remove link 'keep'"));
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_unfold_wrong_link(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan plan = PLAN(full_ops);
+	char *before;
+
+	fx_close(fx); /* rebuild with bin pointing elsewhere */
+	fx_open(fx, initial_spec);
+	assert_int_equal(unlinkat(fx->target.fd, "bin", 0), 0);
+	assert_int_equal(symlinkat("../stow/b/bin", fx->target.fd, "bin"), 0);
+	before = dump(fx);
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_PRECONDITION);
+	assert_non_null(strstr(fx->err.msg, "unfold 'bin'"));
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_fold_foreign_entry(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = {
+		OP(LINK, "fresh", NULL, "x", NULL),
+		OP(FOLD, "lib", NULL, "../stow/c/lib", NULL),
+		OP(UNLINK, "lib/l1", "../../stow/c/lib/l1", NULL, NULL),
+		OP(UNLINK, "lib/sub/s", "../../../stow/c/lib/sub/s", NULL, NULL),
+		OP(RMDIR, "lib/sub", NULL, NULL, NULL),
+	};
+	struct grove_plan plan = PLAN(ops);
+	char *before;
+
+	/* A user's file in the folder being folded: the fold must fail, and the
+	 * file (and every link) must be back where it was. */
+	tu_build(fx->dir, "f target/lib/users-file precious\n");
+	before = dump(fx);
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_PARTIAL);
+	assert_non_null(strstr(fx->err.msg, "fold 'lib'"));
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_unfold_nested_fails_inside(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = {
+		OP(UNFOLD, "bin", "../stow/a/bin", NULL, NULL),
+		OP(LINK, "bin/x", NULL, "../../stow/a/bin/x", NULL),
+		OP(LINK, "bin/x", NULL, "../../stow/a/bin/x", NULL), /* twice: EEXIST */
+	};
+	struct grove_plan plan = PLAN(ops);
+	char *before = dump(fx);
+
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_PARTIAL);
+	/* Named once, by the op that failed, with the plan's path (not a temp name). */
+	assert_true(strncmp(fx->err.msg, "link 'bin/x': create link 'x'", 29) == 0);
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_symlinked_parent_refused(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = {
+		OP(LINK, "fresh", NULL, "x", NULL),
+		OP(LINK, "evil/planted", NULL, "x", NULL),
+	};
+	struct grove_plan plan = PLAN(ops);
+	char *before;
+
+	/* A folder of the target replaced by a symlink to outside: the op must
+	 * fail rather than write through it. */
+	tu_build(fx->dir, "l target/evil ../outside\n");
+	before = dump(fx);
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_PARTIAL);
+	assert_non_null(strstr(fx->err.msg, "symlink"));
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_relink_and_rmdir_preconditions(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op relink[] = { OP(RELINK, "rel", "../stow/b/rel", "../stow/a/rel", NULL) };
+	struct grove_op rmdir_full[] = { OP(RMDIR, "lib", NULL, NULL, NULL) };
+	struct grove_op rmdir_link[] = { OP(RMDIR, "bin", NULL, NULL, NULL) };
+	struct grove_op adopt_link[] = { OP(ADOPT, "old", NULL, "x", "a/old") };
+	struct grove_plan p1 = PLAN(relink), p2 = PLAN(rmdir_full), p3 = PLAN(rmdir_link);
+	struct grove_plan p4 = PLAN(adopt_link);
+	char *before = dump(fx);
+
+	assert_int_equal(apply(fx, &p1, NULL), -GROVE_E_PRECONDITION);
+	assert_int_equal(apply(fx, &p2, NULL), -GROVE_E_PRECONDITION);
+	assert_int_equal(apply(fx, &p3, NULL), -GROVE_E_PRECONDITION);
+	assert_int_equal(apply(fx, &p4, NULL), -GROVE_E_PRECONDITION);
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_adopt_new_file(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = { OP(ADOPT, "keep", NULL, "../stow/a/keep", "a/keep") };
+	struct grove_plan plan = PLAN(ops);
+	char *t = tu_path(fx->dir, "stow/a/keep");
+	char *c;
+
+	assert_int_equal(apply(fx, &plan, NULL), 0);
+	c = tu_read_file(t);
+	assert_string_equal(c, "mine");
+	free(c);
+	free(t);
+}
+
+static void
+test_exec_malformed_plan(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = { OP(LINK, "fresh", NULL, NULL, NULL) };
+	struct grove_op adopt[] = { OP(ADOPT, "keep", NULL, "x", "a/keep") };
+	struct grove_plan plan = PLAN(ops), p2 = PLAN(adopt);
+	char *before = dump(fx);
+
+	assert_int_equal(apply(fx, &plan, NULL), -GROVE_E_INTERNAL);
+	/* ADOPT without a stow root */
+	assert_int_equal(grove_exec_apply(&p2, &fx->target, NULL, NULL, &fx->err),
+			 -GROVE_E_INTERNAL);
+	assert_tree(fx, before);
+	free(before);
+}
+
+/* For every k, the k-th mutating syscall fails: the tree must be exactly as before. */
+static void
+fault_sweep(struct fx *fx, int e)
+{
+	struct grove_plan plan = PLAN(full_ops);
+	int k;
+
+	for (k = 1; k < 1000; k++) {
+		char *before;
+		int r;
+
+		fx_close(fx);
+		fx_open(fx, initial_spec);
+		before = dump(fx);
+		fi_arm(k, e, false);
+		r = apply(fx, &plan, NULL);
+		fi_armed = false;
+		if (!fi_hit) {
+			assert_int_equal(r, 0);
+			assert_tree(fx, expected_after);
+			free(before);
+			break;
+		}
+		if (r >= 0 || r == -GROVE_E_STUCK)
+			fail_msg("k=%d errno=%d: r=%d %s", k, e, r, fx->err.msg);
+		assert_non_null(strstr(fx->err.msg, strerror(e)));
+		{
+			char *after = dump(fx);
+
+			if (strcmp(before, after) != 0)
+				fail_msg("k=%d errno=%d: tree changed (%s)\nbefore:\n%s\nafter:\n%s",
+					 k, e, fx->err.msg, before, after);
+			free(after);
+		}
+		free(before);
+	}
+	/* The plan makes well over 20 mutating calls; each was failed once. */
+	assert_true(k > 20 && k < 1000);
+}
+
+static void
+test_exec_fault_eio(void **state)
+{
+	fault_sweep(*state, EIO);
+}
+
+static void
+test_exec_fault_enospc(void **state)
+{
+	fault_sweep(*state, ENOSPC);
+}
+
+static void
+test_exec_fault_eacces(void **state)
+{
+	fault_sweep(*state, EACCES);
+}
+
+static void
+test_exec_fault_stuck(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan plan = PLAN(full_ops);
+	int r;
+
+	/* Everything from the 10th call on fails, so undo cannot finish either. */
+	fi_arm(10, EIO, true);
+	r = apply(fx, &plan, NULL);
+	fi_armed = false;
+	assert_int_equal(r, -GROVE_E_STUCK);
+	assert_non_null(strstr(fx->err.msg, "undo failed"));
+}
+
+static void
+test_exec_fault_first_call(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan plan = PLAN(full_ops);
+	char *before = dump(fx);
+	int r;
+
+	/* Nothing changed: the error is the syscall's own, not "partial". */
+	fi_arm(1, EIO, false);
+	r = apply(fx, &plan, NULL);
+	fi_armed = false;
+	assert_int_equal(r, -EIO);
+	assert_tree(fx, before);
+	free(before);
 }
 
 int
 main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+		T(test_exec_full_plan),
+		T(test_exec_empty_plan),
+		T(test_exec_first_op_precondition),
+		T(test_exec_middle_precondition),
+		T(test_exec_unlink_refuses_file),
+		T(test_exec_unfold_wrong_link),
+		T(test_exec_fold_foreign_entry),
+		T(test_exec_unfold_nested_fails_inside),
+		T(test_exec_symlinked_parent_refused),
+		T(test_exec_relink_and_rmdir_preconditions),
+		T(test_exec_adopt_new_file),
+		T(test_exec_malformed_plan),
+		T(test_exec_fault_eio),
+		T(test_exec_fault_enospc),
+		T(test_exec_fault_eacces),
+		T(test_exec_fault_stuck),
+		T(test_exec_fault_first_call),
 	};
+#undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,18 +1,588 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests: fs (being written). */
+/* Unit tests: the fs layer's resolution beneath a root and its safe verbs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grove/fs.h"
 #include "testutil.h"
 
-static void
-test_placeholder(void **state)
+struct fx {
+	char *dir;              /* temporary folder holding root/ and outside/ */
+	char *rootpath;         /* dir/root */
+	struct grove_root root; /* held root */
+	struct grove_error err;
+};
+
+static int
+setup(void **state)
 {
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	fx->dir = tu_mkdtemp();
+	tu_build(fx->dir, "d root\nd outside\nf outside/secret s3cret\n");
+	fx->rootpath = tu_path(fx->dir, "root");
+	assert_int_equal(grove_root_open(&fx->root, fx->rootpath, &fx->err), 0);
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	grove_root_release(&fx->root);
+	tu_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx->rootpath);
+	free(fx);
+	return 0;
+}
+
+/* Builds spec under the root. */
+static void
+build(struct fx *fx, const char *spec)
+{
+	tu_build(fx->rootpath, spec);
+}
+
+static void
+test_fs_root_open(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_root r = { 0 };
+	struct stat st;
+	char *file = tu_path(fx->dir, "outside/secret");
+	char *via = tu_path(fx->dir, "via");
+	char *missing = tu_path(fx->dir, "missing");
+
+	assert_string_equal(fx->root.real, fx->rootpath);
+	assert_string_equal(fx->root.path, fx->rootpath);
+	assert_int_equal(fstat(fx->root.fd, &st), 0);
+	assert_true(st.st_dev == fx->root.dev && st.st_ino == fx->root.ino);
+	assert_true(fcntl(fx->root.fd, F_GETFD) & FD_CLOEXEC);
+
+	/* A symlink to the root is followed; real is the canonical path. */
+	tu_build(fx->dir, "l via root\n");
+	assert_int_equal(grove_root_open(&r, via, &fx->err), 0);
+	assert_string_equal(r.real, fx->rootpath);
+	assert_string_equal(r.path, via);
+	grove_root_release(&r);
+	grove_root_release(&r); /* released twice: harmless */
+
+	assert_int_equal(grove_root_open(&r, file, &fx->err), -ENOTDIR);
+	assert_non_null(strstr(fx->err.msg, "secret"));
+	assert_int_equal(grove_root_open(&r, missing, &fx->err), -ENOENT);
+	assert_int_equal(grove_root_open(&r, "", &fx->err), -ENOENT);
+
+	memset(&r, 0, sizeof(r));
+	grove_root_release(&r); /* zeroed: harmless, does not close fd 0 */
+	assert_true(fcntl(0, F_GETFD) >= 0 || errno != EBADF);
+	free(file);
+	free(via);
+	free(missing);
+}
+
+static void
+test_fs_link_create(void **state)
+{
+	struct fx *fx = *state;
+	char *text = NULL;
+	char *before;
+
+	assert_int_equal(grove_fs_link_create(fx->root.fd, "ls", "../stow/ls", &fx->err), 0);
+	assert_int_equal(grove_fs_readlink_at(fx->root.fd, "ls", &text, &fx->err), 0);
+	assert_string_equal(text, "../stow/ls");
+	free(text);
+
+	build(fx, "f file mine\n");
+	before = tu_dump(fx->rootpath);
+	assert_int_equal(grove_fs_link_create(fx->root.fd, "file", "x", &fx->err), -EEXIST);
+	assert_string_equal(fx->err.msg, "create link 'file': File exists");
+	assert_int_equal(grove_fs_link_create(fx->root.fd, "ls", "x", &fx->err), -EEXIST);
+	{
+		char *after = tu_dump(fx->rootpath);
+
+		assert_string_equal(before, after);
+		free(after);
+	}
+	free(before);
+}
+
+static void
+test_fs_link_replace(void **state)
+{
+	struct fx *fx = *state;
+	char *text = NULL;
+
+	build(fx, "l a old\n");
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "a", "old", "new", &fx->err), 0);
+	assert_int_equal(grove_fs_readlink_at(fx->root.fd, "a", &text, &fx->err), 0);
+	assert_string_equal(text, "new");
+	free(text);
+	{
+		char *dump = tu_dump(fx->rootpath);
+
+		assert_string_equal(dump, "l a new\n"); /* no temporary left behind */
+		free(dump);
+	}
+}
+
+static void
+test_fs_link_replace_refuses(void **state)
+{
+	struct fx *fx = *state;
+	const char *spec = "l a other\nf file data\nd dir\nf dir/x x\n";
+	char *before, *after;
+
+	build(fx, spec);
+	before = tu_dump(fx->rootpath);
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "a", "old", "new", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	assert_non_null(strstr(fx->err.msg, "'a'"));
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "file", "old", "new", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "dir", "old", "new", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "missing", "old", "new", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	after = tu_dump(fx->rootpath);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void
+test_fs_link_remove(void **state)
+{
+	struct fx *fx = *state;
+	char *dump;
+
+	build(fx, "l a ../stow/a\nf keep k\n");
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "f keep k\n");
+	free(dump);
+}
+
+static void
+test_fs_link_remove_refuses(void **state)
+{
+	struct fx *fx = *state;
+	char *before, *after;
+
+	build(fx, "f file data\nd dir\nf dir/x x\nd empty\nl other ../elsewhere\n");
+	before = tu_dump(fx->rootpath);
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "file", "t", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	assert_string_equal(fx->err.msg, "remove link 'file': not a link to 't'");
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "dir", "t", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "empty", "t", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "other", "t", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "missing", "t", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	after = tu_dump(fx->rootpath);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void
+test_fs_mkdir(void **state)
+{
+	struct fx *fx = *state;
+	struct stat st;
+	int fd;
+
+	fd = grove_fs_mkdir(fx->root.fd, "d", 0755, &fx->err);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	/* The fd is the new folder: a link made through it lands inside. */
+	assert_int_equal(grove_fs_link_create(fd, "in", "x", &fx->err), 0);
+	close(fd);
+	{
+		char *dump = tu_dump(fx->rootpath);
+
+		assert_string_equal(dump, "d d\nl d/in x\n");
+		free(dump);
+	}
+	assert_int_equal(grove_fs_mkdir(fx->root.fd, "d", 0755, &fx->err), -EEXIST);
+	assert_string_equal(fx->err.msg, "create folder 'd': File exists");
+}
+
+static void
+test_fs_rmdir(void **state)
+{
+	struct fx *fx = *state;
+	char *dump;
+
+	build(fx, "d empty\nd full\nf full/x x\nl link empty\n");
+	assert_int_equal(grove_fs_rmdir(fx->root.fd, "full", &fx->err), -ENOTEMPTY);
+	assert_int_equal(grove_fs_rmdir(fx->root.fd, "link", &fx->err), -ENOTDIR);
+	assert_int_equal(grove_fs_rmdir(fx->root.fd, "empty", &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "d full\nf full/x x\nl link empty\n");
+	free(dump);
+}
+
+static void
+test_fs_exchange(void **state)
+{
+	struct fx *fx = *state;
+	char *dump;
+
+	build(fx, "d dir\nf dir/x x\nl lnk target\n");
+	assert_int_equal(grove_fs_exchange(fx->root.fd, "dir", "lnk", &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "l dir target\nd lnk\nf lnk/x x\n");
+	free(dump);
+	assert_int_equal(grove_fs_exchange(fx->root.fd, "dir", "missing", &fx->err), -ENOENT);
+}
+
+static void
+test_fs_move(void **state)
+{
+	struct fx *fx = *state;
+	char *dump;
+	int sub;
+
+	build(fx, "f a A\nd sub\nf sub/b B\n");
+	sub = grove_fs_open_dir_beneath(fx->root.fd, "sub", &fx->err);
+	assert_true(sub >= 0);
+	assert_int_equal(grove_fs_move(fx->root.fd, "a", sub, "b", RENAME_NOREPLACE, &fx->err),
+			 -EEXIST);
+	assert_int_equal(grove_fs_move(fx->root.fd, "a", sub, "c", RENAME_NOREPLACE, &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "d sub\nf sub/b B\nf sub/c A\n");
+	free(dump);
+	/* flags 0 replaces, as Stow's --adopt does. */
+	assert_int_equal(grove_fs_move(sub, "c", sub, "b", 0, &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "d sub\nf sub/b A\n");
+	free(dump);
+	close(sub);
+}
+
+static void
+test_fs_unlink_file(void **state)
+{
+	struct fx *fx = *state;
+	char *dump;
+
+	build(fx, "f a A\nd d\nl l x\n");
+	assert_int_equal(grove_fs_unlink_file(fx->root.fd, "d", &fx->err), -GROVE_E_PRECONDITION);
+	assert_int_equal(grove_fs_unlink_file(fx->root.fd, "a", &fx->err), 0);
+	assert_int_equal(grove_fs_unlink_file(fx->root.fd, "l", &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "d d\n");
+	free(dump);
+}
+
+static void
+test_fs_open_dir_beneath(void **state)
+{
+	struct fx *fx = *state;
+	struct stat st;
+	int fd;
+
+	build(fx, "d a/b/c\nl sneaky ../outside\nl inner a\nd a/real\nl a/real/up ../..\n");
+	fd = grove_fs_open_dir_beneath(fx->root.fd, "a/b/c", &fx->err);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = grove_fs_open_dir_beneath(fx->root.fd, "", &fx->err);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_true(st.st_ino == fx->root.ino);
+	close(fd);
+
+	/* A symlink anywhere on the way is refused, even one staying inside. */
+	assert_int_equal(grove_fs_open_dir_beneath(fx->root.fd, "sneaky", &fx->err), -ELOOP);
+	assert_non_null(strstr(fx->err.msg, "'sneaky'"));
+	assert_int_equal(grove_fs_open_dir_beneath(fx->root.fd, "inner/b", &fx->err), -ELOOP);
+	assert_int_equal(grove_fs_open_dir_beneath(fx->root.fd, "a/real/up", &fx->err), -ELOOP);
+	/* "..": out of the root. */
+	assert_int_equal(grove_fs_open_dir_beneath(fx->root.fd, "../outside", &fx->err), -EXDEV);
+	assert_int_equal(grove_fs_open_dir_beneath(fx->root.fd, "a/../../outside", &fx->err),
+			 -EXDEV);
+	assert_int_equal(grove_fs_open_dir_beneath(fx->root.fd, "/tmp", &fx->err), -EXDEV);
+	assert_int_equal(grove_fs_open_dir_beneath(fx->root.fd, "missing", &fx->err), -ENOENT);
+}
+
+static void
+test_fs_open_dir_at(void **state)
+{
+	struct fx *fx = *state;
+	int fd;
+
+	build(fx, "d a\nl b a\nf c c\n");
+	fd = grove_fs_open_dir_at(fx->root.fd, "a", &fx->err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(grove_fs_open_dir_at(fx->root.fd, "b", &fx->err), -ELOOP);
+	assert_int_equal(grove_fs_open_dir_at(fx->root.fd, "c", &fx->err), -ENOTDIR);
+}
+
+static void
+test_fs_stat_at(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_stat st;
+
+	build(fx, "d d\nl l d\nf f 12345\np p\n");
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "d", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_DIR);
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "l", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_LINK);
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "f", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_REG);
+	assert_int_equal(st.size, 5);
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "p", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_OTHER);
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "missing", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_NONE);
+}
+
+static void
+test_fs_stat_beneath_follow(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_stat st;
+
+	build(fx, "d pkg\nf pkg/file data\nl good pkg/file\nl gooddir pkg\n"
+		  "l escape ../outside/secret\nl abs /etc\nl loop1 loop2\nl loop2 loop1\n"
+		  "l dangling pkg/nothing\n");
+	assert_int_equal(grove_fs_stat_beneath_follow(fx->root.fd, "good", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_REG);
+	assert_int_equal(grove_fs_stat_beneath_follow(fx->root.fd, "gooddir/file", &st, &fx->err),
+			 0);
+	assert_int_equal(st.type, GROVE_FT_REG);
+	assert_int_equal(grove_fs_stat_beneath_follow(fx->root.fd, "escape", &st, &fx->err),
+			 -EXDEV);
+	assert_non_null(strstr(fx->err.msg, "'escape'"));
+	assert_int_equal(grove_fs_stat_beneath_follow(fx->root.fd, "abs", &st, &fx->err), -EXDEV);
+	assert_int_equal(grove_fs_stat_beneath_follow(fx->root.fd, "loop1", &st, &fx->err), -ELOOP);
+	st.type = GROVE_FT_DIR;
+	assert_int_equal(grove_fs_stat_beneath_follow(fx->root.fd, "dangling", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_NONE);
+}
+
+static void
+test_fs_readlink_at(void **state)
+{
+	struct fx *fx = *state;
+	char longtext[3001];
+	char *text = NULL;
+
+	memset(longtext, 'x', sizeof(longtext) - 1);
+	longtext[sizeof(longtext) - 1] = '\0';
+	build(fx, "f file f\n");
+	assert_int_equal(symlinkat(longtext, fx->root.fd, "long"), 0);
+	assert_int_equal(grove_fs_readlink_at(fx->root.fd, "long", &text, &fx->err), 0);
+	assert_string_equal(text, longtext);
+	free(text);
+	text = NULL;
+	assert_int_equal(grove_fs_readlink_at(fx->root.fd, "file", &text, &fx->err), -EINVAL);
+	assert_null(text);
+	assert_int_equal(grove_fs_readlink_at(fx->root.fd, "missing", &text, &fx->err), -ENOENT);
+}
+
+static void
+test_fs_list(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_dirent *ents = NULL;
+	size_t n = 99;
+	int fd;
+
+	build(fx, "d list\nf list/b b\nd list/a\nl list/C x\nf list/_z z\np list/fifo\n"
+		  "f list/.hidden h\nd list/empty\n");
+	fd = grove_fs_open_dir_beneath(fx->root.fd, "list", &fx->err);
+	assert_true(fd >= 0);
+	for (int pass = 0; pass < 2; pass++) { /* the same fd lists twice */
+		assert_int_equal(grove_fs_list(fd, &ents, &n, &fx->err), 0);
+		assert_int_equal(n, 7);
+		/* bytewise: '.' < 'C' < '_' < 'a' */
+		assert_string_equal(ents[0].name, ".hidden");
+		assert_string_equal(ents[1].name, "C");
+		assert_int_equal(ents[1].type, GROVE_FT_LINK);
+		assert_string_equal(ents[2].name, "_z");
+		assert_int_equal(ents[2].type, GROVE_FT_REG);
+		assert_string_equal(ents[3].name, "a");
+		assert_int_equal(ents[3].type, GROVE_FT_DIR);
+		assert_string_equal(ents[4].name, "b");
+		assert_string_equal(ents[5].name, "empty");
+		assert_string_equal(ents[6].name, "fifo");
+		assert_int_equal(ents[6].type, GROVE_FT_OTHER);
+		grove_dirents_free(ents, n);
+	}
+	close(fd);
+
+	fd = grove_fs_open_dir_beneath(fx->root.fd, "list/empty", &fx->err);
+	assert_int_equal(grove_fs_list(fd, &ents, &n, &fx->err), 0);
+	assert_int_equal(n, 0);
+	grove_dirents_free(ents, n);
+	close(fd);
+	grove_dirents_free(NULL, 0);
+}
+
+static void
+test_fs_list_many(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_dirent *ents = NULL;
+	size_t n = 0;
+	char name[32];
+	int fd = grove_fs_mkdir(fx->root.fd, "many", 0755, &fx->err);
+
+	/* More entries than one getdents64 buffer holds. */
+	for (int i = 1999; i >= 0; i--) {
+		snprintf(name, sizeof(name), "entry-with-a-long-name-%04d", i);
+		assert_int_equal(grove_fs_link_create(fd, name, "x", &fx->err), 0);
+	}
+	assert_int_equal(grove_fs_list(fd, &ents, &n, &fx->err), 0);
+	assert_int_equal(n, 2000);
+	for (size_t i = 1; i < n; i++)
+		assert_true(strcmp(ents[i - 1].name, ents[i].name) < 0);
+	grove_dirents_free(ents, n);
+	close(fd);
+}
+
+static void
+test_fs_read_file_at(void **state)
+{
+	struct fx *fx = *state;
+	char *buf = NULL;
+	size_t len = 0;
+
+	build(fx, "f f hello\nl l f\np p\nd d\n");
+	assert_int_equal(grove_fs_read_file_at(fx->root.fd, "f", 100, &buf, &len, &fx->err), 0);
+	assert_string_equal(buf, "hello");
+	assert_int_equal(len, 5);
+	free(buf);
+	assert_int_equal(grove_fs_read_file_at(fx->root.fd, "f", 5, &buf, &len, &fx->err), 0);
+	assert_string_equal(buf, "hello");
+	free(buf);
+	buf = NULL;
+	assert_int_equal(grove_fs_read_file_at(fx->root.fd, "f", 4, &buf, &len, &fx->err), -EFBIG);
+	assert_int_equal(grove_fs_read_file_at(fx->root.fd, "l", 100, &buf, &len, &fx->err),
+			 -ELOOP);
+	assert_int_equal(grove_fs_read_file_at(fx->root.fd, "p", 100, &buf, &len, &fx->err),
+			 -EINVAL);
+	assert_int_equal(grove_fs_read_file_at(fx->root.fd, "d", 100, &buf, &len, &fx->err),
+			 -EINVAL);
+	assert_null(buf);
+}
+
+static void
+test_fs_read_config_file(void **state)
+{
+	struct fx *fx = *state;
+	char *path = tu_path(fx->dir, "rc");
+	char *missing = tu_path(fx->dir, "norc");
+	char *buf = (char *)"unset";
+	size_t len = 7;
+
+	tu_build(fx->dir, "f real-rc --verbose\nl rc real-rc\n");
+	assert_int_equal(grove_fs_read_config_file(path, 1000, &buf, &len, &fx->err), 0);
+	assert_string_equal(buf, "--verbose");
+	assert_int_equal(len, 9);
+	free(buf);
+	assert_int_equal(grove_fs_read_config_file(missing, 1000, &buf, &len, &fx->err), 0);
+	assert_null(buf);
+	assert_int_equal(len, 0);
+	free(path);
+	free(missing);
+}
+
+static void
+test_fs_temp_name(void **state)
+{
+	char a[256], b[256], longbase[400];
+
 	(void)state;
+	grove_fs_temp_name(a, sizeof(a), "bin");
+	grove_fs_temp_name(b, sizeof(b), "bin");
+	assert_true(strncmp(a, ".grove-tmp.", 11) == 0);
+	assert_non_null(strstr(a, ".bin"));
+	assert_string_not_equal(a, b);
+	memset(longbase, 'n', sizeof(longbase) - 1);
+	longbase[sizeof(longbase) - 1] = '\0';
+	grove_fs_temp_name(a, sizeof(a), longbase);
+	assert_true(strlen(a) <= NAME_MAX);
+	assert_null(strchr(a, '/'));
+}
+
+static void
+test_fs_sync_and_close(void **state)
+{
+	struct fx *fx = *state;
+	int fd = dup(fx->root.fd);
+
+	assert_int_equal(grove_fs_sync(fd, &fx->err), 0);
+	errno = 1234;
+	assert_int_equal(grove_fd_close(fd), -1);
+	assert_int_equal(errno, 1234);
+	assert_int_equal(grove_fd_close(-1), -1);
+	assert_int_equal(grove_fs_sync(-1, &fx->err), -EBADF);
+}
+
+static void
+test_fs_open_beneath_follow(void **state)
+{
+	struct fx *fx = *state;
+	int fd;
+
+	build(fx, "d pkg\nf pkg/f x\nl in pkg\nl out ../outside\n");
+	fd = grove_fs_open_beneath(fx->root.fd, "in/f", O_RDONLY, true, &fx->err);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	assert_int_equal(grove_fs_open_beneath(fx->root.fd, "in/f", O_RDONLY, false, &fx->err),
+			 -ELOOP);
+	assert_int_equal(grove_fs_open_beneath(fx->root.fd, "out/secret", O_RDONLY, true, &fx->err),
+			 -EXDEV);
 }
 
 int
 main(void)
 {
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+		T(test_fs_root_open),
+		T(test_fs_link_create),
+		T(test_fs_link_replace),
+		T(test_fs_link_replace_refuses),
+		T(test_fs_link_remove),
+		T(test_fs_link_remove_refuses),
+		T(test_fs_mkdir),
+		T(test_fs_rmdir),
+		T(test_fs_exchange),
+		T(test_fs_move),
+		T(test_fs_unlink_file),
+		T(test_fs_open_dir_beneath),
+		T(test_fs_open_dir_at),
+		T(test_fs_stat_at),
+		T(test_fs_stat_beneath_follow),
+		T(test_fs_readlink_at),
+		T(test_fs_list),
+		T(test_fs_list_many),
+		T(test_fs_read_file_at),
+		T(test_fs_read_config_file),
+		T(test_fs_temp_name),
+		T(test_fs_sync_and_close),
+		T(test_fs_open_beneath_follow),
 	};
+#undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Lexical path arithmetic as GNU Stow does it (join_paths, parent, canonpath, abs2rel); no I/O. */
+#ifndef GROVE_PATH_H
+#define GROVE_PATH_H
+
+#include <stdbool.h>
+
+/*
+ * All results are malloc'd strings (NULL only on allocation failure).
+ *
+ * grove_path_canon: File::Spec::Unix->canonpath: collapses "//", drops "."
+ * components and a trailing '/', keeps ".." ("./a/" -> "a", "" -> "").
+ *
+ * grove_path_join: Stow::Util::join_paths(a, b): canonpath each part, an
+ * absolute part restarts the result, then "x/.." pairs are removed lexically
+ * where x does not start with ".." ("bin/../../stow/a" -> "../stow/a").
+ *
+ * grove_path_parent: Stow::Util::parent: drop the last component ("a/b" ->
+ * "a", "a" -> "").
+ *
+ * grove_path_abs2rel: File::Spec->abs2rel(path, base) for two canonical
+ * absolute paths ("/a/s", "/a/t" -> "../s"; equal paths -> ".").
+ */
+char *grove_path_canon(const char *path);
+char *grove_path_join(const char *a, const char *b);
+char *grove_path_parent(const char *path);
+char *grove_path_abs2rel(const char *path, const char *base);
+
+/* Number of '/' characters in path. */
+int grove_path_slashes(const char *path);
+
+/* If path starts with prefix + "/", returns the rest; else NULL. */
+const char *grove_path_strip_prefix(const char *path, const char *prefix);
+
+/* Stow's --dotfiles renaming of one name: "dot-X" -> ".X" unless X starts with '.'. */
+char *grove_dotfile_adjust(const char *name);
+/* Stow's reverse (compat unstow): ".X" -> "dot-X"; "." and ".." unchanged. */
+char *grove_dotfile_unadjust(const char *name);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The planner: a pure function from a scanned world and a request to a plan or the full list of conflicts. */
+#ifndef GROVE_PLANNER_H
+#define GROVE_PLANNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grove/error.h"
+#include "grove/ignore.h"
+#include "grove/plan.h"
+#include "grove/world.h"
+
+struct grove_plan_opts {
+	bool no_folding;
+	bool adopt;
+	bool dotfiles;
+	bool compat;
+	const struct grove_pattern_set *ignore;   /* may be NULL */
+	const struct grove_pattern_set *defer;    /* may be NULL */
+	const struct grove_pattern_set *override; /* may be NULL */
+};
+
+/*
+ * Plans unstowing the packages in unstow, then stowing those in stow, as GNU
+ * Stow 2.4 does (tree folding and unfolding, ownership by link text, ignore
+ * lists, --defer/--override, --adopt, --dotfiles, --no-folding, -p), but over
+ * the in-memory world: no syscalls. w->target's current state is changed to
+ * what the plan leaves; plan receives the ops (the difference between the
+ * scanned and the planned target) or, if anything conflicts, every conflict
+ * and no ops. Warnings (skipped stow dirs, ignored absolute links) go to
+ * plan->warnings. Returns 0 (conflicts are not an error) or a negative code.
+ */
+int grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
+		      char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
+		      struct grove_plan *plan, struct grove_error *err);
+
+#endif

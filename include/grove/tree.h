@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* In-memory trees: what the scan found (package trees, the target) and, for the target, what the plan leaves. */
+#ifndef GROVE_TREE_H
+#define GROVE_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grove/fs.h"
+
+/*
+ * One entry. A target node carries two states: orig_* is what the scan found
+ * on disk, type/link is what the plan leaves there; the planner only ever
+ * changes the latter, and the plan is the difference. Package (stow dir)
+ * nodes have orig == current.
+ *
+ * For a link, dest_type says what following it finds (GROVE_FT_NONE when
+ * dangling, GROVE_FT_UNKNOWN when the scan did not look). A folder - or a link
+ * to a folder inside a package - is "listed" when kids holds every entry.
+ */
+struct grove_node {
+	char *name;
+	struct grove_node *parent;
+	enum grove_ftype orig_type;
+	char *orig_link;
+	enum grove_ftype type;
+	char *link;
+	enum grove_ftype dest_type;
+	bool listed;
+	bool escapes; /* a package link that leaves the stow dir or loops */
+	char *adopt_to; /* target node: the plan moves the file here (stow-relative) */
+	struct grove_node **kids;
+	size_t n_kids, cap_kids;
+	struct grove_node **index; /* open-addressing hash of kids by name, or NULL */
+	size_t index_cap;
+};
+
+/* A new node with orig == current state; link is copied (may be NULL). */
+struct grove_node *grove_node_new(const char *name, enum grove_ftype type, const char *link);
+
+/* Frees node and its subtree; accepts NULL; returns NULL. */
+struct grove_node *grove_node_free(struct grove_node *node);
+
+/* The child called name, or NULL. */
+struct grove_node *grove_node_child(const struct grove_node *node, const char *name);
+
+/* Adds child (which must not have a sibling of the same name). Returns 0 or -ENOMEM. */
+int grove_node_add(struct grove_node *node, struct grove_node *child);
+
+/* Follows a relative path ("a/b", "" or "." for node itself) through kids, or NULL. */
+struct grove_node *grove_node_lookup(const struct grove_node *node, const char *relpath);
+
+/* The kids sorted bytewise by name, in a new array (caller frees the array only). */
+struct grove_node **grove_node_sorted_kids(const struct grove_node *node);
+
+/* Sets the current link text (copied; NULL for none). Returns 0 or -ENOMEM. */
+int grove_node_set_link(struct grove_node *node, const char *text);
+
+/* The node's path relative to the tree's root, malloc'd ("" for the root). */
+char *grove_node_path(const struct grove_node *node);
+
+#define grove_node_foreach_child(node, kid)                                                   \
+	for (struct grove_node **kid##_it = (node)->kids, *kid = kid##_it ? *kid##_it : NULL; \
+	     kid##_it && kid##_it < (node)->kids + (node)->n_kids;                            \
+	     kid = (++kid##_it < (node)->kids + (node)->n_kids) ? *kid##_it : NULL)
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The world a plan is made from: the scanned target, the stow dir's packages, and the scan that fills them. */
+#ifndef GROVE_WORLD_H
+#define GROVE_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grove/error.h"
+#include "grove/fs.h"
+#include "grove/ignore.h"
+#include "grove/tree.h"
+
+struct grove_world_pkg {
+	char *name;
+	/* The package's .stow-local-ignore list, or NULL to use the global one. */
+	struct grove_ignore_list *local_ignore;
+	bool ignore_loaded;
+};
+
+/*
+ * target: the target's root folder, with every folder the plan may visit
+ * listed (all entries, link texts, and for links into the stow dir what they
+ * resolve to there).
+ *
+ * stow: a sparse model of the stow dir. Requested packages are loaded whole
+ * (links to folders inside a package carry the followed folder's listing);
+ * for other packages only the paths the target's links point at, and the
+ * subtrees the plan may unfold, are loaded. A node of type GROVE_FT_NONE
+ * records a path known to be missing; a missing node means "not scanned"
+ * (treated as missing).
+ */
+struct grove_world {
+	struct grove_node *target;
+	struct grove_node *stow;
+	char *stow_path; /* the stow dir relative to the target, e.g. "stow" or "../stow" */
+	struct grove_world_pkg *pkgs;
+	size_t n_pkgs, cap_pkgs;
+	struct grove_ignore_list *global_ignore; /* ~/.stow-global-ignore, or the built-in list */
+};
+
+void grove_world_init(struct grove_world *w);
+void grove_world_release(struct grove_world *w);
+
+/* The package record for name, or NULL. */
+struct grove_world_pkg *grove_world_pkg(const struct grove_world *w, const char *name);
+
+struct grove_scan_opts {
+	bool dotfiles;
+	bool full_target; /* compat unstow walks the whole target */
+};
+
+/*
+ * Fills w from the held roots for a request naming pkgs (the union of the
+ * packages to unstow and to stow). stow_path must already be set; the global
+ * ignore list must already be set. Reads only beneath the roots.
+ */
+int grove_scan(struct grove_world *w, const struct grove_root *stow,
+	       const struct grove_root *target, char *const *pkgs, size_t n_pkgs,
+	       const struct grove_scan_opts *opts, struct grove_error *err);
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Small internal helpers: scoped cleanup, string building. */
+#ifndef GROVE_UTIL_H
+#define GROVE_UTIL_H
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static inline void
+grove_freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void
+grove_closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+
+#define cleanup_free __attribute__((cleanup(grove_freep)))
+#define cleanup_fd   __attribute__((cleanup(grove_closep)))
+
+static inline void *
+grove_steal_ptr(void *pp)
+{
+	void **p = pp;
+	void *v = *p;
+	*p = NULL;
+	return v;
+}
+
+static inline int
+grove_steal_fd(int *fd)
+{
+	int v = *fd;
+	*fd = -1;
+	return v;
+}
+
+#define steal_ptr(p) grove_steal_ptr(&(p))
+#define steal_fd(fd) grove_steal_fd(&(fd))
+
+/* asprintf that returns NULL on failure. */
+char *grove_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,531 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Differential test: random scenarios run on GNU Stow 2.4.1 and on grove, whose resulting trees must agree.
+"""Differential test of grove against GNU Stow 2.4.1.
+
+Each scenario (one integer seed) builds a stow dir, packages and a target in a fresh temp dir, copies it, then
+runs 1-4 operations with the same argv on both copies: Stow on WORK/a, grove on WORK/b.  After each operation it
+compares the exit status (zero or not) and a listing of every entry under each copy (type, link text, file
+contents).  Python 3 standard library only.
+
+    stowdiff.py --stow-cmd 'perl -I LIB STOW' --grove PATH [--seed S] [--count N] [--only SEED] [--keep]
+"""
+
+import argparse
+import difflib
+import hashlib
+import multiprocessing
+import os
+import random
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+# ---------------------------------------------------------------------------------------------------------------
+# Known deliberate differences.  Where Stow itself is buggy, grove refuses or does better (DESIGN.md, "Reference
+# behaviour and known traps").  A difference in an operation that matches one of these is counted as "known", not
+# as a difference.  The lead mirrors this list in the docs: keep the two in step.
+KNOWN_KINDS = {
+    # Stow unstows a folder it wants to fold back while a dangling foreign link sits inside: it plans the fold,
+    # then dies half-way in process_tasks ("Could not remove directory"), leaving the target half-changed.
+    # grove leaves the folder unfolded and succeeds.
+    'dangling-link-in-fold': 'dangling foreign link inside a folder that unstow would fold: Stow dies half-way',
+    # Stow's unstow_node() recurses into a target folder even where the package has a file, and then dies with
+    # "unstow_contents() called with non-directory path".  grove does not die on it.
+    'folder-over-file': 'unstow with a target folder where the package has a file: Stow dies',
+    # A relative symlink inside a package that escapes the stow dir (or a symlink cycle) would make the target
+    # reach outside the roots grove was given; Stow links it blindly, grove refuses it as a conflict.
+    'escaping-package-link': 'package symlink escaping the stow dir, or a symlink cycle: grove refuses',
+}
+
+
+def classify_known(scn, op, stow_res, grove_res):
+    """Name the known kind that explains a difference in this operation, or None."""
+    err, grc = stow_res['stderr'], grove_res['rc']
+    # grove's side must be what the kind promises: success, or a clean refusal (exit 1), never a crash.
+    if stow_res['rc'] != 0 and 'Could not remove directory' in err and grc == 0:
+        return 'dangling-link-in-fold'
+    if stow_res['rc'] != 0 and 'unstow_contents() called with non-directory path' in err and grc in (0, 1):
+        return 'folder-over-file'
+    if set(op['pkgs']) & scn.escaping_pkgs and stow_res['rc'] == 0 and grc == 1:
+        return 'escaping-package-link'
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Scenario generation.  Everything below draws from one random.Random(seed), so a seed is a whole scenario.
+
+PKG_NAMES = ['alpha', 'beta', 'gamma', 'delta', 'eps']
+# Shared folders: overlap between packages is what makes folding and unfolding happen.
+FOLDERS = [
+    '', '', 'bin', 'bin', 'lib', 'lib', 'share', 'share/x', 'share/x', 'share/x/y', 'share/x/y/z', 'share/doc',
+    'etc', '.config', '.config/app', 'dot-config', 'dot-config/app', 'lib/dot-hidden', 'lib/pkgconfig',
+]
+FILES = ['f1', 'f2', 'f3', 'tool', 'notes.txt', 'data.conf', 'foo~', '.hidden', 'dot-rc', '#auto#', 'x.so',
+         'README.md', 'LICENSE']
+TOP_FILES = ['.bashrc', 'dot-bashrc', 'dot-profile', '.profile', 'README.md', 'README', 'LICENSE.txt', 'COPYING',
+             '.gitignore', 'Makefile', 'tool']
+LOCAL_IGNORE_LINES = ['f1', r'\.txt', '^/bin/tool', 'x', '# a comment', 'share', r'f[23]', '^/README.*',
+                      r'.+~', 'dot-rc']
+IGNORE_RES = ['f1', r'\.txt', 'tool', r'f[23]', 'y', r'.*\.so', 'rc']
+DEFER_RES = ['bin', 'share', 'share/x', 'lib', r'\.config', 'etc']
+ABS_LINK_TEXTS = ['/nonexistent/grove-diff', '/dev/null', '/usr', '/etc/passwd']
+
+
+def rel(frm_dir, to_path):
+    return os.path.relpath(to_path, frm_dir)
+
+
+class Scenario:
+    """Builds one copy of a scenario on disk; the description is kept for classification and reporting."""
+
+    def __init__(self, seed):
+        self.seed = seed
+        self.r = random.Random(seed)
+        r = self.r
+        self.layout = r.choice(['inner', 'inner', 'sibling', 'deep'])
+        if self.layout == 'inner':
+            self.stow_rel, self.target_rel = 'target/stow', 'target'
+        elif self.layout == 'sibling':
+            self.stow_rel, self.target_rel = 'stow', 'target'
+        else:
+            self.stow_rel, self.target_rel = 'opt/stowdir/s', 'home/u'
+        npkg = r.randint(1, 5)
+        self.pkgs = r.sample(PKG_NAMES, npkg)
+        self.escaping_pkgs = set()
+        self.dotfiles_bias = r.random() < 0.4
+        self.actions = []      # list of (kind, relpath, arg) applied to the copy root
+        self.pkg_files = {}    # pkg -> set of file relpaths inside the package (as named in the package)
+        self.pkg_dirs = {}     # pkg -> set of folder relpaths inside the package
+        self._gen()
+
+    # -- building ---------------------------------------------------------------------------------------------
+    def mkdir(self, p):
+        self.actions.append(('d', p, None))
+
+    def mkfile(self, p, content):
+        self.actions.append(('f', p, content))
+
+    def mklink(self, p, text):
+        self.actions.append(('l', p, text))
+
+    def _gen(self):
+        r = self.r
+        S, T = self.stow_rel, self.target_rel
+        self.mkdir(T)
+        self.mkdir(S)
+        self.mkdir('ext/d')
+        self.mkfile('ext/d/outside', 'outside\n')
+        if r.random() < 0.3:
+            self.mkfile(S + '/.stow', '')
+        for pkg in self.pkgs:
+            files, dirs = set(), set()
+            for _ in range(r.randint(1, 4)):
+                folder = r.choice(FOLDERS)
+                if folder:
+                    parts = folder.split('/')
+                    for i in range(1, len(parts) + 1):
+                        dirs.add('/'.join(parts[:i]))
+                names = TOP_FILES if not folder else FILES
+                for name in r.sample(names, r.randint(1, 3)):
+                    files.add(folder + '/' + name if folder else name)
+            # A file path must not also be a folder path in the same package.
+            files = {f for f in files if f not in dirs}
+            if r.random() < 0.15:
+                dirs.add('.git')
+                files.add('.git/config')
+            if r.random() < 0.1:
+                # An empty folder in the package.
+                d = r.choice(['empty', 'share/empty', 'lib/empty'])
+                if d not in files and not any(f.startswith(d + '/') for f in files):
+                    for i, _ in enumerate(d.split('/')):
+                        dirs.add('/'.join(d.split('/')[:i + 1]))
+            self.mkdir(S + '/' + pkg)
+            for d in sorted(dirs):
+                self.mkdir(S + '/' + pkg + '/' + d)
+            for f in sorted(files):
+                self.mkfile(S + '/' + pkg + '/' + f, '%s:%s\n' % (pkg, f))
+            if r.random() < 0.2:
+                lines = r.sample(LOCAL_IGNORE_LINES, r.randint(1, 3))
+                self.mkfile(S + '/' + pkg + '/.stow-local-ignore', '\n'.join(lines) + '\n')
+            # Relative symlinks inside the package.
+            flist = sorted(files)
+            if flist and r.random() < 0.35:
+                f = r.choice(flist)
+                d = os.path.dirname(f)
+                name = (d + '/' if d else '') + 'alias-' + pkg
+                if name not in files and name not in dirs:
+                    self.mklink(S + '/' + pkg + '/' + name, os.path.basename(f))
+                    files.add(name)
+            if flist and r.random() < 0.15:
+                # Link to a file in another folder of the same package.
+                f, g = r.choice(flist), r.choice(flist)
+                d = os.path.dirname(g)
+                name = (d + '/' if d else '') + 'cross-' + pkg
+                if name not in files and name not in dirs:
+                    self.mklink(S + '/' + pkg + '/' + name, rel(d or '.', f))
+                    files.add(name)
+            if dirs and r.random() < 0.1:
+                # Link to a sibling folder.
+                d = r.choice(sorted(dirs))
+                par = os.path.dirname(d)
+                name = (par + '/' if par else '') + 'dirlink'
+                if name not in files and name not in dirs:
+                    self.mklink(S + '/' + pkg + '/' + name, os.path.basename(d))
+                    files.add(name)
+            if r.random() < 0.08:
+                # Escapes the stow dir (to ext/d/outside within the copy), or a cycle.
+                d = r.choice(sorted(dirs) or [''])
+                name = (d + '/' if d else '') + 'escape'
+                if name not in files and name not in dirs:
+                    if r.random() < 0.6:
+                        here = os.path.dirname(S + '/' + pkg + '/' + name)
+                        self.mklink(S + '/' + pkg + '/' + name, rel(here, 'ext/d/outside'))
+                    else:
+                        self.mklink(S + '/' + pkg + '/' + name, 'escape')
+                    files.add(name)
+                    self.escaping_pkgs.add(pkg)
+            self.pkg_files[pkg] = files
+            self.pkg_dirs[pkg] = dirs
+        self._gen_target()
+
+    def _target_name(self, p, dotfiles=None):
+        if dotfiles is None:
+            dotfiles = self.dotfiles_bias
+        if not dotfiles:
+            return p
+        return '/'.join('.' + s[4:] if s.startswith('dot-') and len(s) > 4 else s for s in p.split('/'))
+
+    def _gen_target(self):
+        r = self.r
+        S, T = self.stow_rel, self.target_rel
+        made_dirs = set()
+
+        def ensure_dir(d):
+            parts = d.split('/') if d else []
+            for i in range(1, len(parts) + 1):
+                sub = '/'.join(parts[:i])
+                if sub not in made_dirs:
+                    made_dirs.add(sub)
+                    self.mkdir(T + '/' + sub)
+
+        taken = set()
+        all_files = [(p, f) for p in self.pkgs for f in sorted(self.pkg_files[p])]
+        all_dirs = [(p, d) for p in self.pkgs for d in sorted(self.pkg_dirs[p])]
+        n = r.randint(0, 5)
+        for _ in range(n):
+            kind = r.choice(['file', 'file', 'dir', 'dir', 'dir-over-file', 'file-over-dir', 'abs-link',
+                             'rel-link', 'dangling', 'stale', 'stowed', 'stowed-folder', 'fold-with-dangling',
+                             'other-stow'])
+            if kind in ('file', 'dir-over-file', 'abs-link', 'rel-link', 'dangling', 'stale', 'stowed') \
+                    and all_files:
+                pkg, f = r.choice(all_files)
+                tp = self._target_name(f)
+            elif all_dirs:
+                pkg, d = r.choice(all_dirs)
+                tp = self._target_name(d)
+            else:
+                continue
+            if tp in taken or any(tp.startswith(t + '/') for t in taken):
+                continue
+            if kind in ('dir', 'file-over-dir', 'dir-over-file', 'fold-with-dangling') and \
+                    any(t.startswith(tp + '/') for t in taken):
+                continue
+            parent = os.path.dirname(tp)
+            if any(parent == t or parent.startswith(t + '/') for t in taken):
+                continue
+            ensure_dir(parent)
+            here = T + '/' + parent if parent else T
+            pkg_path = S + '/' + pkg + '/' + (f if kind in ('file', 'dir-over-file', 'abs-link', 'rel-link',
+                                                           'dangling', 'stale', 'stowed') else d)
+            taken.add(tp)
+            if kind == 'file':
+                self.mkfile(T + '/' + tp, 'user:%s\n' % tp)
+            elif kind == 'file-over-dir':
+                self.mkfile(T + '/' + tp, 'user-file-over-dir\n')
+            elif kind == 'dir':
+                ensure_dir(tp)
+                if r.random() < 0.6:
+                    self.mkfile(T + '/' + tp + '/mine', 'user\n')
+            elif kind == 'dir-over-file':
+                ensure_dir(tp)
+                if r.random() < 0.5:
+                    self.mkfile(T + '/' + tp + '/mine', 'user\n')
+            elif kind == 'abs-link':
+                self.mklink(T + '/' + tp, r.choice(ABS_LINK_TEXTS))
+            elif kind == 'rel-link':
+                self.mklink(T + '/' + tp, rel(here, 'ext/d/outside'))
+            elif kind == 'dangling':
+                self.mklink(T + '/' + tp, r.choice(['nowhere', '../gone/x', 'missing-' + pkg]))
+            elif kind == 'stale':
+                # A link left by an earlier stow whose package entry has gone.
+                self.mklink(T + '/' + tp, rel(here, pkg_path) + '.old')
+            elif kind == 'stowed':
+                self.mklink(T + '/' + tp, rel(here, pkg_path))
+            elif kind == 'stowed-folder':
+                # A folded link left by an earlier stow.
+                self.mklink(T + '/' + tp, rel(here, pkg_path))
+            elif kind == 'fold-with-dangling':
+                # An unfolded folder holding this package's links and a dangling foreign link.
+                ensure_dir(tp)
+                for f in sorted(self.pkg_files[pkg]):
+                    if os.path.dirname(f) == d:
+                        self.mklink(T + '/' + self._target_name(f), rel(T + '/' + tp, S + '/' + pkg + '/' + f))
+                self.mklink(T + '/' + tp + '/dangling', r.choice(['nowhere', '../../gone']))
+            elif kind == 'other-stow':
+                # A link owned by another stow dir (marked with .stow), as that stow dir would have made it.
+                self.mkfile('other/.stow', '')
+                self.mkdir('other/zeta/' + tp)
+                self.mkfile('other/zeta/' + tp + '/thing', 'zeta\n')
+                self.mklink(T + '/' + tp, rel(here, 'other/zeta/' + tp))
+
+    def build(self, root):
+        for kind, p, arg in self.actions:
+            full = os.path.join(root, p)
+            if kind == 'd':
+                os.makedirs(full, exist_ok=True)
+            elif kind == 'f':
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                if os.path.lexists(full) and os.path.isdir(full) and not os.path.islink(full):
+                    continue
+                with open(full, 'w') as fh:
+                    fh.write(arg)
+            else:
+                os.makedirs(os.path.dirname(full), exist_ok=True)
+                if not os.path.lexists(full):
+                    os.symlink(arg, full)
+
+    # -- operations -------------------------------------------------------------------------------------------
+    def gen_ops(self):
+        r = self.r
+        ops = []
+        for _ in range(r.randint(1, 4)):
+            opts = []
+            dotfiles = self.dotfiles_bias if r.random() < 0.85 else not self.dotfiles_bias
+            if dotfiles:
+                opts.append('--dotfiles')
+            if r.random() < 0.15:
+                opts.append('--no-folding')
+            if r.random() < 0.1:
+                opts.append('--adopt')
+            if r.random() < 0.1:
+                opts += self._re_opt('--ignore', IGNORE_RES)
+            if r.random() < 0.08:
+                opts += self._re_opt('--defer', DEFER_RES)
+            if r.random() < 0.08:
+                opts += self._re_opt('--override', DEFER_RES)
+            shape = r.choice(['S', 'S', 'S', 'D', 'D', 'R', 'DS', 'SD', 'bare'])
+            actions, pkgs = [], []
+            for letter in (shape if shape != 'bare' else 'x'):
+                sel = r.sample(self.pkgs, r.randint(1, min(3, len(self.pkgs))))
+                if r.random() < 0.03:
+                    sel.append('nosuchpkg')
+                pkgs += sel
+                actions += ([] if letter == 'x' else ['-' + letter]) + sel
+            if 'D' in shape and r.random() < 0.15:
+                opts.append('-p')
+            spelling = r.choice(['short'] * 6 + ['long', 'long-sep'])
+            ops.append({'opts': opts, 'actions': actions, 'pkgs': pkgs, 'spelling': spelling})
+        return ops
+
+    def _re_opt(self, name, pool):
+        rx = self.r.choice(pool)
+        return [name + '=' + rx] if self.r.random() < 0.5 else [name, rx]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running and comparing.
+
+def listing(root):
+    """Every entry under root, relative to it: type, link text, file contents (not mtimes)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            full = os.path.join(dirpath, name)
+            relp = os.path.relpath(full, root)
+            if os.path.islink(full):
+                out.append('%s -> %s' % (relp, os.readlink(full)))
+            elif os.path.isdir(full):
+                out.append(relp + '/')
+            elif os.path.isfile(full):
+                with open(full, 'rb') as fh:
+                    data = fh.read()
+                if len(data) <= 64 and b'\n' not in data[:-1]:
+                    out.append('%s = %r' % (relp, data))
+                else:
+                    out.append('%s = sha256:%s' % (relp, hashlib.sha256(data).hexdigest()[:16]))
+            else:
+                out.append(relp + ' (special)')
+        # os.walk does not descend into symlinked folders (followlinks=False), so links are listed as links.
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+    return sorted(out)
+
+
+def clean_env(home):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ('STOW_DIR', 'GROVE_STATE_DIR', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME',
+                        'PERL5LIB', 'PERL5OPT', 'NO_COLOR')}
+    env['HOME'] = home
+    env['LC_ALL'] = 'C'
+    return env
+
+
+def run_tool(cmd, argv, home, cwd):
+    try:
+        p = subprocess.run(cmd + argv, cwd=cwd, env=clean_env(home), stdin=subprocess.DEVNULL,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        return {'rc': p.returncode, 'stderr': p.stderr.decode('utf-8', 'replace'),
+                'stdout': p.stdout.decode('utf-8', 'replace')}
+    except subprocess.TimeoutExpired:
+        return {'rc': 'timeout', 'stderr': 'timed out after 60s', 'stdout': ''}
+
+
+def run_scenario(args):
+    seed, stow_cmd, grove_cmd, keep, tmpbase = args
+    scn = Scenario(seed)
+    ops = scn.gen_ops()
+    work = tempfile.mkdtemp(prefix='stowdiff-%d-' % seed, dir=tmpbase)
+    res = {'seed': seed, 'ops': 0, 'diffs': [], 'known': [], 'work': work}
+    try:
+        a, b = os.path.join(work, 'a'), os.path.join(work, 'b')
+        scn.build(a)
+        shutil.copytree(a, b, symlinks=True)
+        for d in ('ha', 'hb', 'ca', 'cb'):
+            os.mkdir(os.path.join(work, d))
+        for i, op in enumerate(ops):
+            def argv(root):
+                d, t = os.path.join(root, scn.stow_rel), os.path.join(root, scn.target_rel)
+                dt = {'short': ['-d', d, '-t', t], 'long': ['--dir=' + d, '--target=' + t],
+                      'long-sep': ['--target', t, '--dir', d]}[op['spelling']]
+                return dt + op['opts'] + op['actions']
+            res['ops'] += 1
+            sr = run_tool(stow_cmd, argv(a), os.path.join(work, 'ha'), os.path.join(work, 'ca'))
+            gr = run_tool(grove_cmd, argv(b), os.path.join(work, 'hb'), os.path.join(work, 'cb'))
+            la, lb = listing(a), listing(b)
+            problems = []
+            if (sr['rc'] == 0) != (gr['rc'] == 0) or gr['rc'] == 'timeout' or \
+                    (isinstance(gr['rc'], int) and gr['rc'] < 0):
+                problems.append('exit status: stow %s, grove %s' % (sr['rc'], gr['rc']))
+            if la != lb:
+                problems.append('trees differ')
+            for d in ('ha', 'hb', 'ca', 'cb'):
+                # Nothing may appear in the empty cwd; HOME may hold grove's state only.
+                if d.startswith('c') and os.listdir(os.path.join(work, d)):
+                    problems.append('%s: cwd not empty: %s' % (d, os.listdir(os.path.join(work, d))))
+            if not problems:
+                continue
+            entry = {'op': i + 1, 'argv': 'grove ' + ' '.join(shlex.quote(x) for x in
+                                                               argv('WORK/b')),
+                     'problems': problems, 'stow': sr, 'grove': gr,
+                     'diff': ''.join(difflib.unified_diff([l + '\n' for l in la], [l + '\n' for l in lb],
+                                                          'stow (WORK/a)', 'grove (WORK/b)', n=2))}
+            kind = classify_known(scn, op, sr, gr)
+            if kind:
+                entry['kind'] = kind
+                res['known'].append(entry)
+            else:
+                res['diffs'].append(entry)
+            break  # the copies have diverged: later ops would only repeat the difference
+    except Exception as exc:  # a harness bug must show, not hide the rest of the run
+        res['diffs'].append({'op': res['ops'], 'argv': '(harness)', 'problems': ['harness error: %r' % exc],
+                             'stow': {'stderr': ''}, 'grove': {'stderr': ''}, 'diff': ''})
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return res
+
+
+def describe(scn):
+    lines = ['layout %s: stow dir %s, target %s; packages %s' % (scn.layout, scn.stow_rel, scn.target_rel,
+                                                                 ' '.join(scn.pkgs))]
+    return lines
+
+
+def report(res, out):
+    for kind_list, label in ((res['diffs'], 'DIFFERENCE'), (res['known'], 'known')):
+        for e in kind_list:
+            if label == 'known':
+                out.write('known [%s]: seed %d op %d: %s\n' % (e['kind'], res['seed'], e['op'], e['argv']))
+                continue
+            out.write('=' * 78 + '\n')
+            out.write('DIFFERENCE: seed %d op %d: %s\n' % (res['seed'], e['op'], e['argv']))
+            for p in e['problems']:
+                out.write('  %s\n' % p)
+            for tool in ('stow', 'grove'):
+                err = e[tool]['stderr'].strip()
+                if err:
+                    out.write('  %s stderr:\n' % tool)
+                    for line in err.splitlines()[:15]:
+                        out.write('    | %s\n' % line)
+            if e['diff']:
+                out.write(e['diff'])
+            out.write('  replay: stowdiff.py --only %d --keep ...\n' % res['seed'])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--stow-cmd', required=True, help='command that runs Stow 2.4.1 (shell words)')
+    ap.add_argument('--grove', required=True, help='grove binary (or a wrapper) to test')
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--count', type=int, default=300)
+    ap.add_argument('--only', type=int, help='replay one scenario seed')
+    ap.add_argument('--keep', action='store_true', help='keep the scenario dirs (printed)')
+    ap.add_argument('--jobs', type=int, default=2)
+    ap.add_argument('--show', action='store_true', help='print each scenario and its ops')
+    ns = ap.parse_args()
+
+    stow_cmd = shlex.split(ns.stow_cmd)
+    grove_cmd = [os.path.abspath(ns.grove)]
+    seeds = [ns.only] if ns.only is not None else list(range(ns.seed, ns.seed + ns.count))
+    tmpbase = tempfile.mkdtemp(prefix='stowdiff-')
+    t0 = time.time()
+    work = [(s, stow_cmd, grove_cmd, ns.keep, tmpbase) for s in seeds]
+    nops = ndiff = 0
+    known = {}
+    out = sys.stdout
+    try:
+        if ns.jobs > 1 and len(seeds) > 1:
+            pool = multiprocessing.Pool(ns.jobs)
+            results = pool.imap(run_scenario, work)
+        else:
+            pool = None
+            results = map(run_scenario, work)
+        for res in results:
+            if ns.show:
+                scn = Scenario(res['seed'])
+                out.write('seed %d: %s\n' % (res['seed'], describe(scn)[0]))
+                for kind, p, arg in scn.actions:
+                    out.write('  %s %s%s\n' % (kind, p, '' if arg is None else ' ' + repr(arg)))
+                for op in scn.gen_ops():
+                    out.write('  op: %s\n' % ' '.join(op['opts'] + op['actions']))
+            nops += res['ops']
+            ndiff += len(res['diffs'])
+            for e in res['known']:
+                known[e['kind']] = known.get(e['kind'], 0) + 1
+            report(res, out)
+            if ns.keep:
+                out.write('seed %d kept in %s\n' % (res['seed'], res['work']))
+            out.flush()
+        if pool:
+            pool.close()
+            pool.join()
+    finally:
+        if not ns.keep:
+            shutil.rmtree(tmpbase, ignore_errors=True)
+    nknown = sum(known.values())
+    if known:
+        out.write('known differences by kind:\n')
+        for k in KNOWN_KINDS:
+            if k in known:
+                out.write('  %-24s %4d  (%s)\n' % (k, known[k], KNOWN_KINDS[k]))
+    out.write('time: %.1fs\n' % (time.time() - t0))
+    out.write('diff: %d scenarios, %d ops, %d differences, %d known\n' % (len(seeds), nops, ndiff, nknown))
+    return 1 if ndiff else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
