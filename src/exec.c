@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The executor: applies a plan op by op through the fs layer and undoes it in reverse on failure. */
+/* The executor: applies a plan op by op through the fs layer and undoes it in reverse on failure.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -74,8 +75,9 @@ static const char *
 kind_name(enum grove_op_kind kind)
 {
 	static const char *const names[] = {
-		[GROVE_OP_MKDIR] = "mkdir",   [GROVE_OP_LINK] = "link",   [GROVE_OP_UNLINK] = "unlink",
-		[GROVE_OP_RELINK] = "relink", [GROVE_OP_RMDIR] = "rmdir", [GROVE_OP_UNFOLD] = "unfold",
+		[GROVE_OP_MKDIR] = "mkdir",   [GROVE_OP_LINK] = "link",
+		[GROVE_OP_UNLINK] = "unlink", [GROVE_OP_RELINK] = "relink",
+		[GROVE_OP_RMDIR] = "rmdir",   [GROVE_OP_UNFOLD] = "unfold",
 		[GROVE_OP_FOLD] = "fold",     [GROVE_OP_ADOPT] = "adopt",
 	};
 
@@ -120,7 +122,8 @@ split(const char *path, char **ret_dir, const char **ret_name)
 	return 0;
 }
 
-/* The path an op acts on: its own, or re-rooted from a block's folder to where that is being built. */
+/* The path an op acts on: its own, or re-rooted from a block's folder to where that is being built.
+ */
 static char *
 map_path(const char *path, const char *from, const char *to)
 {
@@ -340,13 +343,9 @@ op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	if (fd < 0)
 		return fd;
 	nfd = grove_fs_mkdir(fd, name, mode, err);
-	if (nfd < 0 && nfd != -ENOENT && nfd != -ELOOP && nfd != -ENOTDIR)
-		return as_precondition(err, nfd);
-	/* Made, even if the reopen failed (something swapped it): record it so
-	 * undo removes it (rmdir refuses anything but an empty folder). */
-	undo_push(ex, U_MKDIR, dir, name);
 	if (nfd < 0)
 		return as_precondition(err, nfd);
+	undo_push(ex, U_MKDIR, dir, name);
 	return dcache_put(&ex->tc, path, nfd, true, err);
 }
 
@@ -410,13 +409,13 @@ remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_e
 	if (st.type != GROVE_FT_DIR)
 		return grove_error_set(err, -GROVE_E_PRECONDITION, "remove folder '%s': %s", name,
 				       st.type == GROVE_FT_NONE ? "it does not exist"
-							       : "not a folder");
+								: "not a folder");
 	dcache_forget(&ex->tc, path);
 	r = grove_fs_rmdir(fd, name, err);
 	if (r == -ENOTEMPTY)
-		return grove_error_set(err, -GROVE_E_PRECONDITION,
-				       "remove folder '%s': it holds entries the plan did not expect",
-				       name);
+		return grove_error_set(
+			err, -GROVE_E_PRECONDITION,
+			"remove folder '%s': it holds entries the plan did not expect", name);
 	if (r < 0)
 		return as_precondition(err, r);
 	undo_push(ex, U_RMDIR, dir, name)->mode = st.mode & 07777;
@@ -544,7 +543,8 @@ check_link(int fd, const char *name, const char *text, struct grove_error *err)
 	if (r < 0)
 		return r;
 	if (st.type != GROVE_FT_LINK) {
-		grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a link to '%s'", name, text);
+		grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a link to '%s'", name,
+				text);
 		return 0;
 	}
 	r = grove_fs_readlink_at(fd, name, &have, err);
@@ -589,11 +589,9 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 	if (!tmp_path)
 		return grove_error_errno(err, -ENOMEM, "unfold");
 	nfd = grove_fs_mkdir(fd, tmp, mode, err);
-	if (nfd < 0 && nfd != -ENOENT && nfd != -ELOOP && nfd != -ENOTDIR)
-		return nfd;
-	undo_push(ex, U_MKDIR, dir, tmp);
 	if (nfd < 0)
 		return as_precondition(err, nfd);
+	undo_push(ex, U_MKDIR, dir, tmp);
 	r = dcache_put(&ex->tc, tmp_path, nfd, true, err);
 	if (r < 0)
 		return r;
@@ -717,8 +715,9 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 
 		if (!op->path || !*op->path || (from && !under(op->path, from)) ||
 		    (needs_text && !op->text) || (needs_old && !op->old_text))
-			return grove_error_set(err, -GROVE_E_INTERNAL, "%s '%s': malformed op in plan",
-					       kind_name(op->kind), op->path ? op->path : "");
+			return grove_error_set(err, -GROVE_E_INTERNAL,
+					       "%s '%s': malformed op in plan", kind_name(op->kind),
+					       op->path ? op->path : "");
 		path = map_path(op->path, from, to);
 		if (!path)
 			return grove_error_errno(err, -ENOMEM, "%s '%s'", kind_name(op->kind),
@@ -852,8 +851,8 @@ undo_all(struct exec *ex, struct grove_error *err)
 
 		r = undo_one(ex, u, err);
 		if (r < 0) {
-			static const char *const names[] = { "remove link", "restore link",
-							     "restore link", "remove folder",
+			static const char *const names[] = { "remove link",    "restore link",
+							     "restore link",   "remove folder",
 							     "restore folder", "exchange back",
 							     "move back" };
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The fs layer: every filesystem syscall grove makes, each beneath a held root fd and a single name. */
+/* The fs layer: every filesystem syscall grove makes, each beneath a held root fd and a single
+ * name. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -116,8 +117,8 @@ grove_root_open(struct grove_root *root, const char *path, struct grove_error *e
 	if (stat(real, &st_real) < 0)
 		return grove_error_errno(err, -errno, "stat root '%s'", real);
 	if (st_real.st_dev != st.st_dev || st_real.st_ino != st.st_ino)
-		return grove_error_set(err, -EAGAIN, "open root '%s': it changed while being opened",
-				       path);
+		return grove_error_set(err, -EAGAIN,
+				       "open root '%s': it changed while being opened", path);
 	copy = strdup(path);
 	if (!copy)
 		return grove_error_errno(err, -ENOMEM, "open root '%s'", path);
@@ -155,15 +156,17 @@ beneath_errmsg(struct grove_error *err, int code, const char *verb, const char *
 		return grove_error_set(err, code, "%s '%s': the path leads outside its root", verb,
 				       relpath);
 	if (code == -ELOOP && !follow)
-		return grove_error_set(err, code, "%s '%s': a symlink is on the way", verb, relpath);
+		return grove_error_set(err, code, "%s '%s': a symlink is on the way", verb,
+				       relpath);
 	if (code == -EAGAIN)
 		return grove_error_set(err, code,
 				       "%s '%s': lookup kept racing with renames, giving up", verb,
 				       relpath);
 	if (code == -ENOSYS)
-		return grove_error_set(err, -GROVE_E_UNSUPPORTED,
-				       "%s '%s': the kernel has no openat2 (Linux 5.6 or later needed)",
-				       verb, relpath);
+		return grove_error_set(
+			err, -GROVE_E_UNSUPPORTED,
+			"%s '%s': the kernel has no openat2 (Linux 5.6 or later needed)", verb,
+			relpath);
 	return grove_error_errno(err, code, "%s '%s'", verb, relpath);
 }
 
@@ -444,7 +447,8 @@ read_fd(int fd, const char *what, size_t max, char **ret_buf, size_t *ret_len,
 			char *nb;
 
 			if (cap > max) {
-				/* Probe one byte beyond max to tell "exactly max" from "too big". */
+				/* Probe one byte beyond max to tell "exactly max" from "too big".
+				 */
 				char c;
 
 				k = read(fd, &c, 1);
@@ -630,8 +634,7 @@ grove_fs_link_replace(int dirfd, const char *name, const char *old_text, const c
 }
 
 int
-grove_fs_link_remove(int dirfd, const char *name, const char *expect_text,
-		     struct grove_error *err)
+grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, struct grove_error *err)
 {
 	char tmp[NAME_MAX + 1];
 	int r = -EEXIST;
@@ -680,8 +683,14 @@ grove_fs_mkdir(int dirfd, const char *name, mode_t mode, struct grove_error *err
 	/* No atomic mkdir-and-open exists; O_NOFOLLOW | O_DIRECTORY refuses
 	 * anything that replaced our folder in between. */
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return grove_error_errno(err, -errno, "open new folder '%s'", name);
+	if (fd < 0) {
+		int r = -errno;
+
+		/* Leave nothing behind: remove what we made if it is still an empty
+		 * folder (AT_REMOVEDIR cannot remove anything else). */
+		unlinkat(dirfd, name, AT_REMOVEDIR);
+		return grove_error_errno(err, r, "open new folder '%s'", name);
+	}
 	return fd;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "grove/path.h"
+#include "grove/plan.h"
 #include "grove/world.h"
 #include "util.h"
 
@@ -96,6 +97,18 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	cleanup_fd int fd = -1;
 	int r;
 
+	/* A link to its own folder or above it would be followed forever. */
+	if (n->link && n->link[0] != '/') {
+		cleanup_free char *parent = grove_path_parent(relpath);
+		cleanup_free char *dest = parent ? grove_path_join(parent, n->link) : NULL;
+		if (!dest)
+			return oom(s);
+		if (grove_path_under(relpath, dest)) {
+			n->escapes = true;
+			n->dest_type = GROVE_FT_NONE;
+			return 0;
+		}
+	}
 	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, &e);
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
@@ -324,7 +337,12 @@ load_package_ignore(struct scan *s, const char *package)
 	r = grove_fs_read_fd(pfd, IGNORE_FILE_MAX, &text, &len, s->err);
 	if (r < 0)
 		return grove_error_prefix(s->err, "read '%s/%s'", s->stow->path, rel);
-	r = grove_ignore_list_parse(text, rel, &pkg->local_ignore, s->err);
+	{
+		cleanup_free char *source = grove_strdupf("'%s/%s'", s->stow->path, rel);
+		if (!source)
+			return oom(s);
+		r = grove_ignore_list_parse(text, source, &pkg->local_ignore, s->err);
+	}
 	return r < 0 ? r : 0;
 }
 

@@ -51,7 +51,7 @@ enum grove_stow_action {
  * Then, as Stow does: options from ~/.stowrc then ./.stowrc (each line split
  * with shell word rules) are parsed the same way and merged under the command
  * line (list options add up, rc first; single values from the command line
- * win; rc package names are added too); --dir and --target from an rc file get
+ * win; package names in rc files are ignored, as Stow 2.4.1 does); --dir and --target from an rc file get
  * $VAR, ${VAR} and ~ expansion (an undefined variable is an error). The stow
  * dir defaults to $STOW_DIR (if non-empty) else the current folder; the target
  * to the stow dir's parent. Trailing slashes are stripped from package names.

@@ -795,7 +795,8 @@ nomem:
 /* Reads one rc file and appends its words. Missing or unreadable files are skipped, as Stow's -r
  * test. */
 static int
-read_rc(const char *path, struct strv *words, struct grove_error *err)
+read_rc(const char *path, struct strv *words, char *names, size_t names_size,
+	struct grove_error *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -814,6 +815,8 @@ read_rc(const char *path, struct strv *words, struct grove_error *err)
 	if (!text)
 		return 0;
 	r = 0;
+	snprintf(names + strlen(names), names_size - strlen(names), "%s'%s'", *names ? " and " : "",
+		 path);
 	line = text;
 	while (line && *line) {
 		char *nl = strchr(line, '\n');
@@ -845,22 +848,23 @@ rc_options(const char *home, const char *cwd_rc, struct opts *rc, struct grove_e
 {
 	struct strv words = { 0 };
 	char *home_rc = NULL;
+	char names[2 * PATH_MAX] = "";
 	int r = 0;
 
 	if (home && asprintf(&home_rc, "%s/.stowrc", home) < 0)
 		return grove_error_errno(err, -ENOMEM, "rc file '~/.stowrc'");
 	if (home_rc)
-		r = read_rc(home_rc, &words, err);
+		r = read_rc(home_rc, &words, names, sizeof(names), err);
 	if (r >= 0 && cwd_rc)
-		r = read_rc(cwd_rc, &words, err);
+		r = read_rc(cwd_rc, &words, names, sizeof(names), err);
 	if (r >= 0) {
 		/* Stow parses all the rc words as one argument list; the packages it finds are
 		 * ignored. */
 		r = parse_args((int)words.n, words.v, GROVE_ACTION_STOW, rc, err);
 		if (r < 0) {
-			grove_error_prefix(err, "rc file %s%s%s%s", home_rc ? "'" : "",
-					   home_rc ? home_rc : "", home_rc ? "' or '" : "'",
-					   cwd_rc ? cwd_rc : "");
+			/* Stow joins the words of both files into one list: name whichever exist.
+			 */
+			grove_error_prefix(err, "rc file %s", names);
 			if (err)
 				err->code = -GROVE_E_CONFIG;
 			r = -GROVE_E_CONFIG;
@@ -984,7 +988,7 @@ grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, cons
 	int r;
 
 	memset(cli, 0, sizeof(*cli));
-	r = parse_args(argc > 1 ? argc - 1 : 0, argv + 1, initial, &c, err);
+	r = parse_args(argc > 1 ? argc - 1 : 0, argc > 1 ? argv + 1 : NULL, initial, &c, err);
 	if (r < 0)
 		goto out;
 	/* bin/stow answers --help and --version before it reads any rc file. */

@@ -1,18 +1,66 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests: error (being written). */
+/* Unit tests: error values, messages and context. */
+#include <errno.h>
+#include <string.h>
+
 #include "testutil.h"
 
+#include "grove/error.h"
+
 static void
-test_placeholder(void **state)
+test_error_errno_appends_reason(void **state)
+{
+	struct grove_error err;
+
+	(void)state;
+	assert_int_equal(grove_error_errno(&err, -EACCES, "remove link '%s'", ".vimrc"), -EACCES);
+	assert_string_equal(err.msg, "remove link '.vimrc': Permission denied");
+	assert_int_equal(err.code, -EACCES);
+}
+
+static void
+test_error_prefix_adds_context(void **state)
+{
+	struct grove_error err;
+
+	(void)state;
+	grove_error_set(&err, -GROVE_E_CONFLICT, "two packages want '%s'", "bin/x");
+	assert_int_equal(grove_error_prefix(&err, "stow '%s'", "vim"), -GROVE_E_CONFLICT);
+	assert_string_equal(err.msg, "stow 'vim': two packages want 'bin/x'");
+}
+
+static void
+test_error_null_is_allowed_and_codes_have_text(void **state)
 {
 	(void)state;
+	assert_int_equal(grove_error_set(NULL, -ENOENT, "x"), -ENOENT);
+	assert_string_equal(grove_strerror(-ENOENT), strerror(ENOENT));
+	assert_string_equal(grove_strerror(-GROVE_E_PARTIAL), "failed part-way and rolled back");
+}
+
+static void
+test_error_long_messages_are_truncated_not_overflowed(void **state)
+{
+	struct grove_error err;
+	char big[3000];
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	grove_error_errno(&err, -EIO, "%s", big);
+	assert_int_equal(strlen(err.msg), GROVE_ERROR_MSG_MAX - 1);
+	grove_error_prefix(&err, "%s", big);
+	assert_int_equal(strlen(err.msg), GROVE_ERROR_MSG_MAX - 1);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+		cmocka_unit_test(test_error_errno_appends_reason),
+		cmocka_unit_test(test_error_prefix_adds_context),
+		cmocka_unit_test(test_error_null_is_allowed_and_codes_have_text),
+		cmocka_unit_test(test_error_long_messages_are_truncated_not_overflowed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,10 +158,10 @@ static const char expected_after[] = "d outside\n"
 				     "l target/new/n ../../stow/b/new/n\n"
 				     "l target/rel ../stow/b/rel\n";
 
-#define OP(k, p, o, t, s)                                                                         \
-	{                                                                                         \
-		.kind = GROVE_OP_##k, .path = (char *)(p), .old_text = (char *)(o),               \
-		.text = (char *)(t), .stow_path = (char *)(s)                                     \
+#define OP(k, p, o, t, s)                                                           \
+	{                                                                           \
+		.kind = GROVE_OP_##k, .path = (char *)(p), .old_text = (char *)(o), \
+		.text = (char *)(t), .stow_path = (char *)(s)                       \
 	}
 
 static struct grove_op full_ops[] = {
@@ -527,8 +527,9 @@ fault_sweep(struct fx *fx, int e)
 			char *after = dump(fx);
 
 			if (strcmp(before, after) != 0)
-				fail_msg("k=%d errno=%d: tree changed (%s)\nbefore:\n%s\nafter:\n%s",
-					 k, e, fx->err.msg, before, after);
+				fail_msg(
+					"k=%d errno=%d: tree changed (%s)\nbefore:\n%s\nafter:\n%s",
+					k, e, fx->err.msg, before, after);
 			free(after);
 		}
 		free(before);

@@ -1,18 +1,134 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests: path (being written). */
+/* Unit tests: lexical paths, against values GNU Stow 2.4.1's Stow::Util and File::Spec print. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "testutil.h"
 
+#include "grove/path.h"
+
+/* Each expected value below was printed by Stow 2.4.1's Stow::Util::join_paths, parent,
+ * adjust_dotfile, unadjust_dotfile and File::Spec->abs2rel. */
+static const struct {
+	const char *a, *b, *want;
+} joins[] = {
+	{ "bin", "../stow/a/bin/x", "stow/a/bin/x" },
+	{ ".", "x", "x" },
+	{ "", "stow/a", "stow/a" },
+	{ "a/b", "../../c", "c" },
+	{ "a", "/abs/x", "/abs/x" },
+	{ "..", "../s/a", "../../s/a" },
+	{ "x/..foo", "..", "x/..foo/.." },
+	{ "a//b/./c/", "", "a/b/c" },
+	{ "stow/./a/", "../b", "stow/b" },
+	{ "a/b/c", "../../../../x", "../x" },
+};
+
 static void
-test_placeholder(void **state)
+test_path_join_matches_stow(void **state)
 {
 	(void)state;
+	for (size_t i = 0; i < sizeof(joins) / sizeof(joins[0]); i++) {
+		char *got = grove_path_join(joins[i].a, joins[i].b);
+		assert_non_null(got);
+		if (strcmp(got, joins[i].want) != 0)
+			fail_msg("join('%s', '%s') = '%s', want '%s'", joins[i].a, joins[i].b, got,
+				 joins[i].want);
+		free(got);
+	}
+}
+
+static void
+test_path_parent_matches_stow(void **state)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "a/b", "a" }, { "a", "" }, { "a//b/", "a" }, { "/a/b", "/a" }, { "", "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = grove_path_parent(cases[i].in);
+		assert_string_equal(got, cases[i].want);
+		free(got);
+	}
+}
+
+static void
+test_path_abs2rel_matches_file_spec(void **state)
+{
+	static const struct {
+		const char *path, *base, *want;
+	} cases[] = {
+		{ "/a/s", "/a/t", "../s" },   { "/a/t/stow", "/a/t", "stow" },
+		{ "/", "/a", ".." },          { "/a", "/", "a" },
+		{ "/ab", "/a", "../ab" },     { "/x/y/z", "/x/q/r", "../../y/z" },
+		{ "/same", "/same", "." },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = grove_path_abs2rel(cases[i].path, cases[i].base);
+		if (strcmp(got, cases[i].want) != 0)
+			fail_msg("abs2rel('%s', '%s') = '%s', want '%s'", cases[i].path,
+				 cases[i].base, got, cases[i].want);
+		free(got);
+	}
+}
+
+static void
+test_path_dotfiles_match_stow(void **state)
+{
+	static const struct {
+		const char *in, *adj, *unadj;
+	} cases[] = {
+		{ "dot-bashrc", ".bashrc", "dot-bashrc" }, { "dot-", "dot-", "dot-" },
+		{ "dot-.x", "dot-.x", "dot-.x" },          { "dotfile", "dotfile", "dotfile" },
+		{ ".x", ".x", "dot-x" },                   { "..", "..", ".." },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *a = grove_dotfile_adjust(cases[i].in);
+		char *u = grove_dotfile_unadjust(cases[i].in);
+		assert_string_equal(a, cases[i].adj);
+		assert_string_equal(u, cases[i].unadj);
+		free(a);
+		free(u);
+	}
+}
+
+static void
+test_path_canon_and_prefix(void **state)
+{
+	char *c;
+
+	(void)state;
+	c = grove_path_canon("./a//b/./");
+	assert_string_equal(c, "a/b");
+	free(c);
+	c = grove_path_canon(".");
+	assert_string_equal(c, ".");
+	free(c);
+	c = grove_path_canon("/../x");
+	assert_string_equal(c, "/x");
+	free(c);
+	assert_string_equal(grove_path_strip_prefix("stow/a/x", "stow"), "a/x");
+	assert_null(grove_path_strip_prefix("stowx/a", "stow"));
+	assert_null(grove_path_strip_prefix("stow", "stow"));
+	assert_int_equal(grove_path_slashes("a/b/c"), 2);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+		cmocka_unit_test(test_path_join_matches_stow),
+		cmocka_unit_test(test_path_parent_matches_stow),
+		cmocka_unit_test(test_path_abs2rel_matches_file_spec),
+		cmocka_unit_test(test_path_dotfiles_match_stow),
+		cmocka_unit_test(test_path_canon_and_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

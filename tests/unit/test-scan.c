@@ -1,18 +1,164 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests: scan (being written). */
+/* Unit tests: the scan reads what a plan needs, no more, and marks package links that escape or loop. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "testutil.h"
 
+#include "grove/fs.h"
+#include "grove/world.h"
+
+struct fixture {
+	char *root;
+	struct grove_root stow, target;
+	struct grove_world w;
+};
+
 static void
-test_placeholder(void **state)
+open_world(struct fixture *f, const char *spec, char *const *pkgs, size_t n, bool full)
 {
+	struct grove_error err = { 0 };
+	struct grove_scan_opts so = { .dotfiles = false, .full_target = full };
+	char *sp, *tp;
+
+	f->root = tu_mkdtemp();
+	tu_build(f->root, spec);
+	sp = tu_path(f->root, "stow");
+	tp = strdup(f->root);
+	assert_int_equal(grove_root_open(&f->stow, sp, &err), 0);
+	assert_int_equal(grove_root_open(&f->target, tp, &err), 0);
+	grove_world_init(&f->w);
+	f->w.stow_path = strdup("stow");
+	if (grove_scan(&f->w, &f->stow, &f->target, pkgs, n, &so, &err) < 0)
+		fail_msg("scan: %s", err.msg);
+	free(sp);
+	free(tp);
+}
+
+static void
+close_world(struct fixture *f)
+{
+	grove_world_release(&f->w);
+	grove_root_release(&f->stow);
+	grove_root_release(&f->target);
+	tu_rmtree(f->root);
+	free(f->root);
+}
+
+static void
+test_scan_lists_only_needed_target_folders(void **state)
+{
+	struct fixture f;
+	char *pkgs[] = { "a" };
+	struct grove_node *n;
+
 	(void)state;
+	open_world(&f,
+		   "f stow/a/bin/x\n"
+		   "f bin/mine\n"
+		   "f photos/2024/img1\n"
+		   "f photos/2024/img2\n",
+		   pkgs, 1, false);
+	n = grove_node_lookup(f.w.target, "bin");
+	assert_non_null(n);
+	assert_true(n->listed);
+	assert_non_null(grove_node_child(n, "mine"));
+	n = grove_node_lookup(f.w.target, "photos");
+	assert_non_null(n);
+	/* Nothing of package a lands under photos/: it is never read. */
+	assert_false(n->listed);
+	assert_int_equal(n->n_kids, 0);
+	close_world(&f);
+}
+
+static void
+test_scan_full_target_reads_everything_but_the_stow_dir(void **state)
+{
+	struct fixture f;
+	char *pkgs[] = { "a" };
+	struct grove_node *n;
+
+	(void)state;
+	open_world(&f, "f stow/a/x\nf photos/2024/img1\n", pkgs, 1, true);
+	n = grove_node_lookup(f.w.target, "photos/2024");
+	assert_non_null(n);
+	assert_true(n->listed);
+	n = grove_node_lookup(f.w.target, "stow");
+	assert_non_null(n);
+	assert_int_equal(n->n_kids, 0);
+	close_world(&f);
+}
+
+static void
+test_scan_marks_escaping_and_looping_package_links(void **state)
+{
+	struct fixture f;
+	char *pkgs[] = { "a" };
+	struct grove_node *n;
+
+	(void)state;
+	open_world(&f,
+		   "d outside\n"
+		   "l stow/a/out -> ../../outside\n"
+		   "l stow/a/loop1 -> loop2\n"
+		   "l stow/a/loop2 -> loop1\n"
+		   "l stow/a/up -> ..\n"
+		   "f stow/a/real/f\n"
+		   "l stow/a/alias -> real\n"
+		   "l stow/a/dangling -> nothing\n",
+		   pkgs, 1, false);
+	n = grove_node_lookup(f.w.stow, "a/out");
+	assert_true(n->escapes);
+	n = grove_node_lookup(f.w.stow, "a/loop1");
+	assert_true(n->escapes);
+	n = grove_node_lookup(f.w.stow, "a/up");
+	assert_true(n->escapes); /* a link back to an ancestor never ends */
+	n = grove_node_lookup(f.w.stow, "a/alias");
+	assert_false(n->escapes);
+	assert_int_equal(n->dest_type, GROVE_FT_DIR);
+	assert_non_null(grove_node_lookup(f.w.stow, "a/alias/f"));
+	n = grove_node_lookup(f.w.stow, "a/dangling");
+	assert_false(n->escapes);
+	assert_int_equal(n->dest_type, GROVE_FT_NONE);
+	close_world(&f);
+}
+
+static void
+test_scan_resolves_owned_links_and_loads_unfoldable_subtrees(void **state)
+{
+	struct fixture f;
+	char *pkgs[] = { "b" };
+	struct grove_node *n;
+
+	(void)state;
+	open_world(&f,
+		   "f stow/a/bin/x\n"
+		   "f stow/a/bin/sub/y\n"
+		   "f stow/a/lib/big\n"
+		   "f stow/b/bin/z\n"
+		   "l bin -> stow/a/bin\n"
+		   "l old -> stow/gone/old\n",
+		   pkgs, 1, false);
+	n = grove_node_lookup(f.w.target, "bin");
+	assert_int_equal(n->dest_type, GROVE_FT_DIR);
+	n = grove_node_lookup(f.w.target, "old");
+	assert_int_equal(n->dest_type, GROVE_FT_NONE);
+	/* b may unfold bin: a/bin is loaded whole; a/lib is never read. */
+	n = grove_node_lookup(f.w.stow, "a/bin");
+	assert_true(n->listed);
+	assert_non_null(grove_node_lookup(f.w.stow, "a/bin/sub/y"));
+	assert_null(grove_node_lookup(f.w.stow, "a/lib"));
+	close_world(&f);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+		cmocka_unit_test(test_scan_lists_only_needed_target_folders),
+		cmocka_unit_test(test_scan_full_target_reads_everything_but_the_stow_dir),
+		cmocka_unit_test(test_scan_marks_escaping_and_looping_package_links),
+		cmocka_unit_test(test_scan_resolves_owned_links_and_loads_unfoldable_subtrees),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

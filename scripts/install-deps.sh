@@ -1,0 +1,16 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs what grove needs to build and test on Debian 12 (run as root; a fresh machine lacks meson, cmocka, scdoc).
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+pkgs=(build-essential pkg-config meson ninja-build
+      libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
+      python3 perl dpkg util-linux strace clang-format tree)
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
