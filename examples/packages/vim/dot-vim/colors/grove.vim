@@ -1,0 +1,1 @@
+" a colour scheme shipped by the example package "vim"
