@@ -106,15 +106,15 @@ grove_root_open(struct grove_root *root, const char *path, struct grove_error *e
 	/* The one place a user's path string reaches the kernel: open it, then
 	 * canonicalise it and check the canonical path still names the folder we
 	 * hold, so root->real never describes a different folder than root->fd. */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* grove: root-open */
 	if (fd < 0)
 		return grove_error_errno(err, -errno, "open root '%s'", path);
 	if (fstat(fd, &st) < 0)
 		return grove_error_errno(err, -errno, "stat root '%s'", path);
-	real = realpath(path, NULL);
+	real = realpath(path, NULL); /* grove: root-open */
 	if (!real)
 		return grove_error_errno(err, -errno, "resolve root '%s'", path);
-	if (stat(real, &st_real) < 0)
+	if (stat(real, &st_real) < 0) /* grove: root-open */
 		return grove_error_errno(err, -errno, "stat root '%s'", real);
 	if (st_real.st_dev != st.st_dev || st_real.st_ino != st.st_ino)
 		return grove_error_set(err, -EAGAIN,
@@ -506,9 +506,9 @@ grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *
 {
 	cleanup_fd int fd = -1;
 
-	/* A user's own configuration may well be a symlink (dotfiles are stowed),
-	 * so this is the one reader that follows them. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	/* A user's own configuration may well be a symlink, since dotfiles are
+	 * often stowed: this is the one reader that follows them. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY); /* grove: root-open */
 	if (fd < 0) {
 		if (errno == ENOENT) {
 			*ret_buf = NULL;

@@ -360,7 +360,8 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		return;
 	dir = pkg_node(p, package, pkg_subdir);
 	if (!dir || follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
-		fail(p, -GROVE_E_INTERNAL, "planning: package folder '%s' of '%s' was not scanned",
+		fail(p, -GROVE_E_PRECONDITION,
+		     "folder '%s' of package '%s' is missing, or changed while it was read",
 		     pkg_subdir, package);
 		return;
 	}
@@ -743,9 +744,9 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	} else {
 		listing = pkg_node(p, package, pkg_subdir);
 		if (!listing || follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
-			fail(p, -GROVE_E_INTERNAL,
-			     "planning: package folder '%s' of '%s' was not scanned", pkg_subdir,
-			     package);
+			fail(p, -GROVE_E_PRECONDITION,
+			     "folder '%s' of package '%s' is missing, or changed while it was read",
+			     pkg_subdir, package);
 			return;
 		}
 	}

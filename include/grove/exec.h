@@ -31,7 +31,8 @@ struct grove_exec_opts {
  *
  * Returns 0 when every op is done. On a failure, undoes what it did in reverse
  * order and returns:
- *   GROVE_E_PRECONDITION (negative) when the first op's check failed and nothing changed;
+ *   GROVE_E_PRECONDITION (negative) when the first op's check failed and nothing changed
+ *     (a failing syscall before any change returns its own -errno, e.g. -EIO);
  *   GROVE_E_PARTIAL when some ops were done and all were undone (target as before);
  *   GROVE_E_STUCK when undoing failed too (err says where).
  * err names the op, the path and the reason.

@@ -1,2 +1,238 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Race test (DESIGN.md invariant 2): while an attacker swaps a folder of the target or of a
+# package for a symlink to a victim folder as fast as it can, grove may fail but must not
+# create, change or delete anything outside its roots.
+#
+# Environment: GROVE (the binary under test), RACE_SWAPPER (tests/race/swapper.c built).
+# Optional: RACE_ROUNDS (rounds per attack mode, default 25: 2 modes x 4 runs x 25 = 200
+# runs), RACE_SELFTEST_ROUNDS (default 10), RACE_KEEP=1 to keep the work folder.
+#
+# Before testing grove, the harness proves it can fail: it runs the same attack against a
+# deliberately unsafe stand-in (a shell script that links by path) and must see an escape.
+
+set -u
+
+ROUNDS=${RACE_ROUNDS:-25}
+SELFTEST_ROUNDS=${RACE_SELFTEST_ROUNDS:-10}
+RUN_TIMEOUT=60
+
+die() {
+    echo "race: $*" >&2
+    exit 1
+}
+
+[ -n "${GROVE:-}" ] || die "GROVE is not set (path to the grove binary under test)"
+[ -x "$GROVE" ] || die "GROVE='$GROVE' is not an executable file"
+if [ -z "${RACE_SWAPPER:-}" ] || [ ! -x "$RACE_SWAPPER" ]; then
+    die "RACE_SWAPPER='${RACE_SWAPPER:-}' is not an executable file"
+fi
+
+TOP=$(mktemp -d "${TMPDIR:-/tmp}/grove-race.XXXXXX") || die "mktemp failed"
+SWAPPER_PID=
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+    if [ -n "$SWAPPER_PID" ]; then
+        kill -TERM "$SWAPPER_PID" 2>/dev/null
+        wait "$SWAPPER_PID" 2>/dev/null
+    fi
+    [ "${RACE_KEEP:-0}" = 1 ] || rm -rf "$TOP"
+}
+trap cleanup EXIT
+
+# A file with known content, made by path (test setup, not the tool under test).
+put() {
+    mkdir -p "$(dirname "$1")" && printf '%s\n' "$2" >"$1"
+}
+
+# The world outside the roots: a victim folder whose layout mirrors the packages' (so a
+# tool that follows the symlink finds folders to write into), and a neighbour folder.
+make_outside() {
+    local w=$1
+    put "$w/victim/doc/victim.txt" "victim doc"
+    put "$w/victim/man/man1/victim.1" "victim man"
+    put "$w/victim/info/victim.info" "victim info"
+    put "$w/victim/secret" "do not touch"
+    mkdir -p "$w/victim/empty"
+    ln -s ../secret "$w/victim/doc/link-to-secret"
+    put "$w/outside/keep" "neighbour"
+}
+
+# The roots: three packages whose folders overlap, so stowing unfolds and unstowing folds.
+make_roots() {
+    local w=$1
+    rm -rf "$w/stow" "$w/target" "$w/attack"
+    mkdir -p "$w/stow" "$w/target" "$w/attack"
+    for p in a b c; do
+        put "$w/stow/$p/share/doc/$p.txt" "$p doc"
+        put "$w/stow/$p/share/doc/$p/README" "$p readme"
+    done
+    put "$w/stow/a/share/man/man1/a.1" "a man"
+    put "$w/stow/b/share/man/man1/b.1" "b man"
+    put "$w/stow/c/share/info/c.info" "c info"
+    put "$w/stow/a/bin/a" "a bin"
+    put "$w/stow/b/bin/b" "b bin"
+    put "$w/stow/c/lib/c.so" "c lib"
+    ln -s "$w/victim" "$w/attack/S"
+}
+
+# Everything outside the roots, byte for byte: types, modes, sizes, times, link texts and
+# content hashes of the victim and the neighbour, and the names next to the roots.
+snapshot() {
+    local w=$1
+    (
+        cd "$w" || exit 1
+        find victim outside -printf '%y %p -> %l mode=%m size=%s mtime=%T@ ctime=%C@\n' |
+            LC_ALL=C sort
+        find victim outside -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum
+        LC_ALL=C ls -A
+    )
+}
+
+# A deliberately unsafe stand-in with Stow's command line: it links by path, so it writes
+# through whatever symlink the attacker put on the way.
+make_unsafe_tool() {
+    cat >"$1" <<'EOF'
+#!/bin/bash
+d=. t=.. mode=S
+while [ $# -gt 0 ]; do
+    case $1 in
+    -d) d=$2; shift 2 ;;
+    -t) t=$2; shift 2 ;;
+    -S | -D | -R) mode=${1#-}; shift ;;
+    *)
+        p=$1; shift
+        (cd "$d/$p" && find . -type f) | while read -r f; do
+            f=${f#./}
+            if [ "$mode" != D ]; then
+                mkdir -p "$t/$(dirname "$f")" 2>/dev/null
+                ln -sfn "$(realpath "$d")/$p/$f" "$t/$f" 2>/dev/null
+            else
+                rm -f "$t/$f" 2>/dev/null
+            fi
+        done
+        ;;
+    esac
+done
+exit 0
+EOF
+    chmod +x "$1"
+}
+
+# Counters for the summary line.
+RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0
+
+run_tool() {
+    local tool=$1 w=$2 rc
+    shift 2
+    timeout -k 5 "$RUN_TIMEOUT" "$tool" -d "$w/stow" -t "$w/target" "$@" >/dev/null 2>>"$w.meta/tool.log"
+    rc=$?
+    RUNS=$((RUNS + 1))
+    case $rc in
+    0) RUN_OK=$((RUN_OK + 1)) ;;
+    1) RUN_REFUSED=$((RUN_REFUSED + 1)) ;;
+    124 | 137) die "'$tool $*' timed out under attack (work folder: $w)" ;;
+    *) RUN_FAILED=$((RUN_FAILED + 1)) ;;
+    esac
+}
+
+start_swapper() {
+    local w=$1 folder=$2
+    rm -f "$w.meta/ready"
+    mkfifo "$w.meta/ready" || die "mkfifo failed"
+    "$RACE_SWAPPER" "$folder" "$w/attack/S" >"$w.meta/ready" 2>"$w.meta/swapper.log" &
+    SWAPPER_PID=$!
+    # Blocks (no sleep) until the swapper has made its first exchange.
+    read -r _ <"$w.meta/ready" || die "swapper did not start"
+}
+
+stop_swapper() {
+    local w=$1 n
+    kill -TERM "$SWAPPER_PID" 2>/dev/null
+    wait "$SWAPPER_PID" 2>/dev/null
+    SWAPPER_PID=
+    n=$(sed -n 's/^swaps=\([0-9]*\).*/\1/p' "$w.meta/swapper.log")
+    SWAPS=$((SWAPS + ${n:-0}))
+}
+
+# One round: set up the roots, stow a and b undisturbed, then attack while the tool stows,
+# unstows and restows, then compare the outside with its snapshot.
+# mode "target": the attacker swaps target/share (a real folder after unfolding);
+# mode "package": it swaps stow/c/share (a folder inside a package).
+round() {
+    local tool=$1 w=$2 mode=$3 folder
+    make_roots "$w"
+    "$tool" -d "$w/stow" -t "$w/target" -S a b >/dev/null 2>>"$w.meta/tool.log" ||
+        die "setup: '$tool -S a b' failed without any attacker (see $w.meta/tool.log)"
+    if [ "$mode" = target ]; then
+        if [ ! -d "$w/target/share" ] || [ -L "$w/target/share" ]; then
+            die "setup: target/share is not an unfolded folder"
+        fi
+        folder=$w/target/share
+    else
+        folder=$w/stow/c/share
+    fi
+    start_swapper "$w" "$folder"
+    if [ "$mode" = target ]; then
+        run_tool "$tool" "$w" -S c
+        run_tool "$tool" "$w" -D b
+        run_tool "$tool" "$w" -R a
+        run_tool "$tool" "$w" -D a c
+    else
+        run_tool "$tool" "$w" -S c
+        run_tool "$tool" "$w" -R c
+        run_tool "$tool" "$w" -D c
+        run_tool "$tool" "$w" -S c
+    fi
+    stop_swapper "$w"
+    ROUNDS_DONE=$((ROUNDS_DONE + 1))
+    snapshot "$w" >"$w.meta/after"
+    if ! cmp -s "$w.meta/before" "$w.meta/after"; then
+        ESCAPES=$((ESCAPES + 1))
+        echo "race: ESCAPE in round $ROUNDS_DONE ($mode mode, tool $tool):" >&2
+        diff "$w.meta/before" "$w.meta/after" | head -20 >&2
+        cp "$w.meta/after" "$w.meta/before" # re-baseline so later rounds count only new escapes
+        return 1
+    fi
+    return 0
+}
+
+new_world() {
+    local w=$1
+    # Harness files live in $w.meta, so the listing next to the roots stays fixed.
+    mkdir -p "$w" "$w.meta" || die "mkdir $w failed"
+    make_outside "$w"
+    make_roots "$w"
+    snapshot "$w" >"$w.meta/before"
+}
+
+# ---- 1. the harness must catch an unsafe tool ----
+W=$TOP/selftest
+new_world "$W"
+make_unsafe_tool "$TOP/unsafe-stow"
+caught=0
+for ((i = 0; i < SELFTEST_ROUNDS; i++)); do
+    if ! round "$TOP/unsafe-stow" "$W" target 2>/dev/null; then
+        caught=1
+        break
+    fi
+done
+[ "$caught" = 1 ] ||
+    die "self-test failed: the unsafe stand-in wrote through the symlink undetected in $SELFTEST_ROUNDS rounds"
+echo "race: self-test ok: the unsafe stand-in escaped in round $((i + 1)) and was caught"
+
+# ---- 2. grove under attack ----
+RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0
+W=$TOP/grove
+new_world "$W"
+for ((i = 0; i < ROUNDS; i++)); do
+    for mode in target package; do
+        round "$GROVE" "$W" "$mode"
+    done
+done
+
+echo "race: $ROUNDS_DONE rounds, $RUNS grove runs (ok $RUN_OK, refused $RUN_REFUSED," \
+    "failed $RUN_FAILED), $SWAPS swaps, $ESCAPES escapes"
+[ "$SWAPS" -gt 0 ] || die "the swapper never swapped: the test proved nothing"
+[ "$ESCAPES" -eq 0 ] || die "grove changed something outside its roots ($ESCAPES rounds)"
 exit 0

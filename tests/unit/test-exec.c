@@ -19,11 +19,12 @@
  */
 static bool fi_armed, fi_sticky, fi_hit;
 static int fi_k, fi_count, fi_errno;
+static const char *fi_only; /* count only this function's calls (NULL: all) */
 
 static bool
-fi_fail(void)
+fi_fail(const char *fn)
 {
-	if (!fi_armed)
+	if (!fi_armed || (fi_only && strcmp(fi_only, fn) != 0))
 		return false;
 	fi_count++;
 	if (fi_count == fi_k || (fi_sticky && fi_count > fi_k)) {
@@ -38,6 +39,7 @@ static void
 fi_arm(int k, int e, bool sticky)
 {
 	fi_armed = true;
+	fi_only = NULL;
 	fi_sticky = sticky;
 	fi_hit = false;
 	fi_k = k;
@@ -59,31 +61,31 @@ int __wrap_fsync(int fd);
 int
 __wrap_symlinkat(const char *text, int dirfd, const char *name)
 {
-	return fi_fail() ? -1 : __real_symlinkat(text, dirfd, name);
+	return fi_fail("symlinkat") ? -1 : __real_symlinkat(text, dirfd, name);
 }
 
 int
 __wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags)
 {
-	return fi_fail() ? -1 : __real_renameat2(ofd, o, nfd, n, flags);
+	return fi_fail("renameat2") ? -1 : __real_renameat2(ofd, o, nfd, n, flags);
 }
 
 int
 __wrap_mkdirat(int dirfd, const char *name, mode_t mode)
 {
-	return fi_fail() ? -1 : __real_mkdirat(dirfd, name, mode);
+	return fi_fail("mkdirat") ? -1 : __real_mkdirat(dirfd, name, mode);
 }
 
 int
 __wrap_unlinkat(int dirfd, const char *name, int flags)
 {
-	return fi_fail() ? -1 : __real_unlinkat(dirfd, name, flags);
+	return fi_fail("unlinkat") ? -1 : __real_unlinkat(dirfd, name, flags);
 }
 
 int
 __wrap_fsync(int fd)
 {
-	return fi_fail() ? -1 : __real_fsync(fd);
+	return fi_fail("fsync") ? -1 : __real_fsync(fd);
 }
 
 /* ---- fixture: DIR/{stow,target,outside} ---- */
@@ -588,6 +590,50 @@ test_exec_fault_first_call(void **state)
 	free(before);
 }
 
+static void
+test_exec_exchange_unsupported(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = {
+		OP(UNFOLD, "bin", "../stow/a/bin", NULL, NULL),
+		OP(LINK, "bin/x", NULL, "../../stow/a/bin/x", NULL),
+	};
+	struct grove_plan plan = PLAN(ops);
+	char *before = dump(fx);
+	int r;
+
+	/* A filesystem without RENAME_EXCHANGE answers EINVAL: fail clearly and
+	 * undo the folder built aside, never fall back to a non-atomic swap. */
+	fi_arm(1, EINVAL, false);
+	fi_only = "renameat2";
+	r = apply(fx, &plan, NULL);
+	fi_armed = false;
+	assert_true(fi_hit);
+	assert_int_equal(r, -GROVE_E_PARTIAL);
+	assert_non_null(strstr(fx->err.msg, "does not support RENAME_EXCHANGE"));
+	assert_tree(fx, before);
+	free(before);
+}
+
+static void
+test_exec_noreplace_unsupported(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = { OP(UNLINK, "old", "../stow/a/old", NULL, NULL) };
+	struct grove_plan plan = PLAN(ops);
+	char *before = dump(fx);
+	int r;
+
+	fi_arm(1, EINVAL, false);
+	fi_only = "renameat2";
+	r = apply(fx, &plan, NULL);
+	fi_armed = false;
+	assert_int_equal(r, -GROVE_E_UNSUPPORTED);
+	assert_non_null(strstr(fx->err.msg, "RENAME_NOREPLACE"));
+	assert_tree(fx, before);
+	free(before);
+}
+
 int
 main(void)
 {
@@ -610,6 +656,8 @@ main(void)
 		T(test_exec_fault_eacces),
 		T(test_exec_fault_stuck),
 		T(test_exec_fault_first_call),
+		T(test_exec_exchange_unsupported),
+		T(test_exec_noreplace_unsupported),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -338,7 +338,7 @@ test_planner_golden_cases(void **state)
 		free(names[i]);
 	}
 	free(names);
-	print_message("%zu golden cases, %d failures\n", n, failures);
+	print_message("# %zu golden cases, %d failures\n", n, failures);
 	assert_int_equal(failures, 0);
 }
 

@@ -184,7 +184,8 @@ dump_dir(const char *root, const char *rel, FILE *out)
 		names[n++] = strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char *r, *p;
 		struct stat st;
