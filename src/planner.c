@@ -26,6 +26,7 @@ struct planner {
 	struct grove_error *err;
 	const char *action; /* "stow" or "unstow", for conflicts */
 	int rc;             /* first fatal error */
+	bool incomplete;    /* the plan needs parts of the stow dir not read yet */
 };
 
 static void
@@ -70,15 +71,56 @@ follow_type(const struct grove_node *n)
 	return t == GROVE_FT_UNKNOWN ? GROVE_FT_NONE : t;
 }
 
-/* The model node for a target-relative path inside the stow dir, or NULL. */
+/*
+ * The scan reads the stow dir sparsely; when planning reaches a part it did
+ * not read, the planner records the need and stops with -EAGAIN, and the
+ * caller reads it and plans again from the start (planning is pure).
+ */
+static void
+need(struct planner *p, const char *relpath)
+{
+	if (grove_world_need(p->w, relpath) < 0) {
+		oom(p);
+		return;
+	}
+	/* Planning goes on with "missing" as the answer, to collect more needs
+	 * in this round; its result is thrown away. */
+	p->incomplete = true;
+}
+
+/* The model node for a target-relative path inside the stow dir, or NULL when
+ * missing (or not in the stow dir); asks for it when the scan has not read it. */
 static struct grove_node *
 stow_node_at(struct planner *p, const char *path_from_target)
 {
 	const char *rest = grove_path_strip_prefix(path_from_target, p->w->stow_path);
+	struct grove_node *n = p->w->stow;
+	const char *s = rest;
+	char name[256];
 
 	if (!rest)
 		return NULL;
-	return grove_node_lookup(p->w->stow, rest);
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		struct grove_node *kid;
+
+		if (len >= sizeof(name))
+			return NULL;
+		memcpy(name, s, len);
+		name[len] = '\0';
+		kid = grove_node_child(n, name);
+		if (!kid) {
+			bool descends = n->type == GROVE_FT_DIR || (n->type == GROVE_FT_LINK &&
+								    n->dest_type == GROVE_FT_DIR);
+			if (!n->listed && descends)
+				need(p, rest);
+			return NULL;
+		}
+		n = kid;
+		s += len + (e ? 1 : 0);
+	}
+	return n;
 }
 
 /* Stow's -e on a path in the stow dir. */
@@ -354,11 +396,26 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	      const char *target_subdir)
 {
 	struct grove_node *dir;
+	struct grove_world_pkg *pkg;
 	cleanup_free struct grove_node **kids = NULL;
 
 	if (p->rc || should_skip_target(p, pkg_subdir))
 		return;
 	dir = pkg_node(p, package, pkg_subdir);
+	pkg = grove_world_pkg(p->w, package);
+	if (!dir || !dir->listed || !pkg || !pkg->ignore_loaded) {
+		struct grove_node *root = grove_node_child(p->w->stow, package);
+		cleanup_free char *rel = grove_path_join(package, pkg_subdir);
+
+		if (!rel) {
+			oom(p);
+			return;
+		}
+		if (!root || !root->listed || !pkg || !pkg->ignore_loaded) {
+			need(p, rel); /* a package the scan read only in part */
+			return;
+		}
+	}
 	if (!dir || follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
 		fail(p, -GROVE_E_PRECONDITION,
 		     "folder '%s' of package '%s' is missing, or changed while it was read",
@@ -532,7 +589,7 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 					 "cannot stow directory %s over existing non-directory target %s",
 					 pkg_path, target_subpath);
 				conflict(p, package, target_subpath, msg);
-			} else if (t->orig_type != GROVE_FT_REG || src->type != GROVE_FT_REG) {
+			} else if (t->orig_type != GROVE_FT_REG) {
 				snprintf(msg, sizeof(msg),
 					 "cannot adopt %s into %s: only regular files are adopted",
 					 target_subpath, pkg_path);
@@ -593,6 +650,18 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 		do_unlink(p, target_subpath);
 }
 
+/* A link in folder dir_path whose destination is missing. Links that do not
+ * point into the stow dir cannot be followed beneath the roots: they count as
+ * dangling (they keep a folder from folding either way). */
+static bool
+dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
+{
+	cleanup_free char *path = grove_path_join(dir_path, kid->name);
+	cleanup_free char *dest = path ? find_stowed_path(p, path, kid->link, NULL) : NULL;
+
+	return !dest || !stow_exists(p, dest);
+}
+
 /* Stow's foldable: the folder holds only links, all into one folder of one package. */
 static char *
 foldable(struct planner *p, const char *target_subdir)
@@ -611,12 +680,14 @@ foldable(struct planner *p, const char *target_subdir)
 
 		if (kid->type == GROVE_FT_NONE)
 			continue;
-		/*
-		 * Stow skips entries that -e says are missing: dangling foreign
-		 * links. It then folds, and rmdir fails half-way. A dangling link
-		 * is an entry: it keeps the folder from folding.
-		 */
 		if (kid->type != GROVE_FT_LINK)
+			return NULL;
+		/*
+		 * Stow skips entries that -e says are missing (dangling links),
+		 * folds, and then dies in rmdir because the folder is not empty.
+		 * A dangling link is an entry: it keeps the folder from folding.
+		 */
+		if (dangling(p, target_subdir, kid))
 			return NULL;
 		np = grove_path_parent(kid->link);
 		if (!np) {
@@ -941,6 +1012,8 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
 	for (size_t i = 0; i < n_stow && !p.rc; i++)
 		if (check_package(&p, stow[i]))
 			stow_contents(&p, stow[i], ".", ".");
+	if (p.incomplete && (!p.rc || p.rc != -ENOMEM))
+		return grove_error_set(err, -EAGAIN, "planning needs more of the stow directory");
 	if (p.rc)
 		return p.rc;
 	if (plan->n_conflicts) {

@@ -36,6 +36,9 @@ grove_world_release(struct grove_world *w)
 	}
 	free(w->pkgs);
 	grove_ignore_list_free(w->global_ignore);
+	for (size_t i = 0; i < w->n_needs; i++)
+		free(w->needs[i]);
+	free(w->needs);
 	grove_world_init(w);
 }
 
@@ -661,4 +664,70 @@ grove_scan(struct grove_world *w, const struct grove_root *stow,
 	free(s.pend);
 	free(at);
 	return r < 0 ? r : 0;
+}
+
+int
+grove_world_need(struct grove_world *w, const char *relpath)
+{
+	char *c;
+
+	for (size_t i = 0; i < w->n_needs; i++)
+		if (strcmp(w->needs[i], relpath) == 0)
+			return 0;
+	if (w->n_needs == w->cap_needs) {
+		size_t cap = w->cap_needs ? w->cap_needs * 2 : 8;
+		char **n = realloc(w->needs, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		w->needs = n;
+		w->cap_needs = cap;
+	}
+	if (!(c = strdup(relpath)))
+		return -ENOMEM;
+	w->needs[w->n_needs++] = c;
+	return 0;
+}
+
+int
+grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct grove_error *err)
+{
+	struct grove_scan_opts so = { 0 };
+	struct scan s = { .w = w, .stow = stow, .o = &so, .err = err };
+	int r = 0;
+
+	for (size_t i = 0; i < w->n_needs && r >= 0; i++) {
+		const char *slash = strchr(w->needs[i], '/');
+		cleanup_free char *pkg = slash ? strndup(w->needs[i], (size_t)(slash - w->needs[i]))
+					       : strdup(w->needs[i]);
+
+		if (!pkg)
+			return oom(&s);
+		r = load_package_ignore(&s, pkg);
+		if (r >= 0)
+			r = load_subtree(&s, w->needs[i]);
+	}
+	for (size_t i = 0; i < w->n_needs; i++)
+		free(w->needs[i]);
+	w->n_needs = 0;
+	return r < 0 ? r : 0;
+}
+
+static void
+reset_node(struct grove_node *n)
+{
+	n->type = n->orig_type;
+	grove_node_set_link(n, n->orig_link);
+	free(n->adopt_to);
+	n->adopt_to = NULL;
+	if (n->orig_type == GROVE_FT_NONE)
+		n->listed = false;
+	for (size_t i = 0; i < n->n_kids; i++)
+		reset_node(n->kids[i]);
+}
+
+void
+grove_world_reset_plan(struct grove_world *w)
+{
+	if (w->target)
+		reset_node(w->target);
 }

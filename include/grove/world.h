@@ -37,6 +37,9 @@ struct grove_world {
 	struct grove_world_pkg *pkgs;
 	size_t n_pkgs, cap_pkgs;
 	struct grove_ignore_list *global_ignore; /* ~/.stow-global-ignore, or the built-in list */
+	/* Stow-relative paths the planner needed but the scan had not read (see grove_scan_needs). */
+	char **needs;
+	size_t n_needs, cap_needs;
 };
 
 void grove_world_init(struct grove_world *w);
@@ -58,5 +61,16 @@ struct grove_scan_opts {
 int grove_scan(struct grove_world *w, const struct grove_root *stow,
 	       const struct grove_root *target, char *const *pkgs, size_t n_pkgs,
 	       const struct grove_scan_opts *opts, struct grove_error *err);
+
+/* Records that the planner needs the stow-relative path (a package's folder
+ * or entry, with the package's ignore list). Returns 0 or -ENOMEM. */
+int grove_world_need(struct grove_world *w, const char *relpath);
+
+/* Reads every path in w->needs (whole folders), then clears the list. */
+int grove_scan_needs(struct grove_world *w, const struct grove_root *stow,
+		     struct grove_error *err);
+
+/* Puts the target's planned state back to the scanned one, for planning again. */
+void grove_world_reset_plan(struct grove_world *w);
 
 #endif
