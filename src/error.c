@@ -3,15 +3,43 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "grove/error.h"
 
+/* Copies s into dst (size bytes); a string too long keeps its head and tail
+ * with "..." between, so the reason at the end of a message survives a long path. */
+static void
+fit(char *dst, size_t size, const char *s)
+{
+	size_t len = strlen(s);
+	size_t head, tail;
+
+	if (len < size) {
+		memcpy(dst, s, len + 1);
+		return;
+	}
+	head = (size - 4) / 3;
+	tail = size - 4 - head;
+	memcpy(dst, s, head);
+	memcpy(dst + head, "...", 3);
+	memcpy(dst + head + 3, s + len - tail, tail);
+	dst[size - 1] = '\0';
+}
+
 static void
 vset(struct grove_error *err, int code, const char *fmt, va_list ap)
 {
+	char *full = NULL;
+
 	err->code = code;
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	if (vasprintf(&full, fmt, ap) < 0) {
+		snprintf(err->msg, sizeof(err->msg), "(out of memory formatting an error)");
+		return;
+	}
+	fit(err->msg, sizeof(err->msg), full);
+	free(full);
 }
 
 int
@@ -31,33 +59,44 @@ int
 grove_error_errno(struct grove_error *err, int code, const char *fmt, ...)
 {
 	va_list ap;
-	size_t len;
+	char *head = NULL;
+	char *full = NULL;
 
 	if (!err)
 		return code;
+	err->code = code;
 	va_start(ap, fmt);
-	vset(err, code, fmt, ap);
+	if (vasprintf(&head, fmt, ap) < 0)
+		head = NULL;
 	va_end(ap);
-	len = strlen(err->msg);
-	if (len < sizeof(err->msg))
-		snprintf(err->msg + len, sizeof(err->msg) - len, ": %s", grove_strerror(code));
+	if (!head || asprintf(&full, "%s: %s", head, grove_strerror(code)) < 0) {
+		snprintf(err->msg, sizeof(err->msg), "%s", grove_strerror(code));
+		free(head);
+		return code;
+	}
+	fit(err->msg, sizeof(err->msg), full);
+	free(head);
+	free(full);
 	return code;
 }
 
 int
 grove_error_prefix(struct grove_error *err, const char *fmt, ...)
 {
-	char head[GROVE_ERROR_MSG_MAX];
-	char old[GROVE_ERROR_MSG_MAX];
+	char *head = NULL;
+	char *full = NULL;
 	va_list ap;
 
 	if (!err)
 		return 0;
 	va_start(ap, fmt);
-	vsnprintf(head, sizeof(head), fmt, ap);
+	if (vasprintf(&head, fmt, ap) < 0)
+		head = NULL;
 	va_end(ap);
-	memcpy(old, err->msg, sizeof(old));
-	snprintf(err->msg, sizeof(err->msg), "%s: %s", head, old);
+	if (head && asprintf(&full, "%s: %s", head, err->msg) >= 0)
+		fit(err->msg, sizeof(err->msg), full);
+	free(head);
+	free(full);
 	return err->code;
 }
 

@@ -145,9 +145,24 @@ cmp_conflict(const void *a, const void *b)
 void
 grove_plan_sort_conflicts(struct grove_plan *plan)
 {
-	if (plan->n_conflicts > 1)
-		qsort(plan->conflicts, plan->n_conflicts, sizeof(*plan->conflicts),
-		      cmp_conflict);
+	size_t o = 0;
+
+	if (plan->n_conflicts < 2)
+		return;
+	qsort(plan->conflicts, plan->n_conflicts, sizeof(*plan->conflicts), cmp_conflict);
+	/* The same conflict found twice (a package checked whole, then entry by entry) is one. */
+	for (size_t i = 0; i < plan->n_conflicts; i++) {
+		struct grove_conflict *c = &plan->conflicts[i];
+		if (o > 0 && cmp_conflict(&plan->conflicts[o - 1], c) == 0) {
+			free(c->action);
+			free(c->package);
+			free(c->path);
+			free(c->message);
+			continue;
+		}
+		plan->conflicts[o++] = *c;
+	}
+	plan->n_conflicts = o;
 }
 
 const char *

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The planner: GNU Stow 2.4's stow/unstow algorithm over in-memory trees, then the plan as a tree difference. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ struct planner {
 	const char *action; /* "stow" or "unstow", for conflicts */
 	int rc;             /* first fatal error */
 	bool incomplete;    /* the plan needs parts of the stow dir not read yet */
+	const char *package; /* the package whose entry is being planned, for conflicts */
 };
 
 static void
@@ -275,10 +277,28 @@ disk_exists(struct planner *p, const char *path)
 
 /* ---- the tasks, applied to the current state ---- */
 
+/* A path or link text the kernel cannot take in one call (PATH_MAX) is a
+ * conflict found while planning, not a failure half-way through executing. */
+static bool
+too_long(struct planner *p, const char *path, const char *text)
+{
+	char msg[GROVE_ERROR_MSG_MAX];
+
+	if (strlen(path) < PATH_MAX && (!text || strlen(text) < PATH_MAX))
+		return false;
+	snprintf(msg, sizeof(msg), "path or link text too long (over PATH_MAX, %d bytes): %.200s...",
+		 PATH_MAX, path);
+	conflict(p, p->package ? p->package : "", path, msg);
+	return true;
+}
+
 static void
 do_link(struct planner *p, const char *dest, const char *path)
 {
-	struct grove_node *n = tensure(p, path);
+	struct grove_node *n;
+
+	too_long(p, path, dest); /* a conflict; planning goes on to find the others */
+	n = tensure(p, path);
 
 	if (!n)
 		return;
@@ -301,7 +321,10 @@ do_unlink(struct planner *p, const char *path)
 static void
 do_mkdir(struct planner *p, const char *path)
 {
-	struct grove_node *n = tensure(p, path);
+	struct grove_node *n;
+
+	too_long(p, path, NULL);
+	n = tensure(p, path);
 
 	if (!n)
 		return;
@@ -527,6 +550,7 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		oom(p);
 		return;
 	}
+	p->package = package;
 	if (!src) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' was not scanned%s", pkg_path, NULL);
 		return;
@@ -615,6 +639,66 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		stow_contents(p, package, pkg_subpath, target_subpath);
 	} else {
 		do_link(p, link_dest, target_subpath);
+	}
+}
+
+/*
+ * Entries grove refuses wherever they are in a package being stowed, even
+ * inside a folder that folds into one link and so is never visited: a link
+ * that leaves the stow dir or loops, and fifos, sockets and devices. grove
+ * would refuse them as soon as the folder is unfolded, so it refuses the
+ * package now rather than accept it and fail later. (Absolute links are
+ * refused where Stow refuses them: when visited.)
+ */
+static void
+validate_tree(struct planner *p, const char *package, struct grove_node *dir,
+	      const char *pkg_subdir, const char *target_subdir)
+{
+	cleanup_free struct grove_node **kids = grove_node_sorted_kids(dir);
+	char msg[GROVE_ERROR_MSG_MAX];
+
+	if (!kids) {
+		oom(p);
+		return;
+	}
+	for (struct grove_node **k = kids; *k && !p->rc; k++) {
+		struct grove_node *n = *k;
+		cleanup_free char *pkg_path = grove_path_join(pkg_subdir, n->name);
+		cleanup_free char *tpath = grove_path_join(target_subdir, n->name);
+		cleanup_free char *full = NULL;
+
+		if (!pkg_path || !tpath) {
+			oom(p);
+			return;
+		}
+		if (ignored(p, package, tpath))
+			continue;
+		full = join3(p->w->stow_path, package, pkg_path);
+		if (!full) {
+			oom(p);
+			return;
+		}
+		if (n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') {
+			snprintf(msg, sizeof(msg),
+				 "source is a symlink that leaves the stow directory or loops %s => %s",
+				 full, n->link);
+			conflict(p, package, tpath, msg);
+		} else if (n->type == GROVE_FT_OTHER) {
+			snprintf(msg, sizeof(msg),
+				 "source is not a regular file, folder or symlink: %s", full);
+			conflict(p, package, tpath, msg);
+		} else if (n->type == GROVE_FT_DIR && n->listed) {
+			if (p->o->dotfiles) {
+				cleanup_free char *adj = grove_dotfile_adjust(n->name);
+				free(tpath);
+				tpath = adj ? grove_path_join(target_subdir, adj) : NULL;
+				if (!tpath) {
+					oom(p);
+					return;
+				}
+			}
+			validate_tree(p, package, n, pkg_path, tpath);
+		}
 	}
 }
 
@@ -1009,9 +1093,12 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
 		if (check_package(&p, unstow[i]))
 			unstow_contents(&p, unstow[i], ".", ".");
 	p.action = "stow";
-	for (size_t i = 0; i < n_stow && !p.rc; i++)
-		if (check_package(&p, stow[i]))
-			stow_contents(&p, stow[i], ".", ".");
+	for (size_t i = 0; i < n_stow && !p.rc; i++) {
+		if (!check_package(&p, stow[i]))
+			continue;
+		validate_tree(&p, stow[i], grove_node_child(w->stow, stow[i]), ".", ".");
+		stow_contents(&p, stow[i], ".", ".");
+	}
 	if (p.incomplete && (!p.rc || p.rc != -ENOMEM))
 		return grove_error_set(err, -EAGAIN, "planning needs more of the stow directory");
 	if (p.rc)

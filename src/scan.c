@@ -153,7 +153,8 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 		return r;
 	r = grove_fs_list(dfd, &ents, &n, s->err);
 	if (r < 0)
-		return grove_error_prefix(s->err, "scan '%s'", s->stow->path);
+		return grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,
+					  relpath);
 	s->stack[s->depth].dev = self.dev;
 	s->stack[s->depth].ino = self.ino;
 	s->depth++;
@@ -172,8 +173,11 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 		if (!kid) {
 			if (ents[i].type == GROVE_FT_LINK) {
 				r = grove_fs_readlink_at(dfd, ents[i].name, &text, s->err);
-				if (r < 0)
+				if (r < 0) {
+					grove_error_prefix(s->err, "read package '%s/%s'",
+							   s->stow->path, kpath);
 					break;
+				}
 			}
 			kid = grove_node_new(ents[i].name, ents[i].type, text);
 			if (!kid || grove_node_add(node, kid) < 0) {
@@ -185,7 +189,8 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 		if (ents[i].type == GROVE_FT_DIR) {
 			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, ents[i].name, s->err);
 			if (kfd < 0) {
-				r = kfd;
+				r = grove_error_prefix(s->err, "read package folder '%s/%s'",
+						       s->stow->path, kpath);
 				break;
 			}
 			kid->type = kid->orig_type = GROVE_FT_DIR;
@@ -544,7 +549,8 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 		if (ns || s->o->full_target) {
 			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, kid->name, s->err);
 			if (kfd < 0)
-				r = kfd;
+				r = grove_error_prefix(s->err, "read target folder '%s/%s'",
+						       s->target->path, kpath);
 			else
 				r = scan_target_dir(s, kid, kfd, kpath, sub, ns);
 		}
@@ -568,7 +574,8 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 
 	r = grove_fs_list(dfd, &ents, &n, s->err);
 	if (r < 0)
-		return grove_error_prefix(s->err, "scan target '%s'", s->target->path);
+		return grove_error_prefix(s->err, "read target folder '%s%s%s'", s->target->path,
+					  tpath[0] ? "/" : "", tpath);
 	dir->listed = true;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
@@ -582,8 +589,11 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 		}
 		if (ents[i].type == GROVE_FT_LINK) {
 			r = grove_fs_readlink_at(dfd, ents[i].name, &text, s->err);
-			if (r < 0)
+			if (r < 0) {
+				grove_error_prefix(s->err, "read target '%s/%s'", s->target->path,
+						   kpath);
 				break;
+			}
 		}
 		kid = grove_node_new(ents[i].name, ents[i].type, text);
 		if (!kid || grove_node_add(dir, kid) < 0) {

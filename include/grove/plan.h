@@ -76,7 +76,8 @@ int grove_plan_add_conflict(struct grove_plan *plan, const char *action, const c
 			    const char *path, const char *message);
 int grove_plan_add_warning(struct grove_plan *plan, const char *message);
 
-/* Sorts conflicts by (action: unstow first, package, message), as Stow prints them. */
+/* Sorts conflicts by (action: unstow first, package, message), as Stow prints them,
+ * and drops duplicates. */
 void grove_plan_sort_conflicts(struct grove_plan *plan);
 
 /* "mkdir", "link", ... */

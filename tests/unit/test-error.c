@@ -39,7 +39,7 @@ test_error_null_is_allowed_and_codes_have_text(void **state)
 }
 
 static void
-test_error_long_messages_are_truncated_not_overflowed(void **state)
+test_error_long_messages_keep_their_reason(void **state)
 {
 	struct grove_error err;
 	char big[3000];
@@ -49,8 +49,14 @@ test_error_long_messages_are_truncated_not_overflowed(void **state)
 	big[sizeof(big) - 1] = '\0';
 	grove_error_errno(&err, -EIO, "%s", big);
 	assert_int_equal(strlen(err.msg), GROVE_ERROR_MSG_MAX - 1);
+	/* The reason survives a long path: the middle is elided, not the end. */
+	assert_non_null(strstr(err.msg, "..."));
+	assert_string_equal(err.msg + strlen(err.msg) - strlen(": Input/output error"),
+			    ": Input/output error");
 	grove_error_prefix(&err, "%s", big);
 	assert_int_equal(strlen(err.msg), GROVE_ERROR_MSG_MAX - 1);
+	assert_string_equal(err.msg + strlen(err.msg) - strlen(": Input/output error"),
+			    ": Input/output error");
 }
 
 int
@@ -60,7 +66,7 @@ main(void)
 		cmocka_unit_test(test_error_errno_appends_reason),
 		cmocka_unit_test(test_error_prefix_adds_context),
 		cmocka_unit_test(test_error_null_is_allowed_and_codes_have_text),
-		cmocka_unit_test(test_error_long_messages_are_truncated_not_overflowed),
+		cmocka_unit_test(test_error_long_messages_keep_their_reason),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
