@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Lexical path arithmetic as GNU Stow does it; no I/O, so links the planner computes match Stow's text. */
+/* Lexical path arithmetic as GNU Stow does it; no I/O, so links the planner computes match Stow's
+ * text. */
 #include <stdlib.h>
 #include <string.h>
 

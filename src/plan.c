@@ -94,8 +94,7 @@ grove_plan_add_conflict(struct grove_plan *plan, const char *action, const char 
 {
 	struct grove_conflict c = { 0 };
 
-	if (grow((void **)&plan->conflicts, &plan->cap_conflicts, plan->n_conflicts,
-		 sizeof(c)) < 0)
+	if (grow((void **)&plan->conflicts, &plan->cap_conflicts, plan->n_conflicts, sizeof(c)) < 0)
 		return -ENOMEM;
 	if (dup_opt(action, &c.action) < 0 || dup_opt(package, &c.package) < 0 ||
 	    dup_opt(path, &c.path) < 0 || dup_opt(message, &c.message) < 0) {
@@ -114,8 +113,8 @@ grove_plan_add_warning(struct grove_plan *plan, const char *message)
 {
 	char *m;
 
-	if (grow((void **)&plan->warnings, &plan->cap_warnings, plan->n_warnings,
-		 sizeof(char *)) < 0)
+	if (grow((void **)&plan->warnings, &plan->cap_warnings, plan->n_warnings, sizeof(char *)) <
+	    0)
 		return -ENOMEM;
 	if (!(m = strdup(message)))
 		return -ENOMEM;
@@ -192,8 +191,7 @@ grove_op_kind_name(enum grove_op_kind kind)
 void
 grove_plan_print(const struct grove_plan *plan, FILE *out)
 {
-	grove_plan_foreach_op(plan, op)
-	{
+	grove_plan_foreach_op (plan, op) {
 		fprintf(out, "%-6s %s", grove_op_kind_name(op->kind), op->path);
 		switch (op->kind) {
 		case GROVE_OP_LINK:

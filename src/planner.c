@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The planner: GNU Stow 2.4's stow/unstow algorithm over in-memory trees, then the plan as a tree difference. */
+/* The planner: GNU Stow 2.4's stow/unstow algorithm over in-memory trees, then the plan as a tree
+ * difference. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -25,9 +26,9 @@ struct planner {
 	const struct grove_plan_opts *o;
 	struct grove_plan *plan;
 	struct grove_error *err;
-	const char *action; /* "stow" or "unstow", for conflicts */
-	int rc;             /* first fatal error */
-	bool incomplete;    /* the plan needs parts of the stow dir not read yet */
+	const char *action;  /* "stow" or "unstow", for conflicts */
+	int rc;              /* first fatal error */
+	bool incomplete;     /* the plan needs parts of the stow dir not read yet */
 	const char *package; /* the package whose entry is being planned, for conflicts */
 };
 
@@ -113,8 +114,8 @@ stow_node_at(struct planner *p, const char *path_from_target)
 		name[len] = '\0';
 		kid = grove_node_child(n, name);
 		if (!kid) {
-			bool descends = n->type == GROVE_FT_DIR || (n->type == GROVE_FT_LINK &&
-								    n->dest_type == GROVE_FT_DIR);
+			bool descends = n->type == GROVE_FT_DIR ||
+					(n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
 			if (!n->listed && descends)
 				need(p, rest);
 			return NULL;
@@ -256,8 +257,8 @@ disk_exists(struct planner *p, const char *path)
 		if (n->orig_type == GROVE_FT_LINK) {
 			/* Continue inside the stow dir when the link is ours. */
 			cleanup_free char *from = grove_node_path(n);
-			cleanup_free char *dest = from ? find_stowed_path(p, from, n->orig_link, NULL)
-						       : NULL;
+			cleanup_free char *dest =
+				from ? find_stowed_path(p, from, n->orig_link, NULL) : NULL;
 			cleanup_free char *full = dest ? grove_path_join(dest, s) : NULL;
 			return full && stow_exists(p, full);
 		}
@@ -286,8 +287,8 @@ too_long(struct planner *p, const char *path, const char *text)
 
 	if (strlen(path) < PATH_MAX && (!text || strlen(text) < PATH_MAX))
 		return false;
-	snprintf(msg, sizeof(msg), "path or link text too long (over PATH_MAX, %d bytes): %.200s...",
-		 PATH_MAX, path);
+	snprintf(msg, sizeof(msg),
+		 "path or link text too long (over PATH_MAX, %d bytes): %.200s...", PATH_MAX, path);
 	conflict(p, p->package ? p->package : "", path, msg);
 	return true;
 }
@@ -563,16 +564,17 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 			return;
 		}
 		if (src->escapes) {
-			snprintf(msg, sizeof(msg),
-				 "source is a symlink that leaves the stow directory or loops %s => %s",
-				 pkg_path, src->link);
+			snprintf(
+				msg, sizeof(msg),
+				"source is a symlink that leaves the stow directory or loops %s => %s",
+				pkg_path, src->link);
 			conflict(p, package, target_subpath, msg);
 			return;
 		}
 	}
 	if (src->type == GROVE_FT_OTHER) {
-		snprintf(msg, sizeof(msg),
-			 "source is not a regular file, folder or symlink: %s", pkg_path);
+		snprintf(msg, sizeof(msg), "source is not a regular file, folder or symlink: %s",
+			 pkg_path);
 		conflict(p, package, target_subpath, msg);
 		return;
 	}
@@ -600,18 +602,20 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 
 		if (t->type == GROVE_FT_DIR) {
 			if (!src_dir) {
-				snprintf(msg, sizeof(msg),
-					 "cannot stow non-directory %s over existing directory target %s",
-					 pkg_path, target_subpath);
+				snprintf(
+					msg, sizeof(msg),
+					"cannot stow non-directory %s over existing directory target %s",
+					pkg_path, target_subpath);
 				conflict(p, package, target_subpath, msg);
 			} else {
 				stow_contents(p, package, pkg_subpath, target_subpath);
 			}
 		} else if (p->o->adopt) {
 			if (src_dir) {
-				snprintf(msg, sizeof(msg),
-					 "cannot stow directory %s over existing non-directory target %s",
-					 pkg_path, target_subpath);
+				snprintf(
+					msg, sizeof(msg),
+					"cannot stow directory %s over existing non-directory target %s",
+					pkg_path, target_subpath);
 				conflict(p, package, target_subpath, msg);
 			} else if (t->orig_type != GROVE_FT_REG) {
 				snprintf(msg, sizeof(msg),
@@ -619,7 +623,8 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 					 target_subpath, pkg_path);
 				conflict(p, package, target_subpath, msg);
 			} else {
-				const char *rest = grove_path_strip_prefix(pkg_path, p->w->stow_path);
+				const char *rest =
+					grove_path_strip_prefix(pkg_path, p->w->stow_path);
 				free(t->adopt_to);
 				t->adopt_to = rest ? strdup(rest) : NULL;
 				if (!t->adopt_to) {
@@ -629,9 +634,10 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 				do_link(p, link_dest, target_subpath);
 			}
 		} else {
-			snprintf(msg, sizeof(msg),
-				 "cannot stow %s over existing target %s since neither a link nor a directory and --adopt not specified",
-				 pkg_path, target_subpath);
+			snprintf(
+				msg, sizeof(msg),
+				"cannot stow %s over existing target %s since neither a link nor a directory and --adopt not specified",
+				pkg_path, target_subpath);
 			conflict(p, package, target_subpath, msg);
 		}
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
@@ -679,9 +685,10 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 			return;
 		}
 		if (n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') {
-			snprintf(msg, sizeof(msg),
-				 "source is a symlink that leaves the stow directory or loops %s => %s",
-				 full, n->link);
+			snprintf(
+				msg, sizeof(msg),
+				"source is a symlink that leaves the stow directory or loops %s => %s",
+				full, n->link);
 			conflict(p, package, tpath, msg);
 		} else if (n->type == GROVE_FT_OTHER) {
 			snprintf(msg, sizeof(msg),
@@ -717,8 +724,8 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 	char msg[GROVE_ERROR_MSG_MAX];
 
 	if (t->link[0] == '/') {
-		snprintf(msg, sizeof(msg), "Ignoring an absolute symlink: %s => %s",
-			 target_subpath, t->link);
+		snprintf(msg, sizeof(msg), "Ignoring an absolute symlink: %s => %s", target_subpath,
+			 t->link);
 		warning(p, msg);
 		return;
 	}
@@ -758,8 +765,7 @@ foldable(struct planner *p, const char *target_subdir)
 
 	if (p->o->no_folding || !dir)
 		return NULL;
-	grove_node_foreach_child(dir, kid)
-	{
+	grove_node_foreach_child (dir, kid) {
 		cleanup_free char *np = NULL;
 
 		if (kid->type == GROVE_FT_NONE)
@@ -805,8 +811,7 @@ fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
 {
 	struct grove_node *dir = tnode(p, target_subdir);
 
-	grove_node_foreach_child(dir, kid)
-	{
+	grove_node_foreach_child (dir, kid) {
 		if (kid->type == GROVE_FT_NONE)
 			continue;
 		kid->type = GROVE_FT_NONE;
@@ -980,8 +985,8 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 		return -ENOMEM;
 	}
 	for (struct grove_node **k = kids; *k; k++) {
-		cleanup_free char *kp = path[0] ? grove_strdupf("%s/%s", path, (*k)->name)
-						: strdup((*k)->name);
+		cleanup_free char *kp =
+			path[0] ? grove_strdupf("%s/%s", path, (*k)->name) : strdup((*k)->name);
 		int r;
 
 		if (!kp) {
@@ -1082,9 +1087,9 @@ check_package(struct planner *p, const char *package)
 }
 
 int
-grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
-		  char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
-		  struct grove_plan *plan, struct grove_error *err)
+grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, char *const *unstow,
+		  size_t n_unstow, char *const *stow, size_t n_stow, struct grove_plan *plan,
+		  struct grove_error *err)
 {
 	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err };
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The scan: reads the packages and the parts of the target a plan needs into in-memory trees, beneath held roots. */
+/* The scan: reads the packages and the parts of the target a plan needs into in-memory trees,
+ * beneath held roots. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -65,10 +66,10 @@ struct scan {
 	size_t depth;
 	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
 	struct pending {
-		char *dest;      /* stow-relative path the link points at */
-		char *unfold;    /* stow-relative folder the plan may unfold, or NULL */
+		char *dest;   /* stow-relative path the link points at */
+		char *unfold; /* stow-relative folder the plan may unfold, or NULL */
 		struct grove_node *tnode;
-	} *pend;
+	} * pend;
 	size_t n_pend, cap_pend;
 };
 
@@ -160,8 +161,9 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 	s->depth++;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
-		cleanup_free char *kpath = relpath[0] ? grove_strdupf("%s/%s", relpath, ents[i].name)
-						      : strdup(ents[i].name);
+		cleanup_free char *kpath = relpath[0]
+						   ? grove_strdupf("%s/%s", relpath, ents[i].name)
+						   : strdup(ents[i].name);
 		cleanup_free char *text = NULL;
 
 		if (!kpath) {
@@ -434,8 +436,9 @@ add_pending(struct scan *s, struct grove_node *tnode, const char *dest, const ch
 static bool
 pkg_is_dir(const struct grove_node *n)
 {
-	return n && (n->type == GROVE_FT_DIR ||
-		     (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR)) &&
+	return n &&
+	       (n->type == GROVE_FT_DIR ||
+		(n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR)) &&
 	       n->listed;
 }
 
@@ -447,8 +450,7 @@ matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs, co
 	size_t k = 0;
 
 	for (size_t i = 0; i < n_pkgs; i++) {
-		grove_node_foreach_child(pkgs[i].node, kid)
-		{
+		grove_node_foreach_child (pkgs[i].node, kid) {
 			bool match = strcmp(kid->name, name) == 0;
 
 			if (!match && s->o->dotfiles) {
@@ -522,7 +524,8 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 			for (size_t i = 0; i < nm && r >= 0; i++) {
 				const char *slash = strchr(rest, '/');
 				cleanup_free char *owner =
-					slash ? strndup(rest, (size_t)(slash - rest)) : strdup(rest);
+					slash ? strndup(rest, (size_t)(slash - rest))
+					      : strdup(rest);
 				cleanup_free char *unfold =
 					owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
 				if (!unfold) {
@@ -608,9 +611,9 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 }
 
 int
-grove_scan(struct grove_world *w, const struct grove_root *stow,
-	   const struct grove_root *target, char *const *pkgs, size_t n_pkgs,
-	   const struct grove_scan_opts *opts, struct grove_error *err)
+grove_scan(struct grove_world *w, const struct grove_root *stow, const struct grove_root *target,
+	   char *const *pkgs, size_t n_pkgs, const struct grove_scan_opts *opts,
+	   struct grove_error *err)
 {
 	struct scan s = { .w = w, .stow = stow, .target = target, .o = opts, .err = err };
 	struct pkg_at *at = NULL;

@@ -83,7 +83,8 @@ grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *
 	grove_world_init(&w);
 
 	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
-		const char *name = i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
+		const char *name =
+			i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
 		r = grove_stow_check_package_name(name, err);
 		if (r < 0)
 			return r;
@@ -129,8 +130,8 @@ grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *
 	/* Plan; when the planner reaches a part of the stow dir the scan did not
 	 * read (a folder another package may unfold), read it and plan again. */
 	for (int round = 0;; round++) {
-		r = grove_planner_run(&w, &po, req->unstow, req->n_unstow, req->stow,
-				      req->n_stow, &run->plan, err);
+		r = grove_planner_run(&w, &po, req->unstow, req->n_unstow, req->stow, req->n_stow,
+				      &run->plan, err);
 		if (r != -EAGAIN)
 			break;
 		if (round >= PLAN_ROUNDS_MAX) {

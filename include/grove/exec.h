@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The executor: applies a plan through the fs layer, checking each op's precondition at the moment of change. */
+/* The executor: applies a plan through the fs layer, checking each op's precondition at the moment
+ * of change. */
 #ifndef GROVE_EXEC_H
 #define GROVE_EXEC_H
 

@@ -100,8 +100,8 @@ void grove_dirents_free(struct grove_dirent *ents, size_t n);
 
 /* Reads a regular file name in dirfd (no symlink followed) of at most max bytes,
  * NUL-terminated. */
-int grove_fs_read_file_at(int dirfd, const char *name, size_t max, char **ret_buf,
-			  size_t *ret_len, struct grove_error *err);
+int grove_fs_read_file_at(int dirfd, const char *name, size_t max, char **ret_buf, size_t *ret_len,
+			  struct grove_error *err);
 
 /* Reads a user configuration file by path (.stowrc, ~/.stow-global-ignore,
  * config.yaml). Missing: returns 0 with *ret_buf = NULL. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Stow's ignore lists and --ignore/--defer/--override patterns, as Perl-compatible regexes (PCRE2). */
+/* Stow's ignore lists and --ignore/--defer/--override patterns, as Perl-compatible regexes (PCRE2).
+ */
 #ifndef GROVE_IGNORE_H
 #define GROVE_IGNORE_H
 
@@ -22,8 +23,8 @@ struct grove_ignore_list;
 /* Parses text (NUL-terminated) into a list. source names it in errors
  * ("'/home/u/.stow-global-ignore'"). A bad regex: GROVE_E_CONFIG naming the
  * source and the pattern. */
-int grove_ignore_list_parse(const char *text, const char *source,
-			    struct grove_ignore_list **ret, struct grove_error *err);
+int grove_ignore_list_parse(const char *text, const char *source, struct grove_ignore_list **ret,
+			    struct grove_error *err);
 
 /* The built-in default list (Stow's __DATA__ section). Never fails except -ENOMEM. */
 int grove_ignore_list_default(struct grove_ignore_list **ret, struct grove_error *err);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A plan: the ops that take a target from its scanned state to the wanted one, and the conflicts. */
+/* A plan: the ops that take a target from its scanned state to the wanted one, and the conflicts.
+ */
 #ifndef GROVE_PLAN_H
 #define GROVE_PLAN_H
 
@@ -36,7 +37,8 @@ enum grove_op_kind {
 	GROVE_OP_RMDIR,  /* empty folder -> none */
 	GROVE_OP_UNFOLD, /* link old_text -> folder (block follows) */
 	GROVE_OP_FOLD,   /* folder -> link text (block follows) */
-	GROVE_OP_ADOPT,  /* regular file -> moved to stow_path in the stow dir; path becomes link text */
+	GROVE_OP_ADOPT,  /* regular file -> moved to stow_path in the stow dir; path becomes link
+			    text */
 };
 
 struct grove_op {
@@ -49,7 +51,7 @@ struct grove_op {
 };
 
 struct grove_conflict {
-	char *action;  /* "stow" or "unstow" */
+	char *action; /* "stow" or "unstow" */
 	char *package;
 	char *path;    /* target-relative path the conflict is about */
 	char *message; /* Stow's wording, naming the path and the reason */

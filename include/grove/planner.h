@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The planner: a pure function from a scanned world and a request to a plan or the full list of conflicts. */
+/* The planner: a pure function from a scanned world and a request to a plan or the full list of
+ * conflicts. */
 #ifndef GROVE_PLANNER_H
 #define GROVE_PLANNER_H
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* In-memory trees: what the scan found (package trees, the target) and, for the target, what the plan leaves. */
+/* In-memory trees: what the scan found (package trees, the target) and, for the target, what the
+ * plan leaves. */
 #ifndef GROVE_TREE_H
 #define GROVE_TREE_H
 
@@ -27,7 +28,7 @@ struct grove_node {
 	char *link;
 	enum grove_ftype dest_type;
 	bool listed;
-	bool escapes; /* a package link that leaves the stow dir or loops */
+	bool escapes;   /* a package link that leaves the stow dir or loops */
 	char *adopt_to; /* target node: the plan moves the file here (stow-relative) */
 	struct grove_node **kids;
 	size_t n_kids, cap_kids;

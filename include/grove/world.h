@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The world a plan is made from: the scanned target, the stow dir's packages, and the scan that fills them. */
+/* The world a plan is made from: the scanned target, the stow dir's packages, and the scan that
+ * fills them. */
 #ifndef GROVE_WORLD_H
 #define GROVE_WORLD_H
 
@@ -37,7 +38,8 @@ struct grove_world {
 	struct grove_world_pkg *pkgs;
 	size_t n_pkgs, cap_pkgs;
 	struct grove_ignore_list *global_ignore; /* ~/.stow-global-ignore, or the built-in list */
-	/* Stow-relative paths the planner needed but the scan had not read (see grove_scan_needs). */
+	/* Stow-relative paths the planner needed but the scan had not read (see grove_scan_needs).
+	 */
 	char **needs;
 	size_t n_needs, cap_needs;
 };
@@ -67,8 +69,7 @@ int grove_scan(struct grove_world *w, const struct grove_root *stow,
 int grove_world_need(struct grove_world *w, const char *relpath);
 
 /* Reads every path in w->needs (whole folders), then clears the list. */
-int grove_scan_needs(struct grove_world *w, const struct grove_root *stow,
-		     struct grove_error *err);
+int grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct grove_error *err);
 
 /* Puts the target's planned state back to the scanned one, for planning again. */
 void grove_world_reset_plan(struct grove_world *w);

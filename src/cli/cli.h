@@ -25,7 +25,7 @@ enum {
 struct grove_stow_cli {
 	bool help;
 	bool version;
-	bool simulate; /* -n, --no, --simulate, and grove's --dry-run */
+	bool simulate;  /* -n, --no, --simulate, and grove's --dry-run */
 	bool plan_only; /* `grove plan ...`: print the plan, change nothing */
 };
 
@@ -51,10 +51,10 @@ enum grove_stow_action {
  * Then, as Stow does: options from ~/.stowrc then ./.stowrc (each line split
  * with shell word rules) are parsed the same way and merged under the command
  * line (list options add up, rc first; single values from the command line
- * win; package names in rc files are ignored, as Stow 2.4.1 does); --dir and --target from an rc file get
- * $VAR, ${VAR} and ~ expansion (an undefined variable is an error). The stow
- * dir defaults to $STOW_DIR (if non-empty) else the current folder; the target
- * to the stow dir's parent. Trailing slashes are stripped from package names.
+ * win; package names in rc files are ignored, as Stow 2.4.1 does); --dir and --target from an rc
+ * file get $VAR, ${VAR} and ~ expansion (an undefined variable is an error). The stow dir defaults
+ * to $STOW_DIR (if non-empty) else the current folder; the target to the stow dir's parent.
+ * Trailing slashes are stripped from package names.
  * ~/.stow-global-ignore is read into req->global_ignore_text when present.
  *
  * home is $HOME (may be NULL); cwd_rc is the path of the current folder's
@@ -64,15 +64,13 @@ enum grove_stow_action {
  * '--frob'", "option '--dir' requires a value", "no packages to stow or
  * unstow"), GROVE_E_CONFIG for a bad rc file.
  */
-int grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial,
-			 const char *home, const char *cwd_rc, bool read_rc,
-			 struct grove_stow_request *req, struct grove_stow_cli *cli,
-			 struct grove_error *err);
+int grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, const char *home,
+			 const char *cwd_rc, bool read_rc, struct grove_stow_request *req,
+			 struct grove_stow_cli *cli, struct grove_error *err);
 
 /* Splits one line into words with POSIX shell quoting rules (as Perl's
  * Text::ParseWords::shellwords: '...', "...", backslash escapes). */
-int grove_shellwords(const char *line, char ***ret_words, size_t *ret_n,
-		     struct grove_error *err);
+int grove_shellwords(const char *line, char ***ret_words, size_t *ret_n, struct grove_error *err);
 void grove_strv_free(char **v, size_t n);
 
 /* Prints Stow's usage text (grove's spelling) to out. */

@@ -61,9 +61,9 @@ test_path_abs2rel_matches_file_spec(void **state)
 	static const struct {
 		const char *path, *base, *want;
 	} cases[] = {
-		{ "/a/s", "/a/t", "../s" },   { "/a/t/stow", "/a/t", "stow" },
-		{ "/", "/a", ".." },          { "/a", "/", "a" },
-		{ "/ab", "/a", "../ab" },     { "/x/y/z", "/x/q/r", "../../y/z" },
+		{ "/a/s", "/a/t", "../s" }, { "/a/t/stow", "/a/t", "stow" },
+		{ "/", "/a", ".." },        { "/a", "/", "a" },
+		{ "/ab", "/a", "../ab" },   { "/x/y/z", "/x/q/r", "../../y/z" },
 		{ "/same", "/same", "." },
 	};
 
@@ -83,9 +83,12 @@ test_path_dotfiles_match_stow(void **state)
 	static const struct {
 		const char *in, *adj, *unadj;
 	} cases[] = {
-		{ "dot-bashrc", ".bashrc", "dot-bashrc" }, { "dot-", "dot-", "dot-" },
-		{ "dot-.x", "dot-.x", "dot-.x" },          { "dotfile", "dotfile", "dotfile" },
-		{ ".x", ".x", "dot-x" },                   { "..", "..", ".." },
+		{ "dot-bashrc", ".bashrc", "dot-bashrc" },
+		{ "dot-", "dot-", "dot-" },
+		{ "dot-.x", "dot-.x", "dot-.x" },
+		{ "dotfile", "dotfile", "dotfile" },
+		{ ".x", ".x", "dot-x" },
+		{ "..", "..", ".." },
 	};
 
 	(void)state;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Golden planner cases: each tests/golden/NAME.case builds a tree, plans a request, and checks the plan and the result. */
+/* Golden planner cases: each tests/golden/NAME.case builds a tree, plans a request, and checks the
+ * plan and the result. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>

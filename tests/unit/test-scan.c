@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Unit tests: the scan reads what a plan needs, no more, and marks package links that escape or loop. */
+/* Unit tests: the scan reads what a plan needs, no more, and marks package links that escape or
+ * loop. */
 #include <stdlib.h>
 #include <string.h>
 
