@@ -19,6 +19,7 @@ work=$(mktemp -d /tmp/grove-demo.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cp -a examples/packages "$work/stow"
 mkdir "$work/home"
+export GROVE_STATE_DIR=$work/state # the demo's own transaction log
 cd "$work"
 
 run() {

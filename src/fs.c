@@ -128,6 +128,15 @@ grove_root_open(struct grove_root *root, const char *path, struct grove_error *e
 	root->real = steal_ptr(&real);
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
+	root->born = 0;
+	{
+		struct statx sx;
+
+		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME, &sx) == 0 &&
+		    (sx.stx_mask & STATX_BTIME))
+			root->born =
+				(int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec;
+	}
 	return 0;
 }
 
@@ -522,6 +531,16 @@ grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *
 
 /* ---- the safe verbs ---- */
 
+/* The transaction whose temporary entries are being made, so that recovery
+ * after a crash can find every one of them by name. */
+static char temp_tag[32];
+
+void
+grove_fs_set_temp_tag(const char *tag)
+{
+	snprintf(temp_tag, sizeof(temp_tag), "%s", tag ? tag : "");
+}
+
 void
 grove_fs_temp_name(char *buf, size_t size, const char *base)
 {
@@ -534,7 +553,10 @@ grove_fs_temp_name(char *buf, size_t size, const char *base)
 		base = slash + 1;
 	if (!lim)
 		return;
-	snprintf(buf, lim, ".grove-tmp.%ld.%lu.%s", (long)getpid(), c, base ? base : "");
+	if (temp_tag[0])
+		snprintf(buf, lim, ".grove-%s.%lu.%s", temp_tag, c, base ? base : "");
+	else
+		snprintf(buf, lim, ".grove-tmp.%ld.%lu.%s", (long)getpid(), c, base ? base : "");
 }
 
 /* True when the entry name in dirfd is a symlink whose text is exactly text.

@@ -965,7 +965,13 @@ static int
 emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *old_text,
      const char *text, const char *stow_path)
 {
-	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, NULL) < 0) {
+	cleanup_free char *package = NULL;
+	const char *t = text ? text : old_text;
+	cleanup_free char *dest = t ? find_stowed_path(p, path, t, &package) : NULL;
+
+	/* The package an op serves, for the log and `grove status`. */
+	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path,
+			      dest ? package : NULL) < 0) {
 		oom(p);
 		return -ENOMEM;
 	}
@@ -1112,6 +1118,16 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		grove_plan_sort_conflicts(plan);
 		return 0;
 	}
+	emit_kids(&p, w->target, "", emit_diff);
+	return p.rc;
+}
+
+int
+grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_error *err)
+{
+	struct grove_plan_opts none = { 0 };
+	struct planner p = { .w = w, .o = &none, .plan = plan, .err = err, .action = "plan" };
+
 	emit_kids(&p, w->target, "", emit_diff);
 	return p.rc;
 }

@@ -37,6 +37,7 @@ grove_stow_request_release(struct grove_stow_request *req)
 	grove_pattern_set_free(req->override);
 	free(req->global_ignore_text);
 	free(req->global_ignore_source);
+	free(req->command);
 	memset(req, 0, sizeof(*req));
 }
 

@@ -744,3 +744,71 @@ grove_world_reset_plan(struct grove_world *w)
 	if (w->target)
 		reset_node(w->target);
 }
+
+/* Lists the target folder at node (path tpath) into the view, once. */
+static int
+list_target_node(struct scan *s, struct grove_node *node, const char *tpath)
+{
+	cleanup_fd int fd = -1;
+
+	if (node->listed || node->orig_type != GROVE_FT_DIR)
+		return 0;
+	fd = grove_fs_open_dir_beneath(s->target->fd, tpath[0] ? tpath : ".", s->err);
+	if (fd < 0)
+		return grove_error_prefix(s->err, "read target folder '%s/%s'", s->target->path,
+					  tpath);
+	return scan_target_dir(s, node, fd, tpath, NULL, 0);
+}
+
+int
+grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, char *const *paths,
+			size_t n, struct grove_error *err)
+{
+	struct grove_scan_opts so = { 0 };
+	struct scan s = { .w = w, .target = target, .o = &so, .err = err };
+	int r = 0;
+
+	if (!w->target) {
+		w->target = grove_node_new("", GROVE_FT_DIR, NULL);
+		if (!w->target)
+			return oom(&s);
+	}
+	if (!w->stow_path && !(w->stow_path = strdup("\x01")))
+		return oom(&s); /* owns nothing: no link is taken for a stow dir's */
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_node *node = w->target;
+		const char *p = paths[i];
+		char *prefix = calloc(1, strlen(paths[i]) + 1);
+
+		if (!prefix)
+			return oom(&s);
+		for (;;) {
+			const char *e = strchr(p, '/');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			cleanup_free char *name = strndup(p, len);
+
+			r = list_target_node(&s, node, prefix);
+			if (r < 0 || !name)
+				break;
+			node = grove_node_child(node, name);
+			if (!node || node->orig_type != GROVE_FT_DIR)
+				break;
+			if (prefix[0])
+				strcat(prefix, "/");
+			strncat(prefix, p, len);
+			if (!e) {
+				/* The path itself, when a folder: its entries matter too. */
+				r = list_target_node(&s, node, prefix);
+				break;
+			}
+			p = e + 1;
+		}
+		free(prefix);
+	}
+	for (size_t i = 0; i < s.n_pend; i++) {
+		free(s.pend[i].dest);
+		free(s.pend[i].unfold);
+	}
+	free(s.pend);
+	return r < 0 ? r : 0;
+}

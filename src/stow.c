@@ -19,10 +19,15 @@ grove_stow_run_release(struct grove_stow_run *run)
 {
 	if (!run)
 		return;
+	if (run->journaled)
+		grove_session_close(&run->session);
+	run->journaled = false;
 	grove_root_release(&run->stow_root);
 	grove_root_release(&run->target_root);
 	free(run->stow_path);
 	run->stow_path = NULL;
+	free(run->command);
+	run->command = NULL;
 	grove_plan_release(&run->plan);
 }
 
@@ -59,8 +64,8 @@ union_packages(const struct grove_stow_request *req, size_t *ret_n)
 }
 
 int
-grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *run,
-		   struct grove_error *err)
+grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
+		   struct grove_stow_run *run, struct grove_error *err)
 {
 	struct grove_world w;
 	struct grove_scan_opts so = { .dotfiles = req->dotfiles, .full_target = false };
@@ -79,6 +84,8 @@ grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *
 
 	memset(run, 0, sizeof(*run));
 	run->stow_root.fd = run->target_root.fd = -1;
+	if (req->command && !(run->command = strdup(req->command)))
+		return grove_error_set(err, -ENOMEM, "out of memory");
 	grove_plan_init(&run->plan);
 	grove_world_init(&w);
 
@@ -106,6 +113,18 @@ grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *
 					    : "target '%s' is inside the stow directory '%s'",
 				    req->target, req->dir);
 		goto fail;
+	}
+	if (sopts) {
+		/* Locked before anything is read, so that no other run changes the
+		 * target between recovery, scan and execution. */
+		r = grove_session_open(&run->session, &run->target_root, sopts, err);
+		if (r < 0)
+			goto fail;
+		run->journaled = true;
+		r = grove_session_recover(&run->session, &run->stow_root, false, &run->recovered,
+					  err);
+		if (r < 0)
+			goto fail;
 	}
 	run->stow_path = grove_path_abs2rel(run->stow_root.real, run->target_root.real);
 	w.stow_path = run->stow_path ? strdup(run->stow_path) : NULL;
@@ -162,5 +181,9 @@ grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
 
 	if (run->plan.n_conflicts)
 		return grove_error_set(err, -GROVE_E_CONFLICT, "the plan has conflicts");
+	if (run->journaled)
+		return grove_session_apply(&run->session, &run->plan, &run->stow_root,
+					   run->command ? run->command : "grove",
+					   run->stow_root.real, 0, &run->txn, err);
 	return grove_exec_apply(&run->plan, &run->target_root, &run->stow_root, &opts, err);
 }

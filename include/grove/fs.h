@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "grove/error.h"
@@ -38,6 +39,10 @@ struct grove_root {
 	char *real; /* canonical absolute path, symlinks resolved at open time */
 	dev_t dev;
 	ino_t ino;
+	/* Birth time in nanoseconds (statx), 0 where the filesystem does not keep
+	 * it: with dev and ino it tells a folder from a new one that reuses the
+	 * inode number of a removed one. */
+	int64_t born;
 };
 
 struct grove_stat {
@@ -59,6 +64,30 @@ int grove_root_open(struct grove_root *root, const char *path, struct grove_erro
 
 /* Closes the fd and frees the strings; safe on a zeroed or released root. */
 void grove_root_release(struct grove_root *root);
+
+/* ---- root opening ---- */
+
+/* Makes the folder path and its missing parents (as mkdir -p), each with mode
+ * less the umask; folders that exist are left as they are. A path-string
+ * operation, for a root that may not exist yet (the state dir): the caller
+ * then holds path with grove_root_open, which also refuses a non-folder. */
+int grove_fs_make_dirs(const char *path, mode_t mode, struct grove_error *err);
+
+/* Opens (with O_CREAT in flags: creates, with mode) the regular file name in
+ * dirfd, never following a symlink (O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, and
+ * O_NONBLOCK so a fifo planted there cannot hang us); anything but a regular
+ * file is refused with -EINVAL. Returns the fd. For grove's own files in a
+ * held root, such as the state dir's lock files. */
+int grove_fs_open_file_at(int dirfd, const char *name, int flags, mode_t mode,
+			  struct grove_error *err);
+
+/* Opens the folder name in dirfd (as grove_fs_open_dir_at), making it with
+ * mode first when it is missing. A symlink or a non-folder there is refused. */
+int grove_fs_open_or_make_dir(int dirfd, const char *name, mode_t mode, struct grove_error *err);
+
+/* flock(fd, op), retried on EINTR. With LOCK_NB, a lock held elsewhere gives
+ * -EWOULDBLOCK (err says "lock: ..."; callers name what is locked). */
+int grove_fs_flock(int fd, int op, struct grove_error *err);
 
 /* openat2(rootfd, relpath, flags | O_CLOEXEC) with RESOLVE_BENEATH |
  * RESOLVE_NO_MAGICLINKS, plus RESOLVE_NO_SYMLINKS unless follow is true.
@@ -147,9 +176,12 @@ int grove_fs_move(int fromfd, const char *from, int tofd, const char *to, unsign
 int grove_fs_unlink_file(int dirfd, const char *name, struct grove_error *err);
 
 /* Makes a fresh private name for a temporary entry in a folder of the target:
- * ".grove-tmp.<pid>.<counter>.<base>" truncated to fit NAME_MAX. buf holds at
- * least 256 bytes. */
+ * ".grove-<tag>.<counter>.<base>" (tag set by grove_fs_set_temp_tag, normally
+ * the transaction's id, so that recovery finds every temporary entry of an
+ * interrupted transaction by name), or ".grove-tmp.<pid>.<counter>.<base>"
+ * without a tag; truncated to fit NAME_MAX. buf holds at least 256 bytes. */
 void grove_fs_temp_name(char *buf, size_t size, const char *base);
+void grove_fs_set_temp_tag(const char *tag);
 
 /* fsync(dirfd). */
 int grove_fs_sync(int fd, struct grove_error *err);

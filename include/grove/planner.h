@@ -36,4 +36,9 @@ int grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
 		      char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
 		      struct grove_plan *plan, struct grove_error *err);
 
+/* Emits into plan the ops that take w->target from its scanned state (orig_*)
+ * to its current one (type/link), as grove_planner_run does after planning.
+ * For callers that set the wanted state themselves (undo, rollback, recovery). */
+int grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_error *err);
+
 #endif

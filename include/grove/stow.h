@@ -10,6 +10,7 @@
 #include "grove/fs.h"
 #include "grove/ignore.h"
 #include "grove/plan.h"
+#include "grove/session.h"
 
 /*
  * A request as GNU Stow's command line expresses it: packages to unstow
@@ -35,6 +36,7 @@ struct grove_stow_request {
 	/* ~/.stow-global-ignore's text, read by the caller; NULL when absent. */
 	char *global_ignore_text;
 	char *global_ignore_source; /* its path, for messages */
+	char *command;              /* the command line, for the transaction log (may be NULL) */
 };
 
 void grove_stow_request_init(struct grove_stow_request *req);
@@ -42,25 +44,35 @@ void grove_stow_request_release(struct grove_stow_request *req);
 /* Appends a copy of name to the unstow (unstow = true) or stow list. */
 int grove_stow_request_add(struct grove_stow_request *req, bool unstow, const char *name);
 
-/* The state between planning and executing: held roots and the plan. */
+/* The state between planning and executing: held roots, the session (lock
+ * and log, when journaled) and the plan. */
 struct grove_stow_run {
 	struct grove_root stow_root;
 	struct grove_root target_root;
 	char *stow_path; /* the stow dir relative to the target, as Stow computes it */
 	struct grove_plan plan;
+	struct grove_session session;
+	bool journaled;
+	int64_t recovered; /* an interrupted transaction rolled back first, or 0 */
+	int64_t txn;       /* the transaction grove_stow_execute made, or 0 */
+	char *command;     /* copied from the request */
 };
 
 /*
  * Opens the roots, checks the request (package names, a target inside the stow
- * dir, missing packages), scans what the plan needs and plans. Conflicts are
- * not an error here: they are in run->plan.conflicts for the caller to report.
- * Returns 0, or a negative code with err set (GROVE_E_BADINPUT, GROVE_E_USAGE,
- * or an errno naming the path) and run released.
+ * dir, missing packages), and, when sopts is given (a mutating run), locks the
+ * target, opens the log and recovers an interrupted transaction; then scans
+ * what the plan needs and plans. With sopts NULL (plan, --simulate) nothing is
+ * locked or logged. Conflicts are not an error here: they are in
+ * run->plan.conflicts for the caller to report. Returns 0, or a negative code
+ * with err set (GROVE_E_BADINPUT, GROVE_E_USAGE, GROVE_E_STUCK, -EWOULDBLOCK
+ * for a locked target, or an errno naming the path) and run released.
  */
-int grove_stow_prepare(const struct grove_stow_request *req, struct grove_stow_run *run,
-		       struct grove_error *err);
+int grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
+		       struct grove_stow_run *run, struct grove_error *err);
 
-/* Applies run->plan (which must have no conflicts). See grove_exec_apply(). */
+/* Applies run->plan (which must have no conflicts) as one logged transaction
+ * when journaled (grove_session_apply), else directly (grove_exec_apply). */
 int grove_stow_execute(struct grove_stow_run *run, struct grove_error *err);
 
 void grove_stow_run_release(struct grove_stow_run *run);

@@ -71,6 +71,12 @@ int grove_world_need(struct grove_world *w, const char *relpath);
 /* Reads every path in w->needs (whole folders), then clears the list. */
 int grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct grove_error *err);
 
+/* Reads into w->target the folders on the way to each target-relative path,
+ * and each path itself when it is a folder (every entry listed, with link
+ * texts). For undo, rollback and recovery, which know the paths they touch. */
+int grove_scan_target_paths(struct grove_world *w, const struct grove_root *target,
+			    char *const *paths, size_t n, struct grove_error *err);
+
 /* Puts the target's planned state back to the scanned one, for planning again. */
 void grove_world_reset_plan(struct grove_world *w);
 

@@ -89,7 +89,12 @@ struct grove_global_opts {
 	bool json;             /* --json */
 	int verbose;           /* each -v adds 1 */
 	bool dry_run;          /* -n, --dry-run */
+	double wait_seconds;   /* --wait SECONDS: how long to wait for a locked target */
 };
+
+/* Runs log, status, verify, undo, rollback or recover (cmd) on one target;
+ * argv[0] is the command name. Returns the exit status. */
+int grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_opts *global);
 
 /*
  * Runs a packages command (stow, unstow, restow, plan, or GNU Stow's own

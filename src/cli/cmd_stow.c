@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "grove-config.h"
@@ -11,6 +12,8 @@
 static int
 exit_status(int code)
 {
+	if (code == -EWOULDBLOCK)
+		return GROVE_EXIT_LOCKED;
 	switch (-code) {
 	case GROVE_E_USAGE:
 		return GROVE_EXIT_USAGE;
@@ -33,6 +36,41 @@ fail(const struct grove_error *err, int code)
 	return exit_status(code);
 }
 
+/* The command line as the log records it: "grove" and the arguments, shell-quoted where needed. */
+static char *
+command_line(int argc, char **argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("grove", f);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = *a != '\0';
+
+		for (const char *c = a; *c && plain; c++)
+			plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				       "-_./=:,+@%",
+				       *c) != NULL;
+		if (plain) {
+			fprintf(f, " %s", a);
+			continue;
+		}
+		fputs(" '", f);
+		for (const char *c = a; *c; c++)
+			*c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
+		fputc('\'', f);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 int
 grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
 	       const struct grove_global_opts *global)
@@ -40,6 +78,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	struct grove_stow_request req;
 	struct grove_stow_run run = { 0 };
 	struct grove_stow_cli cli;
+	struct grove_session_opts so = { 0 };
 	struct grove_error err = { 0 };
 	int status = GROVE_EXIT_OK;
 	int r;
@@ -65,11 +104,19 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 		cli.simulate = cli.simulate || global->dry_run;
 	}
 
-	r = grove_stow_prepare(&req, &run, &err);
+	req.command = command_line(argc, argv);
+	if (!cli.plan_only && !cli.simulate) {
+		so.state_opt = global ? global->state_dir : NULL;
+		so.wait_seconds = global ? global->wait_seconds : 0;
+	}
+	r = grove_stow_prepare(&req, cli.plan_only || cli.simulate ? NULL : &so, &run, &err);
 	if (r < 0) {
 		status = fail(&err, r);
 		goto out;
 	}
+	if (run.recovered)
+		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
+			(long long)run.recovered);
 	for (size_t i = 0; i < run.plan.n_warnings; i++)
 		fprintf(stderr, "WARNING: %s\n", run.plan.warnings[i]);
 	if (run.plan.n_conflicts) {

@@ -1,15 +1,63 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The grove program: global options, then a command, or GNU Stow's own command line. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "grove-config.h"
 
 static const char *const not_yet[] = {
-	"switch",   "status", "verify",  "log",   "undo",
-	"rollback", "alt",    "profile", "apply", "recover",
+	"alt",
+	"profile",
+	"apply",
 };
+
+static const char *const txn_cmds[] = {
+	"log", "status", "verify", "undo", "rollback", "recover",
+};
+
+/* `grove switch [OPTIONS] OLD NEW` is `-D OLD -S NEW` in one transaction: a file both
+ * packages provide is replaced in place (renamed over), never missing. */
+static int
+cmd_switch(int argc, char **argv, const struct grove_global_opts *global)
+{
+	char **v = calloc((size_t)argc + 3, sizeof(char *));
+	const char *pos[2];
+	int n = 0, np = 0, status;
+
+	if (!v)
+		return GROVE_EXIT_REFUSED;
+	v[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool takes_value = !strcmp(a, "-d") || !strcmp(a, "-t") || !strcmp(a, "--dir") ||
+				   !strcmp(a, "--target") || !strcmp(a, "--ignore") ||
+				   !strcmp(a, "--defer") || !strcmp(a, "--override");
+
+		if (a[0] == '-' && a[1]) {
+			v[n++] = argv[i];
+			if (takes_value && i + 1 < argc)
+				v[n++] = argv[++i];
+		} else if (np < 2) {
+			pos[np++] = a;
+		} else {
+			np = 3;
+		}
+	}
+	if (np != 2) {
+		fputs("grove: usage: grove switch [OPTIONS] OLD NEW\n", stderr);
+		free(v);
+		return GROVE_EXIT_USAGE;
+	}
+	v[n++] = "-D";
+	v[n++] = (char *)pos[0];
+	v[n++] = "-S";
+	v[n++] = (char *)pos[1];
+	status = grove_cmd_stow(n, v, GROVE_ACTION_STOW, false, global);
+	free(v);
+	return status;
+}
 
 static int
 stow_action(const char *name, enum grove_stow_action *ret)
@@ -56,6 +104,15 @@ main(int argc, char **argv)
 			global.verbose++;
 		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
 			global.dry_run = true;
+		} else if (!strcmp(a, "--wait") || !strncmp(a, "--wait=", 7)) {
+			const char *val = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+			char *end = NULL;
+
+			if (!val || !*val || (global.wait_seconds = strtod(val, &end), *end) ||
+			    global.wait_seconds < 0) {
+				fputs("grove: option '--wait' needs a number of seconds\n", stderr);
+				return GROVE_EXIT_USAGE;
+			}
 		} else if (!strcmp(a, "--version")) {
 			printf("grove (GNU Stow compatible) version %s\n", GROVE_VERSION);
 			return GROVE_EXIT_OK;
@@ -83,6 +140,11 @@ main(int argc, char **argv)
 			i++;
 		return grove_cmd_stow(argc - i, argv + i, action, true, &global);
 	}
+	if (!strcmp(cmd, "switch"))
+		return cmd_switch(argc - i, argv + i, &global);
+	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
+		if (!strcmp(cmd, txn_cmds[k]))
+			return grove_cmd_txn(argc - i, argv + i, cmd, &global);
 	for (size_t k = 0; k < sizeof(not_yet) / sizeof(not_yet[0]); k++) {
 		if (!strcmp(cmd, not_yet[k])) {
 			fprintf(stderr, "grove: '%s' is not implemented yet\n", cmd);

@@ -473,6 +473,8 @@ def clean_env(home):
                         'PERL5LIB', 'PERL5OPT', 'NO_COLOR')}
     env['HOME'] = home
     env['LC_ALL'] = 'C'
+    # grove's transaction log goes to the scenario's own HOME, never to /var/lib/grove (tests run as root).
+    env['GROVE_STATE_DIR'] = os.path.join(home, 'grove-state')
     return env
 
 

@@ -29,6 +29,8 @@ if [ -z "${RACE_SWAPPER:-}" ] || [ ! -x "$RACE_SWAPPER" ]; then
 fi
 
 TOP=$(mktemp -d "${TMPDIR:-/tmp}/grove-race.XXXXXX") || die "mktemp failed"
+# grove's transaction log: the test's own, never /var/lib/grove (tests run as root).
+export GROVE_STATE_DIR=$TOP/state
 SWAPPER_PID=
 # shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {

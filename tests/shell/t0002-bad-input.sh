@@ -33,9 +33,13 @@ refused()
 	fi
 }
 
+# Runs CMD as user nobody, with a transaction log nobody can write (the test's own is root's).
+NOBODY_STATE=$ROOT/nobody-state
 nobody()
 {
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	mkdir -p "$NOBODY_STATE"
+	chown 65534:65534 "$NOBODY_STATE"
+	GROVE_STATE_DIR=$NOBODY_STATE setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
 # in_ro_mount DIR CMD…: CMD in a private mount namespace where DIR is a read-only bind mount.

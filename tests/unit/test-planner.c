@@ -255,7 +255,7 @@ run_case(const char *path)
 	req.target = tu_path(root, c.target);
 	parse_args(c.args, &req);
 
-	r = grove_stow_prepare(&req, &run, &err);
+	r = grove_stow_prepare(&req, NULL, &run, &err);
 	if (c.error) {
 		if (r >= 0 || !strstr(err.msg, c.error)) {
 			print_error("%s: expected error containing '%s', got %d '%s'\n", path,

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The transaction log: one SQLite database per state dir recording every change, intent first, then
+ * commit. */
+#ifndef GROVE_JOURNAL_H
+#define GROVE_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "grove/error.h"
+#include "grove/fs.h"
+#include "grove/plan.h"
+
+/*
+ * The state dir (DESIGN.md, "The transaction log"): --state DIR, else
+ * $GROVE_STATE_DIR, else $XDG_STATE_HOME/grove, else ~/.local/state/grove;
+ * /var/lib/grove for root (uid 0) when neither --state nor GROVE_STATE_DIR is
+ * given. It holds grove.db and locks/. Many targets share one database, each
+ * known by its path and device/inode.
+ *
+ * The database: journal_mode=DELETE, synchronous=EXTRA, foreign_keys=ON,
+ * busy_timeout, BEGIN IMMEDIATE for writers, bound parameters only; schema
+ * versioned with PRAGMA user_version and migrated forward in one transaction
+ * on open; PRAGMA application_id = GROVE_JOURNAL_APP_ID. A database whose
+ * user_version is newer than this grove knows, or whose application_id is
+ * another program's, is refused (GROVE_E_CONFIG, naming the file); a corrupt
+ * file too. If a COMMIT reports an error the outcome is unknown: the journal
+ * reopens and reads back what the log says; it never retries an fsync.
+ *
+ * The database is opened through the held state dir ("/proc/self/fd/N/
+ * grove.db", with a VFS that does not resolve that name back to a path), so a
+ * state dir swapped after opening cannot redirect it or its -journal; /proc
+ * must be mounted. A database or folder grove cannot write is refused at
+ * open (-EROFS). Another connection holding the database longer than the
+ * busy timeout gives -EBUSY; the timeout is 5000 ms, or
+ * $GROVE_JOURNAL_BUSY_MS (0 to 600000; for tests).
+ */
+
+#define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
+#define GROVE_JOURNAL_VERSION 1
+
+enum grove_txn_state {
+	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
+	GROVE_TXN_COMMITTED,   /* every op done, folders fsynced */
+	GROVE_TXN_ROLLED_BACK, /* failed or interrupted, then undone: the target is as before */
+	GROVE_TXN_STUCK,       /* interrupted, and recovery found something it would not touch */
+};
+
+struct grove_txn {
+	int64_t id;
+	int64_t target_id;
+	enum grove_txn_state state;
+	char *command;   /* the command line, for `grove log` */
+	char *stow_dir;  /* canonical stow dir path, or NULL */
+	char *note;      /* why it was rolled back or is stuck, or NULL */
+	int64_t undoes;  /* the transaction this one undid (grove undo), or 0 */
+	double started;  /* seconds since the epoch */
+	double finished; /* 0 while INTENT */
+	size_t n_ops;
+};
+
+struct grove_journal;
+
+/* Resolves the state dir as above (state_opt is --state, may be NULL) into a
+ * malloc'd path. */
+int grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove_error *err);
+
+/* Opens (making it, mode 0700, with its parents) the state dir at path and
+ * the database inside it, migrating it forward. *ret_root receives the held
+ * state dir (the caller releases it after closing the journal). */
+int grove_journal_open(const char *path, struct grove_root *ret_root, struct grove_journal **ret,
+		       struct grove_error *err);
+
+/* Closes the database; accepts NULL; returns NULL. */
+struct grove_journal *grove_journal_close(struct grove_journal *j);
+
+/* The id of the target held by root (matched by device and inode, path
+ * updated), registered on first use. */
+int grove_journal_target(struct grove_journal *j, const struct grove_root *root, int64_t *ret_id,
+			 struct grove_error *err);
+
+/*
+ * Logs a transaction's intent durably: a row in state INTENT and every op of
+ * plan with its before and after state (kind, path, old_text, text,
+ * stow_path, package), in order. Nothing is changed on disk before this
+ * returns 0.
+ */
+int grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *command,
+			const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
+			int64_t *ret_txn, struct grove_error *err);
+
+/* Marks txn COMMITTED (or ROLLED_BACK / STUCK with note). */
+int grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,
+			 const char *note, struct grove_error *err);
+
+/* The oldest transaction of the target still in INTENT or STUCK, or 0. */
+int grove_journal_unfinished(struct grove_journal *j, int64_t target_id, int64_t *ret_txn,
+			     struct grove_error *err);
+
+/* Reads one transaction's header; the caller frees it with grove_txn_release. */
+int grove_journal_get(struct grove_journal *j, int64_t txn, struct grove_txn *ret,
+		      struct grove_error *err);
+void grove_txn_release(struct grove_txn *txn);
+
+/* Reads a transaction's ops, in order, into plan (which the caller has initialised). */
+int grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
+		      struct grove_error *err);
+
+/* Lists the target's transactions, newest first (all states), at most limit (0: all). */
+int grove_journal_list(struct grove_journal *j, int64_t target_id, size_t limit,
+		       struct grove_txn **ret_txns, size_t *ret_n, struct grove_error *err);
+void grove_txns_free(struct grove_txn *txns, size_t n);
+
+/* The last COMMITTED transaction of the target that is not undone by a later one
+ * (what `grove undo` inverts), or 0. Undo transactions (undoes != 0) are not
+ * candidates themselves, and only a COMMITTED undo undoes: undo twice walks
+ * back two transactions rather than redoing the first. */
+int grove_journal_last_undoable(struct grove_journal *j, int64_t target_id, int64_t *ret_txn,
+				struct grove_error *err);
+
+/*
+ * What grove owns in the target now, by the log: every link that committed
+ * transactions created and did not later remove, with the package it serves.
+ * Computed from the committed ops in order (LINK, RELINK, FOLD, ADOPT make an
+ * entry; UNLINK, RELINK, UNFOLD end one). Also the folders grove made (MKDIR,
+ * UNFOLD) and has not removed. Used by `grove verify` and `grove status`.
+ */
+struct grove_owned {
+	char *path;
+	char *text;    /* link text, or NULL for a folder grove made */
+	char *package; /* may be NULL */
+};
+int grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_owned **ret,
+			size_t *ret_n, struct grove_error *err);
+void grove_owned_free(struct grove_owned *o, size_t n);
+
+/*
+ * One writer per target: an flock(LOCK_EX) on locks/<dev>-<ino>.lock in the
+ * state dir (the file stays; the lock dies with the process). wait_seconds 0
+ * fails at once with -EWOULDBLOCK naming the target ("target '…' is locked by
+ * another grove run"); otherwise it waits up to that long. Returns the lock fd,
+ * which the caller closes to release.
+ */
+int grove_lock_target(const struct grove_root *state, const struct grove_root *target,
+		      double wait_seconds, struct grove_error *err);
+
+#endif

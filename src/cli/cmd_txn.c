@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The log commands: log, status, verify, undo, rollback and recover, on one target. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "grove/path.h"
+#include "grove/session.h"
+#include "grove/stow.h"
+
+/* The options these commands take besides Stow's -d/-t (and .stowrc, STOW_DIR). */
+struct txn_args {
+	bool json;
+	bool force;
+	bool have_to;
+	long long to;
+	int verbose;
+	bool dry_run;
+};
+
+static int
+exit_for(int code)
+{
+	if (code == -EWOULDBLOCK)
+		return GROVE_EXIT_LOCKED;
+	switch (-code) {
+	case GROVE_E_USAGE:
+		return GROVE_EXIT_USAGE;
+	case GROVE_E_CONFIG:
+		return GROVE_EXIT_CONFIG;
+	case GROVE_E_PARTIAL:
+		return GROVE_EXIT_PARTIAL;
+	case GROVE_E_STUCK:
+		return GROVE_EXIT_ATTENTION;
+	default:
+		return GROVE_EXIT_REFUSED;
+	}
+}
+
+static int
+fail(const struct grove_error *err, int code)
+{
+	fprintf(stderr, "grove: %s\n", err->msg[0] ? err->msg : grove_strerror(code));
+	return exit_for(code);
+}
+
+/*
+ * Finds the target: -t/-d (and .stowrc, STOW_DIR) parsed as Stow does, after
+ * taking out this command's own options. A placeholder package name keeps
+ * Stow's parser from asking for one.
+ */
+static int
+parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char **ret_target,
+	     struct grove_error *err)
+{
+	char **v = calloc((size_t)argc + 3, sizeof(char *));
+	struct grove_stow_request req;
+	struct grove_stow_cli cli;
+	int n = 0, r;
+
+	if (!v)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	v[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--json")) {
+			ta->json = true;
+		} else if (!strcmp(a, "--force") && !strcmp(cmd, "recover")) {
+			ta->force = true;
+		} else if ((!strcmp(a, "--to") || !strncmp(a, "--to=", 5)) &&
+			   !strcmp(cmd, "rollback")) {
+			const char *val = a[4] == '=' ? a + 5 : (i + 1 < argc ? argv[++i] : NULL);
+			char *end = NULL;
+
+			if (!val || !*val || (ta->to = strtoll(val, &end, 10), *end) ||
+			    ta->to < 0) {
+				free(v);
+				return grove_error_set(err, -GROVE_E_USAGE,
+						       "option '--to' needs a transaction number");
+			}
+			ta->have_to = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			ta->verbose++;
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run") ||
+			   !strcmp(a, "--simulate")) {
+			ta->dry_run = true;
+		} else {
+			v[n++] = argv[i];
+		}
+	}
+	v[n++] = "--";
+	v[n++] = "\x01";
+	grove_stow_request_init(&req);
+	r = grove_stow_cli_parse(n, v, GROVE_ACTION_STOW, getenv("HOME"), ".stowrc", true, &req,
+				 &cli, err);
+	free(v);
+	if (r >= 0) {
+		if (req.n_stow != 1 || req.n_unstow) {
+			r = grove_error_set(err, -GROVE_E_USAGE,
+					    "'%s' takes no package names (try 'grove --help')",
+					    cmd);
+		} else {
+			*ret_target = req.target;
+			req.target = NULL;
+		}
+	}
+	grove_stow_request_release(&req);
+	return r;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const char *
+state_name(enum grove_txn_state st)
+{
+	switch (st) {
+	case GROVE_TXN_INTENT:
+		return "interrupted";
+	case GROVE_TXN_COMMITTED:
+		return "committed";
+	case GROVE_TXN_ROLLED_BACK:
+		return "rolled-back";
+	case GROVE_TXN_STUCK:
+		return "stuck";
+	}
+	return "?";
+}
+
+static void
+fmt_time(double t, char *buf, size_t size)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	if (!localtime_r(&secs, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, size, "%.0f", t);
+}
+
+static int
+cmd_log(struct grove_session *s, const struct txn_args *ta)
+{
+	struct grove_txn *txns = NULL;
+	struct grove_error err = { 0 };
+	size_t n = 0;
+	int r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
+
+	if (r < 0)
+		return fail(&err, r);
+	if (ta->json)
+		fputs("[", stdout);
+	for (size_t i = 0; i < n; i++) {
+		char when[64];
+
+		fmt_time(txns[i].started, when, sizeof(when));
+		if (ta->json) {
+			printf("%s\n  {\"id\": %lld, \"time\": ", i ? "," : "",
+			       (long long)txns[i].id);
+			json_str(stdout, when);
+			printf(", \"state\": \"%s\", \"ops\": %zu, \"command\": ",
+			       state_name(txns[i].state), txns[i].n_ops);
+			json_str(stdout, txns[i].command);
+			printf(", \"undoes\": %lld, \"note\": ", (long long)txns[i].undoes);
+			json_str(stdout, txns[i].note);
+			fputs("}", stdout);
+			continue;
+		}
+		printf("%6lld  %s  %-11s  %4zu ops  %s", (long long)txns[i].id, when,
+		       state_name(txns[i].state), txns[i].n_ops,
+		       txns[i].command ? txns[i].command : "");
+		if (txns[i].undoes)
+			printf("  (undoes %lld)", (long long)txns[i].undoes);
+		if (txns[i].note && txns[i].state != GROVE_TXN_COMMITTED)
+			printf("  [%s]", txns[i].note);
+		putchar('\n');
+	}
+	if (ta->json)
+		fputs(n ? "\n]\n" : "]\n", stdout);
+	grove_txns_free(txns, n);
+	return GROVE_EXIT_OK;
+}
+
+static int
+cmp_pkg(const void *a, const void *b)
+{
+	const struct grove_owned *x = a, *y = b;
+
+	return strcmp(x->package ? x->package : "", y->package ? y->package : "");
+}
+
+static int
+cmd_status(struct grove_session *s, const struct txn_args *ta)
+{
+	struct grove_owned *own = NULL;
+	struct grove_error err = { 0 };
+	size_t n = 0, groups = 0;
+	int64_t unfinished = 0;
+	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
+
+	if (r >= 0)
+		r = grove_journal_unfinished(s->journal, s->target_id, &unfinished, &err);
+	if (r < 0)
+		return fail(&err, r);
+	qsort(own, n, sizeof(*own), cmp_pkg);
+	if (ta->json) {
+		printf("{\"target\": ");
+		json_str(stdout, s->target->real);
+		printf(", \"unfinished\": %lld, \"packages\": [", (long long)unfinished);
+	} else {
+		printf("target %s\n", s->target->real);
+	}
+	for (size_t i = 0; i < n;) {
+		size_t j = i, links = 0, dirs = 0;
+		const char *pkg = own[i].package;
+
+		for (; j < n && !cmp_pkg(&own[i], &own[j]); j++)
+			own[j].text ? links++ : dirs++;
+		if (pkg) {
+			if (ta->json) {
+				printf("%s{\"package\": ", groups ? ", " : "");
+				json_str(stdout, pkg);
+				printf(", \"links\": %zu}", links);
+			} else {
+				printf("  %-24s %zu link%s\n", pkg, links, links == 1 ? "" : "s");
+			}
+			groups++;
+		}
+		i = j;
+	}
+	if (ta->json)
+		fputs("]}\n", stdout);
+	else if (!groups)
+		puts("  (nothing stowed by grove)");
+	if (unfinished)
+		fprintf(stderr,
+			"grove: transaction %lld was interrupted; the next change (or 'grove "
+			"recover') rolls it back\n",
+			(long long)unfinished);
+	grove_owned_free(own, n);
+	return GROVE_EXIT_OK;
+}
+
+/* ---- verify ---- */
+
+struct stow_roots {
+	struct grove_root *r;
+	size_t n;
+};
+
+static void
+stow_roots_release(struct stow_roots *sr)
+{
+	for (size_t i = 0; i < sr->n; i++)
+		grove_root_release(&sr->r[i]);
+	free(sr->r);
+}
+
+/* Opens every stow dir the target's transactions used (those still there). */
+static void
+open_stow_roots(struct grove_session *s, struct stow_roots *sr)
+{
+	struct grove_txn *txns = NULL;
+	struct grove_error err;
+	size_t n = 0;
+
+	memset(sr, 0, sizeof(*sr));
+	if (grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err) < 0)
+		return;
+	sr->r = calloc(n ? n : 1, sizeof(*sr->r));
+	for (size_t i = 0; sr->r && i < n; i++) {
+		bool seen = false;
+
+		if (!txns[i].stow_dir)
+			continue;
+		for (size_t k = 0; k < sr->n && !seen; k++)
+			seen = !strcmp(sr->r[k].real, txns[i].stow_dir);
+		if (!seen && grove_root_open(&sr->r[sr->n], txns[i].stow_dir, &err) == 0)
+			sr->n++;
+	}
+	grove_txns_free(txns, n);
+}
+
+/* Whether the link at path (text) resolves to something, when it points into a known stow dir;
+ * true when it cannot be told (grove only looks beneath roots it holds). */
+static bool
+link_resolves(const struct grove_root *target, const struct stow_roots *sr, const char *path,
+	      const char *text)
+{
+	char *parent = grove_path_parent(path);
+	char *dir = parent ? grove_path_join(target->real, parent) : NULL;
+	char *abs = dir ? grove_path_join(dir, text) : NULL;
+	bool ok = true;
+
+	for (size_t i = 0; abs && i < sr->n; i++) {
+		const char *rest = grove_path_strip_prefix(abs, sr->r[i].real);
+		struct grove_stat st;
+		struct grove_error err;
+
+		if (!rest)
+			continue;
+		if (grove_fs_stat_beneath_follow(sr->r[i].fd, rest, &st, &err) == 0)
+			ok = st.type != GROVE_FT_NONE;
+		break;
+	}
+	free(parent);
+	free(dir);
+	free(abs);
+	return ok;
+}
+
+static int
+cmd_verify(struct grove_session *s, const struct txn_args *ta)
+{
+	struct grove_owned *own = NULL;
+	struct grove_error err = { 0 };
+	struct stow_roots sr;
+	size_t n = 0, missing = 0, changed = 0, broken = 0;
+	bool first = true;
+	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
+
+	if (r < 0)
+		return fail(&err, r);
+	open_stow_roots(s, &sr);
+	if (ta->json)
+		fputs("{\"issues\": [", stdout);
+	for (size_t i = 0; i < n; i++) {
+		char *dir = grove_path_parent(own[i].path);
+		const char *name = strrchr(own[i].path, '/');
+		const char *what = NULL;
+		char *text = NULL;
+		struct grove_stat st = { 0 };
+		int fd;
+
+		name = name ? name + 1 : own[i].path;
+		fd = dir ? grove_fs_open_dir_beneath(s->target->fd, dir[0] ? dir : ".", &err) : -1;
+		if (fd < 0 || grove_fs_stat_at(fd, name, &st, &err) < 0)
+			st.type = GROVE_FT_NONE;
+		if (st.type == GROVE_FT_NONE) {
+			what = "missing";
+			missing++;
+		} else if (!own[i].text) {
+			if (st.type != GROVE_FT_DIR) {
+				what = "changed";
+				changed++;
+			}
+		} else if (st.type != GROVE_FT_LINK ||
+			   grove_fs_readlink_at(fd, name, &text, &err) < 0 ||
+			   strcmp(text, own[i].text) != 0) {
+			what = "changed";
+			changed++;
+		} else if (!link_resolves(s->target, &sr, own[i].path, own[i].text)) {
+			what = "broken";
+			broken++;
+		}
+		if (what) {
+			if (ta->json) {
+				printf("%s{\"path\": ", first ? "" : ", ");
+				first = false;
+				json_str(stdout, own[i].path);
+				printf(", \"issue\": \"%s\", \"expected\": ", what);
+				json_str(stdout, own[i].text);
+				fputs("}", stdout);
+			} else if (own[i].text) {
+				printf("%-8s %s (grove made it a link to %s)\n", what, own[i].path,
+				       own[i].text);
+			} else {
+				printf("%-8s %s (grove made it a folder)\n", what, own[i].path);
+			}
+		}
+		free(text);
+		free(dir);
+		grove_fd_close(fd);
+	}
+	if (ta->json)
+		printf("], \"checked\": %zu, \"missing\": %zu, \"changed\": %zu, \"broken\": %zu}\n",
+		       n, missing, changed, broken);
+	else
+		printf("verified %zu entr%s: %zu missing, %zu changed, %zu broken\n", n,
+		       n == 1 ? "y" : "ies", missing, changed, broken);
+	stow_roots_release(&sr);
+	grove_owned_free(own, n);
+	return missing + changed + broken ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
+}
+
+/* ---- undo, rollback ---- */
+
+static int
+apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t undoes,
+	     const char *command, const struct txn_args *ta)
+{
+	struct grove_plan plan;
+	struct grove_error err = { 0 };
+	int64_t made = 0;
+	int r;
+
+	grove_plan_init(&plan);
+	r = grove_session_plan_revert(s, txns, n, &plan, &err);
+	if (r < 0) {
+		grove_plan_release(&plan);
+		return fail(&err, r);
+	}
+	if (plan.n_conflicts) {
+		fprintf(stderr, "WARNING! %s would cause conflicts:\n", command);
+		for (size_t i = 0; i < plan.n_conflicts; i++)
+			fprintf(stderr, "  * %s\n", plan.conflicts[i].message);
+		fputs("All operations aborted.\n", stderr);
+		grove_plan_release(&plan);
+		return GROVE_EXIT_REFUSED;
+	}
+	if (ta->verbose || ta->dry_run)
+		grove_plan_print(&plan, ta->dry_run ? stdout : stderr);
+	if (!ta->dry_run)
+		r = grove_session_apply(s, &plan, NULL, command, NULL, undoes, &made, &err);
+	grove_plan_release(&plan);
+	if (r < 0)
+		return fail(&err, r);
+	return GROVE_EXIT_OK;
+}
+
+static int
+cmd_undo(struct grove_session *s, const struct txn_args *ta)
+{
+	struct grove_error err = { 0 };
+	int64_t txn = 0;
+	char cmd[64];
+	int r = grove_journal_last_undoable(s->journal, s->target_id, &txn, &err);
+
+	if (r < 0)
+		return fail(&err, r);
+	if (!txn) {
+		fprintf(stderr, "grove: nothing to undo on '%s'\n", s->target->real);
+		return GROVE_EXIT_REFUSED;
+	}
+	snprintf(cmd, sizeof(cmd), "grove undo (of %lld)", (long long)txn);
+	return apply_revert(s, &txn, 1, txn, cmd, ta);
+}
+
+static int
+cmd_rollback(struct grove_session *s, const struct txn_args *ta)
+{
+	struct grove_txn *txns = NULL;
+	struct grove_error err = { 0 };
+	int64_t *ids;
+	size_t n = 0, k = 0;
+	char cmd[64];
+	int r, status;
+
+	if (!ta->have_to) {
+		fputs("grove: 'rollback' needs --to N (see 'grove log')\n", stderr);
+		return GROVE_EXIT_USAGE;
+	}
+	r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
+	if (r < 0)
+		return fail(&err, r);
+	ids = calloc(n ? n : 1, sizeof(*ids));
+	if (!ids) {
+		grove_txns_free(txns, n);
+		return GROVE_EXIT_REFUSED;
+	}
+	/* Every committed transaction after N, oldest first (the list is newest first). */
+	for (size_t i = n; i-- > 0;)
+		if (txns[i].id > ta->to && txns[i].state == GROVE_TXN_COMMITTED)
+			ids[k++] = txns[i].id;
+	grove_txns_free(txns, n);
+	if (!k) {
+		printf("nothing to roll back: no committed transaction after %lld\n", ta->to);
+		free(ids);
+		return GROVE_EXIT_OK;
+	}
+	snprintf(cmd, sizeof(cmd), "grove rollback --to %lld", ta->to);
+	status = apply_revert(s, ids, k, 0, cmd, ta);
+	free(ids);
+	return status;
+}
+
+int
+grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_opts *global)
+{
+	struct txn_args ta = { 0 };
+	struct grove_session_opts so = { 0 };
+	struct grove_session s;
+	struct grove_root target = { .fd = -1 };
+	struct grove_error err = { 0 };
+	char *target_path = NULL;
+	bool writes = !strcmp(cmd, "undo") || !strcmp(cmd, "rollback") || !strcmp(cmd, "recover");
+	int64_t recovered = 0;
+	int r, status;
+
+	ta.json = global->json;
+	ta.verbose = global->verbose;
+	ta.dry_run = global->dry_run;
+	r = parse_target(argc, argv, cmd, &ta, &target_path, &err);
+	if (r < 0)
+		return fail(&err, r);
+	r = grove_root_open(&target, target_path, &err);
+	free(target_path);
+	if (r < 0) {
+		grove_error_prefix(&err, "target");
+		return fail(&err, r);
+	}
+	so.state_opt = global->state_dir;
+	so.wait_seconds = global->wait_seconds;
+	so.no_lock = !writes || ta.dry_run;
+	r = grove_session_open(&s, &target, &so, &err);
+	if (r < 0) {
+		grove_root_release(&target);
+		return fail(&err, r);
+	}
+	if (writes && !ta.dry_run) {
+		r = grove_session_recover(&s, NULL, ta.force, &recovered, &err);
+		if (r < 0) {
+			status = fail(&err, r);
+			goto out;
+		}
+		if (recovered)
+			fprintf(stderr, "grove: rolled back interrupted transaction %lld\n",
+				(long long)recovered);
+	}
+	if (!strcmp(cmd, "log"))
+		status = cmd_log(&s, &ta);
+	else if (!strcmp(cmd, "status"))
+		status = cmd_status(&s, &ta);
+	else if (!strcmp(cmd, "verify"))
+		status = cmd_verify(&s, &ta);
+	else if (!strcmp(cmd, "undo"))
+		status = cmd_undo(&s, &ta);
+	else if (!strcmp(cmd, "rollback"))
+		status = cmd_rollback(&s, &ta);
+	else if (!recovered)
+		printf("nothing to recover on '%s'\n", target.real), status = GROVE_EXIT_OK;
+	else
+		status = GROVE_EXIT_OK;
+out:
+	grove_session_close(&s);
+	grove_root_release(&target);
+	return status;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The fs layer's root making and grove's own files in a held root: mkdir -p for a root that may
+ * not exist yet, lock files beneath the state dir and flock on them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "grove/fs.h"
+
+/* mkdir of buf, then of its parents when they are missing. buf is modified in place and
+ * restored; on failure failed[] receives the prefix that could not be made. */
+static int
+make_dirs(char *buf, mode_t mode, char *failed, size_t failed_size)
+{
+	char *slash;
+	int r;
+
+	/* Try the whole path first: the common case is that it exists, and EEXIST
+	 * comes before EACCES or EROFS, so an existing folder under a read-only
+	 * parent is fine. */
+	if (mkdir(buf, mode) == 0 || errno == EEXIST) /* grove: root-open */
+		return 0;
+	r = -errno;
+	slash = strrchr(buf, '/');
+	if (r != -ENOENT || !slash || slash == buf) {
+		snprintf(failed, failed_size, "%s", buf);
+		return r;
+	}
+	*slash = '\0';
+	r = make_dirs(buf, mode, failed, failed_size);
+	*slash = '/';
+	if (r < 0)
+		return r;
+	if (mkdir(buf, mode) == 0 || errno == EEXIST) /* grove: root-open */
+		return 0;
+	snprintf(failed, failed_size, "%s", buf);
+	return -errno;
+}
+
+int
+grove_fs_make_dirs(const char *path, mode_t mode, struct grove_error *err)
+{
+	char buf[PATH_MAX], failed[PATH_MAX];
+	size_t len = path ? strlen(path) : 0;
+	int r;
+
+	if (!len)
+		return grove_error_errno(err, -ENOENT, "make folder ''");
+	if (len >= sizeof(buf))
+		return grove_error_errno(err, -ENAMETOOLONG, "make folder '%s'", path);
+	memcpy(buf, path, len + 1);
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	r = make_dirs(buf, mode, failed, sizeof(failed));
+	if (r < 0)
+		return grove_error_errno(err, r, "make folder '%s'", failed);
+	return 0;
+}
+
+int
+grove_fs_open_file_at(int dirfd, const char *name, int flags, mode_t mode, struct grove_error *err)
+{
+	struct stat st;
+	int fd;
+
+	fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, mode);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return grove_error_set(err, -ELOOP, "open '%s': it is a symlink", name);
+		return grove_error_errno(err, -errno, "open '%s'", name);
+	}
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		grove_fd_close(fd);
+		return grove_error_errno(err, r, "open '%s'", name);
+	}
+	if (!S_ISREG(st.st_mode)) {
+		grove_fd_close(fd);
+		return grove_error_set(err, -EINVAL, "open '%s': not a regular file", name);
+	}
+	return fd;
+}
+
+int
+grove_fs_open_or_make_dir(int dirfd, const char *name, mode_t mode, struct grove_error *err)
+{
+	int fd = grove_fs_mkdir(dirfd, name, mode, err);
+
+	/* Made by someone else first, or there all along: open what is there,
+	 * which refuses anything but a folder. */
+	if (fd == -EEXIST) {
+		grove_error_clear(err);
+		fd = grove_fs_open_dir_at(dirfd, name, err);
+	}
+	return fd;
+}
+
+int
+grove_fs_flock(int fd, int op, struct grove_error *err)
+{
+	int r;
+
+	do
+		r = flock(fd, op);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return grove_error_errno(err, -errno, "lock");
+	return 0;
+}

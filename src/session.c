@@ -1,0 +1,731 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Sessions: the lock and the log around a plan, recovery of interrupted transactions, and reverting
+ * committed ones. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "grove/exec.h"
+#include "grove/path.h"
+#include "grove/planner.h"
+#include "grove/session.h"
+#include "grove/world.h"
+#include "util.h"
+
+int
+grove_session_open(struct grove_session *s, const struct grove_root *target,
+		   const struct grove_session_opts *opts, struct grove_error *err)
+{
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->state.fd = -1;
+	s->lock_fd = -1;
+	s->target = target;
+	r = grove_journal_state_dir(opts->state_opt, &s->state_path, err);
+	if (r < 0)
+		return r;
+	/* Lock first, so that no other run changes the target between our
+	 * recovery, scan and execution. The lock lives in the state dir. */
+	r = grove_journal_open(s->state_path, &s->state, &s->journal, err);
+	if (r < 0)
+		goto fail;
+	if (!opts->no_lock) {
+		r = grove_lock_target(&s->state, target, opts->wait_seconds, err);
+		if (r < 0)
+			goto fail;
+		s->lock_fd = r;
+	}
+	r = grove_journal_target(s->journal, target, &s->target_id, err);
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	grove_session_close(s);
+	return r;
+}
+
+void
+grove_session_close(struct grove_session *s)
+{
+	if (!s)
+		return;
+	s->journal = grove_journal_close(s->journal);
+	if (s->lock_fd >= 0)
+		grove_fd_close(s->lock_fd);
+	s->lock_fd = -1;
+	grove_root_release(&s->state);
+	free(s->state_path);
+	s->state_path = NULL;
+}
+
+int
+grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
+		    const struct grove_root *stow, const char *command, const char *stow_dir,
+		    int64_t undoes, int64_t *ret_txn, struct grove_error *err)
+{
+	struct grove_exec_opts eo = { 0 };
+	struct grove_error xerr = { 0 };
+	char tag[32];
+	int64_t txn = 0;
+	int r;
+
+	if (plan->n_ops == 0) {
+		if (ret_txn)
+			*ret_txn = 0;
+		return 0;
+	}
+	r = grove_journal_begin(s->journal, s->target_id, command, stow_dir, undoes, plan, &txn,
+				err);
+	if (r < 0)
+		return r;
+	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
+	grove_fs_set_temp_tag(tag);
+	r = grove_exec_apply(plan, s->target, stow, &eo, err);
+	grove_fs_set_temp_tag(NULL);
+	if (r < 0) {
+		/* The executor undid what it did, or could not: the log says which. */
+		enum grove_txn_state st =
+			r == -GROVE_E_STUCK ? GROVE_TXN_STUCK : GROVE_TXN_ROLLED_BACK;
+		if (grove_journal_finish(s->journal, txn, st, err->msg, &xerr) < 0)
+			grove_error_prefix(err, "(and the log could not record it: %s)", xerr.msg);
+		return r;
+	}
+	r = grove_journal_finish(s->journal, txn, GROVE_TXN_COMMITTED, NULL, err);
+	if (r < 0)
+		return grove_error_prefix(err, "transaction %lld was applied, but", (long long)txn);
+	if (ret_txn)
+		*ret_txn = txn;
+	return 0;
+}
+
+/* ---- the states a path goes through ---- */
+
+struct pstate {
+	enum grove_ftype type; /* NONE, DIR, LINK, REG */
+	const char *text;      /* LINK: the text */
+};
+
+static void
+op_states(const struct grove_op *op, struct pstate *before, struct pstate *after)
+{
+	struct pstate none = { GROVE_FT_NONE, NULL }, dir = { GROVE_FT_DIR, NULL };
+	struct pstate old = { GROVE_FT_LINK, op->old_text }, new = { GROVE_FT_LINK, op->text };
+
+	switch (op->kind) {
+	case GROVE_OP_MKDIR:
+		*before = none, *after = dir;
+		break;
+	case GROVE_OP_LINK:
+		*before = none, *after = new;
+		break;
+	case GROVE_OP_UNLINK:
+		*before = old, *after = none;
+		break;
+	case GROVE_OP_RELINK:
+		*before = old, *after = new;
+		break;
+	case GROVE_OP_RMDIR:
+		*before = dir, *after = none;
+		break;
+	case GROVE_OP_UNFOLD:
+		*before = old, *after = dir;
+		break;
+	case GROVE_OP_FOLD:
+		*before = dir, *after = new;
+		break;
+	case GROVE_OP_ADOPT:
+		before->type = GROVE_FT_REG, before->text = NULL;
+		*after = new;
+		break;
+	}
+}
+
+static bool
+pstate_eq(const struct pstate *a, const struct pstate *b)
+{
+	if (a->type != b->type)
+		return false;
+	return a->type != GROVE_FT_LINK || strcmp(a->text, b->text) == 0;
+}
+
+/* One touched path: the state before the first op on it, after the last, and every state between.
+ */
+struct touched {
+	const char *path;
+	struct pstate first, last;
+	struct pstate seen[8];
+	size_t n_seen;
+	int depth;
+};
+
+struct touchset {
+	struct touched *t;
+	size_t n, cap;
+	/* The link texts the transactions made or removed: what their temporary entries may hold.
+	 */
+	const char **texts;
+	size_t n_texts, cap_texts;
+	bool adopts;
+};
+
+static void
+touchset_release(struct touchset *ts)
+{
+	free(ts->t);
+	free(ts->texts);
+	memset(ts, 0, sizeof(*ts));
+}
+
+static int
+add_text(struct touchset *ts, const char *text)
+{
+	if (!text)
+		return 0;
+	if (ts->n_texts == ts->cap_texts) {
+		size_t cap = ts->cap_texts ? ts->cap_texts * 2 : 64;
+		const char **n = realloc(ts->texts, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		ts->texts = n;
+		ts->cap_texts = cap;
+	}
+	ts->texts[ts->n_texts++] = text;
+	return 0;
+}
+
+static void
+seen_add(struct touched *t, const struct pstate *st)
+{
+	for (size_t i = 0; i < t->n_seen; i++)
+		if (pstate_eq(&t->seen[i], st))
+			return;
+	if (t->n_seen < sizeof(t->seen) / sizeof(t->seen[0]))
+		t->seen[t->n_seen++] = *st;
+}
+
+/* Adds every op of plan (which must outlive ts). */
+static int
+touch_plan(struct touchset *ts, const struct grove_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct grove_op *op = &plan->ops[i];
+		struct pstate before, after;
+		struct touched *t = NULL;
+
+		op_states(op, &before, &after);
+		if (op->kind == GROVE_OP_ADOPT)
+			ts->adopts = true;
+		if (add_text(ts, op->text) < 0 || add_text(ts, op->old_text) < 0)
+			return -ENOMEM;
+		for (size_t k = 0; k < ts->n && !t; k++)
+			if (strcmp(ts->t[k].path, op->path) == 0)
+				t = &ts->t[k];
+		if (!t) {
+			if (ts->n == ts->cap) {
+				size_t cap = ts->cap ? ts->cap * 2 : 64;
+				struct touched *n = realloc(ts->t, cap * sizeof(*n));
+				if (!n)
+					return -ENOMEM;
+				ts->t = n;
+				ts->cap = cap;
+			}
+			t = &ts->t[ts->n++];
+			memset(t, 0, sizeof(*t));
+			t->path = op->path;
+			t->first = before;
+			t->depth = grove_path_slashes(op->path);
+			seen_add(t, &before);
+		}
+		t->last = after;
+		seen_add(t, &before);
+		seen_add(t, &after);
+	}
+	return 0;
+}
+
+static int
+cmp_depth(const void *a, const void *b)
+{
+	const struct touched *x = a, *y = b;
+
+	if (x->depth != y->depth)
+		return x->depth - y->depth;
+	return strcmp(x->path, y->path);
+}
+
+/* The state on disk as scanned; visible is false when a folder on the way is not a real folder. */
+static struct pstate
+disk_state(struct grove_world *w, const char *path, bool *visible)
+{
+	struct pstate st = { GROVE_FT_NONE, NULL };
+	cleanup_free char *parent = grove_path_parent(path);
+	struct grove_node *pn = parent ? grove_node_lookup(w->target, parent) : NULL;
+	struct grove_node *n;
+
+	*visible = pn && pn->orig_type == GROVE_FT_DIR && pn->listed;
+	if (!*visible)
+		return st;
+	for (const struct grove_node *a = pn; a; a = a->parent)
+		if (a->orig_type != GROVE_FT_DIR)
+			*visible = false;
+	n = grove_node_lookup(w->target, path);
+	if (!n)
+		return st;
+	st.type = n->orig_type == GROVE_FT_OTHER ? GROVE_FT_OTHER : n->orig_type;
+	st.text = n->orig_link;
+	return st;
+}
+
+static const char *
+describe(const struct pstate *st, char *buf, size_t size)
+{
+	switch (st->type) {
+	case GROVE_FT_NONE:
+		return "nothing";
+	case GROVE_FT_DIR:
+		return "a folder";
+	case GROVE_FT_REG:
+		return "a file";
+	case GROVE_FT_LINK:
+		snprintf(buf, size, "a link to '%s'", st->text);
+		return buf;
+	default:
+		return "a special file";
+	}
+}
+
+static bool
+touched_path(const struct touchset *ts, const char *path)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (strcmp(ts->t[i].path, path) == 0)
+			return true;
+	return false;
+}
+
+static bool
+is_temp_of(const char *name, const char *tag)
+{
+	size_t l = strlen(tag);
+
+	return strncmp(name, ".grove-", 7) == 0 && strncmp(name + 7, tag, l) == 0 &&
+	       name[7 + l] == '.';
+}
+
+/*
+ * Sets the wanted state of every touched path (parents first) and checks the
+ * disk: for a revert every visible path must be as the transactions left it
+ * (want_last); for recovery, in any state they went through. A mismatch is
+ * reported through conflict (plan) or as -GROVE_E_STUCK.
+ */
+static int
+set_wanted(struct grove_world *w, struct touchset *ts, bool recovery, struct grove_plan *plan,
+	   struct grove_error *err)
+{
+	char a[GROVE_ERROR_MSG_MAX / 2], b[GROVE_ERROR_MSG_MAX / 2], msg[GROVE_ERROR_MSG_MAX];
+
+	qsort(ts->t, ts->n, sizeof(*ts->t), cmp_depth);
+	for (size_t i = 0; i < ts->n; i++) {
+		struct touched *t = &ts->t[i];
+		bool visible, ok = false;
+		struct pstate now = disk_state(w, t->path, &visible);
+		struct grove_node *n;
+
+		if (visible) {
+			if (recovery) {
+				for (size_t k = 0; k < t->n_seen && !ok; k++)
+					ok = pstate_eq(&now, &t->seen[k]);
+			} else {
+				ok = pstate_eq(&now, &t->last);
+			}
+			if (!ok) {
+				snprintf(msg, sizeof(msg), "'%s' is %s, but grove left %s there",
+					 t->path, describe(&now, a, sizeof(a)),
+					 describe(&t->last, b, sizeof(b)));
+				if (recovery)
+					return grove_error_set(err, -GROVE_E_STUCK, "%s", msg);
+				if (grove_plan_add_conflict(plan, "revert", "", t->path, msg) < 0)
+					return -ENOMEM;
+				continue;
+			}
+		}
+		if (t->first.type == GROVE_FT_REG)
+			continue; /* adopted files are put back by recover_adopt */
+		n = grove_node_lookup(w->target, t->path);
+		if (t->first.type == GROVE_FT_NONE) {
+			if (n) {
+				n->type = GROVE_FT_NONE;
+				grove_node_set_link(n, NULL);
+			}
+			continue;
+		}
+		if (!n) {
+			cleanup_free char *parent = grove_path_parent(t->path);
+			struct grove_node *pn =
+				parent ? grove_node_lookup(w->target, parent) : NULL;
+			const char *base = strrchr(t->path, '/');
+
+			if (!pn || pn->type != GROVE_FT_DIR) {
+				snprintf(msg, sizeof(msg),
+					 "cannot put back '%s': the folder it was in is gone",
+					 t->path);
+				if (recovery)
+					return grove_error_set(err, -GROVE_E_STUCK, "%s", msg);
+				if (grove_plan_add_conflict(plan, "revert", "", t->path, msg) < 0)
+					return -ENOMEM;
+				continue;
+			}
+			n = grove_node_new(base ? base + 1 : t->path, GROVE_FT_NONE, NULL);
+			if (!n || grove_node_add(pn, n) < 0) {
+				grove_node_free(n);
+				return -ENOMEM;
+			}
+		}
+		n->type = t->first.type;
+		if (grove_node_set_link(n, t->first.type == GROVE_FT_LINK ? t->first.text : NULL) <
+		    0)
+			return -ENOMEM;
+		if (n->type == GROVE_FT_DIR && n->orig_type != GROVE_FT_DIR)
+			n->listed = true;
+	}
+	/* A folder that must become a link or go holds only what the transactions made. */
+	for (size_t i = 0; i < ts->n; i++) {
+		struct grove_node *n = grove_node_lookup(w->target, ts->t[i].path);
+
+		if (!n || n->orig_type != GROVE_FT_DIR || n->type == GROVE_FT_DIR)
+			continue;
+		grove_node_foreach_child (n, kid) {
+			cleanup_free char *kp = grove_strdupf("%s/%s", ts->t[i].path, kid->name);
+
+			if (!kp)
+				return -ENOMEM;
+			if (kid->orig_type == GROVE_FT_NONE || touched_path(ts, kp))
+				continue;
+			snprintf(msg, sizeof(msg), "'%s' holds '%s', which grove did not make",
+				 ts->t[i].path, kp);
+			if (recovery)
+				return grove_error_set(err, -GROVE_E_STUCK, "%s", msg);
+			if (grove_plan_add_conflict(plan, "revert", "", kp, msg) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int
+load_touched(struct grove_session *s, struct grove_world *w, struct touchset *ts,
+	     struct grove_error *err)
+{
+	cleanup_free char **paths = calloc(ts->n + 1, sizeof(char *));
+
+	if (!paths)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < ts->n; i++)
+		paths[i] = (char *)ts->t[i].path;
+	return grove_scan_target_paths(w, s->target, paths, ts->n, err);
+}
+
+int
+grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
+			  struct grove_plan *plan, struct grove_error *err)
+{
+	struct grove_plan *logged = calloc(n ? n : 1, sizeof(*logged));
+	struct touchset ts = { 0 };
+	struct grove_world w;
+	int r = 0;
+
+	if (!logged)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	grove_world_init(&w);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		grove_plan_init(&logged[i]);
+		r = grove_journal_ops(s->journal, txns[i], &logged[i], err);
+		if (r >= 0 && touch_plan(&ts, &logged[i]) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (r >= 0 && ts.adopts)
+		r = grove_error_set(
+			err, -GROVE_E_BADINPUT,
+			"cannot revert: a transaction adopted files into a package, and "
+			"the package's earlier versions of them are gone");
+	if (r >= 0)
+		r = load_touched(s, &w, &ts, err);
+	if (r >= 0)
+		r = set_wanted(&w, &ts, false, plan, err);
+	if (r == -ENOMEM)
+		grove_error_set(err, r, "out of memory");
+	if (r >= 0 && plan->n_conflicts == 0)
+		r = grove_planner_diff(&w, plan, err);
+	grove_plan_sort_conflicts(plan);
+	grove_world_release(&w);
+	touchset_release(&ts);
+	for (size_t i = 0; i < n; i++)
+		grove_plan_release(&logged[i]);
+	free(logged);
+	return r < 0 ? r : 0;
+}
+
+/* ---- recovery ---- */
+
+static bool
+known_text(const struct touchset *ts, const char *text)
+{
+	for (size_t i = 0; i < ts->n_texts; i++)
+		if (strcmp(ts->texts[i], text) == 0)
+			return true;
+	return false;
+}
+
+/* Removes a temporary entry of the transaction: a link with one of its texts,
+ * or a folder holding only such entries. Anything else is left: STUCK. */
+static int
+remove_temp(int dfd, const char *dir_path, const char *name, const struct touchset *ts,
+	    struct grove_error *err)
+{
+	struct grove_stat st;
+	int r = grove_fs_stat_at(dfd, name, &st, err);
+
+	if (r < 0)
+		return r;
+	if (st.type == GROVE_FT_NONE)
+		return 0;
+	if (st.type == GROVE_FT_LINK) {
+		cleanup_free char *text = NULL;
+
+		r = grove_fs_readlink_at(dfd, name, &text, err);
+		if (r < 0)
+			return r;
+		if (!known_text(ts, text))
+			return grove_error_set(err, -GROVE_E_STUCK,
+					       "temporary link '%s/%s' points to '%s', which the "
+					       "interrupted transaction never made",
+					       dir_path, name, text);
+		return grove_fs_link_remove(dfd, name, text, err);
+	}
+	if (st.type == GROVE_FT_DIR) {
+		cleanup_fd int sub = grove_fs_open_dir_at(dfd, name, err);
+		struct grove_dirent *ents = NULL;
+		size_t n = 0;
+		cleanup_free char *sub_path = grove_strdupf("%s/%s", dir_path, name);
+
+		if (sub < 0)
+			return sub;
+		if (!sub_path)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		r = grove_fs_list(sub, &ents, &n, err);
+		for (size_t i = 0; i < n && r >= 0; i++)
+			r = remove_temp(sub, sub_path, ents[i].name, ts, err);
+		grove_dirents_free(ents, n);
+		if (r < 0)
+			return r;
+		return grove_fs_rmdir(dfd, name, err);
+	}
+	return grove_error_set(err, -GROVE_E_STUCK,
+			       "temporary entry '%s/%s' is not a link or folder grove made",
+			       dir_path, name);
+}
+
+/* Removes every temporary entry of transaction tag in the scanned folders. */
+static int
+remove_temps(struct grove_session *s, struct grove_node *dir, const char *path, const char *tag,
+	     const struct touchset *ts, struct grove_error *err)
+{
+	cleanup_fd int fd = -1;
+	int r = 0;
+
+	if (dir->orig_type != GROVE_FT_DIR || !dir->listed)
+		return 0;
+	grove_node_foreach_child (dir, kid) {
+		if (kid->orig_type == GROVE_FT_DIR && !is_temp_of(kid->name, tag)) {
+			cleanup_free char *kp = path[0] ? grove_strdupf("%s/%s", path, kid->name)
+							: strdup(kid->name);
+			if (!kp)
+				return grove_error_set(err, -ENOMEM, "out of memory");
+			r = remove_temps(s, kid, kp, tag, ts, err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (!is_temp_of(kid->name, tag) || kid->orig_type == GROVE_FT_NONE)
+			continue;
+		if (fd < 0) {
+			fd = grove_fs_open_dir_beneath(s->target->fd, path[0] ? path : ".", err);
+			if (fd < 0)
+				return fd;
+		}
+		r = remove_temp(fd, path[0] ? path : ".", kid->name, ts, err);
+		if (r < 0)
+			return r;
+		kid->orig_type = kid->type = GROVE_FT_NONE;
+	}
+	if (fd >= 0)
+		r = grove_fs_sync(fd, err);
+	return r;
+}
+
+/*
+ * An interrupted ADOPT: the package's own file was set aside under a
+ * temporary name, the user's file moved into the package, then the link made.
+ * Undo each step that happened, last first.
+ */
+static int
+recover_adopt(struct grove_session *s, const struct grove_root *stow, const struct grove_op *op,
+	      const char *tag, struct grove_error *err)
+{
+	cleanup_free char *dir = grove_path_parent(op->path);
+	cleanup_free char *sdir = grove_path_parent(op->stow_path);
+	const char *name = strrchr(op->path, '/') ? strrchr(op->path, '/') + 1 : op->path;
+	const char *sname =
+		strrchr(op->stow_path, '/') ? strrchr(op->stow_path, '/') + 1 : op->stow_path;
+	cleanup_fd int fd = -1, sfd = -1;
+	struct grove_dirent *ents = NULL;
+	struct grove_stat st, sst;
+	size_t n = 0;
+	char aside[256] = "";
+	int r;
+
+	if (!dir || !sdir)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (!stow)
+		return grove_error_set(err, -GROVE_E_STUCK,
+				       "adopt '%s': the stow directory is not available", op->path);
+	fd = grove_fs_open_dir_beneath(s->target->fd, dir[0] ? dir : ".", err);
+	if (fd < 0)
+		return fd;
+	sfd = grove_fs_open_dir_beneath(stow->fd, sdir[0] ? sdir : ".", err);
+	if (sfd < 0)
+		return sfd;
+	r = grove_fs_list(sfd, &ents, &n, err);
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		size_t l = strlen(ents[i].name), bl = strlen(sname);
+		if (is_temp_of(ents[i].name, tag) && l > bl &&
+		    !strcmp(ents[i].name + l - bl, sname))
+			snprintf(aside, sizeof(aside), "%s", ents[i].name);
+	}
+	grove_dirents_free(ents, n);
+	if (r < 0)
+		return r;
+	r = grove_fs_stat_at(fd, name, &st, err);
+	if (r < 0)
+		return r;
+	if (st.type == GROVE_FT_LINK) {
+		r = grove_fs_link_remove(fd, name, op->text, err);
+		if (r < 0)
+			return grove_error_set(err, -GROVE_E_STUCK, "adopt '%s': %s", op->path,
+					       err->msg);
+		st.type = GROVE_FT_NONE;
+	}
+	r = grove_fs_stat_at(sfd, sname, &sst, err);
+	if (r < 0)
+		return r;
+	if (st.type == GROVE_FT_NONE && sst.type == GROVE_FT_REG) {
+		r = grove_fs_move(sfd, sname, fd, name, RENAME_NOREPLACE, err);
+		if (r < 0)
+			return r;
+	}
+	if (aside[0]) {
+		r = grove_fs_move(sfd, aside, sfd, sname, RENAME_NOREPLACE, err);
+		if (r < 0)
+			return r;
+	}
+	r = grove_fs_sync(sfd, err);
+	return r < 0 ? r : grove_fs_sync(fd, err);
+}
+
+static int
+recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
+	    struct grove_error *err)
+{
+	struct grove_plan logged, plan;
+	struct touchset ts = { 0 };
+	struct grove_world w;
+	struct grove_txn hdr = { 0 };
+	struct grove_root own_stow = { .fd = -1 };
+	struct grove_exec_opts eo = { 0 };
+	char tag[32];
+	int r;
+
+	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
+	grove_plan_init(&logged);
+	grove_plan_init(&plan);
+	grove_world_init(&w);
+	r = grove_journal_get(s->journal, txn, &hdr, err);
+	if (r >= 0)
+		r = grove_journal_ops(s->journal, txn, &logged, err);
+	if (r >= 0 && touch_plan(&ts, &logged) < 0)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	if (r >= 0 && ts.adopts && hdr.stow_dir &&
+	    (!stow || !stow->real || strcmp(stow->real, hdr.stow_dir) != 0)) {
+		r = grove_root_open(&own_stow, hdr.stow_dir, err);
+		stow = r >= 0 ? &own_stow : NULL;
+	}
+	for (size_t i = 0; i < logged.n_ops && r >= 0; i++)
+		if (logged.ops[i].kind == GROVE_OP_ADOPT)
+			r = recover_adopt(s, stow, &logged.ops[i], tag, err);
+	if (r >= 0)
+		r = load_touched(s, &w, &ts, err);
+	if (r >= 0)
+		r = set_wanted(&w, &ts, true, &plan, err);
+	if (r >= 0)
+		r = remove_temps(s, w.target, "", tag, &ts, err);
+	if (r >= 0)
+		r = grove_planner_diff(&w, &plan, err);
+	if (r >= 0 && plan.n_ops) {
+		/* Recovery's own temporary entries carry the same tag: a crash
+		 * here is recovered the same way next time. */
+		grove_fs_set_temp_tag(tag);
+		r = grove_exec_apply(&plan, s->target, stow, &eo, err);
+		grove_fs_set_temp_tag(NULL);
+	}
+	if (r == -ENOMEM)
+		grove_error_set(err, r, "out of memory");
+	grove_root_release(&own_stow);
+	grove_world_release(&w);
+	touchset_release(&ts);
+	grove_plan_release(&plan);
+	grove_plan_release(&logged);
+	grove_txn_release(&hdr);
+	return r;
+}
+
+int
+grove_session_recover(struct grove_session *s, const struct grove_root *stow, bool force,
+		      int64_t *ret_recovered, struct grove_error *err)
+{
+	struct grove_error jerr = { 0 };
+	int64_t txn = 0;
+	int r;
+
+	if (ret_recovered)
+		*ret_recovered = 0;
+	r = grove_journal_unfinished(s->journal, s->target_id, &txn, err);
+	if (r < 0 || txn == 0)
+		return r;
+	if (force) {
+		r = grove_journal_finish(
+			s->journal, txn, GROVE_TXN_ROLLED_BACK,
+			"abandoned by 'grove recover --force': the target was left "
+			"as found",
+			err);
+		if (r >= 0 && ret_recovered)
+			*ret_recovered = txn;
+		return r;
+	}
+	r = recover_txn(s, stow, txn, err);
+	if (r < 0) {
+		grove_error_prefix(err, "recover interrupted transaction %lld", (long long)txn);
+		if (grove_journal_finish(s->journal, txn, GROVE_TXN_STUCK, err->msg, &jerr) < 0)
+			grove_error_prefix(err, "(the log could not record it: %s)", jerr.msg);
+		if (r != -GROVE_E_STUCK)
+			err->code = r = -GROVE_E_STUCK;
+		return r;
+	}
+	r = grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK,
+				 "interrupted; rolled back by recovery", err);
+	if (r >= 0 && ret_recovered)
+		*ret_recovered = txn;
+	return r;
+}

@@ -1,0 +1,1401 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests: the transaction log (state dir, schema checks, transactions, ownership) and the
+ * per-target writer lock. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grove/journal.h"
+#include "testutil.h"
+
+/* ---- a COMMIT that fails (linked with -Wl,--wrap=sqlite3_step) ---- */
+
+enum fail_commit {
+	FAIL_NONE,
+	FAIL_AFTER_COMMIT,  /* the commit lands, then an error is reported */
+	FAIL_BEFORE_COMMIT, /* the transaction is rolled back and an error reported */
+};
+
+static enum fail_commit fail_commit;
+
+int __real_sqlite3_step(sqlite3_stmt *s);
+int __wrap_sqlite3_step(sqlite3_stmt *s);
+
+int
+__wrap_sqlite3_step(sqlite3_stmt *s)
+{
+	const char *sql = sqlite3_sql(s);
+	enum fail_commit mode = fail_commit;
+
+	if (mode == FAIL_NONE || !sql || strcmp(sql, "COMMIT") != 0)
+		return __real_sqlite3_step(s);
+	fail_commit = FAIL_NONE;
+	if (mode == FAIL_AFTER_COMMIT)
+		assert_int_equal(__real_sqlite3_step(s), SQLITE_DONE);
+	else
+		assert_int_equal(sqlite3_exec(sqlite3_db_handle(s), "ROLLBACK", NULL, NULL, NULL),
+				 SQLITE_OK);
+	return SQLITE_IOERR;
+}
+
+/* ---- fixture ---- */
+
+struct fx {
+	char *dir;    /* temporary folder */
+	char *state;  /* dir/state */
+	char *target; /* dir/target */
+	struct grove_root sroot, troot;
+	struct grove_journal *j;
+	int64_t tid;
+	struct grove_error err;
+};
+
+static int
+setup(void **state)
+{
+	struct fx *fx = calloc(1, sizeof(*fx));
+
+	umask(022);
+	unsetenv("GROVE_JOURNAL_BUSY_MS");
+	fx->dir = tu_mkdtemp();
+	tu_build(fx->dir, "d target\n");
+	fx->state = tu_path(fx->dir, "state");
+	fx->target = tu_path(fx->dir, "target");
+	assert_int_equal(grove_journal_open(fx->state, &fx->sroot, &fx->j, &fx->err), 0);
+	assert_int_equal(grove_root_open(&fx->troot, fx->target, &fx->err), 0);
+	assert_int_equal(grove_journal_target(fx->j, &fx->troot, &fx->tid, &fx->err), 0);
+	assert_true(fx->tid > 0);
+	*state = fx;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *fx = *state;
+
+	grove_journal_close(fx->j);
+	grove_root_release(&fx->sroot);
+	grove_root_release(&fx->troot);
+	tu_rmtree(fx->dir);
+	free(fx->dir);
+	free(fx->state);
+	free(fx->target);
+	free(fx);
+	return 0;
+}
+
+static void
+add(struct grove_plan *p, enum grove_op_kind kind, const char *path, const char *old_text,
+    const char *text, const char *stow_path, const char *package)
+{
+	assert_int_equal(grove_plan_add_op(p, kind, path, old_text, text, stow_path, package), 0);
+}
+
+/* Logs plan for the fixture's target and finishes it in state (INTENT: left unfinished). */
+static int64_t
+log_txn(struct fx *fx, const struct grove_plan *plan, enum grove_txn_state state, int64_t undoes)
+{
+	int64_t id = 0;
+
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "grove test", NULL, undoes, plan, &id,
+					     &fx->err),
+			 0);
+	assert_true(id > 0);
+	if (state != GROVE_TXN_INTENT)
+		assert_int_equal(grove_journal_finish(fx->j, id, state, NULL, &fx->err), 0);
+	return id;
+}
+
+static int64_t
+log_one(struct fx *fx, enum grove_op_kind kind, const char *path, enum grove_txn_state state,
+	int64_t undoes)
+{
+	struct grove_plan p;
+	int64_t id;
+
+	grove_plan_init(&p);
+	add(&p, kind, path, kind == GROVE_OP_UNLINK ? "old" : NULL,
+	    kind == GROVE_OP_LINK ? "new" : NULL, NULL, NULL);
+	id = log_txn(fx, &p, state, undoes);
+	grove_plan_release(&p);
+	return id;
+}
+
+static double
+now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+/* Runs sql on the database at path with a plain connection of the test's own. */
+static void
+raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static int64_t
+raw_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	int64_t v;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	v = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+/* ---- forked children report through a pipe ---- */
+
+struct child_res {
+	int code;
+	char msg[GROVE_ERROR_MSG_MAX * 3];
+};
+
+static void
+write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t k = write(fd, p, len);
+
+		if (k <= 0)
+			_exit(99);
+		p += k;
+		len -= (size_t)k;
+	}
+}
+
+static bool
+read_all(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t k = read(fd, p, len);
+
+		if (k <= 0)
+			return false;
+		p += k;
+		len -= (size_t)k;
+	}
+	return true;
+}
+
+static void
+run_in_child(void (*fn)(void *arg, struct child_res *res), void *arg, struct child_res *res)
+{
+	int p[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct child_res r;
+
+		memset(&r, 0, sizeof(r));
+		close(p[0]);
+		fn(arg, &r);
+		write_all(p[1], &r, sizeof(r));
+		_exit(0);
+	}
+	close(p[1]);
+	assert_true(read_all(p[0], res, sizeof(*res)));
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void
+append(struct child_res *res, const char *s)
+{
+	size_t len = strlen(res->msg);
+
+	snprintf(res->msg + len, sizeof(res->msg) - len, "%s|", s);
+}
+
+/* ---- state dir ---- */
+
+static void
+state_dir_as_nobody(void *arg, struct child_res *res)
+{
+	struct grove_error err;
+	char *p = NULL;
+
+	(void)arg;
+	if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) {
+		res->code = -errno;
+		return;
+	}
+#define TRY()                                                                 \
+	do {                                                                  \
+		p = NULL;                                                     \
+		if (grove_journal_state_dir(NULL, &p, &err) < 0)              \
+			append(res, err.code == -GROVE_E_CONFIG ? "E" : "?"); \
+		else                                                          \
+			append(res, p);                                       \
+		free(p);                                                      \
+	} while (0)
+	unsetenv("GROVE_STATE_DIR");
+	setenv("HOME", "/h", 1);
+	setenv("XDG_STATE_HOME", "/x", 1);
+	TRY();
+	setenv("XDG_STATE_HOME", "/x/", 1);
+	TRY();
+	setenv("XDG_STATE_HOME", "rel/x", 1); /* relative: ignored, as XDG says */
+	TRY();
+	setenv("XDG_STATE_HOME", "", 1);
+	TRY();
+	unsetenv("XDG_STATE_HOME");
+	TRY();
+	setenv("HOME", "", 1);
+	TRY();
+	unsetenv("HOME");
+	TRY();
+	setenv("GROVE_STATE_DIR", "/g", 1);
+	TRY();
+#undef TRY
+}
+
+static void
+test_journal_state_dir(void **state)
+{
+	struct fx *fx = *state;
+	struct child_res res;
+	char *p = NULL;
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+	unsetenv("GROVE_STATE_DIR");
+	setenv("XDG_STATE_HOME", "/x", 1);
+	assert_int_equal(grove_journal_state_dir("/s", &p, &fx->err), 0);
+	assert_string_equal(p, "/s");
+	free(p);
+	assert_int_equal(grove_journal_state_dir("", &p, &fx->err), -GROVE_E_USAGE);
+
+	/* Root ignores XDG and HOME. */
+	assert_int_equal(geteuid(), 0);
+	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
+	assert_string_equal(p, "/var/lib/grove");
+	free(p);
+	setenv("GROVE_STATE_DIR", "", 1); /* empty counts as unset */
+	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
+	assert_string_equal(p, "/var/lib/grove");
+	free(p);
+	setenv("GROVE_STATE_DIR", "rel/g", 1);
+	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
+	assert_string_equal(p, "rel/g");
+	free(p);
+	assert_int_equal(grove_journal_state_dir("/s", &p, &fx->err), 0);
+	assert_string_equal(p, "/s");
+	free(p);
+
+	run_in_child(state_dir_as_nobody, NULL, &res);
+	assert_int_equal(res.code, 0);
+	assert_string_equal(res.msg, "/x/grove|/x/grove|/h/.local/state/grove|"
+				     "/h/.local/state/grove|/h/.local/state/grove|E|E|/g|");
+
+	unsetenv("GROVE_STATE_DIR");
+	unsetenv("XDG_STATE_HOME");
+	if (old_home)
+		setenv("HOME", old_home, 1);
+	free(old_home);
+}
+
+/* ---- open ---- */
+
+static void
+assert_mode(const char *path, mode_t mode)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, mode);
+}
+
+static void
+test_journal_open_creates(void **state)
+{
+	struct fx *fx = *state;
+	char *path = tu_path(fx->dir, "a/b/state");
+	char *a = tu_path(fx->dir, "a"), *ab = tu_path(fx->dir, "a/b");
+	char *db = tu_path(fx->dir, "a/b/state/grove.db");
+	char *locks = tu_path(fx->dir, "a/b/state/locks");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct stat st;
+	int64_t id;
+
+	assert_int_equal(grove_journal_open(path, &root, &j, &fx->err), 0);
+	assert_non_null(j);
+	assert_string_equal(root.real, path);
+	assert_mode(a, 0700);
+	assert_mode(ab, 0700);
+	assert_mode(path, 0700);
+	assert_mode(locks, 0700);
+	assert_int_equal(lstat(db, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(raw_int(db, "PRAGMA application_id"), GROVE_JOURNAL_APP_ID);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'ops'"), 1);
+	/* Nothing but the database and locks/: no -journal, -wal or -shm left. */
+	{
+		DIR *d = opendir(path);
+		struct dirent *de;
+		int n = 0;
+
+		assert_non_null(d);
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+				assert_true(!strcmp(de->d_name, "grove.db") ||
+					    !strcmp(de->d_name, "locks"));
+				n++;
+			}
+		closedir(d);
+		assert_int_equal(n, 2);
+	}
+	grove_journal_close(j);
+	grove_root_release(&root);
+
+	/* Opening again finds it current; a trailing slash is fine. */
+	free(path);
+	path = tu_path(fx->dir, "a/b/state/");
+	assert_int_equal(grove_journal_open(path, &root, &j, &fx->err), 0);
+	assert_int_equal(grove_journal_target(j, &fx->troot, &id, &fx->err), 0);
+	grove_journal_close(j);
+	grove_root_release(&root);
+
+	/* A file where the state dir should be: named in the error. */
+	free(path);
+	path = tu_path(fx->dir, "a/b/state/grove.db");
+	root.fd = -7;
+	assert_true(grove_journal_open(path, &root, &j, &fx->err) < 0);
+	assert_non_null(strstr(fx->err.msg, path));
+	assert_int_equal(root.fd, -7); /* ret_root untouched on failure */
+	assert_true(grove_journal_close(NULL) == NULL);
+
+	free(path);
+	free(a);
+	free(ab);
+	free(db);
+	free(locks);
+}
+
+static void
+test_journal_open_refuses_symlinked_db(void **state)
+{
+	struct fx *fx = *state;
+	char *path = tu_path(fx->dir, "s2");
+	char *elsewhere = tu_path(fx->dir, "elsewhere");
+	char *dump;
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+
+	tu_build(fx->dir, "d s2\nd elsewhere\nl s2/grove.db ../elsewhere/x.db\n");
+	assert_true(grove_journal_open(path, &root, &j, &fx->err) < 0);
+	if (!strstr(fx->err.msg, "s2/grove.db'") || !strstr(fx->err.msg, "symbolic links"))
+		fail_msg("unexpected message: %s", fx->err.msg);
+	dump = tu_dump(elsewhere);
+	assert_string_equal(dump, "");
+	free(dump);
+	free(path);
+	free(elsewhere);
+}
+
+/* The database is reached through the held folder: swapping the state dir for a
+ * symlink after opening redirects nothing. */
+static void
+test_journal_held_dir(void **state)
+{
+	struct fx *fx = *state;
+	char *moved = tu_path(fx->dir, "moved");
+	char *evil = tu_path(fx->dir, "evil");
+	char *dump;
+	struct grove_plan p;
+	int64_t id;
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_LINK, "x", NULL, "y", NULL, NULL);
+	assert_int_equal(mkdir(evil, 0755), 0);
+	assert_int_equal(rename(fx->state, moved), 0);
+	assert_int_equal(symlink(evil, fx->state), 0);
+	id = log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	dump = tu_dump(evil);
+	assert_string_equal(dump, "");
+	free(dump);
+	{
+		char *db = tu_path(moved, "grove.db");
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM ops WHERE txn_id = %" PRId64, id);
+		assert_int_equal(raw_int(db, sql), 1);
+		free(db);
+	}
+	grove_plan_release(&p);
+	free(moved);
+	free(evil);
+}
+
+/* ---- transactions ---- */
+
+static void
+assert_str_or_null(const char *a, const char *b)
+{
+	if (!b)
+		assert_null(a);
+	else
+		assert_string_equal(a, b);
+}
+
+static void
+test_journal_roundtrip(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan p, q;
+	struct grove_txn t;
+	int64_t id = 0, other;
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, NULL);
+	add(&p, GROVE_OP_LINK, "a/x", NULL, "../s/p/a/x", NULL, "p");
+	add(&p, GROVE_OP_UNLINK, "b", "../s/q/b", NULL, NULL, "q");
+	add(&p, GROVE_OP_RELINK, "c", "s/q/c", "s/p/c", NULL, "p");
+	add(&p, GROVE_OP_RMDIR, "d", NULL, NULL, NULL, "q");
+	add(&p, GROVE_OP_UNFOLD, "e", "s/p/e", NULL, NULL, "p");
+	add(&p, GROVE_OP_LINK, "e/f", NULL, "../s/p/e/f", NULL, "p");
+	add(&p, GROVE_OP_FOLD, "g", NULL, "s/p/g", NULL, "p");
+	add(&p, GROVE_OP_UNLINK, "g/h", "../s/p/g/h", NULL, NULL, "p");
+	add(&p, GROVE_OP_ADOPT, "i j/k 'l'", NULL, "../s/p/i j/k 'l'", "p/i j/k 'l'", "p");
+
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "grove stow -d s p", "/tmp/s", 0, &p,
+					     &id, &fx->err),
+			 0);
+	assert_true(id > 0);
+	assert_int_equal(grove_journal_get(fx->j, id, &t, &fx->err), 0);
+	assert_int_equal(t.id, id);
+	assert_int_equal(t.target_id, fx->tid);
+	assert_int_equal(t.state, GROVE_TXN_INTENT);
+	assert_string_equal(t.command, "grove stow -d s p");
+	assert_string_equal(t.stow_dir, "/tmp/s");
+	assert_null(t.note);
+	assert_int_equal(t.undoes, 0);
+	assert_true(t.started > 1.6e9);
+	assert_true(t.finished == 0);
+	assert_int_equal(t.n_ops, p.n_ops);
+	grove_txn_release(&t);
+	grove_txn_release(&t); /* idempotent */
+
+	grove_plan_init(&q);
+	add(&q, GROVE_OP_MKDIR, "already", NULL, NULL, NULL, NULL); /* appended to */
+	assert_int_equal(grove_journal_ops(fx->j, id, &q, &fx->err), 0);
+	assert_int_equal(q.n_ops, p.n_ops + 1);
+	for (size_t i = 0; i < p.n_ops; i++) {
+		const struct grove_op *a = &p.ops[i], *b = &q.ops[i + 1];
+
+		assert_int_equal(a->kind, b->kind);
+		assert_string_equal(a->path, b->path);
+		assert_str_or_null(b->old_text, a->old_text);
+		assert_str_or_null(b->text, a->text);
+		assert_str_or_null(b->stow_path, a->stow_path);
+		assert_str_or_null(b->package, a->package);
+	}
+	grove_plan_release(&q);
+
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_get(fx->j, id, &t, &fx->err), 0);
+	assert_int_equal(t.state, GROVE_TXN_COMMITTED);
+	assert_true(t.finished >= t.started);
+	grove_txn_release(&t);
+	/* A finished transaction stays finished. */
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_ROLLED_BACK, "x", &fx->err),
+			 -EINVAL);
+	assert_non_null(strstr(fx->err.msg, "already committed"));
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_INTENT, NULL, &fx->err),
+			 -EINVAL);
+	assert_int_equal(grove_journal_finish(fx->j, 9999, GROVE_TXN_COMMITTED, NULL, &fx->err),
+			 -ENOENT);
+	assert_int_equal(grove_journal_get(fx->j, 9999, &t, &fx->err), -ENOENT);
+
+	/* An empty plan, NULL command and a note; undoes is kept. */
+	grove_plan_release(&p);
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, NULL, NULL, id, &p, &other, &fx->err),
+			 0);
+	assert_int_equal(
+		grove_journal_finish(fx->j, other, GROVE_TXN_STUCK, "link 'x' changed", &fx->err),
+		0);
+	assert_int_equal(
+		grove_journal_finish(fx->j, other, GROVE_TXN_ROLLED_BACK, "rolled back", &fx->err),
+		0);
+	assert_int_equal(grove_journal_get(fx->j, other, &t, &fx->err), 0);
+	assert_int_equal(t.state, GROVE_TXN_ROLLED_BACK);
+	assert_null(t.command);
+	assert_null(t.stow_dir);
+	assert_string_equal(t.note, "rolled back");
+	assert_int_equal(t.undoes, id);
+	assert_int_equal(t.n_ops, 0);
+	grove_txn_release(&t);
+
+	/* A transaction for a target the journal does not know is refused. */
+	assert_true(grove_journal_begin(fx->j, 777, "x", NULL, 0, &p, &other, &fx->err) < 0);
+	grove_plan_release(&p);
+}
+
+static void
+test_journal_target(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_root r2 = { .fd = -1 }, r3 = { .fd = -1 };
+	char *renamed = tu_path(fx->dir, "target2");
+	char *other = tu_path(fx->dir, "other");
+	char *db = tu_path(fx->state, "grove.db");
+	int64_t id;
+	char sql[256];
+
+	assert_int_equal(grove_journal_target(fx->j, &fx->troot, &id, &fx->err), 0);
+	assert_int_equal(id, fx->tid);
+	tu_build(fx->dir, "d other\n");
+	assert_int_equal(grove_root_open(&r2, other, &fx->err), 0);
+	assert_int_equal(grove_journal_target(fx->j, &r2, &id, &fx->err), 0);
+	assert_true(id != fx->tid);
+
+	/* Known by device and inode; the path follows a rename. */
+	assert_int_equal(rename(fx->target, renamed), 0);
+	assert_int_equal(grove_root_open(&r3, renamed, &fx->err), 0);
+	assert_int_equal(grove_journal_target(fx->j, &r3, &id, &fx->err), 0);
+	assert_int_equal(id, fx->tid);
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM targets WHERE id = %" PRId64 " AND path = '%s'", id,
+		 renamed);
+	assert_int_equal(raw_int(db, sql), 1);
+	grove_root_release(&r2);
+	grove_root_release(&r3);
+	free(renamed);
+	free(other);
+	free(db);
+}
+
+static void
+test_journal_unfinished(void **state)
+{
+	struct fx *fx = *state;
+	int64_t a, b, u;
+
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, 0);
+	a = log_one(fx, GROVE_OP_LINK, "a", GROVE_TXN_INTENT, 0);
+	b = log_one(fx, GROVE_OP_LINK, "b", GROVE_TXN_INTENT, 0);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, a);
+	assert_int_equal(grove_journal_finish(fx->j, a, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, b);
+	assert_int_equal(grove_journal_finish(fx->j, b, GROVE_TXN_STUCK, "stuck", &fx->err), 0);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, b);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid + 100, &u, &fx->err), 0);
+	assert_int_equal(u, 0);
+	assert_int_equal(grove_journal_finish(fx->j, b, GROVE_TXN_ROLLED_BACK, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, 0);
+}
+
+static void
+test_journal_list(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_txn *txns = NULL;
+	int64_t ids[5];
+	size_t n = 99;
+
+	assert_int_equal(grove_journal_list(fx->j, fx->tid, 0, &txns, &n, &fx->err), 0);
+	assert_int_equal(n, 0);
+	grove_txns_free(txns, n);
+	for (int i = 0; i < 5; i++)
+		ids[i] = log_one(fx, GROVE_OP_LINK, "x",
+				 i == 2 ? GROVE_TXN_ROLLED_BACK : GROVE_TXN_COMMITTED, 0);
+	assert_int_equal(grove_journal_list(fx->j, fx->tid, 0, &txns, &n, &fx->err), 0);
+	assert_int_equal(n, 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(txns[i].id, ids[4 - i]);
+		assert_int_equal(txns[i].n_ops, 1);
+		assert_string_equal(txns[i].command, "grove test");
+	}
+	assert_int_equal(txns[2].state, GROVE_TXN_ROLLED_BACK);
+	grove_txns_free(txns, n);
+	assert_int_equal(grove_journal_list(fx->j, fx->tid, 2, &txns, &n, &fx->err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(txns[0].id, ids[4]);
+	assert_int_equal(txns[1].id, ids[3]);
+	grove_txns_free(txns, n);
+	assert_int_equal(grove_journal_list(fx->j, fx->tid + 1, 0, &txns, &n, &fx->err), 0);
+	assert_int_equal(n, 0);
+	grove_txns_free(txns, n);
+	grove_txns_free(NULL, 0);
+}
+
+static void
+test_journal_last_undoable(void **state)
+{
+	struct fx *fx = *state;
+	int64_t t1, t4, t5, u;
+
+	assert_int_equal(grove_journal_last_undoable(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, 0);
+	t1 = log_one(fx, GROVE_OP_LINK, "a", GROVE_TXN_COMMITTED, 0);
+	log_one(fx, GROVE_OP_LINK, "b", GROVE_TXN_ROLLED_BACK, 0);
+	log_one(fx, GROVE_OP_LINK, "c", GROVE_TXN_STUCK, 0);
+	log_one(fx, GROVE_OP_LINK, "d", GROVE_TXN_INTENT, 0);
+	assert_int_equal(grove_journal_last_undoable(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, t1);
+	t4 = log_one(fx, GROVE_OP_LINK, "e", GROVE_TXN_COMMITTED, 0);
+	assert_int_equal(grove_journal_last_undoable(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, t4);
+	/* An undo that rolled back undid nothing. */
+	log_one(fx, GROVE_OP_UNLINK, "e", GROVE_TXN_ROLLED_BACK, t4);
+	assert_int_equal(grove_journal_last_undoable(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, t4);
+	/* A committed undo: t4 is done with, and the undo itself is not undoable. */
+	t5 = log_one(fx, GROVE_OP_UNLINK, "e", GROVE_TXN_COMMITTED, t4);
+	assert_true(t5 > t4);
+	assert_int_equal(grove_journal_last_undoable(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, t1);
+	log_one(fx, GROVE_OP_UNLINK, "a", GROVE_TXN_COMMITTED, t1);
+	assert_int_equal(grove_journal_last_undoable(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, 0);
+}
+
+/* ---- ownership ---- */
+
+/* Renders owned entries as "path=text(package)" lines, "path/(package)" for folders. */
+static char *
+owned_str(struct fx *fx, int64_t target)
+{
+	struct grove_owned *o = NULL;
+	size_t n = 0;
+	char *buf = calloc(1, 8192);
+
+	assert_int_equal(grove_journal_owned(fx->j, target, &o, &n, &fx->err), 0);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(buf);
+
+		if (o[i].text)
+			snprintf(buf + len, 8192 - len, "%s=%s(%s)\n", o[i].path, o[i].text,
+				 o[i].package ? o[i].package : "-");
+		else
+			snprintf(buf + len, 8192 - len, "%s/(%s)\n", o[i].path,
+				 o[i].package ? o[i].package : "-");
+	}
+	grove_owned_free(o, n);
+	return buf;
+}
+
+static void
+test_journal_owned(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan p;
+	char *s;
+
+	s = owned_str(fx, fx->tid);
+	assert_string_equal(s, "");
+	free(s);
+
+	/* stow p: a folder, a link in it, a folded bin/. */
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, "p");
+	add(&p, GROVE_OP_LINK, "a/x", NULL, "../s/p/a/x", NULL, "p");
+	add(&p, GROVE_OP_LINK, "bin", NULL, "s/p/bin", NULL, "p");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+
+	/* stow q: bin/ unfolds into a folder of links to p and q. */
+	add(&p, GROVE_OP_UNFOLD, "bin", "s/p/bin", NULL, NULL, "q");
+	add(&p, GROVE_OP_LINK, "bin/ls", NULL, "../s/p/bin/ls", NULL, "p");
+	add(&p, GROVE_OP_LINK, "bin/cat", NULL, "../s/q/bin/cat", NULL, "q");
+	add(&p, GROVE_OP_MKDIR, "bin/sub", NULL, NULL, NULL, "q");
+	add(&p, GROVE_OP_LINK, "bin/sub/f", NULL, "../../s/q/bin/sub/f", NULL, "q");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+
+	/* Neither a rolled-back nor an unfinished transaction owns anything. */
+	add(&p, GROVE_OP_LINK, "ghost", NULL, "s/r/ghost", NULL, "r");
+	add(&p, GROVE_OP_UNLINK, "a/x", "../s/p/a/x", NULL, NULL, "p");
+	log_txn(fx, &p, GROVE_TXN_ROLLED_BACK, 0);
+	log_txn(fx, &p, GROVE_TXN_INTENT, 0);
+	log_txn(fx, &p, GROVE_TXN_STUCK, 0);
+	grove_plan_release(&p);
+
+	s = owned_str(fx, fx->tid);
+	assert_string_equal(s, "a/(p)\n"
+			       "a/x=../s/p/a/x(p)\n"
+			       "bin/(q)\n"
+			       "bin/cat=../s/q/bin/cat(q)\n"
+			       "bin/ls=../s/p/bin/ls(p)\n"
+			       "bin/sub/(q)\n"
+			       "bin/sub/f=../../s/q/bin/sub/f(q)\n");
+	free(s);
+
+	/* unstow q: bin/ folds back into one link to p. */
+	add(&p, GROVE_OP_UNLINK, "bin/cat", "../s/q/bin/cat", NULL, NULL, "q");
+	add(&p, GROVE_OP_UNLINK, "bin/sub/f", "../../s/q/bin/sub/f", NULL, NULL, "q");
+	add(&p, GROVE_OP_RMDIR, "bin/sub", NULL, NULL, NULL, "q");
+	add(&p, GROVE_OP_FOLD, "bin", NULL, "s/p/bin", NULL, "p");
+	add(&p, GROVE_OP_UNLINK, "bin/ls", "../s/p/bin/ls", NULL, NULL, "p");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+
+	/* relink a/x to r; adopt a/y into p. */
+	add(&p, GROVE_OP_RELINK, "a/x", "../s/p/a/x", "../s/r/a/x", NULL, "r");
+	add(&p, GROVE_OP_ADOPT, "a/y", NULL, "../s/p/a/y", "p/a/y", "p");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+
+	s = owned_str(fx, fx->tid);
+	assert_string_equal(s, "a/(p)\n"
+			       "a/x=../s/r/a/x(r)\n"
+			       "a/y=../s/p/a/y(p)\n"
+			       "bin=s/p/bin(p)\n");
+	free(s);
+
+	/* unstow r. */
+	add(&p, GROVE_OP_UNLINK, "a/x", "../s/r/a/x", NULL, NULL, "r");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+	s = owned_str(fx, fx->tid);
+	assert_string_equal(s, "a/(p)\n"
+			       "a/y=../s/p/a/y(p)\n"
+			       "bin=s/p/bin(p)\n");
+	free(s);
+
+	/* Another target owns nothing of this one's. */
+	s = owned_str(fx, fx->tid + 1);
+	assert_string_equal(s, "");
+	free(s);
+}
+
+/* ---- bad databases ---- */
+
+/* Opens a journal in dir/name (a folder prepared by the caller) and expects it refused. */
+static void
+assert_open_refused(struct fx *fx, const char *name, int code, const char *needle)
+{
+	char *path = tu_path(fx->dir, name);
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_error err = { 0 };
+	char want[512];
+
+	assert_int_equal(grove_journal_open(path, &root, &j, &err), code);
+	assert_null(j);
+	assert_int_equal(root.fd, -1);
+	snprintf(want, sizeof(want), "'%s/grove.db'", path);
+	if (!strstr(err.msg, want) || !strstr(err.msg, needle))
+		fail_msg("unexpected message: %s", err.msg);
+	free(path);
+}
+
+static void
+test_journal_corrupt(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->dir, "bad/grove.db");
+	char *jnl = tu_path(fx->dir, "bad/grove.db-journal");
+	char garbage[8192], *after;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (char)(i * 7 + 3);
+	tu_build(fx->dir, "d bad\n");
+	write_file(db, garbage, sizeof(garbage));
+	assert_open_refused(fx, "bad", -GROVE_E_CONFIG, "file is not a database");
+	after = tu_read_file(db);
+	assert_non_null(after);
+	assert_memory_equal(after, garbage, sizeof(garbage));
+	assert_int_equal(stat(db, &st), 0);
+	assert_int_equal(st.st_size, sizeof(garbage));
+	assert_int_equal(stat(jnl, &st), -1);
+	free(after);
+	free(db);
+	free(jnl);
+}
+
+/* A real journal with its data pages overwritten: refused at open or at the first read. */
+static void
+test_journal_corrupt_pages(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_txn *txns = NULL;
+	char junk[4096];
+	size_t n = 0;
+	struct stat st;
+	int fd, r;
+
+	for (int i = 0; i < 50; i++)
+		log_one(fx, GROVE_OP_LINK, "some/longish/path/to/make/pages", GROVE_TXN_COMMITTED,
+			0);
+	fx->j = grove_journal_close(fx->j);
+	assert_int_equal(stat(db, &st), 0);
+	assert_true(st.st_size >= 4 * 4096);
+	memset(junk, 0x5a, sizeof(junk));
+	fd = open(db, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (off_t off = 4096; off < st.st_size; off += 4096)
+		assert_int_equal(pwrite(fd, junk, sizeof(junk), off), (ssize_t)sizeof(junk));
+	close(fd);
+
+	r = grove_journal_open(fx->state, &root, &j, &fx->err);
+	if (r == 0) {
+		r = grove_journal_list(j, fx->tid, 0, &txns, &n, &fx->err);
+		grove_journal_close(j);
+		grove_root_release(&root);
+	}
+	assert_int_equal(r, -GROVE_E_CONFIG);
+	if (!strstr(fx->err.msg, db) || !strstr(fx->err.msg, "malformed"))
+		fail_msg("unexpected message: %s", fx->err.msg);
+	free(db);
+}
+
+static void
+test_journal_newer_version(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->dir, "newer/grove.db");
+	char want[128];
+
+	tu_build(fx->dir, "d newer\n");
+	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 9;"
+		     " CREATE TABLE future (x)");
+	snprintf(want, sizeof(want), "has schema version 9, newer than this grove (%d)",
+		 GROVE_JOURNAL_VERSION);
+	assert_open_refused(fx, "newer", -GROVE_E_CONFIG, want);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 9);
+	free(db);
+}
+
+static void
+test_journal_foreign(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->dir, "foreign/grove.db");
+	char *db2 = tu_path(fx->dir, "foreign2/grove.db");
+
+	tu_build(fx->dir, "d foreign\nd foreign2\n");
+	raw_exec(db, "PRAGMA application_id = 305419896; CREATE TABLE t (x)");
+	assert_open_refused(fx, "foreign", -GROVE_E_CONFIG,
+			    "another program (application_id 0x12345678)");
+	assert_int_equal(raw_int(db, "PRAGMA application_id"), 305419896);
+	/* No application_id, but somebody's tables. */
+	raw_exec(db2, "CREATE TABLE t (x)");
+	assert_open_refused(fx, "foreign2", -GROVE_E_CONFIG, "another program");
+	assert_int_equal(raw_int(db2, "PRAGMA user_version"), 0);
+	free(db);
+	free(db2);
+}
+
+/* ---- a state dir grove cannot write ---- */
+
+static void
+try_open(const char *dir, const char *name, struct child_res *res)
+{
+	char path[4096];
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_error err = { 0 };
+	char line[GROVE_ERROR_MSG_MAX + 32];
+	int r;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	r = grove_journal_open(path, &root, &j, &err);
+	snprintf(line, sizeof(line), "%d %s", r, r < 0 ? err.msg : "opened");
+	append(res, line);
+	grove_journal_close(j);
+	grove_root_release(&root);
+}
+
+static void
+readonly_child(void *arg, struct child_res *res)
+{
+	const char *dir = arg;
+
+	/* A private mount namespace with dir bind-mounted read-only. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(dir, dir, NULL, MS_BIND | MS_REC, NULL) < 0 ||
+	    mount(NULL, dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0) {
+		res->code = -errno;
+		return;
+	}
+	try_open(dir, "state", res); /* an existing journal */
+	try_open(dir, "empty", res); /* an existing, empty state dir */
+	try_open(dir, "new", res);   /* a state dir to be made */
+}
+
+static void
+nobody_child(void *arg, struct child_res *res)
+{
+	const char *dir = arg;
+
+	if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0) {
+		res->code = -errno;
+		return;
+	}
+	try_open(dir, "state", res);
+	try_open(dir, "empty", res);
+	try_open(dir, "new", res);
+}
+
+static void
+assert_readonly_results(const struct fx *fx, const char *msg, int code)
+{
+	char want[1024];
+
+	/* The existing journal: the database cannot be written. */
+	snprintf(want, sizeof(want), "%d open journal '%s/state/grove.db': cannot write it", -EROFS,
+		 fx->dir);
+	if (strncmp(msg, want, strlen(want)) != 0)
+		fail_msg("state: %s", msg);
+	/* The empty state dir: locks/ cannot be made there. */
+	snprintf(want, sizeof(want), "|%d open state dir '%s/empty': create folder 'locks': %s",
+		 code, fx->dir, strerror(-code));
+	if (!strstr(msg, want))
+		fail_msg("empty: %s", msg);
+	/* The state dir to be made. */
+	snprintf(want, sizeof(want), "|%d open state dir '%s/new': make folder '%s/new': %s|", code,
+		 fx->dir, fx->dir, strerror(-code));
+	if (!strstr(msg, want))
+		fail_msg("new: %s", msg);
+}
+
+static void
+test_journal_readonly_mount(void **state)
+{
+	struct fx *fx = *state;
+	struct child_res res;
+
+	tu_build(fx->dir, "d empty\n");
+	run_in_child(readonly_child, fx->dir, &res);
+	assert_int_equal(res.code, 0);
+	assert_readonly_results(fx, res.msg, -EROFS);
+}
+
+static void
+test_journal_readonly_nobody(void **state)
+{
+	struct fx *fx = *state;
+	struct child_res res;
+
+	tu_build(fx->dir, "d empty\n");
+	/* Everything readable and enterable by nobody, nothing writable. */
+	assert_int_equal(chmod(fx->dir, 0755), 0);
+	assert_int_equal(chmod(fx->state, 0755), 0);
+	{
+		char *locks = tu_path(fx->state, "locks");
+
+		assert_int_equal(chmod(locks, 0755), 0);
+		free(locks);
+	}
+	run_in_child(nobody_child, fx->dir, &res);
+	assert_int_equal(res.code, 0);
+	assert_readonly_results(fx, res.msg, -EACCES);
+}
+
+/* ---- another connection holding the database ---- */
+
+static void
+test_journal_busy(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root2 = { .fd = -1 }, root3 = { .fd = -1 };
+	struct grove_journal *j2 = NULL, *j3 = NULL;
+	struct grove_plan p;
+	int held[2], release[2], status;
+	int64_t id;
+	double t0, dt;
+	pid_t pid;
+	char c;
+
+	setenv("GROVE_JOURNAL_BUSY_MS", "200", 1);
+	assert_int_equal(grove_journal_open(fx->state, &root2, &j2, &fx->err), 0);
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_LINK, "x", NULL, "y", NULL, NULL);
+
+	assert_int_equal(pipe2(held, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(release, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sqlite3 *h = NULL;
+
+		close(held[0]);
+		close(release[1]);
+		if (sqlite3_open(db, &h) != SQLITE_OK ||
+		    sqlite3_exec(h, "BEGIN EXCLUSIVE", NULL, NULL, NULL) != SQLITE_OK)
+			_exit(1);
+		write_all(held[1], "L", 1);
+		if (read(release[0], &c, 1) < 0)
+			_exit(2);
+		sqlite3_exec(h, "COMMIT", NULL, NULL, NULL);
+		sqlite3_close(h);
+		_exit(0);
+	}
+	close(held[1]);
+	close(release[0]);
+	assert_int_equal(read(held[0], &c, 1), 1);
+
+	/* A writer on an open journal. */
+	t0 = now_mono();
+	assert_int_equal(grove_journal_begin(j2, fx->tid, "x", NULL, 0, &p, &id, &fx->err), -EBUSY);
+	dt = now_mono() - t0;
+	assert_true(dt >= 0.15 && dt < 3);
+	if (!strstr(fx->err.msg, db) || !strstr(fx->err.msg, "database is locked"))
+		fail_msg("unexpected message: %s", fx->err.msg);
+	/* Opening (which reads the schema) is held up too, then gives up. */
+	t0 = now_mono();
+	assert_int_equal(grove_journal_open(fx->state, &root3, &j3, &fx->err), -EBUSY);
+	dt = now_mono() - t0;
+	assert_true(dt >= 0.15 && dt < 3);
+	assert_non_null(strstr(fx->err.msg, "database is locked"));
+
+	close(release[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(held[0]);
+	assert_int_equal(grove_journal_begin(j2, fx->tid, "x", NULL, 0, &p, &id, &fx->err), 0);
+
+	grove_plan_release(&p);
+	grove_journal_close(j2);
+	grove_root_release(&root2);
+	unsetenv("GROVE_JOURNAL_BUSY_MS");
+	free(db);
+}
+
+/* ---- a COMMIT whose outcome is unknown ---- */
+
+static void
+test_journal_commit_unknown(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_txn *txns = NULL;
+	struct grove_plan p;
+	struct grove_txn t;
+	int64_t a = 0, b = 0;
+	size_t n = 0;
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_LINK, "x", NULL, "y", NULL, "p");
+
+	/* The intent landed although COMMIT said no: read back, it is logged. */
+	fail_commit = FAIL_AFTER_COMMIT;
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "c1", NULL, 0, &p, &a, &fx->err), 0);
+	assert_int_equal(fail_commit, FAIL_NONE);
+	assert_int_equal(grove_journal_get(fx->j, a, &t, &fx->err), 0);
+	assert_int_equal(t.state, GROVE_TXN_INTENT);
+	assert_int_equal(t.n_ops, 1);
+	grove_txn_release(&t);
+
+	/* It did not land: an error, and the log holds no trace. */
+	fail_commit = FAIL_BEFORE_COMMIT;
+	b = -1;
+	assert_true(grove_journal_begin(fx->j, fx->tid, "c2", NULL, 0, &p, &b, &fx->err) < 0);
+	assert_int_equal(b, -1);
+	if (!strstr(fx->err.msg, "not logged") || !strstr(fx->err.msg, "disk I/O error"))
+		fail_msg("unexpected message: %s", fx->err.msg);
+	assert_int_equal(grove_journal_list(fx->j, fx->tid, 0, &txns, &n, &fx->err), 0);
+	assert_int_equal(n, 1);
+	grove_txns_free(txns, n);
+
+	/* The same for finishing. */
+	fail_commit = FAIL_BEFORE_COMMIT;
+	assert_true(grove_journal_finish(fx->j, a, GROVE_TXN_COMMITTED, NULL, &fx->err) < 0);
+	assert_non_null(strstr(fx->err.msg, "was not marked committed"));
+	assert_int_equal(grove_journal_get(fx->j, a, &t, &fx->err), 0);
+	assert_int_equal(t.state, GROVE_TXN_INTENT);
+	grove_txn_release(&t);
+	fail_commit = FAIL_AFTER_COMMIT;
+	assert_int_equal(grove_journal_finish(fx->j, a, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_get(fx->j, a, &t, &fx->err), 0);
+	assert_int_equal(t.state, GROVE_TXN_COMMITTED);
+	grove_txn_release(&t);
+	assert_int_equal(fail_commit, FAIL_NONE);
+	grove_plan_release(&p);
+}
+
+/* ---- the writer lock ---- */
+
+struct lock_arg {
+	struct fx *fx;
+	int close_fd;
+	double wait;
+};
+
+static void
+lock_child(void *arg, struct child_res *res)
+{
+	struct lock_arg *a = arg;
+	struct grove_error err = { 0 };
+	double t0 = now_mono();
+	int fd;
+
+	close(a->close_fd); /* the parent's lock fd, inherited */
+	fd = grove_lock_target(&a->fx->sroot, &a->fx->troot, a->wait, &err);
+	res->code = fd < 0 ? fd : 0;
+	snprintf(res->msg, sizeof(res->msg), "%.3f %s", now_mono() - t0, fd < 0 ? err.msg : "");
+}
+
+static void
+test_journal_lock_nowait(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_root other = { .fd = -1 };
+	struct lock_arg a = { .fx = fx };
+	struct child_res res;
+	char want[512], *lockpath, *otherpath = tu_path(fx->dir, "other");
+	struct stat st;
+	int fd, fd2;
+
+	fd = grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err);
+	assert_true(fd >= 0);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	a.close_fd = fd;
+	run_in_child(lock_child, &a, &res);
+	assert_int_equal(res.code, -EWOULDBLOCK);
+	assert_true(atof(res.msg) < 1.0);
+	snprintf(want, sizeof(want), "target '%s' is locked by another grove run", fx->target);
+	if (!strstr(res.msg, want))
+		fail_msg("unexpected message: %s", res.msg);
+
+	/* The file is named by the target's device and inode. */
+	if (asprintf(&lockpath, "%s/locks/%ju-%ju.lock", fx->state, (uintmax_t)fx->troot.dev,
+		     (uintmax_t)fx->troot.ino) < 0)
+		abort();
+	assert_int_equal(lstat(lockpath, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	/* Another target is not held up. */
+	tu_build(fx->dir, "d other\n");
+	assert_int_equal(grove_root_open(&other, otherpath, &fx->err), 0);
+	fd2 = grove_lock_target(&fx->sroot, &other, 0, &fx->err);
+	assert_true(fd2 >= 0);
+	close(fd2);
+	close(fd);
+	grove_root_release(&other);
+	free(lockpath);
+	free(otherpath);
+}
+
+static void
+test_journal_lock_wait(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_error err = { 0 };
+	int ready[2], done[2], fd, status, first = 0;
+	struct child_res res;
+	pid_t pid;
+
+	fd = grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err);
+	assert_true(fd >= 0);
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(done, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int r;
+
+		close(fd);
+		close(ready[0]);
+		close(done[0]);
+		memset(&res, 0, sizeof(res));
+		r = grove_lock_target(&fx->sroot, &fx->troot, 0, &err);
+		write_all(ready[1], &r, sizeof(r));
+		r = grove_lock_target(&fx->sroot, &fx->troot, 60, &err);
+		res.code = r < 0 ? r : 0;
+		snprintf(res.msg, sizeof(res.msg), "%s", r < 0 ? err.msg : "");
+		write_all(done[1], &res, sizeof(res));
+		_exit(0);
+	}
+	close(ready[1]);
+	close(done[1]);
+	/* The child found it locked and is now waiting; let go. */
+	assert_true(read_all(ready[0], &first, sizeof(first)));
+	assert_int_equal(first, -EWOULDBLOCK);
+	close(fd);
+	assert_true(read_all(done[0], &res, sizeof(res)));
+	assert_int_equal(res.code, 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(ready[0]);
+	close(done[0]);
+}
+
+static void
+test_journal_lock_killed(void **state)
+{
+	struct fx *fx = *state;
+	int ready[2], hang[2], fd, status;
+	char *lockpath;
+	struct stat st;
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(hang, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct grove_error err;
+
+		close(ready[0]);
+		close(hang[1]);
+		if (grove_lock_target(&fx->sroot, &fx->troot, 0, &err) < 0)
+			_exit(1);
+		write_all(ready[1], "L", 1);
+		while (read(hang[0], &c, 1) != 0) /* until killed */
+			;
+		_exit(2);
+	}
+	close(ready[1]);
+	close(hang[0]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err), -EWOULDBLOCK);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+
+	if (asprintf(&lockpath, "%s/locks/%ju-%ju.lock", fx->state, (uintmax_t)fx->troot.dev,
+		     (uintmax_t)fx->troot.ino) < 0)
+		abort();
+	assert_int_equal(lstat(lockpath, &st), 0);
+	fd = grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err);
+	assert_true(fd >= 0);
+	close(fd);
+	close(ready[0]);
+	close(hang[1]);
+	free(lockpath);
+}
+
+/* A symlink or a fifo planted as the lock file is refused, never followed or waited on. */
+static void
+test_journal_lock_planted(void **state)
+{
+	struct fx *fx = *state;
+	char *spec;
+
+	if (asprintf(&spec, "l locks/%ju-%ju.lock ../../outside\n", (uintmax_t)fx->troot.dev,
+		     (uintmax_t)fx->troot.ino) < 0)
+		abort();
+	tu_build(fx->state, spec);
+	assert_int_equal(grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err), -ELOOP);
+	assert_non_null(strstr(fx->err.msg, fx->target));
+	free(spec);
+	if (asprintf(&spec, "%s/locks/%ju-%ju.lock", fx->state, (uintmax_t)fx->troot.dev,
+		     (uintmax_t)fx->troot.ino) < 0)
+		abort();
+	assert_int_equal(unlink(spec), 0);
+	assert_int_equal(mkfifo(spec, 0600), 0);
+	assert_int_equal(grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err), -EINVAL);
+	free(spec);
+}
+
+/* ---- cost ---- */
+
+static void
+test_journal_cost(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan p;
+	double best = 1e9;
+
+	grove_plan_init(&p);
+	for (int i = 0; i < 1000; i++) {
+		char path[64], text[128];
+
+		snprintf(path, sizeof(path), "share/pkg/dir%02d/file-%04d.txt", i % 50, i);
+		snprintf(text, sizeof(text), "../../../stow/pkg/share/pkg/dir%02d/file-%04d.txt",
+			 i % 50, i);
+		add(&p, GROVE_OP_LINK, path, NULL, text, NULL, "pkg");
+	}
+	for (int k = 0; k < 5; k++) {
+		double t0 = now_mono(), dt;
+
+		log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+		dt = (now_mono() - t0) * 1000;
+		if (dt < best)
+			best = dt;
+	}
+	print_message("# begin+finish of a 1000-op plan: %.1f ms (best of 5)\n", best);
+	assert_true(best < 5000);
+	grove_plan_release(&p);
+}
+
+int
+main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_journal_state_dir),
+		T(test_journal_open_creates),
+		T(test_journal_open_refuses_symlinked_db),
+		T(test_journal_held_dir),
+		T(test_journal_roundtrip),
+		T(test_journal_target),
+		T(test_journal_unfinished),
+		T(test_journal_list),
+		T(test_journal_last_undoable),
+		T(test_journal_owned),
+		T(test_journal_corrupt),
+		T(test_journal_corrupt_pages),
+		T(test_journal_newer_version),
+		T(test_journal_foreign),
+		T(test_journal_readonly_mount),
+		T(test_journal_readonly_nobody),
+		T(test_journal_busy),
+		T(test_journal_commit_unknown),
+		T(test_journal_lock_nowait),
+		T(test_journal_lock_wait),
+		T(test_journal_lock_killed),
+		T(test_journal_lock_planted),
+		T(test_journal_cost),
+	};
+#undef T
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
