@@ -428,6 +428,40 @@ load_touched(struct grove_session *s, struct grove_world *w, struct touchset *ts
 	return grove_scan_target_paths(w, s->target, paths, ts->n, err);
 }
 
+/* The stow dir the transactions used, relative to the target, so that the ops
+ * of the revert name the package each link serves (for `grove status`). */
+static int
+set_stow_path(struct grove_session *s, struct grove_world *w, const int64_t *txns, size_t n,
+	      struct grove_error *err)
+{
+	struct grove_txn *all = NULL;
+	size_t n_all = 0;
+	char *dir = NULL;
+	int r = 0;
+
+	for (size_t i = n; i-- > 0 && !dir && r >= 0;) {
+		struct grove_txn t = { 0 };
+
+		r = grove_journal_get(s->journal, txns[i], &t, err);
+		if (r >= 0 && t.stow_dir)
+			dir = strdup(t.stow_dir);
+		grove_txn_release(&t);
+	}
+	if (r >= 0 && !dir) {
+		r = grove_journal_list(s->journal, s->target_id, 0, &all, &n_all, err);
+		for (size_t i = 0; r >= 0 && i < n_all && !dir; i++)
+			if (all[i].stow_dir)
+				dir = strdup(all[i].stow_dir);
+		grove_txns_free(all, n_all);
+	}
+	if (r >= 0 && dir && s->target->real) {
+		free(w->stow_path);
+		w->stow_path = grove_path_abs2rel(dir, s->target->real);
+	}
+	free(dir);
+	return r;
+}
+
 int
 grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
 			  struct grove_plan *plan, struct grove_error *err)
@@ -446,6 +480,8 @@ grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n
 		if (r >= 0 && touch_plan(&ts, &logged[i]) < 0)
 			r = grove_error_set(err, -ENOMEM, "out of memory");
 	}
+	if (r >= 0)
+		r = set_stow_path(s, &w, txns, n, err);
 	if (r >= 0 && ts.adopts)
 		r = grove_error_set(
 			err, -GROVE_E_BADINPUT,
