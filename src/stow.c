@@ -94,7 +94,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 			i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
 		r = grove_stow_check_package_name(name, err);
 		if (r < 0)
-			return r;
+			goto fail;
 	}
 	r = grove_root_open(&run->stow_root, req->dir, err);
 	if (r < 0) {

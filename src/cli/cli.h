@@ -85,12 +85,16 @@ void grove_print_conflicts(const struct grove_plan *plan, FILE *out);
 
 /* grove's global options (before the command), for the commands that honour them. */
 struct grove_global_opts {
-	const char *state_dir; /* --state DIR, or NULL */
-	bool json;             /* --json */
-	int verbose;           /* each -v adds 1 */
-	bool dry_run;          /* -n, --dry-run */
-	double wait_seconds;   /* --wait SECONDS: how long to wait for a locked target */
+	const char *state_dir;    /* --state DIR, or NULL */
+	bool json;                /* --json */
+	int verbose;              /* each -v adds 1 */
+	bool dry_run;             /* -n, --dry-run */
+	double wait_seconds;      /* --wait SECONDS: how long to wait for a locked target */
+	const char *command_line; /* the whole command line, for the transaction log */
 };
+
+/* "grove" and argv[1..], shell-quoted where needed, as the log records a command (malloc'd). */
+char *grove_command_line(int argc, char **argv);
 
 /* Runs log, status, verify, undo, rollback or recover (cmd) on one target;
  * argv[0] is the command name. Returns the exit status. */

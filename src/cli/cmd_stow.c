@@ -36,41 +36,6 @@ fail(const struct grove_error *err, int code)
 	return exit_status(code);
 }
 
-/* The command line as the log records it: "grove" and the arguments, shell-quoted where needed. */
-static char *
-command_line(int argc, char **argv)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	fputs("grove", f);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		bool plain = *a != '\0';
-
-		for (const char *c = a; *c && plain; c++)
-			plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				       "-_./=:,+@%",
-				       *c) != NULL;
-		if (plain) {
-			fprintf(f, " %s", a);
-			continue;
-		}
-		fputs(" '", f);
-		for (const char *c = a; *c; c++)
-			*c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
-		fputc('\'', f);
-	}
-	if (fclose(f) != 0) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 int
 grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
 	       const struct grove_global_opts *global)
@@ -104,7 +69,8 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 		cli.simulate = cli.simulate || global->dry_run;
 	}
 
-	req.command = command_line(argc, argv);
+	req.command = global && global->command_line ? strdup(global->command_line)
+						     : grove_command_line(argc, argv);
 	if (!cli.plan_only && !cli.simulate) {
 		so.state_opt = global ? global->state_dir : NULL;
 		so.wait_seconds = global ? global->wait_seconds : 0;

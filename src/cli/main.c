@@ -73,8 +73,8 @@ stow_action(const char *name, enum grove_stow_action *ret)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+static int
+dispatch(int argc, char **argv, const char *whole)
 {
 	struct grove_global_opts global = { 0 };
 	enum grove_stow_action action = GROVE_ACTION_STOW;
@@ -83,6 +83,7 @@ main(int argc, char **argv)
 	int i;
 
 	prog = prog ? prog + 1 : argc > 0 ? argv[0] : "grove";
+	global.command_line = whole;
 	/* Installed (or linked) as "stow": the whole command line is Stow's. */
 	if (!strcmp(prog, "stow"))
 		return grove_cmd_stow(argc, argv, GROVE_ACTION_STOW, false, NULL);
@@ -153,4 +154,14 @@ main(int argc, char **argv)
 	}
 	fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
 	return GROVE_EXIT_USAGE;
+}
+
+int
+main(int argc, char **argv)
+{
+	char *whole = grove_command_line(argc, argv);
+	int status = dispatch(argc, argv, whole);
+
+	free(whole);
+	return status;
 }

@@ -52,3 +52,38 @@ grove_print_conflicts(const struct grove_plan *plan, FILE *out)
 	fputs("All operations aborted.\n", out);
 	free(sorted);
 }
+
+/* The command line as the log records it: "grove" and the arguments, shell-quoted where needed. */
+char *
+grove_command_line(int argc, char **argv)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fputs("grove", f);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = *a != '\0';
+
+		for (const char *c = a; *c && plain; c++)
+			plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				       "-_./=:,+@%",
+				       *c) != NULL;
+		if (plain) {
+			fprintf(f, " %s", a);
+			continue;
+		}
+		fputs(" '", f);
+		for (const char *c = a; *c; c++)
+			*c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
+		fputc('\'', f);
+	}
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

@@ -164,6 +164,11 @@ stop_swapper() {
 round() {
     local tool=$1 w=$2 mode=$3 folder
     make_roots "$w"
+    # A fresh transaction log per round: a run the attacker made fail part-way may leave its
+    # transaction stuck (that is allowed; escaping is not), and the recreated target may reuse
+    # the old one's inode on a filesystem without birth times.
+    rm -rf "$w.meta/state"
+    export GROVE_STATE_DIR=$w.meta/state
     "$tool" -d "$w/stow" -t "$w/target" -S a b >/dev/null 2>>"$w.meta/tool.log" ||
         die "setup: '$tool -S a b' failed without any attacker (see $w.meta/tool.log)"
     if [ "$mode" = target ]; then

@@ -1,0 +1,416 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Invariant 4 (all or nothing) under strace's fault injection: every mutating command is killed at
+# each of its mutating syscalls in turn and then recovered, and each of those syscalls is made to
+# fail (EIO, ENOSPC, EACCES); the target must end exactly as before or exactly as after, with the
+# log agreeing and `grove verify` clean. Recovery itself is killed too.
+#
+# Knobs (environment): CRASH_ERRNOS (default "EIO ENOSPC EACCES"), CRASH_ERROR_STRIDE (test every
+# Nth error point of each syscall, default 1: all of them), CRASH_RECOVERY_POINTS (how many
+# half-done kill points of the unfold and fold commands get their recovery killed, default 3),
+# CRASH_ONLY (space-separated command names to run, default all).
+set -euo pipefail
+# shellcheck source=tests/shell/lib.sh
+. "$(dirname "$0")/../shell/lib.sh"
+TEST_NAME=crash
+
+ERRNOS=${CRASH_ERRNOS:-EIO ENOSPC EACCES}
+ERROR_STRIDE=${CRASH_ERROR_STRIDE:-1}
+RECOVERY_POINTS=${CRASH_RECOVERY_POINTS:-3}
+SYSCALLS=(symlinkat renameat2 mkdirat unlinkat unlink fsync fdatasync pwrite64 ftruncate)
+TRACE_SET=$(
+	IFS=,
+	echo "${SYSCALLS[*]}"
+)
+# LeakSanitizer cannot run under ptrace: traced runs of an ASan build keep it quiet.
+TRACED_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+
+if ! command -v strace >/dev/null ||
+	! strace -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO -- true 2>/dev/null; then
+	echo "crash: strace with fault injection is not available here (needs strace >= 4.16 and ptrace)" >&2
+	exit 77
+fi
+
+# The workspace: W holds the stow dir and the target, so one listing covers both. The target folder
+# itself is never replaced (grove knows a target by device, inode and birth time), only its
+# contents; the stow dir and the state dir are replaced whole from a prepared copy.
+W=$ROOT/w
+S=$W/stow
+T=$W/target
+export GROVE_STATE_DIR=$ROOT/state
+ST=$GROVE_STATE_DIR
+PREP=$ROOT/prep
+LOGS=$ROOT/logs
+mkdir -p "$S" "$T" "$PREP" "$LOGS"
+
+START=$SECONDS
+TOTAL_KILL=0
+TOTAL_ERR=0
+TOTAL_FAIL=0
+
+save_state()
+{
+	rm -rf "${PREP:?}/$1"
+	mkdir "$PREP/$1"
+	cp -a "$S" "$PREP/$1/stow"
+	cp -a "$T" "$PREP/$1/target"
+	cp -a "$ST" "$PREP/$1/state"
+}
+
+restore()
+{
+	find "$T" -mindepth 1 -delete
+	rm -rf "$S" "$ST"
+	cp -a "$PREP/$1/stow" "$S"
+	cp -a "$PREP/$1/target/." "$T/"
+	cp -a "$PREP/$1/state" "$ST"
+}
+
+# The verdicts compare listings of W: type, path, link text, mode and the content (md5) of every
+# entry, temporary `.grove-*` ones included. lib.sh's `listing` says the same but starts Python
+# (about 80 ms here, more than a whole grove run), so it records BEFORE and AFTER, shows the
+# differences, and must agree with this one on both; the thousands of points use find.
+flist()
+{
+	{
+		find "$W" -mindepth 1 -printf '%y %P %l %m\n'
+		cd "$W" && find . -type f -exec md5sum {} +
+	} | LC_ALL=C sort
+}
+
+# Adds inode and mtime: proof that nothing was touched at all.
+fmeta()
+{
+	find "$W" -printf '%y %P %l ino=%i mtime=%T@ mode=%m\n' | LC_ALL=C sort
+}
+
+# "ID STATE" per transaction of the target, newest first.
+log_states()
+{
+	"$GROVE" log -t "$T" --json |
+		sed -n 's/.*{"id": \([0-9]*\), "time": "[^"]*", "state": "\([a-z-]*\)".*/\1 \2/p'
+}
+
+gr()
+{
+	"$GROVE" "$@" >/dev/null 2>"$LOGS/prep.err" || {
+		cat "$LOGS/prep.err" >&2
+		fail "preparing the scenario: '$GROVE $*' failed"
+	}
+}
+
+# ---------------------------------------------------------------- the scenario
+
+# a and b share bin/ and share/man/man1/ (stowing b unfolds them, unstowing it folds them back);
+# b and a2 both provide bin/y and etc/ (switch replaces them in place); c stands apart.
+mk_file "$S/a/bin/x" x
+mk_file "$S/a/share/man/man1/a.1" a1
+mk_file "$S/b/bin/y" y
+mk_file "$S/b/share/man/man1/b.1" b1
+mk_file "$S/b/share/doc/b/README" doc
+mk_file "$S/b/etc/common.conf" b-conf
+mk_file "$S/c/.config/app/c.conf" c
+mk_file "$S/a2/bin/y" y2
+mk_file "$S/a2/share/man/man1/a2.1" a21
+mk_file "$S/a2/etc/common.conf" a2-conf
+
+gr -d "$S" -t "$T" -S a c # transaction 1
+save_state base
+gr -d "$S" -t "$T" -S b # 2: unfolds bin, share, share/man, share/man/man1
+save_state ab
+# Restow after the packages grew: a's share/doc/a.txt unfolds share/doc, b's bin/z is a new link.
+mk_file "$S/a/share/doc/a.txt" a-doc
+mk_file "$S/b/bin/z" z
+save_state grown
+restore ab
+gr switch -d "$S" -t "$T" b a2 # 3
+gr -d "$S" -t "$T" -D c        # 4
+gr -d "$S" -t "$T" -D a        # 5: folds bin and share/man/man1 into a2's
+save_state hist
+
+NAMES=(stow unstow restow switch undo rollback)
+declare -A PREP_OF=([stow]=base [unstow]=ab [restow]=grown [switch]=ab [undo]=ab [rollback]=hist)
+declare -A ARGS_OF=(
+	[stow]="-d $S -t $T -S b"
+	[unstow]="-d $S -t $T -D b"
+	[restow]="-d $S -t $T -R a b"
+	[switch]="switch -d $S -t $T b a2"
+	[undo]="undo -t $T"
+	[rollback]="rollback -t $T --to 1"
+)
+# The commands whose half-done states get their recovery killed: an unfold and a fold.
+RECOVERY_OF=(stow unstow)
+
+# ---------------------------------------------------------------- one point
+
+# Per command: BEFORE/AFTER listings and the last transaction id of the prepared log.
+BEFORE=
+AFTER=
+FBEFORE=
+FAFTER=
+N0=0
+CMD=()
+FAILS=0
+
+point_fail()
+{
+	FAILS=$((FAILS + 1))
+	echo "FAIL: crash: $*" >&2
+}
+
+# tree_outcome: prints "before", "after" or "other" for W now (the difference in $LOGS/diff).
+tree_outcome()
+{
+	local got
+	got=$(flist)
+	if [[ $got == "$FBEFORE" ]]; then
+		echo before
+	elif [[ $got == "$FAFTER" ]]; then
+		echo after
+	else
+		diff <(printf '%s\n' "$BEFORE") <(listing "$W") | head -n 20 >"$LOGS/diff" || true
+		echo other
+	fi
+}
+
+# The log after the dust settled: nothing interrupted or stuck, and the command's transaction
+# committed exactly when the tree is AFTER.
+log_agrees()
+{
+	local label=$1 outcome=$2 states committed=0 id st
+	states=$(log_states) || {
+		point_fail "$label: 'grove log' failed"
+		return 1
+	}
+	while read -r id st; do
+		[[ -n $id ]] || continue
+		case $st in
+		interrupted | stuck)
+			point_fail "$label: transaction $id is '$st' in the log"
+			return 1
+			;;
+		committed) ((id > N0)) && committed=1 ;;
+		esac
+	done <<<"$states"
+	if [[ $outcome == after && $committed == 0 ]]; then
+		point_fail "$label: the target is as after, but the log has no committed transaction for it"
+		return 1
+	fi
+	if [[ $outcome == before && $committed == 1 ]]; then
+		point_fail "$label: the target is as before, but the log says the transaction committed"
+		return 1
+	fi
+	return 0
+}
+
+# settle LABEL [before]: run `grove recover`, then the target must be BEFORE or AFTER (only BEFORE
+# with "before"), the log agree, and `grove verify` pass.
+settle()
+{
+	local label=$1 only=${2:-} outcome rc=0
+	"$GROVE" recover -t "$T" >"$LOGS/recover.out" 2>"$LOGS/recover.err" || rc=$?
+	if ((rc != 0)); then
+		point_fail "$label: 'grove recover' exited $rc: $(head -c 400 "$LOGS/recover.err")"
+		return 1
+	fi
+	outcome=$(tree_outcome)
+	if [[ $outcome == other || ($only == before && $outcome != before) ]]; then
+		point_fail "$label: after recovery the target is neither exactly as before nor as after (- before, + now):"
+		sed 's/^/    /' "$LOGS/diff" >&2
+		return 1
+	fi
+	log_agrees "$label" "$outcome" || return 1
+	rc=0
+	"$GROVE" verify -t "$T" >"$LOGS/verify.out" 2>&1 || rc=$?
+	if ((rc != 0)); then
+		point_fail "$label: 'grove verify' exited $rc after recovery: $(head -c 400 "$LOGS/verify.out")"
+		return 1
+	fi
+	return 0
+}
+
+# traced_grove ACTION SYSCALL K ARGS…: runs grove under strace with SYSCALL's K-th call injected.
+traced_grove()
+{
+	local action=$1 sc=$2 k=$3
+	shift 3
+	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace="$sc" \
+		-e inject="$sc:$action:when=$k" -- "$GROVE" "$@"
+}
+
+# count_syscalls OUTVAR ARGS…: runs grove traced (no injection) and fills the associative array
+# OUTVAR with the number of calls of each syscall in SYSCALLS; the exit status is grove's.
+count_syscalls()
+{
+	local -n _counts=$1
+	local rc=0 sc
+	shift
+	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o "$LOGS/strace" -e trace="$TRACE_SET" -- \
+		"$GROVE" "$@" >"$LOGS/count.out" 2>"$LOGS/count.err" || rc=$?
+	for sc in "${SYSCALLS[@]}"; do
+		_counts[$sc]=$(grep -Ec "^([0-9]+ +)?$sc\(" "$LOGS/strace" || true)
+	done
+	return "$rc"
+}
+
+# kill_at SYSCALL K: the command killed at SYSCALL's K-th call; returns 0 when it was killed.
+kill_at()
+{
+	local rc=0
+	traced_grove signal=SIGKILL "$1" "$2" "${CMD[@]}" >/dev/null 2>"$LOGS/kill.err" || rc=$?
+	if ((rc != 137)); then
+		point_fail "$NAME: kill at $1 #$2: grove was not killed (exit $rc; the clean run made that call)"
+		return 1
+	fi
+	return 0
+}
+
+# ---------------------------------------------------------------- the loops
+
+run_command()
+{
+	NAME=$1
+	local prep=${PREP_OF[$NAME]} sc k e rc outcome label n_kill=0 n_err=0 half=() pre_meta
+	local -A count=()
+	local -A exits=()
+	read -ra CMD <<<"${ARGS_OF[$NAME]}"
+	FAILS=0
+
+	# The clean run: BEFORE, AFTER, and how often it makes each mutating syscall.
+	restore "$prep"
+	BEFORE=$(listing "$W")
+	FBEFORE=$(flist)
+	N0=$(log_states | head -n1 | cut -d' ' -f1)
+	rc=0
+	count_syscalls count "${CMD[@]}" || rc=$?
+	if ((rc != 0)); then
+		cat "$LOGS/count.err" >&2
+		fail "$NAME: the clean run of 'grove ${CMD[*]}' exited $rc"
+	fi
+	AFTER=$(listing "$W")
+	FAFTER=$(flist)
+	[[ $AFTER != "$BEFORE" ]] || fail "$NAME: the clean run changed nothing; the scenario is wrong"
+	[[ $AFTER != *.grove-* ]] || fail "$NAME: the clean run left temporary entries"
+	case $NAME in
+	undo | rollback)
+		# Both go back to the state after transaction 1.
+		restore base
+		[[ $AFTER == "$(listing "$W")" ]] ||
+			fail "$NAME: the clean run did not restore the tree after transaction 1"
+		;;
+	esac
+
+	# Kill at every mutating syscall.
+	for sc in "${SYSCALLS[@]}"; do
+		for ((k = 1; k <= count[$sc]; k++)); do
+			label="$NAME: kill at $sc #$k"
+			n_kill=$((n_kill + 1))
+			restore "$prep"
+			kill_at "$sc" "$k" || continue
+			if [[ " ${RECOVERY_OF[*]} " == *" $NAME "* ]]; then
+				local now
+				now=$(flist)
+				[[ $now == "$FBEFORE" || $now == "$FAFTER" ]] || half+=("$sc:$k")
+			fi
+			settle "$label" || true
+		done
+	done
+
+	# Kill inside recovery, at half-done points spread over the run (first, middle, last…).
+	local picks=() i m n=${#half[@]} r_points=0
+	m=$((RECOVERY_POINTS < n ? RECOVERY_POINTS : n))
+	for ((i = 0; i < m; i++)); do
+		picks+=("${half[m == 1 ? 0 : i * (n - 1) / (m - 1)]}")
+	done
+	if ((n == 0)) && [[ " ${RECOVERY_OF[*]} " == *" $NAME "* ]]; then
+		point_fail "$NAME: no kill point left the target half-changed; recovery was not killed"
+	fi
+	local p rsc rk
+	local -A rcount=()
+	for p in "${picks[@]}"; do
+		restore "$prep"
+		kill_at "${p%%:*}" "${p#*:}" || continue
+		rc=0
+		count_syscalls rcount recover -t "$T" || rc=$?
+		if ((rc != 0)); then
+			point_fail "$NAME: kill at ${p/:/ #}, then 'grove recover' exited $rc: $(head -c 400 "$LOGS/count.err")"
+			continue
+		fi
+		for rsc in "${SYSCALLS[@]}"; do
+			for ((rk = 1; rk <= rcount[$rsc]; rk++)); do
+				label="$NAME: kill at ${p/:/ #}, recovery killed at $rsc #$rk"
+				r_points=$((r_points + 1))
+				restore "$prep"
+				kill_at "${p%%:*}" "${p#*:}" || continue
+				rc=0
+				traced_grove signal=SIGKILL "$rsc" "$rk" recover -t "$T" >/dev/null 2>&1 || rc=$?
+				if ((rc != 137)); then
+					point_fail "$label: recovery was not killed (exit $rc)"
+					continue
+				fi
+				settle "$label" before || true
+			done
+		done
+	done
+	n_kill=$((n_kill + r_points))
+
+	# Failing syscalls: exit non-zero with a message, the target as before (or as after when only
+	# a durability step after the commit failed), and untouched when the intent never landed.
+	for e in $ERRNOS; do
+		for sc in "${SYSCALLS[@]}"; do
+			for ((k = 1; k <= count[$sc]; k += ERROR_STRIDE)); do
+				label="$NAME: $e at $sc #$k"
+				n_err=$((n_err + 1))
+				restore "$prep"
+				pre_meta=$(fmeta)
+				rc=0
+				traced_grove "error=$e" "$sc" "$k" "${CMD[@]}" >"$LOGS/err.out" 2>"$LOGS/err.err" || rc=$?
+				exits[$rc]=$((${exits[$rc]:-0} + 1))
+				if ((rc == 0)); then
+					point_fail "$label: grove exited 0 (stderr: $(head -c 300 "$LOGS/err.err"))"
+				elif ((rc > 128)); then
+					point_fail "$label: grove died (exit $rc): $(head -c 600 "$LOGS/err.err")"
+				elif ! grep -Eq "^grove: .*('[^']+'|grove\.db|log|journal)" "$LOGS/err.err"; then
+					point_fail "$label: exit $rc without a 'grove: …' message naming a path or the log: $(head -c 300 "$LOGS/err.err")"
+				fi
+				outcome=$(tree_outcome)
+				if [[ $outcome == other ]]; then
+					point_fail "$label: exit $rc, and the target is neither as before nor as after (- before, + now):"
+					sed 's/^/    /' "$LOGS/diff" >&2
+					sed 's/^/    stderr: /' "$LOGS/err.err" >&2
+				elif [[ $outcome == after ]] && ! log_states | grep -q "^$((N0 + 1)) committed$"; then
+					point_fail "$label: exit $rc, the target is as after, but the transaction is not committed"
+				fi
+				if ! log_states | awk -v n="$N0" '$1 > n { found = 1 } END { exit !found }'; then
+					# No intent was logged: not a single entry may have been touched.
+					if [[ $(fmeta) != "$pre_meta" ]]; then
+						point_fail "$label: no transaction was logged, yet the tree was touched:"
+						diff <(printf '%s\n' "$pre_meta") <(fmeta) | head -n 10 | sed 's/^/    /' >&2 || true
+					fi
+				fi
+				[[ $outcome == other ]] || settle "$label" || true
+			done
+		done
+	done
+
+	local ex=""
+	for rc in "${!exits[@]}"; do ex+=" exit $rc: ${exits[$rc]};"; done
+	printf '%-9s grove %-40s %4d kill points (%d in recovery), %4d error points (%s), %d failures;%s\n' \
+		"$NAME" "$(printf '%s ' "${CMD[@]}" | sed "s|$W/||g")" "$n_kill" "$r_points" "$n_err" \
+		"${ERRNOS// /, }${ERROR_STRIDE:+, every ${ERROR_STRIDE}}" "$FAILS" "$ex"
+	TOTAL_KILL=$((TOTAL_KILL + n_kill))
+	TOTAL_ERR=$((TOTAL_ERR + n_err))
+	TOTAL_FAIL=$((TOTAL_FAIL + FAILS))
+	if ((FAILS == 0)); then check "$NAME: every kill and error point ends as before or after"; fi
+}
+
+for NAME in "${NAMES[@]}"; do
+	if [[ -n ${CRASH_ONLY:-} && " $CRASH_ONLY " != *" $NAME "* ]]; then
+		echo "ok - # SKIP $NAME (not in CRASH_ONLY)"
+		continue
+	fi
+	run_command "$NAME"
+done
+
+echo "crash: $TOTAL_KILL kill points, $TOTAL_ERR error points, $TOTAL_FAIL failures ($((SECONDS - START)) s)"
+((TOTAL_FAIL == 0)) || exit 1
