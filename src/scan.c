@@ -442,31 +442,46 @@ pkg_is_dir(const struct grove_node *n)
 	       n->listed;
 }
 
-/* The package entries that land on target name `name` in this folder. */
-static size_t
+/*
+ * The package entries that land on target name `name` in this folder: the
+ * entry of that name and, with --dotfiles, "dot-X" for ".X". A hash lookup per
+ * package, so a folder is matched in time linear in its size. out must hold
+ * 2 * n_pkgs entries; each out[k].subpath is malloc'd (the package-relative path).
+ */
+static int
 matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs, const char *name,
-	      struct pkg_at *out)
+	      struct pkg_at *out, size_t *ret_n)
 {
+	cleanup_free char *dotted = NULL;
 	size_t k = 0;
 
+	if (s->o->dotfiles && name[0] == '.' && name[1] && name[1] != '.') {
+		dotted = grove_strdupf("dot-%s", name + 1);
+		if (!dotted)
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < n_pkgs; i++) {
-		grove_node_foreach_child (pkgs[i].node, kid) {
-			bool match = strcmp(kid->name, name) == 0;
+		const char *forms[2] = { name, dotted };
 
-			if (!match && s->o->dotfiles) {
-				char *adj = grove_dotfile_adjust(kid->name);
-				match = adj && strcmp(adj, name) == 0;
-				free(adj);
+		for (size_t f = 0; f < 2; f++) {
+			struct grove_node *kid =
+				forms[f] ? grove_node_child(pkgs[i].node, forms[f]) : NULL;
+
+			if (!kid)
+				continue;
+			out[k].package = pkgs[i].package;
+			out[k].node = kid;
+			out[k].subpath = grove_path_join(pkgs[i].subpath, kid->name);
+			if (!out[k].subpath) {
+				while (k-- > 0)
+					free(out[k].subpath);
+				return -ENOMEM;
 			}
-			if (match) {
-				out[k].package = pkgs[i].package;
-				out[k].node = kid;
-				out[k].subpath = (char *)kid->name; /* joined by the caller */
-				k++;
-			}
+			k++;
 		}
 	}
-	return k;
+	*ret_n = k;
+	return 0;
 }
 
 static int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
@@ -480,30 +495,11 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 	size_t nm = 0;
 	int r = 0;
 
-	/* How many package entries can land here: at most one per package and name form. */
 	if (n_pkgs) {
-		size_t cap = 0;
-		for (size_t i = 0; i < n_pkgs; i++)
-			cap += pkgs[i].node->n_kids;
-		m = calloc(cap ? cap : 1, sizeof(*m));
-		if (!m)
+		m = calloc(2 * n_pkgs, sizeof(*m));
+		if (!m || matching_kids(s, pkgs, n_pkgs, kid->name, m, &nm) < 0) {
+			free(m);
 			return oom(s);
-		nm = matching_kids(s, pkgs, n_pkgs, kid->name, m);
-		for (size_t i = 0; i < nm; i++) {
-			char *sp = grove_path_join(pkgs[0].subpath, m[i].subpath);
-			for (size_t j = 0; j < n_pkgs; j++)
-				if (pkgs[j].package == m[i].package) {
-					free(sp);
-					sp = grove_path_join(pkgs[j].subpath, m[i].subpath);
-					break;
-				}
-			if (!sp) {
-				for (size_t j = 0; j < i; j++)
-					free(m[j].subpath);
-				free(m);
-				return oom(s);
-			}
-			m[i].subpath = sp;
 		}
 	}
 

@@ -164,6 +164,10 @@ struct touched {
 struct touchset {
 	struct touched *t;
 	size_t n, cap;
+	/* Open-addressing index into t by path (slot = position + 1), so plans of
+	 * 100k ops are indexed in linear time. */
+	size_t *index;
+	size_t index_cap;
 	/* The link texts the transactions made or removed: what their temporary entries may hold.
 	 */
 	const char **texts;
@@ -171,9 +175,60 @@ struct touchset {
 	bool adopts;
 };
 
+static size_t
+hash_path(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Rebuilds the index for ts->n entries (after growth or sorting). */
+static int
+ts_reindex(struct touchset *ts)
+{
+	size_t cap = 64;
+
+	while (cap < ts->n * 2 + 2)
+		cap *= 2;
+	free(ts->index);
+	ts->index = calloc(cap, sizeof(*ts->index));
+	if (!ts->index)
+		return -ENOMEM;
+	ts->index_cap = cap;
+	for (size_t i = 0; i < ts->n; i++) {
+		size_t h = hash_path(ts->t[i].path) & (cap - 1);
+
+		while (ts->index[h])
+			h = (h + 1) & (cap - 1);
+		ts->index[h] = i + 1;
+	}
+	return 0;
+}
+
+static struct touched *
+ts_find(const struct touchset *ts, const char *path)
+{
+	size_t h;
+
+	if (!ts->index)
+		return NULL;
+	h = hash_path(path) & (ts->index_cap - 1);
+	while (ts->index[h]) {
+		struct touched *t = &ts->t[ts->index[h] - 1];
+		if (strcmp(t->path, path) == 0)
+			return t;
+		h = (h + 1) & (ts->index_cap - 1);
+	}
+	return NULL;
+}
+
 static void
 touchset_release(struct touchset *ts)
 {
+	free(ts->index);
 	free(ts->t);
 	free(ts->texts);
 	memset(ts, 0, sizeof(*ts));
@@ -220,9 +275,7 @@ touch_plan(struct touchset *ts, const struct grove_plan *plan)
 			ts->adopts = true;
 		if (add_text(ts, op->text) < 0 || add_text(ts, op->old_text) < 0)
 			return -ENOMEM;
-		for (size_t k = 0; k < ts->n && !t; k++)
-			if (strcmp(ts->t[k].path, op->path) == 0)
-				t = &ts->t[k];
+		t = ts_find(ts, op->path);
 		if (!t) {
 			if (ts->n == ts->cap) {
 				size_t cap = ts->cap ? ts->cap * 2 : 64;
@@ -238,6 +291,15 @@ touch_plan(struct touchset *ts, const struct grove_plan *plan)
 			t->first = before;
 			t->depth = grove_path_slashes(op->path);
 			seen_add(t, &before);
+			if (ts->n * 2 + 2 > ts->index_cap) {
+				if (ts_reindex(ts) < 0)
+					return -ENOMEM;
+			} else {
+				size_t h = hash_path(t->path) & (ts->index_cap - 1);
+				while (ts->index[h])
+					h = (h + 1) & (ts->index_cap - 1);
+				ts->index[h] = ts->n;
+			}
 		}
 		t->last = after;
 		seen_add(t, &before);
@@ -300,10 +362,7 @@ describe(const struct pstate *st, char *buf, size_t size)
 static bool
 touched_path(const struct touchset *ts, const char *path)
 {
-	for (size_t i = 0; i < ts->n; i++)
-		if (strcmp(ts->t[i].path, path) == 0)
-			return true;
-	return false;
+	return ts_find(ts, path) != NULL;
 }
 
 static bool
@@ -328,6 +387,8 @@ set_wanted(struct grove_world *w, struct touchset *ts, bool recovery, struct gro
 	char a[GROVE_ERROR_MSG_MAX / 2], b[GROVE_ERROR_MSG_MAX / 2], msg[GROVE_ERROR_MSG_MAX];
 
 	qsort(ts->t, ts->n, sizeof(*ts->t), cmp_depth);
+	if (ts_reindex(ts) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < ts->n; i++) {
 		struct touched *t = &ts->t[i];
 		bool visible, ok = false;

@@ -48,22 +48,17 @@ TOTAL_KILL=0
 TOTAL_ERR=0
 TOTAL_FAIL=0
 
+# Prepared states are tarballs of w/ and state/; restoring empties the three folders (keeping
+# them) and unpacks over them.
 save_state()
 {
-	rm -rf "${PREP:?}/$1"
-	mkdir "$PREP/$1"
-	cp -a "$S" "$PREP/$1/stow"
-	cp -a "$T" "$PREP/$1/target"
-	cp -a "$ST" "$PREP/$1/state"
+	tar -C "$ROOT" -cf "$PREP/$1.tar" w state
 }
 
 restore()
 {
-	find "$T" -mindepth 1 -delete
-	rm -rf "$S" "$ST"
-	cp -a "$PREP/$1/stow" "$S"
-	cp -a "$PREP/$1/target/." "$T/"
-	cp -a "$PREP/$1/state" "$ST"
+	find "$S" "$T" "$ST" -mindepth 1 -delete
+	tar -C "$ROOT" -xf "$PREP/$1.tar"
 }
 
 # The verdicts compare listings of W: type, path, link text, mode and the content (md5) of every
@@ -289,6 +284,8 @@ run_command()
 	fi
 	AFTER=$(listing "$W")
 	FAFTER=$(flist)
+	[[ $(wc -l <<<"$AFTER") == $(find "$W" -mindepth 1 | wc -l) ]] ||
+		fail "$NAME: lib.sh's listing and find disagree on the entries of '$W'"
 	[[ $AFTER != "$BEFORE" ]] || fail "$NAME: the clean run changed nothing; the scenario is wrong"
 	[[ $AFTER != *.grove-* ]] || fail "$NAME: the clean run left temporary entries"
 	case $NAME in

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Benchmark floor, run by hand: makes exactly the changes an op list names, under one held target
+ * fd, and nothing else — the syscall floor grove is measured against. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * Usage: floor TARGET OPS-FILE
+ *
+ * OPS-FILE holds one op per line, paths relative to TARGET, already ordered (removals deepest
+ * first, then additions parents first; bench/treeops.py writes it from grove's own result):
+ *
+ *     M <path>                mkdirat(tfd, path, 0777)
+ *     L <path>\t<link text>   symlinkat(text, tfd, path)
+ *     U <path>                unlinkat(tfd, path, 0)
+ *     R <path>                unlinkat(tfd, path, AT_REMOVEDIR)
+ *
+ * The op list is read whole with one read loop before the first change, so the timed work is the
+ * open of the target plus one syscall per op. No fsync: the floor promises no durability, grove
+ * does (see docs/performance.md).
+ */
+
+static char *
+slurp(const char *path, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf;
+	size_t off = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return NULL;
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return NULL;
+	while (off < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + off, (size_t)st.st_size - off);
+
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+	close(fd);
+	buf[off] = '\0';
+	*ret_len = off;
+	return buf;
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t len, n = 0;
+	char *ops, *line, *next;
+	int tfd;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: floor TARGET OPS-FILE\n");
+		return 2;
+	}
+	ops = slurp(argv[2], &len);
+	if (!ops) {
+		fprintf(stderr, "floor: read '%s': %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	tfd = open(argv[1], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tfd < 0) {
+		fprintf(stderr, "floor: open '%s': %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	for (line = ops; line && *line; line = next) {
+		char *path = line + 2, *text;
+		int r;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (line[0] == '\0' || line[1] != ' ')
+			continue;
+		switch (line[0]) {
+		case 'M':
+			r = mkdirat(tfd, path, 0777);
+			break;
+		case 'L':
+			text = strchr(path, '\t');
+			if (!text) {
+				fprintf(stderr, "floor: bad op '%s'\n", line);
+				return 1;
+			}
+			*text++ = '\0';
+			r = symlinkat(text, tfd, path);
+			break;
+		case 'U':
+			r = unlinkat(tfd, path, 0);
+			break;
+		case 'R':
+			r = unlinkat(tfd, path, AT_REMOVEDIR);
+			break;
+		default:
+			fprintf(stderr, "floor: bad op '%s'\n", line);
+			return 1;
+		}
+		if (r < 0) {
+			fprintf(stderr, "floor: %c '%s': %s\n", line[0], path, strerror(errno));
+			return 1;
+		}
+		n++;
+	}
+	(void)n;
+	return 0;
+}

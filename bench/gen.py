@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Benchmark shapes, run by hand: writes one reproducible stow dir, a template of unrelated target
+# files and a shape.env for bench/run.sh. No randomness: the same shape is the same tree.
+"""Usage: gen.py SHAPE DIR
+
+Shapes: dotfiles, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128.
+Writes DIR/stow/<packages>, DIR/unrelated/ (copied into the target for the "unrelated" op) and
+DIR/shape.env (PKGS, ADD = the file the add-one op creates, FLAGS).
+"""
+import os
+import sys
+
+
+def touch(path, body=b""):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(body)
+
+
+def unrelated_prefix(root):
+    """5,000 unrelated files in bin/ lib/ share/ (the folders packages share) and var/."""
+    for i in range(1000):
+        touch(f"{root}/bin/other-{i:04d}")
+        touch(f"{root}/lib/libother-{i:04d}.so")
+    for d in range(20):
+        for i in range(100):
+            touch(f"{root}/share/other{d:02d}/f{i:03d}")
+    for d in range(10):
+        for i in range(100):
+            touch(f"{root}/var/d{d:02d}/f{i:03d}")
+
+
+def big_package(stow, name, files):
+    """One package: 10 programs in bin/, 10 libraries in lib/, the rest in share/NAME/dKKK/ (100 per
+    folder)."""
+    p = f"{stow}/{name}"
+    for i in range(10):
+        touch(f"{p}/bin/{name}-tool{i}", b"#!/bin/sh\n")
+        touch(f"{p}/lib/lib{name}{i}.so")
+    for k in range(files - 20):
+        touch(f"{p}/share/{name}/d{k // 100:04d}/f{k % 100:02d}")
+    return [name]
+
+
+def main():
+    shape, root = sys.argv[1], sys.argv[2]
+    stow, unrel = f"{root}/stow", f"{root}/unrelated"
+    os.makedirs(stow)
+    os.makedirs(unrel)
+    flags = ""
+    if shape == "dotfiles":
+        pkgs = []
+        for n in range(20):
+            name = f"app{n:02d}"
+            p = f"{stow}/{name}"
+            touch(f"{p}/.{name}rc", b"set x\n")
+            for c in ("main.conf", "keys.conf", "colors.conf"):
+                touch(f"{p}/.config/{name}/{c}", b"k = v\n")
+            touch(f"{p}/.local/bin/{name}-helper", b"#!/bin/sh\n")
+            pkgs.append(name)
+        add = "app00/.app00-extra"
+        # A lived-in home: caches, documents, other programs' config, history files.
+        for d in range(20):
+            for i in range(100):
+                touch(f"{unrel}/.cache/c{d:02d}/f{i:03d}")
+        for d in range(10):
+            for i in range(100):
+                touch(f"{unrel}/Documents/d{d:02d}/doc{i:03d}.txt")
+        for d in range(30):
+            for i in range(10):
+                touch(f"{unrel}/.config/other{d:02d}/f{i}")
+        for i in range(200):
+            touch(f"{unrel}/.local/bin/tool{i:03d}")
+        for i in range(50):
+            touch(f"{unrel}/.hist{i:02d}")
+    elif shape in ("pkg1k", "pkg10k", "pkg100k", "nofold100k"):
+        files = {"pkg1k": 1000, "pkg10k": 10000, "pkg100k": 100000, "nofold100k": 100000}[shape]
+        pkgs = big_package(stow, "big", files)
+        add = "big/share/big/d0000/new"
+        if shape == "nofold100k":
+            flags = "--no-folding"
+        unrelated_prefix(unrel)
+    elif shape in ("multi200", "multi800"):
+        count = int(shape[5:])
+        pkgs = []
+        for n in range(count):
+            name = f"p{n:03d}"
+            p = f"{stow}/{name}"
+            touch(f"{p}/bin/{name}-a", b"#!/bin/sh\n")
+            touch(f"{p}/bin/{name}-b", b"#!/bin/sh\n")
+            touch(f"{p}/lib/lib{name}.so")
+            touch(f"{p}/lib/lib{name}.so.1")
+            for i in range(5):
+                touch(f"{p}/share/{name}/data{i}")
+            touch(f"{p}/share/man/man1/{name}.1")
+            pkgs.append(name)
+        add = "p000/bin/p000-new"
+        unrelated_prefix(unrel)
+    elif shape == "deep128":
+        # Two packages with the same 128-deep chain of folders, a file at every level of each:
+        # nothing can fold, every level is a shared folder.
+        pkgs = ["deepa", "deepb"]
+        for name in pkgs:
+            d = f"{stow}/{name}"
+            for lvl in range(128):
+                d += "/l"
+                touch(f"{d}/{name}-{lvl:03d}")
+        add = "deepa/" + "l/" * 128 + "new"
+        for d in range(10):
+            for i in range(100):
+                touch(f"{unrel}/other/d{d:02d}/f{i:03d}")
+        for i in range(100):
+            touch(f"{unrel}/l/other{i:03d}")
+    else:
+        sys.exit(f"gen.py: unknown shape '{shape}'")
+    with open(f"{root}/shape.env", "w") as f:
+        f.write(f"PKGS='{' '.join(pkgs)}'\nADD='{add}'\nFLAGS='{flags}'\n")
+
+
+if __name__ == "__main__":
+    main()

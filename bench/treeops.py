@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Benchmark helper, run by hand: lists a target tree, turns two listings into the floor's op list,
+# and compares a tool's result with grove's.
+"""Usage:
+    treeops.py list TARGET > LISTING        one line per entry: type, path, link text
+    treeops.py ops BEFORE AFTER > OPS       the floor's ops that turn BEFORE into AFTER
+    treeops.py resolved TARGET > RESOLVED   every reachable file and the real file it is
+    treeops.py check REF REF-RESOLVED OTHER OTHERROOT
+        prints "same" (identical entries and link texts), "same files" (different links, but
+        every file path resolves to the same package file, as with cp -rs) or "DIFF: ..."
+"""
+import os
+import sys
+
+
+def listing(root):
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = os.path.relpath(dirpath, root)
+        for name in dirnames + filenames:
+            full = os.path.join(dirpath, name)
+            path = name if rel == "." else f"{rel}/{name}"
+            if os.path.islink(full):
+                out.append(f"l\t{path}\t{os.readlink(full)}")
+            elif os.path.isdir(full):
+                out.append(f"d\t{path}\t")
+            else:
+                out.append(f"f\t{path}\t")
+    out.sort()
+    return out
+
+
+def load(fn):
+    m = {}
+    with open(fn) as f:
+        for line in f:
+            t, p, l = line.rstrip("\n").split("\t")
+            m[p] = (t, l)
+    return m
+
+
+def ops(before, after):
+    b, a = load(before), load(after)
+    gone = [p for p in b if p not in a or a[p] != b[p]]
+    new = [p for p in a if p not in b or a[p] != b[p]]
+    # Entries beneath a removed folder go with it (a plain rmdir needs them gone first, and they
+    # are listed); entries beneath an added link do not exist in listings.
+    res = []
+    for p in sorted(gone, key=lambda p: (-p.count("/"), p)):
+        t = b[p][0]
+        if t == "f":
+            sys.exit(f"treeops: a file would be removed: {p}")
+        res.append(f"{'U' if t == 'l' else 'R'} {p}")
+    for p in sorted(new, key=lambda p: (p.count("/"), p)):
+        t, l = a[p]
+        if t == "f":
+            continue  # files are the user's doing (the added package file), not a tool's
+        res.append(f"M {p}" if t == "d" else f"L {p}\t{l}")
+    return res
+
+
+def resolved(root):
+    """Every file reachable from ROOT (following links) and the real file it is."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        rel = os.path.relpath(dirpath, root)
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            out[name if rel == "." else f"{rel}/{name}"] = os.path.realpath(full)
+    return out
+
+
+def check(ref, refresolved, other, otherroot):
+    a, b = open(ref).read(), open(other).read()
+    if a == b:
+        return "same"
+    with open(refresolved) as f:
+        ra = dict(line.rstrip("\n").split("\t") for line in f)
+    rb = resolved(otherroot)
+    if ra == rb:
+        return "same files"
+    only_a = sorted(set(ra) - set(rb))
+    only_b = sorted(set(rb) - set(ra))
+    differ = sorted(p for p in set(ra) & set(rb) if ra[p] != rb[p])
+    return (f"DIFF: {len(only_a)} only in grove's, {len(only_b)} only in this, "
+            f"{len(differ)} resolve elsewhere; e.g. {(only_a + only_b + differ)[:3]}")
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "list":
+        sys.stdout.write("".join(x + "\n" for x in listing(sys.argv[2])))
+    elif cmd == "resolved":
+        r = resolved(sys.argv[2])
+        sys.stdout.write("".join(f"{k}\t{v}\n" for k, v in sorted(r.items())))
+    elif cmd == "ops":
+        sys.stdout.write("".join(x + "\n" for x in ops(sys.argv[2], sys.argv[3])))
+    elif cmd == "check":
+        print(check(*sys.argv[2:6]))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
