@@ -10,6 +10,7 @@
 #include "grove/path.h"
 #include "grove/session.h"
 #include "grove/stow.h"
+#include "util.h"
 
 /* The options these commands take besides Stow's -d/-t (and .stowrc, STOW_DIR). */
 struct txn_args {
@@ -330,12 +331,55 @@ link_resolves(const struct grove_root *target, const struct stow_roots *sr, cons
 }
 
 static int
+cmp_owned_path(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct grove_owned *)elem)->path);
+}
+
+/* Entries inside a folder grove made that grove does not own: the user's (or
+ * someone's) additions. Reported, and counted as drift. */
+static size_t
+report_foreign(struct grove_session *s, const struct grove_owned *own, size_t n, size_t i,
+	       const struct txn_args *ta, bool *first)
+{
+	struct grove_error err;
+	struct grove_dirent *ents = NULL;
+	size_t n_ents = 0, found = 0;
+	int fd = grove_fs_open_dir_beneath(s->target->fd, own[i].path, &err);
+
+	if (fd < 0)
+		return 0;
+	if (grove_fs_list(fd, &ents, &n_ents, &err) < 0)
+		n_ents = 0;
+	for (size_t k = 0; k < n_ents; k++) {
+		char *p = grove_strdupf("%s/%s", own[i].path, ents[k].name);
+
+		if (p && !bsearch(p, own, n, sizeof(*own), cmp_owned_path)) {
+			found++;
+			if (ta->json) {
+				printf("%s{\"path\": ", *first ? "" : ", ");
+				*first = false;
+				json_str(stdout, p);
+				fputs(", \"issue\": \"foreign\", \"expected\": null}", stdout);
+			} else {
+				printf("%-8s %s (in a folder grove made, but not grove's)\n",
+				       "foreign", p);
+			}
+		}
+		free(p);
+	}
+	grove_dirents_free(ents, n_ents);
+	grove_fd_close(fd);
+	return found;
+}
+
+static int
 cmd_verify(struct grove_session *s, const struct txn_args *ta)
 {
 	struct grove_owned *own = NULL;
 	struct grove_error err = { 0 };
 	struct stow_roots sr;
-	size_t n = 0, missing = 0, changed = 0, broken = 0;
+	size_t n = 0, missing = 0, changed = 0, broken = 0, foreign = 0;
 	bool first = true;
 	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
 
@@ -363,6 +407,8 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 			if (st.type != GROVE_FT_DIR) {
 				what = "changed";
 				changed++;
+			} else {
+				foreign += report_foreign(s, own, n, i, ta, &first);
 			}
 		} else if (st.type != GROVE_FT_LINK ||
 			   grove_fs_readlink_at(fd, name, &text, &err) < 0 ||
@@ -393,14 +439,15 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 		grove_fd_close(fd);
 	}
 	if (ta->json)
-		printf("], \"checked\": %zu, \"missing\": %zu, \"changed\": %zu, \"broken\": %zu}\n",
-		       n, missing, changed, broken);
+		printf("], \"checked\": %zu, \"missing\": %zu, \"changed\": %zu, \"broken\": %zu, "
+		       "\"foreign\": %zu}\n",
+		       n, missing, changed, broken, foreign);
 	else
-		printf("verified %zu entr%s: %zu missing, %zu changed, %zu broken\n", n,
-		       n == 1 ? "y" : "ies", missing, changed, broken);
+		printf("verified %zu entr%s: %zu missing, %zu changed, %zu broken, %zu foreign\n",
+		       n, n == 1 ? "y" : "ies", missing, changed, broken, foreign);
 	stow_roots_release(&sr);
 	grove_owned_free(own, n);
-	return missing + changed + broken ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
+	return missing + changed + broken + foreign ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
 }
 
 /* ---- undo, rollback ---- */
