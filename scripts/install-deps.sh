@@ -5,7 +5,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential pkg-config meson ninja-build
       libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
-      python3 perl dpkg util-linux strace clang-format tree)
+      python3 perl dpkg util-linux strace clang-format tree sqlite3)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

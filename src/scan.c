@@ -59,11 +59,12 @@ struct scan {
 	const struct grove_scan_opts *o;
 	struct grove_error *err;
 	/* (dev, ino) of the folders being loaded, to stop at a link back to an ancestor */
-	struct {
+	struct dev_ino {
 		dev_t dev;
 		ino_t ino;
-	} stack[FOLLOW_DEPTH_MAX + 64];
-	size_t depth;
+	} * stack;
+	size_t depth, cap_stack;
+	size_t follows; /* package links being followed, nested */
 	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
 	struct pending {
 		char *dest;   /* stow-relative path the link points at */
@@ -126,7 +127,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	n->dest_type = st.type;
 	if (st.type != GROVE_FT_DIR)
 		return 0;
-	if (on_stack(s, st.dev, st.ino) || s->depth >= sizeof(s->stack) / sizeof(s->stack[0])) {
+	if (on_stack(s, st.dev, st.ino) || s->follows >= FOLLOW_DEPTH_MAX) {
 		/* A link back to a folder being loaded: following it never ends. */
 		n->escapes = true;
 		return 0;
@@ -134,7 +135,10 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
 	if (fd < 0)
 		return fd;
-	return load_dir(s, n, fd, relpath);
+	s->follows++;
+	r = load_dir(s, n, fd, relpath);
+	s->follows--;
+	return r;
 }
 
 /* Fills node (a folder, or a link to one) with the listing of dfd, recursively.
@@ -156,6 +160,17 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 	if (r < 0)
 		return grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,
 					  relpath);
+	if (s->depth == s->cap_stack) {
+		size_t cap = s->cap_stack ? s->cap_stack * 2 : 64;
+		struct dev_ino *st = realloc(s->stack, cap * sizeof(*st));
+
+		if (!st) {
+			grove_dirents_free(ents, n);
+			return oom(s);
+		}
+		s->stack = st;
+		s->cap_stack = cap;
+	}
 	s->stack[s->depth].dev = self.dev;
 	s->stack[s->depth].ino = self.ino;
 	s->depth++;
@@ -197,7 +212,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 			}
 			kid->type = kid->orig_type = GROVE_FT_DIR;
 			r = load_dir(s, kid, kfd, kpath);
-		} else if (ents[i].type == GROVE_FT_LINK && s->depth < FOLLOW_DEPTH_MAX) {
+		} else if (ents[i].type == GROVE_FT_LINK) {
 			if (kid->link && kid->link[0] == '/') {
 				kid->dest_type = GROVE_FT_NONE; /* never followed */
 				continue;
@@ -671,6 +686,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		free(s.pend[i].unfold);
 	}
 	free(s.pend);
+	free(s.stack);
 	free(at);
 	return r < 0 ? r : 0;
 }
@@ -718,6 +734,7 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 	for (size_t i = 0; i < w->n_needs; i++)
 		free(w->needs[i]);
 	w->n_needs = 0;
+	free(s.stack);
 	return r < 0 ? r : 0;
 }
 
@@ -806,5 +823,6 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 		free(s.pend[i].unfold);
 	}
 	free(s.pend);
+	free(s.stack);
 	return r < 0 ? r : 0;
 }

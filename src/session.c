@@ -61,6 +61,9 @@ grove_session_close(struct grove_session *s)
 	s->state_path = NULL;
 }
 
+static int recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
+		       struct grove_error *err);
+
 int
 grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 		    const struct grove_root *stow, const char *command, const char *stow_dir,
@@ -81,6 +84,16 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 				err);
 	if (r < 0)
 		return r;
+	/* SQLite ignores a failing fsync of the folder after it creates or deletes
+	 * its -journal file; the intent is only durable once that folder is synced,
+	 * so do it here and stop before the first change if it fails. */
+	r = grove_fs_sync(s->state.fd, err);
+	if (r < 0) {
+		grove_error_prefix(err, "make the intent of transaction %lld durable in '%s'",
+				   (long long)txn, s->state_path);
+		(void)grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK, err->msg, &xerr);
+		return r;
+	}
 	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
 	grove_fs_set_temp_tag(tag);
 	r = grove_exec_apply(plan, s->target, stow, &eo, err);
@@ -94,10 +107,32 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 		return r;
 	}
 	r = grove_journal_finish(s->journal, txn, GROVE_TXN_COMMITTED, NULL, err);
-	if (r < 0)
-		return grove_error_prefix(err, "transaction %lld was applied, but", (long long)txn);
+	if (r < 0) {
+		/* The journal read its row back: the commit is not in the log. Act on
+		 * what the log says: the transaction did not happen, so undo it now. */
+		char why[GROVE_ERROR_MSG_MAX];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
+		r = recover_txn(s, stow, txn, &xerr);
+		if (r < 0)
+			return grove_error_set(err, -GROVE_E_STUCK,
+					       "transaction %lld was applied but could not be "
+					       "committed (%s), and undoing it failed: %s",
+					       (long long)txn, why, xerr.msg);
+		(void)grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK, why, &xerr);
+		return grove_error_set(err, -GROVE_E_PARTIAL,
+				       "transaction %lld could not be committed (%s); every change "
+				       "was undone",
+				       (long long)txn, why);
+	}
 	if (ret_txn)
 		*ret_txn = txn;
+	r = grove_fs_sync(s->state.fd, err);
+	if (r < 0)
+		return grove_error_prefix(err,
+					  "transaction %lld is done and committed, but syncing "
+					  "the log's folder '%s' failed",
+					  (long long)txn, s->state_path);
 	return 0;
 }
 
@@ -749,6 +784,10 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	grove_plan_init(&logged);
 	grove_plan_init(&plan);
 	grove_world_init(&w);
+	/* Every temporary entry recovery makes (removing a leftover renames it
+	 * aside first) carries the transaction's tag: a crash here is recovered
+	 * the same way next time. */
+	grove_fs_set_temp_tag(tag);
 	r = grove_journal_get(s->journal, txn, &hdr, err);
 	if (r >= 0)
 		r = grove_journal_ops(s->journal, txn, &logged, err);
@@ -770,13 +809,9 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 		r = remove_temps(s, w.target, "", tag, &ts, err);
 	if (r >= 0)
 		r = grove_planner_diff(&w, &plan, err);
-	if (r >= 0 && plan.n_ops) {
-		/* Recovery's own temporary entries carry the same tag: a crash
-		 * here is recovered the same way next time. */
-		grove_fs_set_temp_tag(tag);
+	if (r >= 0 && plan.n_ops)
 		r = grove_exec_apply(&plan, s->target, stow, &eo, err);
-		grove_fs_set_temp_tag(NULL);
-	}
+	grove_fs_set_temp_tag(NULL);
 	if (r == -ENOMEM)
 		grove_error_set(err, r, "out of memory");
 	grove_root_release(&own_stow);

@@ -33,7 +33,7 @@ fi
 
 # The workspace: W holds the stow dir and the target, so one listing covers both. The target folder
 # itself is never replaced (grove knows a target by device, inode and birth time), only its
-# contents; the stow dir and the state dir are replaced whole from a prepared copy.
+# contents, as are those of the stow dir and the state dir, from a prepared copy.
 W=$ROOT/w
 S=$W/stow
 T=$W/target
@@ -47,6 +47,7 @@ START=$SECONDS
 TOTAL_KILL=0
 TOTAL_ERR=0
 TOTAL_FAIL=0
+TOTAL_EXCUSED=0
 
 # Prepared states are tarballs of w/ and state/; restoring empties the three folders (keeping
 # them) and unpacks over them.
@@ -233,6 +234,32 @@ traced_grove()
 		-e inject="$sc:$action:when=$k" -- "$GROVE" "$@"
 }
 
+# traced_grove_log ACTION SYSCALL K ARGS…: as traced_grove, also tracing fsync, with fd paths, to
+# $LOGS/trace (to tell SQLite's ignored folder syncs from grove's own).
+traced_grove_log()
+{
+	local action=$1 sc=$2 k=$3 set=$2
+	shift 3
+	[[ $sc == fsync ]] || set=$sc,fsync
+	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -y -o "$LOGS/trace" -e trace="$set" \
+		-e inject="$sc:$action:when=$k" -- "$GROVE" "$@"
+}
+
+# SQLite ignores the result of the folder sync it makes after creating its -journal file (a
+# failure there cannot reach grove). grove therefore syncs the state dir itself, with fsync,
+# right after the intent is logged and after the commit; on Linux a real writeback error is
+# reported to every fd open before it happened, so grove's own fsync sees it. An error injected
+# into that one SQLite call is not a writeback error, so nothing later can see it: such a point is
+# excused, and counted, when the failing call was SQLite's sync of the state dir and grove's own
+# fsync of the state dir followed it.
+excused_dir_sync()
+{
+	awk -v state="$ST" '
+		/INJECTED/ && $0 ~ "fdatasync\\([0-9]+<" state ">\\)" { injected = 1; next }
+		injected && $0 ~ "fsync\\([0-9]+<" state ">\\) = 0" { ok = 1 }
+		END { exit !(injected && ok) }' "$LOGS/trace"
+}
+
 # count_syscalls OUTVAR ARGS…: runs grove traced (no injection) and fills the associative array
 # OUTVAR with the number of calls of each syscall in SYSCALLS; the exit status is grove's.
 count_syscalls()
@@ -243,7 +270,7 @@ count_syscalls()
 	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o "$LOGS/strace" -e trace="$TRACE_SET" -- \
 		"$GROVE" "$@" >"$LOGS/count.out" 2>"$LOGS/count.err" || rc=$?
 	for sc in "${SYSCALLS[@]}"; do
-		_counts[$sc]=$(grep -Ec "^([0-9]+ +)?$sc\(" "$LOGS/strace" || true)
+		_counts["$sc"]=$(grep -Ec "^([0-9]+ +)?$sc\(" "$LOGS/strace" || true)
 	done
 	return "$rc"
 }
@@ -265,7 +292,7 @@ kill_at()
 run_command()
 {
 	NAME=$1
-	local prep=${PREP_OF[$NAME]} sc k e rc outcome label n_kill=0 n_err=0 half=() pre_meta
+	local prep=${PREP_OF[$NAME]} sc k e rc outcome label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
 	local -A count=()
 	local -A exits=()
 	read -ra CMD <<<"${ARGS_OF[$NAME]}"
@@ -361,9 +388,11 @@ run_command()
 				restore "$prep"
 				pre_meta=$(fmeta)
 				rc=0
-				traced_grove "error=$e" "$sc" "$k" "${CMD[@]}" >"$LOGS/err.out" 2>"$LOGS/err.err" || rc=$?
+				traced_grove_log "error=$e" "$sc" "$k" "${CMD[@]}" >"$LOGS/err.out" 2>"$LOGS/err.err" || rc=$?
 				exits[$rc]=$((${exits[$rc]:-0} + 1))
-				if ((rc == 0)); then
+				if ((rc == 0)) && excused_dir_sync; then
+					n_excused=$((n_excused + 1))
+				elif ((rc == 0)); then
 					point_fail "$label: grove exited 0 (stderr: $(head -c 300 "$LOGS/err.err"))"
 				elif ((rc > 128)); then
 					point_fail "$label: grove died (exit $rc): $(head -c 600 "$LOGS/err.err")"
@@ -392,9 +421,10 @@ run_command()
 
 	local ex=""
 	for rc in "${!exits[@]}"; do ex+=" exit $rc: ${exits[$rc]};"; done
-	printf '%-9s grove %-40s %4d kill points (%d in recovery), %4d error points (%s), %d failures;%s\n' \
+	printf '%-9s grove %-40s %4d kill points (%d in recovery), %4d error points (%s; %d excused: SQLite'"'"'s ignored folder sync, re-synced by grove), %d failures;%s\n' \
 		"$NAME" "$(printf '%s ' "${CMD[@]}" | sed "s|$W/||g")" "$n_kill" "$r_points" "$n_err" \
-		"${ERRNOS// /, }${ERROR_STRIDE:+, every ${ERROR_STRIDE}}" "$FAILS" "$ex"
+		"${ERRNOS// /, }$( ((ERROR_STRIDE == 1)) || echo ", every ${ERROR_STRIDE}th")" "$n_excused" "$FAILS" "$ex"
+	TOTAL_EXCUSED=$((TOTAL_EXCUSED + n_excused))
 	TOTAL_KILL=$((TOTAL_KILL + n_kill))
 	TOTAL_ERR=$((TOTAL_ERR + n_err))
 	TOTAL_FAIL=$((TOTAL_FAIL + FAILS))
@@ -409,5 +439,5 @@ for NAME in "${NAMES[@]}"; do
 	run_command "$NAME"
 done
 
-echo "crash: $TOTAL_KILL kill points, $TOTAL_ERR error points, $TOTAL_FAIL failures ($((SECONDS - START)) s)"
+echo "crash: $TOTAL_KILL kill points, $TOTAL_ERR error points ($TOTAL_EXCUSED excused), $TOTAL_FAIL failures ($((SECONDS - START)) s)"
 ((TOTAL_FAIL == 0)) || exit 1
