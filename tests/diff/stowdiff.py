@@ -57,7 +57,11 @@ KNOWN_KINDS = {
     # Stow unstows a folded link and re-stows the same path in one run; the new link task replaces the removal
     # task, so its later "is there something here?" tests look through the old link on disk and see the old
     # package's files as existing targets: a false conflict (exit 1).  grove plans on its own view.
-    'stow-sees-through-removed-link': 'Stow reports a false conflict seen through a link it is removing',
+    'stow-sees-through-removed-link': 'Stow sees entries through a link it is removing (false conflicts, missing links)',
+    # Stow's own plan fails while it applies it: it creates a link inside a folder it has not made yet,
+    # or moves a file twice, and dies half-way (exit 2, target half-changed). grove's plan is checked op
+    # by op and completes; every link it made must resolve.
+    'stow-dies-executing': 'Stow dies half-way applying its own plan; grove completes',
 }
 
 
@@ -106,7 +110,7 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
     """Name the known kind that explains a difference in this operation, or None."""
     err, grc = stow_res['stderr'], grove_res['rc']
     # grove's side must be what the kind promises: success, or a clean refusal (exit 1), never a crash.
-    if stow_res['rc'] != 0 and 'Could not remove directory' in err and grc == 0:
+    if stow_res['rc'] != 0 and 'Could not remove directory' in err and grc in (0, 1):
         return 'dangling-link-in-fold'
     if stow_res['rc'] != 0 and 'unstow_contents() called with non-directory path' in err and grc in (0, 1):
         return 'folder-over-file'
@@ -149,6 +153,32 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
         if targets and all(seen_through_link(t) for t in targets) and \
                 err.count('  * ') == len(targets):
             return 'stow-sees-through-removed-link'
+    only_grove = set(lb) - set(la)
+    links_before = {_path_of(l) for l in before if ' -> ' in l}
+
+    def under_link_before(line):
+        parts = _path_of(line).split('/')
+        return any('/'.join(parts[:i]) in links_before for i in range(1, len(parts)))
+    # The silent form of the same Stow bug: looking through the old link it is removing, Stow finds
+    # the folder "already there" and makes nothing; grove makes the links the package asks for.
+    if stow_res['rc'] == 0 and grc == 0 and changed and changed == only_grove and \
+            all(under_link_before(l) for l in only_grove):
+        return 'stow-sees-through-removed-link'
+    # Stow fails while applying its own plan (it orders a link inside a folder it has not made, or
+    # moves a file it already moved): it dies half-way. grove must have completed, and every link it
+    # made must resolve.
+    if stow_res['rc'] not in (0, 1) and grc == 0 and \
+            any(h in err for h in ('Could not create symlink', 'Could not move', 'Could not create directory')):
+        made = [l for l in only_grove if ' -> ' in l and l not in before]
+        if all(os.path.exists(os.path.join(grove_root, _path_of(l))) for l in made):
+            return 'stow-dies-executing'
+    # A folder that holds a link to a package link leaving the stow dir: Stow follows it (outside
+    # the roots) to decide folding; grove does not, so it keeps the folder as it is.
+    if scn.escaping_pkgs and grc == 0 and changed:
+        esc_dirs = {os.path.dirname(_path_of(l)) for l in before if ' -> ' in l and 'escape' in l}
+        if esc_dirs and all(any(_path_of(l) == d or _path_of(l).startswith(d + '/') or
+                                d.startswith(_path_of(l) + '/') for d in esc_dirs) for l in changed):
+            return 'escaping-package-link'
     if grc == 0:
         folders = _fold_skipped_folders(before, grove_root)
         if changed and folders and all(any(_path_of(l) == f or _path_of(l).startswith(f + '/')
