@@ -858,8 +858,16 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 	struct grove_node *dir = tnode(p, dir_path);
 	cleanup_free struct grove_node **kids = NULL;
 
-	if (!dir || dir->orig_type != GROVE_FT_DIR)
+	/*
+	 * Stow runs this once per package for every shared folder it unstows. A
+	 * second run finds nothing the first did not: the links it removed (and
+	 * those the unstows removed) now have a pending change and are skipped,
+	 * and whether the others dangle does not change within a plan. Once per
+	 * folder keeps restowing N packages linear instead of quadratic.
+	 */
+	if (!dir || dir->orig_type != GROVE_FT_DIR || dir->cleaned)
 		return;
+	dir->cleaned = true;
 	kids = grove_node_sorted_kids(dir);
 	if (!kids) {
 		oom(p);

@@ -745,6 +745,7 @@ reset_node(struct grove_node *n)
 	grove_node_set_link(n, n->orig_link);
 	free(n->adopt_to);
 	n->adopt_to = NULL;
+	n->cleaned = false;
 	if (n->orig_type == GROVE_FT_NONE)
 		n->listed = false;
 	for (size_t i = 0; i < n->n_kids; i++)

@@ -30,6 +30,7 @@ struct grove_node {
 	bool listed;
 	bool escapes;   /* a package link that leaves the stow dir or loops */
 	char *adopt_to; /* target node: the plan moves the file here (stow-relative) */
+	bool cleaned;   /* target folder: the planner already removed its dangling links */
 	struct grove_node **kids;
 	size_t n_kids, cap_kids;
 	struct grove_node **index; /* open-addressing hash of kids by name, or NULL */
