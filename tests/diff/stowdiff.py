@@ -179,10 +179,19 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
         if esc_dirs and all(any(_path_of(l) == d or _path_of(l).startswith(d + '/') or
                                 d.startswith(_path_of(l) + '/') for d in esc_dirs) for l in changed):
             return 'escaping-package-link'
+    folders = _fold_skipped_folders(before, grove_root)
     if grc == 0:
-        folders = _fold_skipped_folders(before, grove_root)
         if changed and folders and all(any(_path_of(l) == f or _path_of(l).startswith(f + '/')
                                            for f in folders) for l in changed):
+            return 'fold-skips-entries'
+    # Stow folds such a folder (deleting the user's link in it) and then stows into the folded
+    # link; grove keeps the folder, so stowing the same entry meets the user's link: a conflict
+    # (exit 1, nothing changed) on a path inside that folder.
+    if grc == 1 and lb == before and folders:
+        named = re.findall(r'(?:existing target is not owned by stow:|over existing target) (\S+)',
+                           grove_res['stderr'])
+        if named and all(any((scn.target_rel + '/' + n).startswith(f + '/') for f in folders)
+                         for n in named):
             return 'fold-skips-entries'
     return None
 
