@@ -93,6 +93,13 @@ struct grove_global_opts {
 	const char *command_line; /* the whole command line, for the transaction log */
 };
 
+/* The exit status for a failure code (DESIGN.md, command line contract): a locked target 75,
+ * usage 2, bad config 78, failed part-way and undone 3, stuck 4, anything else 1 (as Stow). */
+int grove_exit_status(int code);
+
+/* Prints "grove: MESSAGE" once on stderr and returns grove_exit_status(code). */
+int grove_report_error(const struct grove_error *err, int code);
+
 /* "grove" and argv[1..], shell-quoted where needed, as the log records a command (malloc'd). */
 char *grove_command_line(int argc, char **argv);
 

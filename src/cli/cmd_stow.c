@@ -8,34 +8,6 @@
 #include "cli.h"
 #include "grove-config.h"
 
-/* The exit status for a failure code (DESIGN.md, command line contract). */
-static int
-exit_status(int code)
-{
-	if (code == -EWOULDBLOCK)
-		return GROVE_EXIT_LOCKED;
-	switch (-code) {
-	case GROVE_E_USAGE:
-		return GROVE_EXIT_USAGE;
-	case GROVE_E_CONFIG:
-		return GROVE_EXIT_CONFIG;
-	case GROVE_E_PARTIAL:
-		return GROVE_EXIT_PARTIAL;
-	case GROVE_E_STUCK:
-		return GROVE_EXIT_ATTENTION;
-	default:
-		/* Refusals, bad input, preconditions and errno values: 1, as Stow. */
-		return GROVE_EXIT_REFUSED;
-	}
-}
-
-static int
-fail(const struct grove_error *err, int code)
-{
-	fprintf(stderr, "grove: %s\n", err->msg[0] ? err->msg : grove_strerror(code));
-	return exit_status(code);
-}
-
 int
 grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
 	       const struct grove_global_opts *global)
@@ -52,7 +24,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	r = grove_stow_cli_parse(argc, argv, initial, getenv("HOME"), ".stowrc", true, &req, &cli,
 				 &err);
 	if (r < 0) {
-		status = fail(&err, r);
+		status = grove_report_error(&err, r);
 		goto out;
 	}
 	if (cli.help) {
@@ -77,7 +49,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	}
 	r = grove_stow_prepare(&req, cli.plan_only || cli.simulate ? NULL : &so, &run, &err);
 	if (r < 0) {
-		status = fail(&err, r);
+		status = grove_report_error(&err, r);
 		goto out;
 	}
 	if (run.recovered)
@@ -102,7 +74,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	}
 	r = grove_stow_execute(&run, &err);
 	if (r < 0)
-		status = fail(&err, r);
+		status = grove_report_error(&err, r);
 release:
 	grove_stow_run_release(&run);
 out:

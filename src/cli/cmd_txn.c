@@ -22,32 +22,6 @@ struct txn_args {
 	bool dry_run;
 };
 
-static int
-exit_for(int code)
-{
-	if (code == -EWOULDBLOCK)
-		return GROVE_EXIT_LOCKED;
-	switch (-code) {
-	case GROVE_E_USAGE:
-		return GROVE_EXIT_USAGE;
-	case GROVE_E_CONFIG:
-		return GROVE_EXIT_CONFIG;
-	case GROVE_E_PARTIAL:
-		return GROVE_EXIT_PARTIAL;
-	case GROVE_E_STUCK:
-		return GROVE_EXIT_ATTENTION;
-	default:
-		return GROVE_EXIT_REFUSED;
-	}
-}
-
-static int
-fail(const struct grove_error *err, int code)
-{
-	fprintf(stderr, "grove: %s\n", err->msg[0] ? err->msg : grove_strerror(code));
-	return exit_for(code);
-}
-
 /*
  * Finds the target: -t/-d (and .stowrc, STOW_DIR) parsed as Stow does, after
  * taking out this command's own options. A placeholder package name keeps
@@ -168,7 +142,7 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 	int r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
 
 	if (r < 0)
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	if (ta->json)
 		fputs("[", stdout);
 	for (size_t i = 0; i < n; i++) {
@@ -222,7 +196,7 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 	if (r >= 0)
 		r = grove_journal_unfinished(s->journal, s->target_id, &unfinished, &err);
 	if (r < 0)
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	qsort(own, n, sizeof(*own), cmp_pkg);
 	if (ta->json) {
 		printf("{\"target\": ");
@@ -384,7 +358,7 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
 
 	if (r < 0)
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	open_stow_roots(s, &sr);
 	if (ta->json)
 		fputs("{\"issues\": [", stdout);
@@ -465,7 +439,7 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 	r = grove_session_plan_revert(s, txns, n, &plan, &err);
 	if (r < 0) {
 		grove_plan_release(&plan);
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	}
 	if (plan.n_conflicts) {
 		fprintf(stderr, "WARNING! %s would cause conflicts:\n", command);
@@ -481,7 +455,7 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 		r = grove_session_apply(s, &plan, NULL, command, NULL, undoes, &made, &err);
 	grove_plan_release(&plan);
 	if (r < 0)
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	return GROVE_EXIT_OK;
 }
 
@@ -494,7 +468,7 @@ cmd_undo(struct grove_session *s, const struct txn_args *ta)
 	int r = grove_journal_last_undoable(s->journal, s->target_id, &txn, &err);
 
 	if (r < 0)
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	if (!txn) {
 		fprintf(stderr, "grove: nothing to undo on '%s'\n", s->target->real);
 		return GROVE_EXIT_REFUSED;
@@ -519,7 +493,7 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 	}
 	r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
 	if (r < 0)
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	ids = calloc(n ? n : 1, sizeof(*ids));
 	if (!ids) {
 		grove_txns_free(txns, n);
@@ -559,12 +533,12 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	ta.dry_run = global->dry_run;
 	r = parse_target(argc, argv, cmd, &ta, &target_path, &err);
 	if (r < 0)
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	r = grove_root_open(&target, target_path, &err);
 	free(target_path);
 	if (r < 0) {
 		grove_error_prefix(&err, "target");
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	}
 	so.state_opt = global->state_dir;
 	so.wait_seconds = global->wait_seconds;
@@ -572,12 +546,12 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	r = grove_session_open(&s, &target, &so, &err);
 	if (r < 0) {
 		grove_root_release(&target);
-		return fail(&err, r);
+		return grove_report_error(&err, r);
 	}
 	if (writes && !ta.dry_run) {
 		r = grove_session_recover(&s, NULL, ta.force, &recovered, &err);
 		if (r < 0) {
-			status = fail(&err, r);
+			status = grove_report_error(&err, r);
 			goto out;
 		}
 		if (recovered)

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* What the command line prints besides errors: conflicts in GNU Stow's words. */
+/* What the command line prints: conflicts in Stow's words, errors, exit codes. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,4 +88,32 @@ grove_command_line(int argc, char **argv)
 		return NULL;
 	}
 	return buf;
+}
+
+/* The exit status for a failure code (DESIGN.md, command line contract). */
+int
+grove_exit_status(int code)
+{
+	if (code == -EWOULDBLOCK)
+		return GROVE_EXIT_LOCKED;
+	switch (-code) {
+	case GROVE_E_USAGE:
+		return GROVE_EXIT_USAGE;
+	case GROVE_E_CONFIG:
+		return GROVE_EXIT_CONFIG;
+	case GROVE_E_PARTIAL:
+		return GROVE_EXIT_PARTIAL;
+	case GROVE_E_STUCK:
+		return GROVE_EXIT_ATTENTION;
+	default:
+		/* Refusals, bad input, preconditions and errno values: 1, as Stow. */
+		return GROVE_EXIT_REFUSED;
+	}
+}
+
+int
+grove_report_error(const struct grove_error *err, int code)
+{
+	fprintf(stderr, "grove: %s\n", err->msg[0] ? err->msg : grove_strerror(code));
+	return grove_exit_status(code);
 }
