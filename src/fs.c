@@ -372,9 +372,8 @@ grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct g
 	size_t n = 0, cap = 0;
 	int r = 0;
 
-	/* The fd may have been listed before: getdents64 reads from its offset. */
-	if (lseek(dirfd, 0, SEEK_SET) < 0)
-		return grove_error_errno(err, -errno, "list folder");
+	bool rewound = false;
+
 	for (;;) {
 		long len = syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
 
@@ -382,8 +381,20 @@ grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct g
 			r = grove_error_errno(err, -errno, "list folder");
 			goto fail;
 		}
+		/* Nothing at all, not even ".": the fd was listed before and sits at
+		 * its end (getdents64 reads from the offset). Rewind once. A fresh fd
+		 * costs no lseek. */
+		if (len == 0 && n == 0 && !rewound) {
+			rewound = true;
+			if (lseek(dirfd, 0, SEEK_SET) < 0) {
+				r = grove_error_errno(err, -errno, "list folder");
+				goto fail;
+			}
+			continue;
+		}
 		if (len == 0)
 			break;
+		rewound = true;
 		for (long off = 0; off < len;) {
 			struct kdirent64 *d = (struct kdirent64 *)(buf + off);
 			enum grove_ftype type;
@@ -419,6 +430,7 @@ grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct g
 				r = grove_error_errno(err, -ENOMEM, "list folder");
 				goto fail;
 			}
+			ents[n].ino = (ino_t)d->d_ino;
 			ents[n++].type = type;
 		}
 	}

@@ -3,6 +3,7 @@
  * beneath held roots. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -82,7 +83,8 @@ oom(struct scan *s)
 
 /* ---- the stow dir ---- */
 
-static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath);
+static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath,
+		    dev_t dev, ino_t ino);
 
 static bool
 on_stack(struct scan *s, dev_t dev, ino_t ino)
@@ -136,26 +138,26 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->follows++;
-	r = load_dir(s, n, fd, relpath);
+	r = load_dir(s, n, fd, relpath, st.dev, st.ino);
 	s->follows--;
 	return r;
 }
 
 /* Fills node (a folder, or a link to one) with the listing of dfd, recursively.
  * Kids already present and listed are kept, so partial loads merge. */
+/* (dev, ino) identify the folder open at dfd, for the loop check of followed
+ * links: a subfolder's come from its parent's listing (d_ino, same device), so
+ * reading a folder costs no fstat. */
 static int
-load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
+load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, dev_t dev,
+	 ino_t ino)
 {
 	struct grove_dirent *ents = NULL;
 	size_t n = 0;
-	struct grove_stat self;
 	int r;
 
 	if (node->listed)
 		return 0;
-	r = grove_fs_stat_fd(dfd, &self, s->err);
-	if (r < 0)
-		return r;
 	r = grove_fs_list(dfd, &ents, &n, s->err);
 	if (r < 0)
 		return grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,
@@ -171,8 +173,8 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 		s->stack = st;
 		s->cap_stack = cap;
 	}
-	s->stack[s->depth].dev = self.dev;
-	s->stack[s->depth].ino = self.ino;
+	s->stack[s->depth].dev = dev;
+	s->stack[s->depth].ino = ino;
 	s->depth++;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
@@ -211,7 +213,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 				break;
 			}
 			kid->type = kid->orig_type = GROVE_FT_DIR;
-			r = load_dir(s, kid, kfd, kpath);
+			r = load_dir(s, kid, kfd, kpath, dev, ents[i].ino);
 		} else if (ents[i].type == GROVE_FT_LINK) {
 			if (kid->link && kid->link[0] == '/') {
 				kid->dest_type = GROVE_FT_NONE; /* never followed */
@@ -262,6 +264,8 @@ model_path(struct scan *s, const char *relpath, bool *ret_absent)
 	return n;
 }
 
+static int model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
+
 /* Loads the folder at a stow-relative path completely (for unfolding). */
 static int
 load_subtree(struct scan *s, const char *relpath)
@@ -276,6 +280,11 @@ load_subtree(struct scan *s, const char *relpath)
 		return absent ? 0 : oom(s);
 	if (n->listed)
 		return 0;
+	{
+		enum grove_ftype known;
+		if (model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
+			return 0; /* a file (or nothing) the model already knows */
+	}
 	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP)
 		return 0;
@@ -289,7 +298,53 @@ load_subtree(struct scan *s, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
-	return load_dir(s, n, fd, relpath);
+	return load_dir(s, n, fd, relpath, st.dev, st.ino);
+}
+
+/*
+ * What following relpath finds, from the model alone: 1 when known (a node
+ * in a folder read whole, or known missing), 0 when the scan has not read
+ * that far.
+ */
+static int
+model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
+{
+	struct grove_node *n = s->w->stow;
+	const char *p = relpath;
+	char name[NAME_MAX + 1];
+
+	while (*p) {
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		struct grove_node *kid;
+
+		if (len > NAME_MAX)
+			return 0;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		kid = grove_node_child(n, name);
+		if (!kid) {
+			bool dir = n->type == GROVE_FT_DIR ||
+				   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
+			if (dir && n->listed) {
+				*ret_type = GROVE_FT_NONE;
+				return 1;
+			}
+			return 0;
+		}
+		n = kid;
+		p += len + (e ? 1 : 0);
+	}
+	if (n->type == GROVE_FT_LINK) {
+		if (n->escapes || n->dest_type == GROVE_FT_UNKNOWN)
+			return 0;
+		*ret_type = n->dest_type;
+		return 1;
+	}
+	if (n->type == GROVE_FT_DIR && !n->listed && n->n_kids == 0 && n != s->w->stow)
+		return 0; /* an intermediate folder made by model_path: not checked */
+	*ret_type = n->type;
+	return 1;
 }
 
 /* Records what following the stow-relative path finds, unless already known. */
@@ -300,6 +355,9 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	struct grove_node *n;
 	struct grove_stat st;
 	int r;
+
+	if (model_answer(s, relpath, ret_type))
+		return 0;
 
 	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP) {
@@ -351,6 +409,12 @@ load_package_ignore(struct scan *s, const char *package)
 	rel = grove_strdupf("%s/.stow-local-ignore", package);
 	if (!rel)
 		return oom(s);
+	/* A package read whole answers from memory: no file, no syscall. */
+	{
+		struct grove_node *root = grove_node_child(w->stow, package);
+		if (root && root->listed && !grove_node_child(root, ".stow-local-ignore"))
+			return 0;
+	}
 	r = grove_fs_stat_beneath_follow(s->stow->fd, rel, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP || (r == 0 && st.type == GROVE_FT_NONE))
 		return 0;
@@ -375,14 +439,16 @@ static int
 load_package(struct scan *s, const char *package)
 {
 	struct grove_node *n = grove_node_child(s->w->stow, package);
-	struct grove_stat st;
+	struct grove_stat st = { 0 };
 	cleanup_free char *text = NULL;
 	int r;
 
-	if (!n) {
+	if (!n || (!n->listed && n->type == GROVE_FT_DIR)) {
 		r = grove_fs_stat_at(s->stow->fd, package, &st, s->err);
 		if (r < 0)
 			return r;
+	}
+	if (!n) {
 		if (st.type == GROVE_FT_LINK) {
 			r = grove_fs_readlink_at(s->stow->fd, package, &text, s->err);
 			if (r < 0)
@@ -394,23 +460,19 @@ load_package(struct scan *s, const char *package)
 			return oom(s);
 		}
 	}
-	r = load_package_ignore(s, package);
-	if (r < 0)
-		return r;
-	if (n->listed)
-		return 0;
-	if (n->type == GROVE_FT_DIR) {
+	if (!n->listed && n->type == GROVE_FT_DIR) {
 		cleanup_fd int fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
 		if (fd < 0)
 			return fd;
 		s->depth = 0;
-		return load_dir(s, n, fd, package);
-	}
-	if (n->type == GROVE_FT_LINK) {
+		r = load_dir(s, n, fd, package, s->stow->dev, st.ino);
+	} else if (!n->listed && n->type == GROVE_FT_LINK) {
 		s->depth = 0;
-		return load_link_dest(s, n, package);
+		r = load_link_dest(s, n, package);
+	} else {
+		r = 0; /* not a folder: the planner reports it */
 	}
-	return 0; /* not a folder: the planner reports it */
+	return r < 0 ? r : load_package_ignore(s, package);
 }
 
 /* ---- the target ---- */

@@ -56,6 +56,7 @@ struct grove_stat {
 struct grove_dirent {
 	char *name;
 	enum grove_ftype type; /* from d_type; lstat-resolved when the fs says DT_UNKNOWN */
+	ino_t ino;             /* d_ino */
 };
 
 /* Opens the folder at path (following symlinks in path, as a user expects) and
