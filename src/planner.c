@@ -30,7 +30,21 @@ struct planner {
 	int rc;              /* first fatal error */
 	bool incomplete;     /* the plan needs parts of the stow dir not read yet */
 	const char *package; /* the package whose entry is being planned, for conflicts */
+	/* The last package record looked up: consecutive entries share their package,
+	 * and a linear search per entry over hundreds of packages was quadratic. */
+	const char *pkg_name;
+	struct grove_world_pkg *pkg;
 };
+
+static struct grove_world_pkg *
+pkg_record(struct planner *p, const char *package)
+{
+	if (!p->pkg_name || (p->pkg_name != package && strcmp(p->pkg_name, package) != 0)) {
+		p->pkg = grove_world_pkg(p->w, package);
+		p->pkg_name = p->pkg ? package : NULL;
+	}
+	return p->pkg;
+}
 
 static void
 fail(struct planner *p, int code, const char *fmt, const char *a, const char *b)
@@ -353,7 +367,7 @@ ignored(struct planner *p, const char *package, const char *target_path)
 
 	if (p->o->ignore && grove_pattern_set_match(p->o->ignore, target_path))
 		return true;
-	pkg = grove_world_pkg(p->w, package);
+	pkg = pkg_record(p, package);
 	list = pkg && pkg->local_ignore ? pkg->local_ignore : p->w->global_ignore;
 	return list && grove_ignore_list_match(list, target_path);
 }
@@ -426,7 +440,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	if (p->rc || should_skip_target(p, pkg_subdir))
 		return;
 	dir = pkg_node(p, package, pkg_subdir);
-	pkg = grove_world_pkg(p->w, package);
+	pkg = pkg_record(p, package);
 	if (!dir || !dir->listed || !pkg || !pkg->ignore_loaded) {
 		struct grove_node *root = grove_node_child(p->w->stow, package);
 		cleanup_free char *rel = grove_path_join(package, pkg_subdir);
