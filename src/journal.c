@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grove/alt.h"
 #include "grove/journal.h"
 #include "journal_owned.h"
 #include "util.h"
@@ -64,6 +65,39 @@ static const char *const migrations[] = {
 	"  stow_path TEXT,"
 	"  package TEXT,"
 	"  PRIMARY KEY (txn_id, seq)) WITHOUT ROWID;",
+	/* 1 -> 2: alternatives state (grove alt), per (admindir, altdir) pair. */
+	"CREATE TABLE alt_dirs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  admindir TEXT NOT NULL,"
+	"  altdir TEXT NOT NULL,"
+	"  UNIQUE (admindir, altdir));"
+	"CREATE TABLE alt_groups ("
+	"  id INTEGER PRIMARY KEY,"
+	"  dir_id INTEGER NOT NULL REFERENCES alt_dirs(id),"
+	"  name TEXT NOT NULL,"
+	"  link TEXT NOT NULL,"
+	"  mode TEXT NOT NULL CHECK (mode IN ('auto', 'manual')),"
+	"  UNIQUE (dir_id, name));"
+	"CREATE TABLE alt_slaves ("
+	"  group_id INTEGER NOT NULL REFERENCES alt_groups(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  link TEXT NOT NULL,"
+	"  PRIMARY KEY (group_id, seq)) WITHOUT ROWID;"
+	"CREATE TABLE alt_choices ("
+	"  group_id INTEGER NOT NULL REFERENCES alt_groups(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  path TEXT NOT NULL,"
+	"  priority INTEGER NOT NULL,"
+	"  PRIMARY KEY (group_id, seq)) WITHOUT ROWID;"
+	"CREATE TABLE alt_choice_slaves ("
+	"  group_id INTEGER NOT NULL,"
+	"  choice_seq INTEGER NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  path TEXT NOT NULL,"
+	"  PRIMARY KEY (group_id, choice_seq, name),"
+	"  FOREIGN KEY (group_id, choice_seq) REFERENCES alt_choices(group_id, seq)"
+	"    ON DELETE CASCADE) WITHOUT ROWID;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -98,6 +132,17 @@ enum stmt_id {
 	ST_LIST,
 	ST_LAST_UNDOABLE,
 	ST_OWNED_OPS,
+	ST_ALT_DIR_GET,
+	ST_ALT_DIR_PUT,
+	ST_ALT_GROUPS,
+	ST_ALT_SLAVES,
+	ST_ALT_CHOICES,
+	ST_ALT_CHOICE_SLAVES,
+	ST_ALT_GROUP_DEL,
+	ST_ALT_GROUP_PUT,
+	ST_ALT_SLAVE_PUT,
+	ST_ALT_CHOICE_PUT,
+	ST_ALT_CHOICE_SLAVE_PUT,
 	ST_COUNT,
 };
 
@@ -136,6 +181,24 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " JOIN ops o ON o.txn_id = t.id"
 			 " WHERE t.target_id = ?1 AND t.state = 'committed'"
 			 " ORDER BY o.txn_id, o.seq",
+	[ST_ALT_DIR_GET] = "SELECT id FROM alt_dirs WHERE admindir = ?1 AND altdir = ?2",
+	[ST_ALT_DIR_PUT] = "INSERT OR IGNORE INTO alt_dirs (admindir, altdir) VALUES (?1, ?2)",
+	[ST_ALT_GROUPS] = "SELECT id, name, link, mode FROM alt_groups WHERE dir_id = ?1"
+			  " ORDER BY name",
+	[ST_ALT_SLAVES] = "SELECT name, link FROM alt_slaves WHERE group_id = ?1 ORDER BY seq",
+	[ST_ALT_CHOICES] = "SELECT seq, path, priority FROM alt_choices WHERE group_id = ?1"
+			   " ORDER BY seq",
+	[ST_ALT_CHOICE_SLAVES] = "SELECT name, path FROM alt_choice_slaves"
+				 " WHERE group_id = ?1 AND choice_seq = ?2 ORDER BY name",
+	[ST_ALT_GROUP_DEL] = "DELETE FROM alt_groups WHERE dir_id = ?1 AND name = ?2",
+	[ST_ALT_GROUP_PUT] = "INSERT INTO alt_groups (dir_id, name, link, mode)"
+			     " VALUES (?1, ?2, ?3, ?4)",
+	[ST_ALT_SLAVE_PUT] = "INSERT INTO alt_slaves (group_id, seq, name, link)"
+			     " VALUES (?1, ?2, ?3, ?4)",
+	[ST_ALT_CHOICE_PUT] = "INSERT INTO alt_choices (group_id, seq, path, priority)"
+			      " VALUES (?1, ?2, ?3, ?4)",
+	[ST_ALT_CHOICE_SLAVE_PUT] = "INSERT INTO alt_choice_slaves (group_id, choice_seq, name,"
+				    " path) VALUES (?1, ?2, ?3, ?4)",
 };
 
 struct grove_journal {
@@ -1283,5 +1346,262 @@ grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_own
 		r = grove_error_errno(err, r, "read journal '%s'", j->name);
 out:
 	grove_owned_replay_free(m);
+	return r;
+}
+
+/* ---- alternatives state ---- */
+
+int
+grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char *altdir,
+		      int64_t *ret_id, struct grove_error *err)
+{
+	bool unknown;
+	int rc, r;
+
+	for (int pass = 0; pass < 2; pass++) {
+		cleanup_stmt sqlite3_stmt *s = NULL;
+
+		r = stmt_get(j, ST_ALT_DIR_GET, &s, err);
+		if (r < 0)
+			return r;
+		bind_text(s, 1, admindir);
+		bind_text(s, 2, altdir);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			*ret_id = sqlite3_column_int64(s, 0);
+			return 0;
+		}
+		if (rc != SQLITE_DONE)
+			return jfail(j, rc, err, "read");
+		if (pass == 1)
+			break;
+		sqlite3_reset(s);
+		r = write_begin(j, err, "register alternatives dir in");
+		if (r < 0)
+			return r;
+		{
+			cleanup_stmt sqlite3_stmt *p = NULL;
+
+			r = stmt_get(j, ST_ALT_DIR_PUT, &p, err);
+			if (r >= 0) {
+				bind_text(p, 1, admindir);
+				bind_text(p, 2, altdir);
+				rc = sqlite3_step(p);
+				if (rc != SQLITE_DONE)
+					r = jfail(j, rc, err, "register alternatives dir in");
+			}
+		}
+		if (r < 0) {
+			rollback(j);
+			return r;
+		}
+		r = write_commit(j, &unknown, err, "register alternatives dir in");
+		if (r < 0 && !unknown)
+			return r;
+	}
+	return grove_error_set(err, -GROVE_E_INTERNAL,
+			       "register alternatives dir '%s' in journal '%s': not found after "
+			       "writing it",
+			       admindir, j->name);
+}
+
+/* Reads the followers (group slaves or a choice's files) of one row set. */
+static int
+alt_read_slaves(struct grove_journal *j, enum stmt_id id, int64_t gid, int64_t seq,
+		struct grove_alt_slave **v, size_t *n, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = stmt_get(j, id, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, gid);
+	if (id == ST_ALT_CHOICE_SLAVES)
+		sqlite3_bind_int64(s, 2, seq);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct grove_alt_slave *nv = realloc(*v, (*n + 1) * sizeof(**v));
+
+		if (!nv)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		*v = nv;
+		nv[*n].name = nv[*n].path = NULL;
+		(*n)++;
+		if (column_dup(s, 0, &nv[*n - 1].name) < 0 ||
+		    column_dup(s, 1, &nv[*n - 1].path) < 0 || !nv[*n - 1].name || !nv[*n - 1].path)
+			return grove_error_set(err, -ENOMEM, "read journal '%s': out of memory",
+					       j->name);
+	}
+	return rc == SQLITE_DONE ? 0 : jfail(j, rc, err, "read");
+}
+
+static int
+alt_read_group(struct grove_journal *j, int64_t gid, struct grove_alt_group *g,
+	       struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	r = alt_read_slaves(j, ST_ALT_SLAVES, gid, 0, &g->slaves, &g->n_slaves, err);
+	if (r < 0)
+		return r;
+	r = stmt_get(j, ST_ALT_CHOICES, &s, err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, gid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct grove_alt_choice *nv = realloc(g->choices, (g->n_choices + 1) * sizeof(*nv));
+		struct grove_alt_choice *c;
+
+		if (!nv)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		g->choices = nv;
+		c = &nv[g->n_choices++];
+		memset(c, 0, sizeof(*c));
+		c->priority = sqlite3_column_int(s, 2);
+		if (column_dup(s, 1, &c->path) < 0 || !c->path)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		r = alt_read_slaves(j, ST_ALT_CHOICE_SLAVES, gid, sqlite3_column_int64(s, 0),
+				    &c->slaves, &c->n_slaves, err);
+		if (r < 0)
+			return r;
+	}
+	return rc == SQLITE_DONE ? 0 : jfail(j, rc, err, "read");
+}
+
+int
+grove_journal_alt_load(struct grove_journal *j, int64_t dir_id, struct grove_alt_group **ret,
+		       size_t *ret_n, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	struct grove_alt_group *v = NULL;
+	size_t n = 0;
+	int rc, r = stmt_get(j, ST_ALT_GROUPS, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, dir_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct grove_alt_group *nv = realloc(v, (n + 1) * sizeof(*nv));
+		const unsigned char *mode = sqlite3_column_text(s, 3);
+
+		if (!nv) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		v = nv;
+		memset(&v[n], 0, sizeof(v[n]));
+		n++;
+		v[n - 1].manual = mode && strcmp((const char *)mode, "manual") == 0;
+		if (column_dup(s, 1, &v[n - 1].name) < 0 || column_dup(s, 2, &v[n - 1].link) < 0 ||
+		    !v[n - 1].name || !v[n - 1].link) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+		r = alt_read_group(j, sqlite3_column_int64(s, 0), &v[n - 1], err);
+		if (r < 0)
+			goto fail;
+	}
+	if (rc != SQLITE_DONE) {
+		r = jfail(j, rc, err, "read");
+		goto fail;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+fail:
+	grove_alt_groups_free(v, n);
+	return r;
+}
+
+/* Runs an insert of four bound values (?1 integer, ?2 integer or text, ?3, ?4 text or
+ * integer) as the alternatives statements need. */
+static int
+alt_put(struct grove_journal *j, enum stmt_id id, int64_t a, int64_t b, const char *c,
+	const char *d, int64_t d_int, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = stmt_get(j, id, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, a);
+	sqlite3_bind_int64(s, 2, b);
+	bind_text(s, 3, c);
+	if (d)
+		bind_text(s, 4, d);
+	else
+		sqlite3_bind_int64(s, 4, d_int);
+	rc = sqlite3_step(s);
+	return rc == SQLITE_DONE ? 0 : jfail(j, rc, err, "save alternatives in");
+}
+
+static int
+alt_write_group(struct grove_journal *j, int64_t dir_id, const struct grove_alt_group *g,
+		struct grove_error *err)
+{
+	int64_t gid;
+	int rc, r;
+
+	{
+		cleanup_stmt sqlite3_stmt *s = NULL;
+
+		r = stmt_get(j, ST_ALT_GROUP_DEL, &s, err);
+		if (r < 0)
+			return r;
+		sqlite3_bind_int64(s, 1, dir_id);
+		bind_text(s, 2, g->name);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_DONE)
+			return jfail(j, rc, err, "save alternatives in");
+	}
+	if (g->n_choices == 0)
+		return 0;
+	{
+		cleanup_stmt sqlite3_stmt *s = NULL;
+
+		r = stmt_get(j, ST_ALT_GROUP_PUT, &s, err);
+		if (r < 0)
+			return r;
+		sqlite3_bind_int64(s, 1, dir_id);
+		bind_text(s, 2, g->name);
+		bind_text(s, 3, g->link);
+		bind_text(s, 4, g->manual ? "manual" : "auto");
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_DONE)
+			return jfail(j, rc, err, "save alternatives in");
+		gid = sqlite3_last_insert_rowid(j->db);
+	}
+	for (size_t i = 0; i < g->n_slaves && r >= 0; i++)
+		r = alt_put(j, ST_ALT_SLAVE_PUT, gid, (int64_t)i, g->slaves[i].name,
+			    g->slaves[i].path, 0, err);
+	for (size_t i = 0; i < g->n_choices && r >= 0; i++) {
+		const struct grove_alt_choice *c = &g->choices[i];
+
+		r = alt_put(j, ST_ALT_CHOICE_PUT, gid, (int64_t)i, c->path, NULL, c->priority, err);
+		for (size_t k = 0; k < c->n_slaves && r >= 0; k++)
+			if (c->slaves[k].path && *c->slaves[k].path)
+				r = alt_put(j, ST_ALT_CHOICE_SLAVE_PUT, gid, (int64_t)i,
+					    c->slaves[k].name, c->slaves[k].path, 0, err);
+	}
+	return r;
+}
+
+int
+grove_journal_alt_save(struct grove_journal *j, int64_t dir_id, const struct grove_alt_group *g,
+		       struct grove_error *err)
+{
+	bool unknown;
+	int r = write_begin(j, err, "save alternatives in");
+
+	if (r < 0)
+		return r;
+	r = alt_write_group(j, dir_id, g, err);
+	if (r < 0) {
+		rollback(j);
+		return r;
+	}
+	r = write_commit(j, &unknown, err, "save alternatives in");
+	/* An unknown outcome is reported as a failure: the next run reads what the
+	 * log says (the save is idempotent). */
 	return r;
 }

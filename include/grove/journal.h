@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 1
+#define GROVE_JOURNAL_VERSION 2
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -145,5 +145,26 @@ void grove_owned_free(struct grove_owned *o, size_t n);
  */
 int grove_lock_target(const struct grove_root *state, const struct grove_root *target,
 		      double wait_seconds, struct grove_error *err);
+
+/*
+ * Alternatives state (schema v2): link groups kept per (admindir, altdir)
+ * pair, the strings as grove alt was given them (canonical admindir, altdir as
+ * written into links).
+ */
+struct grove_alt_group;
+
+/* The id of the (admindir, altdir) pair, registered on first use. */
+int grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char *altdir,
+			  int64_t *ret_id, struct grove_error *err);
+
+/* Every group of the pair, sorted by name, each with its followers and
+ * choices in their saved order. The caller frees with grove_alt_groups_free. */
+int grove_journal_alt_load(struct grove_journal *j, int64_t dir_id, struct grove_alt_group **ret,
+			   size_t *ret_n, struct grove_error *err);
+
+/* Replaces the saved group g->name of the pair by g in one write transaction;
+ * a group without choices is deleted. */
+int grove_journal_alt_save(struct grove_journal *j, int64_t dir_id, const struct grove_alt_group *g,
+			   struct grove_error *err);
 
 #endif

@@ -115,4 +115,8 @@ int grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_glo
 int grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
 		   const struct grove_global_opts *global);
 
+/* Runs `grove alt` (update-alternatives' command line; argv[0] is "alt"). Returns 0 or 2, as
+ * update-alternatives does. */
+int grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global);
+
 #endif

@@ -8,7 +8,6 @@
 #include "grove-config.h"
 
 static const char *const not_yet[] = {
-	"alt",
 	"profile",
 	"apply",
 };
@@ -141,6 +140,8 @@ dispatch(int argc, char **argv, const char *whole)
 			i++;
 		return grove_cmd_stow(argc - i, argv + i, action, true, &global);
 	}
+	if (!strcmp(cmd, "alt"))
+		return grove_cmd_alt(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "switch"))
 		return cmd_switch(argc - i, argv + i, &global);
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Alternatives: link groups with update-alternatives' semantics, their choice rules and the plans
+ * that realise them. */
+#ifndef GROVE_ALT_H
+#define GROVE_ALT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "grove/error.h"
+
+/*
+ * A link group (Debian's "alternative"): a generic link LINK (the master)
+ * pointing to ALTDIR/NAME, which points to the chosen alternative's path;
+ * followers (slaves), each a link pointing to ALTDIR/<follower name>, which
+ * points to the chosen alternative's file for that follower, if it has one.
+ *
+ * The choice rules, as update-alternatives 1.21 has them: the best choice
+ * starts as the current one (what ALTDIR/NAME points to, when that is a
+ * choice), and a choice replaces it only with a strictly higher priority,
+ * the first such in list order. So a tie keeps the current choice. The list
+ * is kept sorted by path (bytewise) once saved and a newly installed path is
+ * appended at its end, so without a current choice the first path in byte
+ * order among the saved ones wins a tie.
+ */
+
+/* A follower of a group (name, link) or of a choice (name, file). */
+struct grove_alt_slave {
+	char *name;
+	char *path;
+};
+
+struct grove_alt_choice {
+	char *path;
+	int priority;
+	struct grove_alt_slave *slaves; /* follower name -> file; only those the choice has */
+	size_t n_slaves;
+};
+
+struct grove_alt_group {
+	char *name;
+	char *link;
+	bool manual;
+	struct grove_alt_slave *slaves; /* follower name -> link */
+	size_t n_slaves;
+	struct grove_alt_choice *choices;
+	size_t n_choices;
+};
+
+/* Frees what the group owns and zeroes it; accepts a zeroed group. */
+void grove_alt_group_release(struct grove_alt_group *g);
+void grove_alt_groups_free(struct grove_alt_group *g, size_t n);
+void grove_alt_choice_release(struct grove_alt_choice *c);
+
+/* Deep copy. 0 or -ENOMEM. */
+int grove_alt_group_copy(struct grove_alt_group *dst, const struct grove_alt_group *src);
+
+/* Adds follower name with link, or changes the link of the existing one. 0 or -ENOMEM. */
+int grove_alt_group_set_slave(struct grove_alt_group *g, const char *name, const char *link);
+
+/* Adds (or changes) the file of follower name in choice c. 0 or -ENOMEM. */
+int grove_alt_choice_set_slave(struct grove_alt_choice *c, const char *name, const char *path);
+
+/* The file of follower name in choice c, or NULL when it has none. */
+const char *grove_alt_choice_slave(const struct grove_alt_choice *c, const char *name);
+
+/* The link of follower name in g, or NULL. */
+const char *grove_alt_group_slave_link(const struct grove_alt_group *g, const char *name);
+
+/* Index of the choice with path, or -1. */
+ssize_t grove_alt_find_choice(const struct grove_alt_group *g, const char *path);
+
+/* Takes c (moved in, zeroed on success): replaces the choice with the same
+ * path in place, or appends it. 0 or -ENOMEM. */
+int grove_alt_add_choice(struct grove_alt_group *g, struct grove_alt_choice *c);
+
+/* Removes the choice with path; false if there was none. */
+bool grove_alt_remove_choice(struct grove_alt_group *g, const char *path);
+
+/* Index of the best choice given the current value (may be NULL), or -1 when there is none. */
+ssize_t grove_alt_best(const struct grove_alt_group *g, const char *current);
+
+/* What saving does: sorts choices by path and followers by name, and drops
+ * followers no choice has. Returns how many followers were dropped. */
+size_t grove_alt_group_normalize(struct grove_alt_group *g);
+
+/* True for a valid group or follower name: non-empty, no '/' and no space. */
+bool grove_alt_name_ok(const char *name);
+
+/* ---- running a command (src/alt_run.c) ---- */
+
+enum grove_alt_action {
+	GROVE_ALT_NONE = 0,
+	GROVE_ALT_INSTALL,
+	GROVE_ALT_REMOVE,
+	GROVE_ALT_REMOVE_ALL,
+	GROVE_ALT_SET,
+	GROVE_ALT_AUTO,
+	GROVE_ALT_QUERY,
+	GROVE_ALT_DISPLAY,
+	GROVE_ALT_LIST,
+};
+
+struct grove_alt_request {
+	enum grove_alt_action action;
+	const char *name;
+	const char *link;               /* INSTALL */
+	const char *path;               /* INSTALL, REMOVE, SET */
+	int priority;                   /* INSTALL */
+	struct grove_alt_slave *slaves; /* INSTALL: --slave LINK NAME PATH, as (name, path); */
+	const char **slave_links;       /* ... and their links, same index */
+	size_t n_slaves;
+	const char *altdir;    /* default /etc/alternatives */
+	const char *admindir;  /* default /var/lib/dpkg/alternatives */
+	const char *instdir;   /* default / */
+	const char *log;       /* may be NULL */
+	const char *state_opt; /* grove's --state */
+	const char *command_line;
+	double wait_seconds;
+	int verbose; /* -1 quiet, 0, 1 verbose */
+};
+
+enum grove_alt_msg_kind {
+	GROVE_ALT_INFO,    /* stdout, hidden by --quiet */
+	GROVE_ALT_VERBOSE, /* stdout, only with --verbose */
+	GROVE_ALT_WARNING, /* stderr, hidden by --quiet */
+};
+
+struct grove_alt_msg {
+	enum grove_alt_msg_kind kind;
+	char *text;
+};
+
+/* What a command leaves for the command line to print. */
+struct grove_alt_result {
+	struct grove_alt_msg *msgs;
+	size_t n_msgs, cap_msgs;
+	/* QUERY, DISPLAY, LIST: the group as saved and its current value (NULL: none). */
+	struct grove_alt_group group;
+	char *current;
+	bool current_failed; /* QUERY, DISPLAY: group filled, but ALTDIR/NAME is not a link */
+	int64_t txn;         /* the logged transaction, or 0 */
+};
+
+void grove_alt_result_release(struct grove_alt_result *res);
+
+/*
+ * Runs one command: holds instdir (the target root; every link must lie
+ * beneath it), opens the journal (grove's state dir) and locks the target for
+ * a mutating command, recovers an interrupted transaction, loads the groups of
+ * the (admindir, altdir) pair, decides as update-alternatives does, applies
+ * the links as one logged transaction, and saves the group.
+ * Errors carry update-alternatives' wording where it has one; every failure
+ * is exit status 2 for the command line.
+ */
+int grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
+		  struct grove_error *err);
+
+#endif

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The alternatives model: link groups, their choices and followers, and the choice rules. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/alt.h"
+
+static void
+slaves_free(struct grove_alt_slave *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].name);
+		free(s[i].path);
+	}
+	free(s);
+}
+
+void
+grove_alt_choice_release(struct grove_alt_choice *c)
+{
+	if (!c)
+		return;
+	free(c->path);
+	slaves_free(c->slaves, c->n_slaves);
+	memset(c, 0, sizeof(*c));
+}
+
+void
+grove_alt_group_release(struct grove_alt_group *g)
+{
+	if (!g)
+		return;
+	free(g->name);
+	free(g->link);
+	slaves_free(g->slaves, g->n_slaves);
+	for (size_t i = 0; i < g->n_choices; i++)
+		grove_alt_choice_release(&g->choices[i]);
+	free(g->choices);
+	memset(g, 0, sizeof(*g));
+}
+
+void
+grove_alt_groups_free(struct grove_alt_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		grove_alt_group_release(&g[i]);
+	free(g);
+}
+
+/* Sets (name -> path) in a follower list, replacing an existing name's path. */
+static int
+slave_set(struct grove_alt_slave **v, size_t *n, const char *name, const char *path)
+{
+	struct grove_alt_slave *nv;
+	char *p = strdup(path), *nm;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp((*v)[i].name, name) == 0) {
+			free((*v)[i].path);
+			(*v)[i].path = p;
+			return 0;
+		}
+	}
+	nm = strdup(name);
+	nv = nm ? realloc(*v, (*n + 1) * sizeof(**v)) : NULL;
+	if (!nv) {
+		free(nm);
+		free(p);
+		return -ENOMEM;
+	}
+	nv[*n].name = nm;
+	nv[*n].path = p;
+	*v = nv;
+	(*n)++;
+	return 0;
+}
+
+static const char *
+slave_get(const struct grove_alt_slave *v, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return v[i].path;
+	return NULL;
+}
+
+int
+grove_alt_group_set_slave(struct grove_alt_group *g, const char *name, const char *link)
+{
+	return slave_set(&g->slaves, &g->n_slaves, name, link);
+}
+
+int
+grove_alt_choice_set_slave(struct grove_alt_choice *c, const char *name, const char *path)
+{
+	return slave_set(&c->slaves, &c->n_slaves, name, path);
+}
+
+const char *
+grove_alt_choice_slave(const struct grove_alt_choice *c, const char *name)
+{
+	const char *p = slave_get(c->slaves, c->n_slaves, name);
+
+	return p && *p ? p : NULL;
+}
+
+const char *
+grove_alt_group_slave_link(const struct grove_alt_group *g, const char *name)
+{
+	return slave_get(g->slaves, g->n_slaves, name);
+}
+
+int
+grove_alt_group_copy(struct grove_alt_group *dst, const struct grove_alt_group *src)
+{
+	struct grove_alt_group g = { 0 };
+
+	g.name = strdup(src->name);
+	g.link = src->link ? strdup(src->link) : NULL;
+	g.manual = src->manual;
+	if (!g.name || (src->link && !g.link))
+		goto oom;
+	for (size_t i = 0; i < src->n_slaves; i++)
+		if (grove_alt_group_set_slave(&g, src->slaves[i].name, src->slaves[i].path) < 0)
+			goto oom;
+	g.choices = calloc(src->n_choices ? src->n_choices : 1, sizeof(*g.choices));
+	if (!g.choices)
+		goto oom;
+	for (size_t i = 0; i < src->n_choices; i++) {
+		const struct grove_alt_choice *c = &src->choices[i];
+		struct grove_alt_choice *d = &g.choices[g.n_choices++];
+
+		d->priority = c->priority;
+		d->path = strdup(c->path);
+		if (!d->path)
+			goto oom;
+		for (size_t k = 0; k < c->n_slaves; k++)
+			if (grove_alt_choice_set_slave(d, c->slaves[k].name, c->slaves[k].path) < 0)
+				goto oom;
+	}
+	*dst = g;
+	return 0;
+oom:
+	grove_alt_group_release(&g);
+	return -ENOMEM;
+}
+
+ssize_t
+grove_alt_find_choice(const struct grove_alt_group *g, const char *path)
+{
+	for (size_t i = 0; i < g->n_choices; i++)
+		if (strcmp(g->choices[i].path, path) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+int
+grove_alt_add_choice(struct grove_alt_group *g, struct grove_alt_choice *c)
+{
+	ssize_t i = grove_alt_find_choice(g, c->path);
+	struct grove_alt_choice *nv;
+
+	if (i >= 0) {
+		/* update-alternatives replaces a re-installed path where it stands. */
+		grove_alt_choice_release(&g->choices[i]);
+		g->choices[i] = *c;
+		memset(c, 0, sizeof(*c));
+		return 0;
+	}
+	nv = realloc(g->choices, (g->n_choices + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	nv[g->n_choices++] = *c;
+	g->choices = nv;
+	memset(c, 0, sizeof(*c));
+	return 0;
+}
+
+bool
+grove_alt_remove_choice(struct grove_alt_group *g, const char *path)
+{
+	ssize_t i = grove_alt_find_choice(g, path);
+
+	if (i < 0)
+		return false;
+	grove_alt_choice_release(&g->choices[i]);
+	memmove(&g->choices[i], &g->choices[i + 1],
+		(g->n_choices - (size_t)i - 1) * sizeof(*g->choices));
+	g->n_choices--;
+	return true;
+}
+
+ssize_t
+grove_alt_best(const struct grove_alt_group *g, const char *current)
+{
+	ssize_t best = current ? grove_alt_find_choice(g, current) : -1;
+
+	/* Strictly higher only: the current choice, then the earlier one in the list, wins a tie.
+	 */
+	for (size_t i = 0; i < g->n_choices; i++)
+		if (best < 0 || g->choices[i].priority > g->choices[best].priority)
+			best = (ssize_t)i;
+	return best;
+}
+
+static int
+cmp_choice(const void *a, const void *b)
+{
+	return strcmp(((const struct grove_alt_choice *)a)->path,
+		      ((const struct grove_alt_choice *)b)->path);
+}
+
+static int
+cmp_slave(const void *a, const void *b)
+{
+	return strcmp(((const struct grove_alt_slave *)a)->name,
+		      ((const struct grove_alt_slave *)b)->name);
+}
+
+size_t
+grove_alt_group_normalize(struct grove_alt_group *g)
+{
+	size_t dropped = 0, k = 0;
+
+	if (g->n_choices > 1)
+		qsort(g->choices, g->n_choices, sizeof(*g->choices), cmp_choice);
+	for (size_t i = 0; i < g->n_slaves; i++) {
+		bool used = false;
+
+		for (size_t c = 0; c < g->n_choices && !used; c++)
+			used = grove_alt_choice_slave(&g->choices[c], g->slaves[i].name) != NULL;
+		if (!used) {
+			free(g->slaves[i].name);
+			free(g->slaves[i].path);
+			dropped++;
+			continue;
+		}
+		g->slaves[k++] = g->slaves[i];
+	}
+	g->n_slaves = k;
+	if (g->n_slaves > 1)
+		qsort(g->slaves, g->n_slaves, sizeof(*g->slaves), cmp_slave);
+	return dropped;
+}
+
+bool
+grove_alt_name_ok(const char *name)
+{
+	return name && *name && !strchr(name, '/') && !strpbrk(name, " \t\n");
+}

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests for the alternatives model: the choice rules, saving order and state round trips. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/alt.h"
+#include "grove/journal.h"
+#include "testutil.h"
+
+static void
+add(struct grove_alt_group *g, const char *path, int prio, const char *slave, const char *file)
+{
+	struct grove_alt_choice c = { 0 };
+
+	c.path = strdup(path);
+	c.priority = prio;
+	assert_non_null(c.path);
+	if (slave)
+		assert_int_equal(grove_alt_choice_set_slave(&c, slave, file), 0);
+	assert_int_equal(grove_alt_add_choice(g, &c), 0);
+	assert_null(c.path);
+}
+
+static const char *
+best(const struct grove_alt_group *g, const char *current)
+{
+	ssize_t i = grove_alt_best(g, current);
+
+	return i < 0 ? NULL : g->choices[i].path;
+}
+
+static void
+test_alt_best_highest_priority_wins(void **state)
+{
+	struct grove_alt_group g = { 0 };
+
+	(void)state;
+	assert_null(best(&g, NULL));
+	add(&g, "/b", 10, NULL, NULL);
+	add(&g, "/a", 20, NULL, NULL);
+	add(&g, "/c", 5, NULL, NULL);
+	assert_string_equal(best(&g, NULL), "/a");
+	assert_string_equal(best(&g, "/c"), "/a");
+	grove_alt_group_release(&g);
+}
+
+static void
+test_alt_best_tie_keeps_current_then_list_order(void **state)
+{
+	struct grove_alt_group g = { 0 };
+
+	(void)state;
+	add(&g, "/b", 10, NULL, NULL);
+	add(&g, "/c", 10, NULL, NULL);
+	add(&g, "/a", 10, NULL, NULL); /* appended: last in list order until saved */
+	assert_string_equal(best(&g, "/c"), "/c");
+	assert_string_equal(best(&g, NULL), "/b");
+	assert_string_equal(best(&g, "/nowhere"), "/b");
+	grove_alt_group_normalize(&g); /* saving sorts: the first path in byte order wins */
+	assert_string_equal(best(&g, NULL), "/a");
+	assert_string_equal(best(&g, "/b"), "/b");
+	grove_alt_group_release(&g);
+}
+
+static void
+test_alt_reinstall_replaces_in_place(void **state)
+{
+	struct grove_alt_group g = { 0 };
+
+	(void)state;
+	add(&g, "/b", 10, "s", "/sb");
+	add(&g, "/a", 10, NULL, NULL);
+	add(&g, "/b", 1, NULL, NULL);
+	assert_int_equal(g.n_choices, 2);
+	assert_string_equal(g.choices[0].path, "/b");
+	assert_int_equal(g.choices[0].priority, 1);
+	assert_null(grove_alt_choice_slave(&g.choices[0], "s"));
+	assert_true(grove_alt_remove_choice(&g, "/b"));
+	assert_false(grove_alt_remove_choice(&g, "/b"));
+	assert_int_equal(g.n_choices, 1);
+	grove_alt_group_release(&g);
+}
+
+static void
+test_alt_normalize_drops_unused_followers(void **state)
+{
+	struct grove_alt_group g = { 0 };
+
+	(void)state;
+	g.name = strdup("ed");
+	g.link = strdup("/usr/bin/ed");
+	assert_int_equal(grove_alt_group_set_slave(&g, "z", "/usr/bin/z"), 0);
+	assert_int_equal(grove_alt_group_set_slave(&g, "unused", "/usr/bin/u"), 0);
+	assert_int_equal(grove_alt_group_set_slave(&g, "a", "/usr/bin/a"), 0);
+	add(&g, "/opt/2", 1, "z", "/opt/z");
+	add(&g, "/opt/1", 1, "a", "/opt/a");
+	assert_int_equal(grove_alt_group_normalize(&g), 1);
+	assert_int_equal(g.n_slaves, 2);
+	assert_string_equal(g.slaves[0].name, "a");
+	assert_string_equal(g.slaves[1].name, "z");
+	assert_string_equal(g.choices[0].path, "/opt/1");
+	grove_alt_group_release(&g);
+}
+
+static void
+test_alt_names(void **state)
+{
+	(void)state;
+	assert_true(grove_alt_name_ok("editor"));
+	assert_false(grove_alt_name_ok("a/b"));
+	assert_false(grove_alt_name_ok("a b"));
+	assert_false(grove_alt_name_ok(""));
+}
+
+static void
+test_alt_state_round_trip(void **state)
+{
+	char *dir = tu_mkdtemp();
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_error err = { 0 };
+	struct grove_alt_group g = { 0 }, *v = NULL;
+	size_t n = 0;
+	int64_t id = 0, id2 = 0, other = 0;
+
+	(void)state;
+	assert_int_equal(grove_journal_open(dir, &root, &j, &err), 0);
+	assert_int_equal(grove_journal_alt_dir(j, "/adm", "/etc/alternatives", &id, &err), 0);
+	assert_int_equal(grove_journal_alt_dir(j, "/adm", "/etc/alternatives", &id2, &err), 0);
+	assert_int_equal(grove_journal_alt_dir(j, "/adm", "/other", &other, &err), 0);
+	assert_int_equal(id, id2);
+	assert_true(id != other);
+	g.name = strdup("ed");
+	g.link = strdup("/usr/bin/ed");
+	g.manual = true;
+	assert_int_equal(grove_alt_group_set_slave(&g, "ex", "/usr/bin/ex"), 0);
+	add(&g, "/opt/b", -3, NULL, NULL);
+	add(&g, "/opt/a", 7, "ex", "/opt/ex");
+	assert_int_equal(grove_journal_alt_save(j, id, &g, &err), 0);
+	assert_int_equal(grove_journal_alt_load(j, id, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].name, "ed");
+	assert_string_equal(v[0].link, "/usr/bin/ed");
+	assert_true(v[0].manual);
+	assert_int_equal(v[0].n_slaves, 1);
+	assert_string_equal(grove_alt_group_slave_link(&v[0], "ex"), "/usr/bin/ex");
+	assert_int_equal(v[0].n_choices, 2);
+	assert_string_equal(v[0].choices[0].path, "/opt/b"); /* saved order kept */
+	assert_int_equal(v[0].choices[0].priority, -3);
+	assert_null(grove_alt_choice_slave(&v[0].choices[0], "ex"));
+	assert_string_equal(grove_alt_choice_slave(&v[0].choices[1], "ex"), "/opt/ex");
+	grove_alt_groups_free(v, n);
+	v = NULL;
+	assert_int_equal(grove_journal_alt_load(j, other, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	/* A group without choices is gone. */
+	assert_true(grove_alt_remove_choice(&g, "/opt/a"));
+	assert_true(grove_alt_remove_choice(&g, "/opt/b"));
+	assert_int_equal(grove_journal_alt_save(j, id, &g, &err), 0);
+	v = NULL;
+	assert_int_equal(grove_journal_alt_load(j, id, &v, &n, &err), 0);
+	assert_int_equal(n, 0);
+	free(v);
+	grove_alt_group_release(&g);
+	grove_journal_close(j);
+	grove_root_release(&root);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A v1 journal (transactions only) migrates to v2 and keeps its rows. */
+static void
+test_alt_migration_from_v1_keeps_data(void **state)
+{
+	char *dir = tu_mkdtemp();
+	char *db = tu_path(dir, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_error err = { 0 };
+	sqlite3 *h = NULL;
+	sqlite3_stmt *s = NULL;
+	int64_t id = 0;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(
+			h,
+			"CREATE TABLE targets (id INTEGER PRIMARY KEY, path TEXT NOT NULL,"
+			" dev INTEGER NOT NULL, ino INTEGER NOT NULL, born INTEGER NOT NULL"
+			" DEFAULT 0, UNIQUE (dev, ino, born));"
+			"CREATE TABLE txns (id INTEGER PRIMARY KEY AUTOINCREMENT, target_id"
+			" INTEGER NOT NULL REFERENCES targets(id), state TEXT NOT NULL, command"
+			" TEXT, stow_dir TEXT, note TEXT, undoes INTEGER, started REAL NOT NULL,"
+			" finished REAL);"
+			"CREATE TABLE ops (txn_id INTEGER NOT NULL, seq INTEGER NOT NULL, kind"
+			" TEXT NOT NULL, path TEXT NOT NULL, old_text TEXT, text TEXT, stow_path"
+			" TEXT, package TEXT, PRIMARY KEY (txn_id, seq)) WITHOUT ROWID;"
+			"INSERT INTO targets VALUES (1, '/t', 1, 2, 0);"
+			"INSERT INTO txns VALUES (1, 1, 'committed', 'grove stow x', NULL, NULL,"
+			" NULL, 1.0, 2.0);"
+			"PRAGMA application_id = 1735552886; PRAGMA user_version = 1;",
+			NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(grove_journal_open(dir, &root, &j, &err), 0);
+	assert_int_equal(grove_journal_alt_dir(j, "/adm", "/alt", &id, &err), 0);
+	grove_journal_close(j);
+	grove_root_release(&root);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h,
+					    "SELECT count(*) FROM txns WHERE command ="
+					    " 'grove stow x'",
+					    -1, &s, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(s, 0), 1);
+	sqlite3_finalize(s);
+	assert_int_equal(sqlite3_prepare_v2(h, "PRAGMA user_version", -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(s, 0), GROVE_JOURNAL_VERSION);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	tu_rmtree(dir);
+	free(db);
+	free(dir);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_alt_best_highest_priority_wins),
+		cmocka_unit_test(test_alt_best_tie_keeps_current_then_list_order),
+		cmocka_unit_test(test_alt_reinstall_replaces_in_place),
+		cmocka_unit_test(test_alt_normalize_drops_unused_followers),
+		cmocka_unit_test(test_alt_names),
+		cmocka_unit_test(test_alt_state_round_trip),
+		cmocka_unit_test(test_alt_migration_from_v1_keeps_data),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
