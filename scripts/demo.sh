@@ -6,11 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 
-if [ "$(id -u)" -eq 0 ]; then
-    bash scripts/install-deps.sh
-else
-    sudo bash scripts/install-deps.sh
-fi
+bash scripts/install-deps.sh
 [ -f build-demo/build.ninja ] || meson setup build-demo --buildtype=release >/dev/null
 ninja -C build-demo >/dev/null
 grove=$top/build-demo/grove
@@ -54,5 +50,7 @@ echo "  (with tools gone, bin/ and share/ folded back into single links to extra
 run home/bin/bye
 run "$grove" -d stow -t home --dotfiles -D bash vim git extras
 show
+run "$grove" log -t home
+echo "  (every change is a transaction in the log: 'grove undo -t home' would put the last one back)"
 echo
 echo "demo done: the target is empty again and the packages are untouched."
