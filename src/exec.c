@@ -310,6 +310,18 @@ cache_for(struct exec *ex, bool stow)
 	return stow ? &ex->sc : &ex->tc;
 }
 
+/* The common start of an op on path: its parent folder (open, beneath the
+ * root, no symlinks on the way) and last name, with room for `undos` undo
+ * records. Returns the parent's fd (cached; not the caller's to close). */
+static int
+enter_parent(struct exec *ex, const char *path, size_t undos, char **ret_dir, const char **ret_name,
+	     struct grove_error *err)
+{
+	if (split(path, ret_dir, ret_name) < 0 || undo_reserve(ex, undos, err) < 0)
+		return grove_error_errno(err, -ENOMEM, "record undo");
+	return dcache_get(&ex->tc, *ret_dir, true, err);
+}
+
 static int
 op_link(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
@@ -317,9 +329,7 @@ op_link(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	const char *name;
 	int fd, r;
 
-	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
-		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_link_create(fd, name, op->text, err);
@@ -337,9 +347,7 @@ op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
 	int fd, nfd;
 
-	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
-		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	nfd = grove_fs_mkdir(fd, name, mode, err);
@@ -356,9 +364,7 @@ op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	const char *name;
 	int fd, r;
 
-	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
-		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_link_remove(fd, name, op->old_text, err);
@@ -376,9 +382,7 @@ op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	struct undo *u;
 	int fd, r;
 
-	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
-		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_link_replace(fd, name, op->old_text, op->text, err);
@@ -575,9 +579,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 	char tmp[NAME_MAX + 1];
 	int fd, nfd, r;
 
-	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 1, err) < 0)
-		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = check_link(fd, name, op->old_text, err);
