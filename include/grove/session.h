@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "grove/error.h"
+#include "grove/exec.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/plan.h"
@@ -31,6 +32,10 @@ struct grove_session {
 	int lock_fd;
 	const struct grove_root *target;
 	int64_t target_id;
+	/* Told after each op grove_session_apply executes (a progress line); set by the caller
+	 * after grove_session_open, may stay NULL. */
+	grove_exec_progress_fn progress;
+	void *progress_ctx;
 };
 
 struct grove_session_opts {
