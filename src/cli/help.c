@@ -43,7 +43,7 @@ static const struct help_page pages[] = {
 	{ "stow",
 	  "Usage: grove stow [OPTION ...] PACKAGE ...\n"
 	  "Links the packages' entries into the target, as GNU Stow does: a folder only one\n"
-	  "package needs becomes one link (folding); all conflicts are reported at once and\n"
+	  "package needs becomes one link, folded; all conflicts are reported at once and\n"
 	  "nothing changes. One logged transaction.\n\n" PACKAGE_OPTIONS },
 	{ "unstow",
 	  "Usage: grove unstow [OPTION ...] PACKAGE ...\n"
@@ -153,7 +153,7 @@ grove_help(FILE *out)
 	      "\n"
 	      "Profiles (grove profile; see grove-profile(1)):\n"
 	      "    -p PROFILE, --profile=PROFILE\n"
-	      "                           the profile link (default: the 'default' profile)\n"
+	      "                           the profile: a name or a path; default: 'default'\n"
 	      "    build|install PACKAGE ..., remove PACKAGE ..., switch N, rollback, list,\n"
 	      "    diff A B, delete N...|old|+N|Nd, gc\n"
 	      "\n"
