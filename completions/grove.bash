@@ -78,7 +78,7 @@ _grove_generations()
 {
 	local IFS=$'\n'
 	_grove_query --json profile $(_grove_pass -p --profile) list |
-		grep -o '"generation": *[0-9]*' | grep -o '[0-9]*$'
+		grep -o '"number": *[0-9]*' | grep -o '[0-9]*$'
 }
 
 _grove_transactions()

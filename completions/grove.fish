@@ -74,7 +74,7 @@ function __grove_pass
 end
 
 function __grove_generations
-    __grove_query --json profile (__grove_pass -p --profile) list | string match -ar '"generation": *[0-9]+' | string match -r '[0-9]+$'
+    __grove_query --json profile (__grove_pass -p --profile) list | string match -ar '"number": *[0-9]+' | string match -r '[0-9]+$'
 end
 
 function __grove_transactions
