@@ -119,4 +119,7 @@ int grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool p
  * update-alternatives does. */
 int grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global);
 
+/* Runs `grove profile …` (argv[0] is "profile"). Returns the exit status. */
+int grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global);
+
 #endif

@@ -8,7 +8,6 @@
 #include "grove-config.h"
 
 static const char *const not_yet[] = {
-	"profile",
 	"apply",
 };
 
@@ -142,6 +141,8 @@ dispatch(int argc, char **argv, const char *whole)
 	}
 	if (!strcmp(cmd, "alt"))
 		return grove_cmd_alt(argc - i, argv + i, &global);
+	if (!strcmp(cmd, "profile"))
+		return grove_cmd_profile(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "switch"))
 		return cmd_switch(argc - i, argv + i, &global);
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
