@@ -817,6 +817,35 @@ recs_free(struct ctx *c)
 	c->n_recs = 0;
 }
 
+/* The group's change, for the session to log with the links and save with their commit (nothing
+ * when the saved text stays the same). */
+static int
+group_change(struct grove_session *s, int64_t dir_id, const struct grove_alt_group *old,
+	     struct grove_alt_group *w, struct grove_error *err)
+{
+	struct grove_journal_alt_change *ch;
+	cleanup_free char *before = NULL, *after = NULL;
+
+	grove_alt_group_normalize(w);
+	if ((old && grove_alt_group_format(old, &before) < 0) ||
+	    (w->n_choices && grove_alt_group_format(w, &after) < 0))
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if ((!before && !after) || (before && after && strcmp(before, after) == 0))
+		return 0;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch || !(ch->name = strdup(w->name))) {
+		free(ch);
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	ch->dir_id = dir_id;
+	ch->before = steal_ptr(before);
+	ch->after = steal_ptr(after);
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = ch;
+	s->n_alt = 1;
+	return 0;
+}
+
 int
 grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	      struct grove_error *err)
@@ -900,13 +929,11 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	if (r >= 0)
 		r = build_plan(&c, &plan, err);
+	if (r >= 0 && save)
+		r = group_change(&s, dir_id, find_group(all, n, req->name), &w, err);
 	if (r >= 0)
 		r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0, &res->txn,
 					err);
-	if (r >= 0 && save) {
-		grove_alt_group_normalize(&w);
-		r = grove_journal_alt_save(s.journal, dir_id, &w, err);
-	}
 out:
 	if (r >= 0 && c.oom)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
