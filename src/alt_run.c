@@ -861,6 +861,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	bool session = false, save = false;
 	size_t n = 0, len;
 	int64_t dir_id = 0;
+	int lock_fd = -1;
 	int r;
 
 	grove_plan_init(&plan);
@@ -883,6 +884,15 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		grove_error_prefix(err, "cannot create administrative directory '%s'",
 				   req->admindir);
 		goto out;
+	}
+	/* One writer per admindir, first: update-alternatives has no lock, so two
+	 * of its runs can interleave their reads and writes of a group. */
+	if (!readonly) {
+		lock_fd = grove_lock_dir(&adm, req->wait_seconds, "administrative directory", err);
+		if (lock_fd < 0) {
+			r = lock_fd;
+			goto out;
+		}
 	}
 	so.state_opt = req->state_opt;
 	so.wait_seconds = req->wait_seconds;
@@ -939,6 +949,8 @@ out:
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	if (session)
 		grove_session_close(&s);
+	if (lock_fd >= 0)
+		grove_fd_close(lock_fd);
 	grove_plan_release(&plan);
 	grove_alt_group_release(&w);
 	grove_alt_groups_free(all, n);

@@ -147,6 +147,16 @@ int grove_lock_target(const struct grove_root *state, const struct grove_root *t
 		      double wait_seconds, struct grove_error *err);
 
 /*
+ * A lock on a folder itself: flock(LOCK_EX) on a new open of the held dir,
+ * so every grove run locking it excludes the others whatever its state dir
+ * (grove alt locks the admindir this way; update-alternatives has no lock).
+ * Waits as grove_lock_target; a held lock is -EWOULDBLOCK ("WHAT '…' is
+ * locked by another grove run"). Returns the lock fd.
+ */
+int grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char *what,
+		   struct grove_error *err);
+
+/*
  * Alternatives state (schema v2; v3 adds the groups each transaction changes): link groups kept per
  * (admindir, altdir) pair, the strings as grove alt was given them (canonical admindir, altdir as
  * written into links).

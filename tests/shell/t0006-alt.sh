@@ -91,3 +91,27 @@ expect_err_has "alternatives group ed was changed since"
 expect_unchanged "$I"
 diff "$ROOT/q.changed" <(q) || fail "a refused undo changed the group"
 check "undo refuses when the group was changed since, and changes nothing"
+
+# One writer per admindir: a second writer fails at once with update-alternatives' exit status 2
+# (another state dir does not matter: the lock is on the admindir itself), or waits with --wait.
+# The shell holds the lock on fd 9 (flock(1) on the folder); readers do not need it.
+snapshot "$I"
+exec 9<"$ADM"
+flock -n 9 || fail "could not lock the admindir for the test"
+expect_exit 2 "$GROVE" "${ALT[@]}" --auto ed 9<&-
+expect_err_has "grove alt: error: administrative directory '$ADM' is locked by another grove run"
+expect_exit 2 env GROVE_STATE_DIR="$ROOT/other-state" "$GROVE" "${ALT[@]}" --auto ed 9<&-
+expect_err_has "is locked by another grove run"
+expect_unchanged "$I"
+expect_exit 0 "$GROVE" "${ALT[@]}" --query ed 9<&-
+check "a second writer on a locked admindir fails fast (exit 2) and changes nothing; --query reads"
+"$GROVE" --wait 60 "${ALT[@]}" --auto ed 9<&- >"$ROOT/wait.out" 2>&1 &
+waiter=$!
+flock -u 9
+rc=0
+wait "$waiter" || rc=$?
+((rc == 0)) || fail "--wait: exit $rc: $(cat "$ROOT/wait.out")"
+exec 9<&-
+expect_exit 0 "$GROVE" "${ALT[@]}" --query ed
+expect_out_has "Status: auto"
+check "with --wait the writer proceeds once the lock is released"
