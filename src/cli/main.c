@@ -9,7 +9,6 @@
 
 static const char *const not_yet[] = {
 	"profile",
-	"apply",
 };
 
 static const char *const txn_cmds[] = {
@@ -142,6 +141,8 @@ dispatch(int argc, char **argv, const char *whole)
 	}
 	if (!strcmp(cmd, "alt"))
 		return grove_cmd_alt(argc - i, argv + i, &global);
+	if (!strcmp(cmd, "apply"))
+		return grove_cmd_apply(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "switch"))
 		return cmd_switch(argc - i, argv + i, &global);
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
