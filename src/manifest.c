@@ -184,7 +184,9 @@ get_str(const struct mctx *c, const struct grove_ynode *n, const char *what, cha
 {
 	char *s;
 
-	if (n->kind != GROVE_Y_SCALAR || !strcmp(kind_name(n), "null"))
+	/* A plain "~" is YAML's null, but in a manifest it means the home
+	 * folder, as in a shell: take it as the string "~". */
+	if (n->kind != GROVE_Y_SCALAR || (!strcmp(kind_name(n), "null") && strcmp(n->str, "~")))
 		return bad(c, n, "%s must be a string, not %s", what, kind_name(n));
 	if (!n->str[0])
 		return bad(c, n, "%s must not be empty", what);

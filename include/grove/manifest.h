@@ -183,6 +183,26 @@ struct grove_apply_context {
 void grove_apply_context_init(struct grove_apply_context *c);
 void grove_apply_context_release(struct grove_apply_context *c);
 
+/*
+ * The levels an apply's context is built from, highest first. Single values
+ * (host) come from the highest level that sets one; lists (tags) and the stow
+ * option lists add up from every level; stow single values from the highest
+ * level that sets them (flags above the manifest, the config below it).
+ */
+struct grove_apply_layers {
+	const char *flag_host;                   /* --host, or NULL */
+	const struct grove_strlist *flag_tags;   /* --tag..., or NULL */
+	const struct grove_stow_settings *flags; /* -d, --no-folding, ..., or NULL */
+	const char *env_host;                    /* $GROVE_HOST, or NULL */
+	const char *env_tags;                    /* $GROVE_TAGS, comma or space separated */
+	const struct grove_manifest *manifest;   /* its tags; may be NULL */
+	const struct grove_user_config *config;  /* may be NULL */
+	const char *default_host;                /* gethostname() */
+};
+
+/* Fills ctx (initialised by the caller) from the layers. 0 or -ENOMEM. */
+int grove_apply_context_build(struct grove_apply_context *ctx, const struct grove_apply_layers *l);
+
 /* Does when apply in ctx? */
 bool grove_manifest_when_matches(const struct grove_manifest_when *when,
 				 const struct grove_apply_context *ctx);

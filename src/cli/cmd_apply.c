@@ -169,47 +169,21 @@ cfg_error(const struct grove_manifest_loc *loc, const struct apply *ap, struct g
 static int
 build_context(struct apply *ap, struct grove_error *err)
 {
-	const char *env_host = getenv("GROVE_HOST");
-	const char *env_tags = getenv("GROVE_TAGS");
 	char hn[256] = "";
-	const char *host;
+	struct grove_apply_layers l = {
+		.flag_host = ap->a.host,
+		.flag_tags = &ap->a.tags,
+		.flags = &ap->a.flags,
+		.env_host = getenv("GROVE_HOST"),
+		.env_tags = getenv("GROVE_TAGS"),
+		.manifest = &ap->m,
+		.config = &ap->cfg,
+		.default_host = hn,
+	};
 
-	if (ap->a.host)
-		host = ap->a.host;
-	else if (env_host && *env_host)
-		host = env_host;
-	else if (ap->cfg.host)
-		host = ap->cfg.host;
-	else {
-		if (gethostname(hn, sizeof(hn) - 1) < 0)
-			hn[0] = '\0';
-		host = hn;
-	}
-	if (!(ap->ctx.host = strdup(host)))
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	/* Lists add up. */
-	for (size_t i = 0; i < ap->a.tags.n; i++)
-		if (grove_strlist_add(&ap->ctx.tags, ap->a.tags.v[i], NULL) < 0)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-	if (env_tags && *env_tags) {
-		cleanup_free char *copy = strdup(env_tags);
-		char *save = NULL;
-
-		if (!copy)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
-			if (grove_strlist_add(&ap->ctx.tags, t, NULL) < 0)
-				return grove_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < ap->m.tags.n; i++)
-		if (grove_strlist_add(&ap->ctx.tags, ap->m.tags.v[i], NULL) < 0)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < ap->cfg.tags.n; i++)
-		if (grove_strlist_add(&ap->ctx.tags, ap->cfg.tags.v[i], NULL) < 0)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-	/* Stow options: config below the manifest, flags above it. */
-	if (grove_stow_settings_merge(&ap->ctx.below, &ap->cfg.defaults) < 0 ||
-	    grove_stow_settings_merge(&ap->ctx.above, &ap->a.flags) < 0)
+	if (gethostname(hn, sizeof(hn) - 1) < 0)
+		hn[0] = '\0';
+	if (grove_apply_context_build(&ap->ctx, &l) < 0)
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	return 0;
 }
