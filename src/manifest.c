@@ -748,6 +748,7 @@ parse_profile(const struct mctx *c, const struct grove_ynode *n, struct grove_ma
 	int r;
 
 	p->loc = loc_of(n);
+	p->folding = p->dotfiles = -1;
 	MAP_EACH(c, n, "a profile", key, val)
 	{
 		if (!strcmp(key->str, "name"))
@@ -756,8 +757,19 @@ parse_profile(const struct mctx *c, const struct grove_ynode *n, struct grove_ma
 			r = get_str(c, val, "'dir'", &p->dir);
 		else if (!strcmp(key->str, "packages"))
 			r = get_strlist(c, val, "'packages'", check_pkg_name, &p->pkgs);
+		else if (!strcmp(key->str, "folding"))
+			r = get_bool(c, val, "'folding'", &p->folding);
+		else if (!strcmp(key->str, "no-folding")) {
+			int v = 0;
+
+			r = get_bool(c, val, "'no-folding'", &v);
+			p->folding = !v;
+		} else if (!strcmp(key->str, "dotfiles"))
+			r = get_bool(c, val, "'dotfiles'", &p->dotfiles);
 		else if ((r = when_option(c, key, val, &p->when)) == 0)
-			return unknown(c, key, "a profile", "name, dir, packages, hosts, tags");
+			return unknown(c, key, "a profile",
+				       "name, dir, packages, folding, no-folding, dotfiles, hosts, "
+				       "tags");
 		if (r < 0)
 			return r;
 	}

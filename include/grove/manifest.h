@@ -115,6 +115,7 @@ struct grove_manifest_profile {
 	struct grove_manifest_when when;
 	char *dir; /* stow dir the packages come from, or NULL (the defaults' dir) */
 	struct grove_strlist pkgs;
+	int folding, dotfiles; /* -1 unset (the defaults' setting), 0, 1 */
 };
 
 struct grove_manifest {

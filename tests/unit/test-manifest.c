@@ -60,7 +60,7 @@ test_manifest_full_schema(void **state)
 			   "        - {path: /usr/bin/nano, priority: -3}\n"
 			   "      choice: /usr/bin/nano\n"
 			   "profiles:\n"
-			   "  - {name: default, packages: [vim]}\n";
+			   "  - {name: default, packages: [vim], dotfiles: true}\n";
 
 	(void)state;
 	assert_int_equal(parse(text, &m, &err), 0);
@@ -83,6 +83,8 @@ test_manifest_full_schema(void **state)
 	assert_int_equal(m.groups[0].choices[0].n_followers, 1);
 	assert_int_equal(m.n_profiles, 1);
 	assert_string_equal(m.profiles[0].pkgs.v[0], "vim");
+	assert_int_equal(m.profiles[0].dotfiles, 1);
+	assert_int_equal(m.profiles[0].folding, -1);
 	grove_manifest_release(&m);
 }
 
