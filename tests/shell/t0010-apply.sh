@@ -200,6 +200,51 @@ expect_unchanged "$H"
 [[ $(ntxn "$H") == "$n" ]] || fail "a refused apply made a transaction"
 check "a conflict refuses the whole apply, nothing changed"
 
+# ---- two targets: a conflict in the second changes neither; then each gets its own transaction ----
+E=$ROOT/etc
+mkdir -p "$E"
+mk_file "$S/etcpkg/motd" "motd"
+mk_file "$E/motd" "mine"
+cat >"$M" <<YAML
+defaults: {dir: dotfiles}
+targets:
+  - path: home
+    packages: [vim, zsh]
+  - path: etc
+    packages: [etcpkg]
+YAML
+snapshot "$H"
+snapshot "$E"
+n=$(ntxn "$H")
+expect_exit 1 "$GROVE" apply
+expect_err_has "cannot stow ../dotfiles/etcpkg/motd over existing target motd"
+expect_unchanged "$H"
+expect_unchanged "$E"
+[[ $(ntxn "$H") == "$n" && $(ntxn "$E") == 0 ]] || fail "a refused apply made a transaction"
+check "a conflict in one target refuses the apply of every target"
+
+# adopt: true moves the user's file into the package (the adopt policy), in the same run
+sed -i 's/packages: \[etcpkg\]/packages: [{name: etcpkg, adopt: true}]/' "$M"
+expect_exit 0 "$GROVE" apply
+[[ $(readlink "$E/motd") == ../dotfiles/etcpkg/motd && $(cat "$S/etcpkg/motd") == mine ]] ||
+	fail "adopt: true did not adopt etc/motd"
+[[ $(ntxn "$H") == $((n + 1)) && $(ntxn "$E") == 1 ]] || fail "not one transaction per target"
+expect_exit 0 "$GROVE" apply
+expect_out_has "nothing to change"
+check "adopt: true adopts; two targets make one transaction each; a second apply changes nothing"
+
+# dotfiles turned on for a package grove stowed without: relinked, nothing left behind
+mk_file "$S/dt/dot-dtrc" "dt"
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    packages: [dt]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+[[ -L $H/dot-dtrc ]] || fail "dt not stowed without dotfiles"
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    dotfiles: true\n    packages: [dt]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+[[ -L $H/.dtrc && ! -e $H/dot-dtrc && ! -L $H/dot-dtrc ]] || fail "dotfiles: true did not relink dt"
+expect_exit 0 "$GROVE" apply
+expect_out_has "nothing to change"
+check "turning dotfiles on restows the package under its new names"
+
 # ---- bad manifests: exit 78, one line naming FILE:LINE:COLUMN, nothing changed ----
 bad()
 {
@@ -220,7 +265,8 @@ printf 'targets:\n  - path: home\n    dir: dotfiles\n    folding: sometimes\n' >
 bad "wrong type" "grove.yaml:4:14: 'folding' must be true or false, not 'sometimes'"
 printf 'targets:\n  - path: home\n    dir: dotfiles\n    packages: [vim, nope]\n' >"$M"
 bad "missing package" "grove.yaml:2:5: target 'home': the stow directory .* does not contain package 'nope'"
-printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    packages: [vim]\n  - path: home/.config\n    packages: [vim]\n' >"$M"
+mkdir -p "$H/sub"
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    packages: [vim]\n  - path: home/sub\n    packages: [vim]\n' >"$M"
 bad "package in two overlapping targets" "grove.yaml:5:5: package 'vim' is in two targets that overlap"
 printf 'targets:\n  - path: home\n    dir: dotfiles\n  - path: %s\n    dir: dotfiles\n' "$H" >"$M"
 bad "one target twice" "grove.yaml:4:5: target '$H' is the same folder as target 'home'"
