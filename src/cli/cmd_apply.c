@@ -896,8 +896,18 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 			/* A package the stow dir lacks is the manifest's mistake. */
 			char msg[GROVE_ERROR_MSG_MAX];
 
+			const struct grove_manifest_loc *loc = &t->mt->loc;
+
 			snprintf(msg, sizeof(msg), "%s", err.msg);
-			r = cfg_error(&t->mt->loc, &ap, &err, "target '%s': %s", t->mt->path, msg);
+			/* Point at the package the message names, when it is one of ours. */
+			for (size_t k = 0; k < t->mt->n_pkgs; k++) {
+				cleanup_free char *q =
+					grove_strdupf("package '%s'", t->mt->pkgs[k].name);
+
+				if (q && strstr(msg, q))
+					loc = &t->mt->pkgs[k].loc;
+			}
+			r = cfg_error(loc, &ap, &err, "target '%s': %s", t->mt->path, msg);
 		}
 		if (r < 0) {
 			status = grove_report_error(&err, r);
