@@ -214,7 +214,9 @@ expect_exit 0 "$GROVE" log -t target
 expect_exit 0 "$GROVE" log -t target --json
 "$GROVE_TEST_PY" - "$OUT" <<-'EOF' || fail "log --json is wrong: $(cat "$OUT")"
 	import json, sys
-	txns = json.load(open(sys.argv[1]))
+	doc = json.load(open(sys.argv[1]))
+	assert doc["grove"] == 1 and doc["command"] == "log", doc
+	txns = doc["transactions"]
 	assert [t["id"] for t in txns] == [3, 2, 1], txns
 	assert all(t["state"] == "committed" and t["undoes"] == 0 for t in txns), txns
 	assert [t["ops"] for t in txns] == [6, 6, 2], txns
