@@ -8,11 +8,6 @@
 #include "front.h"
 #include "grove-config.h"
 
-static const char *const not_yet[] = {
-	"profile",
-	"apply",
-};
-
 static const char *const txn_cmds[] = {
 	"log", "status", "verify", "undo", "rollback", "recover",
 };
@@ -173,17 +168,15 @@ dispatch(int argc, char **argv, const char *whole)
 	}
 	if (!strcmp(cmd, "alt"))
 		return grove_cmd_alt(argc - i, argv + i, &global);
+	if (!strcmp(cmd, "profile"))
+		return grove_cmd_profile(argc - i, argv + i, &global);
+	if (!strcmp(cmd, "apply"))
+		return grove_cmd_apply(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "switch"))
 		return cmd_switch(argc - i, argv + i, &global);
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
 		if (!strcmp(cmd, txn_cmds[k]))
 			return grove_cmd_txn(argc - i, argv + i, cmd, &global);
-	for (size_t k = 0; k < sizeof(not_yet) / sizeof(not_yet[0]); k++) {
-		if (!strcmp(cmd, not_yet[k])) {
-			fprintf(stderr, "grove: '%s' is not implemented yet\n", cmd);
-			return GROVE_EXIT_USAGE;
-		}
-	}
 	fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
 	return GROVE_EXIT_USAGE;
 }
