@@ -52,10 +52,6 @@ _grove_query()
 	"${COMP_WORDS[0]}" "${state[@]}" "$@" 2>/dev/null
 }
 
-_grove_groups()
-{
-	_grove_query alt --get-selections | while read -r name _; do printf '%s\n' "$name"; done
-}
 
 # The values of the given options on the command line, as "--opt value" pairs.
 _grove_pass()
@@ -72,6 +68,13 @@ _grove_pass()
 			fi
 		done
 	done
+}
+
+_grove_groups()
+{
+	local IFS=$'\n'
+	_grove_query alt $(_grove_pass --altdir --admindir --instdir --root) --get-selections |
+		while read -r name _; do printf '%s\n' "$name"; done
 }
 
 _grove_generations()
@@ -114,9 +117,16 @@ _grove()
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		w=${COMP_WORDS[i]}
 		case $w in
-		--state | --wait | -d | --dir | -t | --target | --ignore | --defer | --override)
+		--state | --wait | -d | --dir | -t | --target | --ignore | --defer | --override | --link)
 			[[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
 			((i++))
+			;;
+		-p | --profile)
+			# grove profile -p PROFILE (elsewhere -p is Stow's --compat, without a value)
+			if [[ $cmd == profile ]]; then
+				[[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+				((i++))
+			fi
 			;;
 		--color | --colour)
 			[[ ${COMP_WORDS[i + 1]} == = ]] && ((i += 2))

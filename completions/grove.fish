@@ -51,9 +51,6 @@ function __grove_query
     command $tokens[1] $state $argv 2>/dev/null
 end
 
-function __grove_groups
-    __grove_query alt --get-selections | string replace -r '\s.*' ''
-end
 
 # The values of the given options on the command line, as "--opt value" pairs.
 function __grove_pass
@@ -73,12 +70,43 @@ function __grove_pass
     end
 end
 
+function __grove_groups
+    __grove_query alt (__grove_pass --altdir --admindir --instdir --root) --get-selections | string replace -r '\s.*' ''
+end
+
 function __grove_generations
     __grove_query --json profile (__grove_pass -p --profile) list | string match -ar '"number": *[0-9]+' | string match -r '[0-9]+$'
 end
 
 function __grove_transactions
     __grove_query --json log (__grove_pass -t --target -d --dir) | string match -ar '"id": *[0-9]+' | string match -r '[0-9]+$'
+end
+
+# The command word: the first token that is neither an option nor a global option's value.
+function __grove_command
+    set -l tokens (commandline -opc)
+    set -l skip 0
+    for t in $tokens[2..-1]
+        if test $skip = 1
+            set skip 0
+            continue
+        end
+        switch $t
+            case --state --wait -d --dir -t --target --ignore --defer --override
+                set skip 1
+            case '-*'
+            case '*'
+                echo $t
+                return
+        end
+    end
+end
+
+# Whether the command word is one of the arguments (none: GNU Stow's spelling counts as "stow").
+function __grove_is
+    set -l c (__grove_command)
+    test -n "$c"; or set c stow
+    contains -- $c $argv
 end
 
 set -l __grove_commands stow unstow restow plan switch log status verify undo rollback recover alt profile apply help
@@ -115,9 +143,9 @@ complete -c grove -n __fish_use_subcommand -a apply -d 'converge to grove.yaml'
 complete -c grove -n __fish_use_subcommand -a help -d "a command's help"
 
 # Packages commands (and GNU Stow's spelling, options first).
-set -l pkgcond "__fish_seen_subcommand_from stow unstow restow plan switch; or not __fish_seen_subcommand_from $__grove_commands"
-complete -c grove -n "__fish_seen_subcommand_from stow unstow restow plan switch" -a '(__grove_packages)' -d package
-complete -c grove -n "__fish_seen_subcommand_from plan" -a 'stow unstow restow'
+set -l pkgcond "__grove_is stow unstow restow plan switch"
+complete -c grove -n "not __fish_use_subcommand; and __grove_is stow unstow restow plan switch" -a '(__grove_packages)' -d package
+complete -c grove -n "__grove_is plan" -a 'stow unstow restow'
 complete -c grove -n $pkgcond -s d -l dir -r -a '(__fish_complete_directories)' -d 'the stow dir'
 complete -c grove -n $pkgcond -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
 complete -c grove -n $pkgcond -s S -l stow -d 'stow the packages that follow'
@@ -132,36 +160,36 @@ complete -c grove -n $pkgcond -l dotfiles -d "dot-x is linked as .x"
 complete -c grove -n $pkgcond -s p -l compat -d 'legacy unstow'
 complete -c grove -n $pkgcond -l no -l simulate -d 'change nothing'
 complete -c grove -n $pkgcond -s V -d 'show the version'
-complete -c grove -n "not __fish_seen_subcommand_from $__grove_commands; and __fish_seen_argument -s S -s D -s R -s d -l stow -l delete -l restow -l dir" -a '(__grove_packages)' -d package
+complete -c grove -n "test -z (__grove_command); and __fish_seen_argument -s S -s D -s R -s d -l stow -l delete -l restow -l dir" -a '(__grove_packages)' -d package
 
 # Log commands.
-complete -c grove -n "__fish_seen_subcommand_from log status verify undo rollback recover" -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
-complete -c grove -n "__fish_seen_subcommand_from log status verify" -l json -d 'JSON output'
-complete -c grove -n "__fish_seen_subcommand_from rollback" -l to -x -a '(__grove_transactions)' -d 'the transaction to go back to'
-complete -c grove -n "__fish_seen_subcommand_from recover" -l force -d 'mark a stuck transaction resolved'
+complete -c grove -n "__grove_is log status verify undo rollback recover" -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
+complete -c grove -n "__grove_is log status verify" -l json -d 'JSON output'
+complete -c grove -n "__grove_is rollback" -l to -x -a '(__grove_transactions)' -d 'the transaction to go back to'
+complete -c grove -n "__grove_is recover" -l force -d 'mark a stuck transaction resolved'
 
 # grove alt.
-set -l altgroup "__fish_seen_subcommand_from alt; and __fish_seen_argument -l remove -l remove-all -l set -l auto -l display -l query -l list -l config"
-complete -c grove -n "__fish_seen_subcommand_from alt" -a '(__grove_groups)' -d group
+set -l altgroup "__grove_is alt; and __fish_seen_argument -l remove -l remove-all -l set -l auto -l display -l query -l list -l config"
+complete -c grove -n "__grove_is alt" -a '(__grove_groups)' -d group
 for o in install remove remove-all set auto display query list config all get-selections set-selections slave skip-auto force quiet verbose
-    complete -c grove -n "__fish_seen_subcommand_from alt" -l $o
+    complete -c grove -n "__grove_is alt" -l $o
 end
 for o in altdir admindir instdir root
-    complete -c grove -n "__fish_seen_subcommand_from alt" -l $o -r -a '(__fish_complete_directories)'
+    complete -c grove -n "__grove_is alt" -l $o -r -a '(__fish_complete_directories)'
 end
-complete -c grove -n "__fish_seen_subcommand_from alt" -l log -r -F
+complete -c grove -n "__grove_is alt" -l log -r -F
 
 # grove profile.
 set -l profsubs build install remove switch rollback list diff delete gc
-complete -c grove -n "__fish_seen_subcommand_from profile; and not __fish_seen_subcommand_from $profsubs" -a "$profsubs"
-complete -c grove -n "__fish_seen_subcommand_from profile" -s p -l profile -x -d 'the profile'
-complete -c grove -n "__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from build install remove" -a '(__grove_packages)' -d package
-complete -c grove -n "__fish_seen_subcommand_from profile; and __fish_seen_subcommand_from switch diff delete" -a '(__grove_generations)' -d generation
+complete -c grove -n "__grove_is profile; and not __fish_seen_subcommand_from $profsubs" -a "$profsubs"
+complete -c grove -n "__grove_is profile" -s p -l profile -x -d 'the profile'
+complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from build install remove" -a '(__grove_packages)' -d package
+complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from switch diff delete" -a '(__grove_generations)' -d generation
 
 # grove apply.
-complete -c grove -n "__fish_seen_subcommand_from apply" -s f -l file -r -F -d 'the manifest'
-complete -c grove -n "__fish_seen_subcommand_from apply" -l check -d 'exit 1 if something would change'
-complete -c grove -n "__fish_seen_subcommand_from apply" -l diff -d 'print what would change'
+complete -c grove -n "__grove_is apply" -s f -l file -r -F -d 'the manifest'
+complete -c grove -n "__grove_is apply" -l check -d 'exit 1 if something would change'
+complete -c grove -n "__grove_is apply" -l diff -d 'print what would change'
 
 # grove help.
-complete -c grove -n "__fish_seen_subcommand_from help" -a "$__grove_commands"
+complete -c grove -n "__grove_is help" -a "$__grove_commands"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove/alt.h"
 #include "grove/apply.h"
 #include "grove/fs.h"
@@ -649,7 +650,9 @@ print_json(const struct apply *ap, bool applied)
 {
 	FILE *f = stdout;
 
-	fputs("{\"changed\": ", f);
+	/* docs/json.md: the envelope, then apply's fields. */
+	grove_json_begin(f, "apply");
+	fputs(", \"changed\": ", f);
 	fputs(any_change(ap) ? "true" : "false", f);
 	fprintf(f, ", \"applied\": %s, \"manifest\": ", applied ? "true" : "false");
 	json_str(f, ap->manifest_path);

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove/profile.h"
 #include "util.h"
 
@@ -161,7 +162,9 @@ cmd_list(struct grove_profile *p, bool json)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (json) {
-		fputs("{\"profile\": ", stdout);
+		/* docs/json.md: the envelope, then the profile's fields. */
+		grove_json_begin(stdout, "profile list");
+		fputs(", \"profile\": ", stdout);
 		json_str(stdout, grove_profile_link_path(p));
 		printf(", \"current\": %ld, \"generations\": [", cur);
 	}
@@ -171,9 +174,11 @@ cmd_list(struct grove_profile *p, bool json)
 
 		fmt_time(g->time, when, sizeof(when));
 		if (json) {
-			printf("%s{\"number\": %ld, \"time\": %.3f, \"date\": ", i ? ", " : "",
-			       g->number, g->time);
-			json_str(stdout, g->complete ? when : "");
+			printf("%s{\"number\": %ld, \"time\": ", i ? ", " : "", g->number);
+			if (g->complete)
+				grove_json_time(stdout, g->time);
+			else
+				fputs("null", stdout);
 			printf(", \"current\": %s, \"complete\": %s, \"stow_dir\": ",
 			       g->current ? "true" : "false", g->complete ? "true" : "false");
 			if (g->stow_dir)

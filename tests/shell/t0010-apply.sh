@@ -80,7 +80,7 @@ expect_exit 0 "$GROVE" apply
 expect_out_has "nothing to change"
 expect_exit 0 "$GROVE" apply --check
 expect_exit 0 "$GROVE" --json apply --check
-grep -q '^{"changed": false, ' "$OUT" || fail "--json --check does not say changed false"
+grep -q '^{"grove": 1, "command": "apply", "changed": false, ' "$OUT" || fail "--json --check does not say changed false"
 [[ $(ntxn "$H") == 1 ]] || fail "a second apply made a transaction"
 check "a second apply changes nothing and says so; --check exits 0"
 
@@ -105,7 +105,7 @@ YAML
 YAML
 } >"$M"
 expect_exit 1 "$GROVE" --json apply --check
-grep -q '^{"changed": true, ' "$OUT" || fail "--json --check does not say changed true"
+grep -q '^{"grove": 1, "command": "apply", "changed": true, ' "$OUT" || fail "--json --check does not say changed true"
 grep -q '"stow": \["git"\], "unstow": \["tmux"\]' "$OUT" || fail "--json lacks the stow/unstow lists"
 grep -q '"op": "unlink", "path": ".tmux.conf"' "$OUT" || fail "--json lacks the unlink op"
 grep -q '"op": "set", "group": "editor"' "$OUT" || fail "--json lacks the alternatives op"

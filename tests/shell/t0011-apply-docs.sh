@@ -66,7 +66,7 @@ for doc in "${docs[@]}"; do
 			expect_out_has "nothing to change"
 			expect_exit 0 "$GROVE" apply --check --host "$host" ${tag:+--tag "$tag"}
 			expect_exit 0 "$GROVE" --json apply --check --host "$host" ${tag:+--tag "$tag"}
-			grep -q '^{"changed": false, ' "$OUT" || fail "--json does not say changed false"
+			grep -q '^{"grove": 1, "command": "apply", "changed": false, ' "$OUT" || fail "--json does not say changed false"
 		done
 		cd "$ROOT"
 		check "$(basename "$doc") example $(basename "$block" .yaml) applies, and applies again without a change"

@@ -85,3 +85,34 @@ valid log
 expect_exit 0 "$GROVE" status -t target --json
 valid status
 check "--json after the command name gives the same documents"
+
+# grove profile list (issue 5) and grove apply (issue 6) print documents of the same schema.
+mk_file "$ROOT/pkgs/ripgrep/bin/rg" rg
+mk_file "$ROOT/pkgs/fd/bin/fd" fd
+expect_exit 0 "$GROVE" profile -p "$ROOT/prof/main" build --no-link -d pkgs ripgrep
+expect_exit 0 "$GROVE" profile -p "$ROOT/prof/main" install --no-link -d pkgs fd
+expect_exit 0 "$GROVE" --json profile -p "$ROOT/prof/main" list
+valid "profile list"
+field 'd["current"] == 2 and [g["number"] for g in d["generations"]] == [1, 2]'
+field '[g["packages"] for g in d["generations"]] == [["ripgrep"], ["fd", "ripgrep"]] and [g["current"] for g in d["generations"]] == [False, True]'
+check "profile list --json: the generations, valid"
+
+mkdir -p "$ROOT/home"
+cat >"$ROOT/grove.yaml" <<-'YAML'
+	version: 1
+	defaults:
+	  dir: stow
+	targets:
+	  - path: home
+	    packages: [b]
+YAML
+expect_exit 1 "$GROVE" --json apply --check -f grove.yaml
+valid apply
+field 'd["changed"] and not d["applied"] and d["targets"][0]["stow"] == ["b"] and d["targets"][0]["ops"][0]["op"] == "link"'
+expect_exit 0 "$GROVE" --json apply -f grove.yaml
+valid apply
+field 'd["applied"] and d["targets"][0]["txn"] > 0'
+expect_exit 0 "$GROVE" --json apply --check -f grove.yaml
+valid apply
+field 'not d["changed"]'
+check "apply --json: what would change, what was applied, then nothing to do; valid each time"
