@@ -4,7 +4,7 @@
 # documents every command and option `grove --help` lists (and the check fails when one is missing).
 . "$(dirname "$0")/lib.sh"
 
-: "${GROVE_VERSION:?meson passes the project version}"
+: "${GROVE_VERSION:?meson passes the project version}" "${MANIFEST_PROBE:?meson passes the manifest-probe helper}"
 MAN=$GROVE_BUILD_ROOT/docs/man
 CHECK=$GROVE_SOURCE_ROOT/tests/man/check-help.py
 
@@ -69,3 +69,11 @@ if "$GROVE_TEST_PY" "$CHECK" "$ROOT/help.txt" "$ROOT/no-verify.1" >"$OUT" 2>&1; 
 fi
 grep -q "command 'verify'" "$OUT" || fail "the check did not name verify: $(cat "$OUT")"
 check "the check fails, naming it, when an option or a command is missing from grove(1)"
+
+# grove.yaml(5)'s example is a valid manifest (read and checked by the manifest parser).
+sed -n '/^# EXAMPLE/,/^# /p' "$GROVE_SOURCE_ROOT/docs/man/grove.yaml.5.scd" |
+	sed -n '/^```$/,/^```$/p' | sed '1d;$d' | sed 's/\\\\/\\/g' >"$ROOT/example.yaml"
+[[ $(wc -l <"$ROOT/example.yaml") -gt 20 ]] || fail "no example found in grove.yaml.5.scd"
+expect_exit 0 "$MANIFEST_PROBE" "$ROOT/example.yaml"
+expect_out_has "target ~/.local"
+check "grove.yaml(5)'s example is a manifest the parser accepts"
