@@ -72,9 +72,12 @@ _grove_pass()
 
 _grove_groups()
 {
-	local IFS=$'\n'
-	_grove_query alt $(_grove_pass --altdir --admindir --instdir --root) --get-selections |
-		while read -r name _; do printf '%s\n' "$name"; done
+	local IFS=$'\n' name rest
+	local -a dirs
+	dirs=($(_grove_pass --altdir --admindir --instdir --root))
+	_grove_query alt "${dirs[@]}" --get-selections | while IFS=$' \t' read -r name rest; do
+		printf '%s\n' "$name"
+	done
 }
 
 _grove_generations()
