@@ -103,7 +103,7 @@ _grove()
 		--no-folding --dotfiles --compat --no --simulate --verbose --version --help -d -t -S -D -R -n -v -p"
 	local logopts="--target --dir --json --help -t -d"
 	local altcmds="--install --remove --remove-all --set --auto --display --query --list --config
-		--all --get-selections --set-selections --slave"
+		--all --get-selections --set-selections --slave import"
 	local altopts="--altdir --admindir --instdir --root --log --skip-auto --force --quiet --verbose --help"
 	local profcmds="build install remove switch rollback list diff delete gc"
 

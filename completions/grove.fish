@@ -178,6 +178,7 @@ for o in altdir admindir instdir root
     complete -c grove -n "__grove_is alt" -l $o -r -a '(__fish_complete_directories)'
 end
 complete -c grove -n "__grove_is alt" -l log -r -F
+complete -c grove -n "__grove_is alt" -a import -d "take over an admindir's groups"
 
 # grove profile.
 set -l profsubs build install remove switch rollback list diff delete gc

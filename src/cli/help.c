@@ -147,7 +147,7 @@ grove_help(FILE *out)
 	      "    --install LINK NAME PATH PRIORITY [--slave LINK NAME PATH] ...\n"
 	      "    --remove NAME PATH, --remove-all NAME, --set NAME PATH, --auto NAME\n"
 	      "    --display NAME, --query NAME, --list NAME, --config NAME, --all\n"
-	      "    --get-selections, --set-selections\n"
+	      "    --get-selections, --set-selections, import (take over an admindir's groups)\n"
 	      "    --altdir DIR, --admindir DIR, --instdir DIR, --root DIR, --log FILE\n"
 	      "    --skip-auto, --force, --quiet, --verbose\n"
 	      "\n"
