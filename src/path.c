@@ -84,14 +84,62 @@ collapse_dotdot(char *s)
 	}
 }
 
+/* A single name: no '/', not "" nor "." nor "..". */
+static bool
+simple_name(const char *b)
+{
+	return b && b[0] && !strchr(b, '/') && strcmp(b, ".") != 0 && strcmp(b, "..") != 0;
+}
+
+/* A path join and canon leave as it is: "", ".", "/", or non-empty components other
+ * than "." and "..", with no trailing '/'. */
+static bool
+clean_path(const char *a)
+{
+	const char *p = a;
+
+	if (!a[0] || strcmp(a, ".") == 0 || strcmp(a, "/") == 0)
+		return true;
+	if (*p == '/')
+		p++;
+	for (;;) {
+		const char *end = strchrnul(p, '/');
+		size_t n = (size_t)(end - p);
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		if (!*end)
+			return true;
+		p = end + 1;
+	}
+}
+
 char *
 grove_path_join(const char *a, const char *b)
 {
 	const char *parts[2] = { a, b };
-	size_t cap = strlen(a) + strlen(b) + 3;
-	char *res = calloc(1, cap);
-	char *out;
+	size_t cap;
+	char *res, *out;
 
+	/* The planner's common case, a clean folder and one entry name: nothing
+	 * to canonicalise or collapse. */
+	if (simple_name(b) && clean_path(a)) {
+		size_t la = strlen(a), lb = strlen(b);
+
+		if (!a[0] || strcmp(a, ".") == 0)
+			return strdup(b);
+		if (strcmp(a, "/") == 0)
+			la = 0;
+		res = malloc(la + lb + 2);
+		if (!res)
+			return NULL;
+		memcpy(res, a, la);
+		res[la] = '/';
+		memcpy(res + la + 1, b, lb + 1);
+		return res;
+	}
+	cap = strlen(a) + strlen(b) + 3;
+	res = calloc(1, cap);
 	if (!res)
 		return NULL;
 	for (int i = 0; i < 2; i++) {

@@ -22,6 +22,22 @@ static const struct {
 	{ "a//b/./c/", "", "a/b/c" },
 	{ "stow/./a/", "../b", "stow/b" },
 	{ "a/b/c", "../../../../x", "../x" },
+	/* one name joined to a folder (grove's fast path) and its near misses */
+	{ "/", "x", "/x" },
+	{ "a/b", "c", "a/b/c" },
+	{ "/a/b", "c", "/a/b/c" },
+	{ "a/./b", "c", "a/b/c" },
+	{ "a/b/", "c", "a/b/c" },
+	{ "a/b/..", "c", "a/c" },
+	{ "..foo", "x", "..foo/x" },
+	{ "../s", "x", "../s/x" },
+	{ "a", ".x", "a/.x" },
+	{ "a", "..x", "a/..x" },
+	{ "a", "..", "" },
+	{ "a", ".", "a" },
+	{ "/..", "x", "/x" },
+	{ ".", "...", "..." },
+	{ "a/.", "b", "a/b" },
 };
 
 static void
