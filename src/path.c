@@ -84,34 +84,61 @@ collapse_dotdot(char *s)
 	}
 }
 
-/* A single name: no '/', not "" nor "." nor "..". */
-static bool
-simple_name(const char *b)
+/*
+ * join + canonpath + the ".." collapse, when they come down to gluing the
+ * components of a and b with single slashes: no "." component, no ".." after a
+ * component that does not start with ".." (Stow's collapse would remove the
+ * pair), none in an absolute path, b relative and a non-empty result. *ret is
+ * NULL when the fast way does not apply (and *ret_oom says if memory ran out).
+ */
+static char *
+join_plain(const char *a, const char *b, bool *ret_oom)
 {
-	return b && b[0] && !strchr(b, '/') && strcmp(b, ".") != 0 && strcmp(b, "..") != 0;
-}
+	bool abs = a[0] == '/', prev_normal = false;
+	size_t la = strlen(a), lb = strlen(b);
+	char *out, *o;
 
-/* A path join and canon leave as it is: "", ".", "/", or non-empty components other
- * than "." and "..", with no trailing '/'. */
-static bool
-clean_path(const char *a)
-{
-	const char *p = a;
-
-	if (!a[0] || strcmp(a, ".") == 0 || strcmp(a, "/") == 0)
-		return true;
-	if (*p == '/')
-		p++;
-	for (;;) {
-		const char *end = strchrnul(p, '/');
-		size_t n = (size_t)(end - p);
-
-		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return false;
-		if (!*end)
-			return true;
-		p = end + 1;
+	*ret_oom = false;
+	if (!b[0] || b[0] == '/')
+		return NULL;
+	if (strcmp(a, ".") == 0)
+		a = "", la = 0;
+	out = malloc(la + lb + 2);
+	if (!out) {
+		*ret_oom = true;
+		return NULL;
 	}
+	o = out;
+	if (abs)
+		*o++ = '/';
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? b : a;
+
+		while (*p) {
+			const char *e = strchrnul(p, '/');
+			size_t n = (size_t)(e - p);
+			bool up = n >= 2 && p[0] == '.' && p[1] == '.';
+
+			if (n == 1 && p[0] == '.')
+				goto slow;
+			if (n == 2 && up && (prev_normal || abs))
+				goto slow;
+			if (n) {
+				prev_normal = !up;
+				if (o > out + (abs ? 1 : 0))
+					*o++ = '/';
+				memcpy(o, p, n);
+				o += n;
+			}
+			p = *e ? e + 1 : e;
+		}
+	}
+	*o = '\0';
+	if (o > out + (abs ? 1 : 0))
+		return out;
+slow:
+	free(out);
+	return NULL;
 }
 
 char *
@@ -120,24 +147,13 @@ grove_path_join(const char *a, const char *b)
 	const char *parts[2] = { a, b };
 	size_t cap;
 	char *res, *out;
+	bool oom;
 
-	/* The planner's common case, a clean folder and one entry name: nothing
-	 * to canonicalise or collapse. */
-	if (simple_name(b) && clean_path(a)) {
-		size_t la = strlen(a), lb = strlen(b);
-
-		if (!a[0] || strcmp(a, ".") == 0)
-			return strdup(b);
-		if (strcmp(a, "/") == 0)
-			la = 0;
-		res = malloc(la + lb + 2);
-		if (!res)
-			return NULL;
-		memcpy(res, a, la);
-		res[la] = '/';
-		memcpy(res + la + 1, b, lb + 1);
+	/* The planner's common cases (a folder and a name, ups and a package
+	 * path): nothing to canonicalise or collapse. */
+	res = join_plain(a, b ? b : "", &oom);
+	if (res || oom)
 		return res;
-	}
 	cap = strlen(a) + strlen(b) + 3;
 	res = calloc(1, cap);
 	if (!res)
