@@ -262,6 +262,7 @@ compile_group(const struct patterns *p, bool path, const char *source, pcre2_cod
 		return -GROVE_E_CONFIG;
 	}
 	free(sb.buf);
+	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
 	*ret = code;
 	return 0;
 nomem:
