@@ -85,11 +85,12 @@ collapse_dotdot(char *s)
 }
 
 /*
- * join + canonpath + the ".." collapse, when they come down to gluing the
- * components of a and b with single slashes: no "." component, no ".." after a
- * component that does not start with ".." (Stow's collapse would remove the
- * pair), none in an absolute path, b relative and a non-empty result. *ret is
- * NULL when the fast way does not apply (and *ret_oom says if memory ran out).
+ * join + canonpath + the ".." collapse in one pass, for the joins the planner
+ * makes: the components of a and b glued with single slashes, a ".." after a
+ * component that does not start with ".." removing that component (Stow's
+ * collapse, which pairs them like brackets). Not for "." components, ".." in
+ * an absolute path, an absolute b or an empty result: NULL then (and
+ * *ret_oom says if memory ran out), and the caller takes the long way.
  */
 static char *
 join_plain(const char *a, const char *b, bool *ret_oom)
@@ -121,9 +122,21 @@ join_plain(const char *a, const char *b, bool *ret_oom)
 
 			if (n == 1 && p[0] == '.')
 				goto slow;
-			if (n == 2 && up && (prev_normal || abs))
+			if (n == 2 && up && abs)
 				goto slow;
-			if (n) {
+			if (n == 2 && up && prev_normal) {
+				/* Stow's collapse of "x/..": drop the last component. */
+				char *last = o;
+
+				while (last > out && last[-1] != '/')
+					last--;
+				o = last > out ? last - 1 : out;
+				last = o;
+				while (last > out && last[-1] != '/')
+					last--;
+				prev_normal = o > out &&
+					      !(o - last >= 2 && last[0] == '.' && last[1] == '.');
+			} else if (n) {
 				prev_normal = !up;
 				if (o > out + (abs ? 1 : 0))
 					*o++ = '/';
