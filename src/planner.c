@@ -1020,8 +1020,7 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 		return -ENOMEM;
 	}
 	for (struct grove_node **k = kids; *k; k++) {
-		cleanup_free char *kp =
-			path[0] ? grove_strdupf("%s/%s", path, (*k)->name) : strdup((*k)->name);
+		cleanup_free char *kp = grove_child_path(path, (*k)->name);
 		int r;
 
 		if (!kp) {
