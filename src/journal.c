@@ -116,16 +116,18 @@ static const char *const state_names[] = {
 	" (SELECT count(*) FROM ops WHERE ops.txn_id = txns.id)"
 
 /*
- * Ops are logged OPS_BATCH rows per INSERT: SQLite checks the kind column's
- * IN list with a temporary b-tree it builds once per statement run, which
- * costs more than the row itself when each op is its own INSERT.
+ * Plans of OPS_BATCH_MIN ops or more are logged OPS_BATCH rows per INSERT:
+ * every run of a statement has a fixed cost (cursors, temporary tables) that
+ * a row-by-row log of a 1,200-op plan pays 1,200 times. Preparing the batch
+ * costs about what 100 single rows do, so smaller plans go row by row.
  */
-#define OPS_BATCH   32
-#define OPS_ROW     "(?, ?, ?, ?, ?, ?, ?, ?)"
-#define OPS_ROWS_4  OPS_ROW ", " OPS_ROW ", " OPS_ROW ", " OPS_ROW
-#define OPS_ROWS_16 OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4
-#define OPS_ROWS_32 OPS_ROWS_16 ", " OPS_ROWS_16
-#define OPS_COLUMNS 8
+#define OPS_BATCH     32
+#define OPS_BATCH_MIN 128
+#define OPS_ROW       "(?, ?, ?, ?, ?, ?, ?, ?)"
+#define OPS_ROWS_4    OPS_ROW ", " OPS_ROW ", " OPS_ROW ", " OPS_ROW
+#define OPS_ROWS_16   OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4
+#define OPS_ROWS_32   OPS_ROWS_16 ", " OPS_ROWS_16
+#define OPS_COLUMNS   8
 
 /* The statements grove runs, prepared once per connection and reused. */
 enum stmt_id {
@@ -1017,7 +1019,7 @@ ops_insert_rows(struct grove_journal *j, int64_t txn, const struct grove_plan *p
 	size_t i = 0;
 	int r;
 
-	if (plan->n_ops >= OPS_BATCH) {
+	if (plan->n_ops >= OPS_BATCH_MIN) {
 		r = stmt_get(j, ST_OP_INSERT_BATCH, &s, err);
 		if (r < 0)
 			return r;
