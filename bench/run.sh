@@ -10,7 +10,8 @@ Usage: bench/run.sh [OPTIONS]
 
   --build DIR       grove's build dir, with grove, bench/floor and bench/timeit (default: ./build)
   --shapes LIST     comma-separated: dotfiles,pkg1k,pkg10k,pkg100k,nofold100k,multi200,multi800,deep128
-                    (default: the quick set dotfiles,pkg1k,pkg10k,multi200,deep128)
+                    (default: the quick set dotfiles,pkg1k,pkg10k,multi200,deep128); for growth
+                    curves also multiN and deepN (e.g. multi100,multi400,deep32,deep64)
   --full            every shape
   --tools LIST      comma-separated: grove,stow241,stow231,xstow,cp,floor (default: all)
   --runs N          timed runs per tool (default 5; medians need >= 5)
