@@ -178,9 +178,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	s->depth++;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
-		cleanup_free char *kpath = relpath[0]
-						   ? grove_strdupf("%s/%s", relpath, ents[i].name)
-						   : strdup(ents[i].name);
+		cleanup_free char *kpath = grove_child_path(relpath, ents[i].name);
 		cleanup_free char *text = NULL;
 
 		if (!kpath) {
@@ -655,8 +653,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 	dir->listed = true;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
-		cleanup_free char *kpath = tpath[0] ? grove_strdupf("%s/%s", tpath, ents[i].name)
-						    : strdup(ents[i].name);
+		cleanup_free char *kpath = grove_child_path(tpath, ents[i].name);
 		struct grove_node *kid;
 
 		if (!kpath) {
