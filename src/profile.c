@@ -846,9 +846,11 @@ point_profile(struct grove_profile *p, const char *old_text, long n, struct grov
 		return oom(err);
 	r = old_text ? grove_fs_link_replace(p->dir.fd, p->name, old_text, text, err)
 		     : grove_fs_link_create(p->dir.fd, p->name, text, err);
+	if (r >= 0)
+		r = grove_fs_sync(p->dir.fd, err);
 	if (r < 0)
 		return grove_error_prefix(err, "profile '%s'", p->link_path);
-	return grove_fs_sync(p->dir.fd, err);
+	return 0;
 }
 
 static int
@@ -1087,9 +1089,7 @@ make_generation(struct grove_profile *p, const struct grove_plan *forest,
 	snprintf(num, sizeof(num), "%ld", rec->number);
 	grove_fs_temp_name(tmp, sizeof(tmp), num);
 	groot.fd = grove_fs_mkdir(p->gens.fd, tmp, 0755, err);
-	if (groot.fd < 0)
-		return groot.fd;
-	r = grove_fs_stat_fd(groot.fd, &st, err);
+	r = groot.fd < 0 ? groot.fd : grove_fs_stat_fd(groot.fd, &st, err);
 	if (r < 0)
 		goto out;
 	groot.dev = st.dev;
@@ -1106,15 +1106,14 @@ make_generation(struct grove_profile *p, const struct grove_plan *forest,
 					    0644, err);
 	if (r >= 0)
 		r = grove_fs_sync(groot.fd, err);
-	if (r < 0) {
-		grove_error_prefix(err, "build generation %ld of profile '%s'", rec->number,
-				   p->link_path);
-		goto out;
-	}
-	r = grove_fs_move(p->gens.fd, tmp, p->gens.fd, num, RENAME_NOREPLACE, err);
+	if (r >= 0)
+		r = grove_fs_move(p->gens.fd, tmp, p->gens.fd, num, RENAME_NOREPLACE, err);
 	if (r >= 0)
 		r = grove_fs_sync(p->gens.fd, err);
 out:
+	if (r < 0)
+		grove_error_prefix(err, "build generation %ld of profile '%s'", rec->number,
+				   p->link_path);
 	grove_root_release(&groot);
 	return r;
 }
@@ -1253,6 +1252,8 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		r = grove_fs_link_create(p->dir.fd, lname, ltext, err);
 		if (r >= 0)
 			r = grove_fs_sync(p->dir.fd, err);
+		if (r < 0)
+			grove_error_prefix(err, "profile '%s'", p->link_path);
 	}
 	if (r >= 0)
 		r = point_profile(p, old_text, rec.number, err);
@@ -1370,6 +1371,8 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 	}
 	if (r >= 0)
 		r = grove_fs_sync(p->dir.fd, err);
+	if (r < 0)
+		grove_error_prefix(err, "profile '%s': delete", p->link_path);
 	r = txn_end(p, txn, r, err);
 out:
 	grove_plan_release(&summary);
@@ -1426,6 +1429,8 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	}
 	if (r >= 0)
 		r = grove_fs_sync(p->gens.fd, err);
+	if (r < 0)
+		grove_error_prefix(err, "profile '%s': gc", p->link_path);
 	/* A failure part-way is finished by txn_end (the folders are unreferenced). */
 	r = txn_end(p, txn, r, err);
 	if (r >= 0)
