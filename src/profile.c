@@ -864,13 +864,19 @@ add_switch_op(struct grove_profile *p, struct grove_plan *plan, const char *old_
 				 old_text, text, NULL, NULL);
 }
 
-static bool
-has_generation(const struct grove_generation *gens, size_t n, long num)
+static const struct grove_generation *
+find_generation(const struct grove_generation *gens, size_t n, long num)
 {
 	for (size_t i = 0; i < n; i++)
 		if (gens[i].number == num)
-			return true;
-	return false;
+			return &gens[i];
+	return NULL;
+}
+
+static bool
+has_generation(const struct grove_generation *gens, size_t n, long num)
+{
+	return find_generation(gens, n, num) != NULL;
 }
 
 static int
@@ -894,6 +900,12 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	if (r >= 0 && !has_generation(gens, n, num))
 		r = grove_error_set(err, -GROVE_E_PRECONDITION,
 				    "profile '%s' has no generation %ld", p->link_path, num);
+	else if (r >= 0 && !find_generation(gens, n, num)->complete)
+		r = grove_error_set(err, -GROVE_E_PRECONDITION,
+				    "generation %ld of profile '%s' is incomplete (its folder or "
+				    "record '%s/%ld/" GROVE_PROFILE_RECORD
+				    "' is missing or unreadable)",
+				    num, p->link_path, p->gens.path, num);
 	if (r < 0 || num == cur)
 		goto out;
 	if (add_switch_op(p, &summary, old_text, num) < 0) {

@@ -413,6 +413,12 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 		return usage_error("profile: unknown command '%s'", a.sub);
 	}
 	read_only = !strcmp(sub, "list") || !strcmp(sub, "diff");
+	if (global->dry_run && !read_only) {
+		free(a.pos);
+		return usage_error("profile %s: --dry-run is not supported for profiles (use "
+				   "'grove profile list' and 'diff')",
+				   sub);
+	}
 	po.state_opt = global->state_dir;
 	po.profile = a.profile;
 	po.wait_seconds = global->wait_seconds;

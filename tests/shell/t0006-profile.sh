@@ -220,3 +220,18 @@ expect_exit 0 "$GROVE" profile -p work -d "$S" build c --link "$ROOT/work-link"
 expect_exit 0 "$GROVE" profile -p work list
 grep -q '^ *1 .*c   (current)$' "$OUT" || fail "profile work: $(cat "$OUT")"
 check "the default profile gets ~/.grove-profile; -p NAME lives in the state dir; --link PATH"
+
+# ---- an incomplete generation is never switched to; --dry-run is refused
+W=$GROVE_STATE_DIR/profiles
+expect_exit 0 "$GROVE" profile -p work build a
+rm "$W/work.generations/1/.grove-generation"
+expect_exit 0 "$GROVE" profile -p work list
+grep -q '^ *1 .*(incomplete)$' "$OUT" || fail "list does not mark generation 1 incomplete: $(cat "$OUT")"
+snapshot "$W" incomplete
+expect_exit 1 "$GROVE" profile -p work switch 1
+expect_err_line "generation 1 of profile '.*/work' is incomplete"
+expect_exit 1 "$GROVE" profile -p work rollback
+expect_exit 2 "$GROVE" -n profile -p work switch 2
+expect_err_line "--dry-run is not supported"
+expect_unchanged "$W" incomplete
+check "an incomplete generation is refused by switch and rollback; --dry-run is refused"
