@@ -235,3 +235,10 @@ expect_exit 2 "$GROVE" -n profile -p work switch 2
 expect_err_line "--dry-run is not supported"
 expect_unchanged "$W" incomplete
 check "an incomplete generation is refused by switch and rollback; --dry-run is refused"
+
+mv "$W/work.generations/2/.grove-generation" "$ROOT/record"
+snapshot "$W" norecord
+expect_exit 1 "$GROVE" profile -p work install b
+expect_err_line "the current generation 2 has no readable record"
+expect_unchanged "$W" norecord
+check "install on a current generation without its record is refused (it would drop packages)"
