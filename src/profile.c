@@ -251,10 +251,18 @@ grove_profile_close(struct grove_profile *p)
 static int
 check_profile_name(const char *name, struct grove_error *err)
 {
+	size_t l;
+
 	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > NAME_LEN_MAX ||
 	    !strncmp(name, ".grove-", 7))
 		return grove_error_set(err, -GROVE_E_BADINPUT, "profile name '%s': not allowed",
 				       name);
+	l = strlen(name);
+	/* Names another profile in the same folder uses for its generations. */
+	if ((l >= 12 && !strcmp(name + l - 12, ".generations")) ||
+	    (l >= 5 && !strcmp(name + l - 5, "-link")))
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "profile name '%s': ends like a generation's name", name);
 	for (const char *c = name; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return grove_error_set(err, -GROVE_E_BADINPUT,

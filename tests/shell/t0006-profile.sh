@@ -242,3 +242,10 @@ expect_exit 1 "$GROVE" profile -p work install b
 expect_err_line "the current generation 2 has no readable record"
 expect_unchanged "$W" norecord
 check "install on a current generation without its record is refused (it would drop packages)"
+
+for bad in x.generations main-1-link .grove-9.0.x; do
+	expect_exit 1 "$GROVE" profile -p "$bad" -d "$S" build a
+	expect_err_line "profile name '$bad'"
+	[[ ! -e $W/$bad ]] || fail "a refused profile name '$bad' was made"
+done
+check "profile names that collide with generation names or temporary names are refused"
