@@ -4,8 +4,10 @@
 # rollback, delete and gc are each killed at every mutating syscall in turn, then recovered; the
 # profile dir must be exactly as before or as after, the profile must resolve to a complete
 # generation, `profile list` must agree with the links on disk, and the log must hold nothing
-# interrupted. Recovery of a half-built generation is killed too, at every syscall. Each of grove's
-# own mutating syscalls is also made to fail with EIO: a clear error, and the profile as before.
+# interrupted (and, where the kill left the profile half-changed, the generic `grove recover -t
+# D/main.generations` must refuse and change nothing). Recovery of a half-built generation is killed
+# too, at every syscall. Each of grove's own mutating syscalls is also made to fail with EIO: a clear
+# error, and the profile as before.
 #
 # SQLite's page writes inside one of its transactions (pwrite64, ftruncate) are made atomic by
 # SQLite's rollback journal, and tests/crash/run.sh kills grove at every one of them; here every
@@ -213,7 +215,15 @@ for NAME in "${NAMES[@]}"; do
 				continue
 			fi
 			now=$(flist)
-			[[ $now == "$FBEFORE" || $now == "$FAFTER" ]] || half+=("$sc:$k")
+			if [[ $now != "$FBEFORE" && $now != "$FAFTER" ]]; then
+				half+=("$sc:$k")
+				# The generic recovery must not touch a profile's log target.
+				rc=0
+				"$GROVE" recover -t "$D/main.generations" >/dev/null 2>"$LOGS/generic.err" || rc=$?
+				if ((rc != 2)) || [[ $(flist) != "$now" ]]; then
+					point_fail "$NAME: kill at $sc #$k: 'grove recover -t' on the profile's log exited $rc (want 2) or changed it"
+				fi
+			fi
 			settle "$NAME: kill at $sc #$k" || true
 		done
 	done

@@ -249,3 +249,42 @@ for bad in x.generations main-1-link .grove-9.0.x; do
 	[[ ! -e $W/$bad ]] || fail "a refused profile name '$bad' was made"
 done
 check "profile names that collide with generation names or temporary names are refused"
+
+# ---- a profile's log target is the profile's: generic commands on it are refused
+D2=$ROOT/prof2
+G2=$D2/x.generations
+mkdir -p "$D2"
+expect_exit 0 "$GROVE" profile -p "$D2/x" build -d "$S" a
+expect_exit 0 "$GROVE" profile -p "$D2/x" install b
+snapshot "$D2" logtarget
+snapshot "$GROVE_STATE_DIR" logstate
+for cmd in recover undo "rollback --to 1" status verify "stow -d $S b" "unstow -d $S a" \
+	"restow -d $S a"; do
+	read -ra argv <<<"$cmd"
+	expect_exit 2 "$GROVE" "${argv[@]}" -t "$G2"
+	expect_err_line "target '$G2' is the log of profile '$D2/x'; use 'grove profile -p $D2/x recover'"
+done
+expect_exit 2 "$GROVE" -S b -d "$S" -t "$G2"
+expect_exit 0 "$GROVE" log -t "$G2"
+expect_out_has "grove profile -p $D2/x install b"
+# Known by the disk alone (another state dir's log has never seen it) ...
+expect_exit 2 "$GROVE" --state "$ROOT/state-other" recover -t "$G2"
+expect_err_line "is the log of profile '$D2/x'"
+expect_unchanged "$D2" logtarget
+expect_unchanged "$GROVE_STATE_DIR" logstate
+# ... and by the log alone (the profile's links and records moved away).
+mkdir "$ROOT/aside"
+mv "$D2/x" "$D2/x-1-link" "$D2/x-2-link" "$ROOT/aside/"
+mv "$G2/1/.grove-generation" "$ROOT/aside/rec1"
+mv "$G2/2/.grove-generation" "$ROOT/aside/rec2"
+expect_exit 2 "$GROVE" recover -t "$G2"
+expect_err_line "is the log of profile '$D2/x'"
+mv "$ROOT/aside/x" "$ROOT/aside/x-1-link" "$ROOT/aside/x-2-link" "$D2/"
+mv "$ROOT/aside/rec1" "$G2/1/.grove-generation"
+mv "$ROOT/aside/rec2" "$G2/2/.grove-generation"
+expect_exit 0 "$GROVE" profile -p "$D2/x" rollback
+# A stow target that merely ends in .generations is an ordinary target.
+mkdir -p "$ROOT/plain.generations"
+expect_exit 0 "$GROVE" stow -d "$S" -t "$ROOT/plain.generations" a
+[[ -L $ROOT/plain.generations/bin ]] || fail "stow into plain.generations made no link"
+check "generic commands refuse a profile's log target (known by its disk or by the log)"
