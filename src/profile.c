@@ -31,6 +31,12 @@ struct grove_profile {
 	struct grove_session session;
 	bool have_session;
 	bool mutate;
+	/* What this run made to open the profile, removed again at close when the
+	 * run changed nothing (a refused first build leaves nothing behind). */
+	char *dir_path;   /* D as opened */
+	char *made_below; /* the deepest folder above D that existed, when D did not */
+	bool made_gens;   /* NAME.generations did not exist */
+	bool began;       /* a transaction was logged */
 };
 
 /* ---- names ---- */
@@ -239,11 +245,58 @@ sub_root(const struct grove_root *parent, const char *name, bool make, struct gr
 
 static int recover(struct grove_profile *p, int64_t *ret_recovered, struct grove_error *err);
 
+/*
+ * Removes what opening the profile made when this run logged no transaction
+ * and the profile is still empty: NAME.generations (with the lock held), then
+ * D and the folders above it that did not exist, each only while empty.
+ */
+static void
+tidy_unused(struct grove_profile *p)
+{
+	struct grove_error ignore = { 0 };
+	struct grove_dirent *ents = NULL;
+	struct grove_stat st;
+	size_t n = 0;
+
+	if (!p->made_gens || p->began || p->gens.fd < 0 || p->dir.fd < 0 ||
+	    grove_fs_list(p->gens.fd, &ents, &n, &ignore) < 0)
+		return;
+	grove_dirents_free(ents, n);
+	if (n != 0 || grove_fs_stat_at(p->dir.fd, p->name, &st, &ignore) < 0 ||
+	    st.type != GROVE_FT_NONE || grove_fs_rmdir(p->dir.fd, p->gens_name, &ignore) < 0)
+		return;
+	(void)grove_fs_sync(p->dir.fd, &ignore);
+	if (!p->made_below)
+		return;
+	/* D and its new parents, deepest first, while each is empty. */
+	for (cleanup_free char *path = strdup(p->dir_path); path;) {
+		struct grove_root parent = { .fd = -1 };
+		cleanup_free char *up = grove_path_parent(path);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		int r;
+
+		if (!up || !strcmp(path, p->made_below) || !*base)
+			break;
+		r = grove_root_open(&parent, *up ? up : path[0] == '/' ? "/" : ".", &ignore);
+		if (r >= 0)
+			r = grove_fs_rmdir(parent.fd, base, &ignore);
+		if (r >= 0)
+			(void)grove_fs_sync(parent.fd, &ignore);
+		grove_root_release(&parent);
+		if (r < 0)
+			break;
+		free(path);
+		path = steal_ptr(up);
+	}
+}
+
 struct grove_profile *
 grove_profile_close(struct grove_profile *p)
 {
 	if (!p)
 		return NULL;
+	if (p->have_session)
+		tidy_unused(p);
 	if (p->have_session)
 		grove_session_close(&p->session);
 	grove_root_release(&p->gens);
@@ -251,6 +304,8 @@ grove_profile_close(struct grove_profile *p)
 	free(p->name);
 	free(p->link_path);
 	free(p->gens_name);
+	free(p->dir_path);
+	free(p->made_below);
 	free(p);
 	return NULL;
 }
@@ -277,6 +332,57 @@ check_profile_name(const char *name, struct grove_error *err)
 	return 0;
 }
 
+/* Notes in p->made_below the deepest existing folder above dir when dir
+ * does not exist (what tidy_unused may remove is below it). */
+static int
+find_existing(struct grove_profile *p, const char *dir, struct grove_error *err)
+{
+	struct grove_error ignore = { 0 };
+	cleanup_free char *path = strdup(dir);
+
+	if (!path)
+		return oom(err);
+	for (bool first = true; *path; first = false) {
+		struct grove_root root = { .fd = -1 };
+		int r = grove_root_open(&root, path, &ignore);
+		char *up;
+
+		grove_root_release(&root);
+		if (r != -ENOENT) {
+			if (!first && !(p->made_below = strdup(path)))
+				return oom(err);
+			return 0;
+		}
+		if (!(up = grove_path_parent(path)))
+			return oom(err);
+		free(path);
+		path = up;
+	}
+	/* A relative dir below the current folder. */
+	if (dir[0] != '/' && !(p->made_below = strdup("")))
+		return oom(err);
+	return 0;
+}
+
+/* 1 when D/NAME.generations is still the folder p->gens holds, else 0. */
+static int
+still_linked(struct grove_profile *p, struct grove_error *err)
+{
+	struct grove_error ignore = { 0 };
+	cleanup_fd int fd = grove_fs_open_dir_at(p->dir.fd, p->gens_name, &ignore);
+	struct grove_stat st;
+	int r;
+
+	if (fd < 0)
+		return fd == -ENOENT ? 0
+				     : grove_error_set(err, fd, "profile '%s': %s", p->link_path,
+						       ignore.msg);
+	r = grove_fs_stat_fd(fd, &st, err);
+	if (r < 0)
+		return r;
+	return st.dev == p->gens.dev && st.ino == p->gens.ino;
+}
+
 int
 grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile **ret,
 		   int64_t *ret_recovered, struct grove_error *err)
@@ -285,6 +391,7 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	const char *spec = opts->profile && *opts->profile ? opts->profile : "default";
 	cleanup_free char *dir = NULL;
 	cleanup_free char *copy = NULL;
+	int retries = 0;
 	int r;
 
 	if (ret_recovered)
@@ -329,8 +436,12 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	p->gens_name = grove_strdupf("%s.generations", p->name);
 	if (!p->link_path || !p->gens_name)
 		goto nomem;
+	if (!(p->dir_path = strdup(dir)))
+		goto nomem;
 	if (opts->mutate) {
-		r = grove_fs_make_dirs(dir, 0755, err);
+		r = find_existing(p, dir, err);
+		if (r >= 0)
+			r = grove_fs_make_dirs(dir, 0755, err);
 		if (r < 0) {
 			grove_error_prefix(err, "profile '%s'", p->link_path);
 			goto fail;
@@ -345,7 +456,12 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		grove_error_prefix(err, "profile '%s'", p->link_path);
 		goto fail;
 	}
-	r = sub_root(&p->dir, p->gens_name, opts->mutate, &p->gens, err);
+again:
+	r = sub_root(&p->dir, p->gens_name, false, &p->gens, err);
+	if (r == -ENOENT && opts->mutate) {
+		p->made_gens = true;
+		r = sub_root(&p->dir, p->gens_name, true, &p->gens, err);
+	}
 	if (r == -ENOENT && !opts->mutate) {
 		p->gens.fd = -1;
 		*ret = p;
@@ -369,6 +485,22 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		if (r < 0)
 			goto fail;
 		p->have_session = true;
+		/* A run that held the lock before us may have removed the folder it made
+		 * (tidy_unused): open it again. */
+		r = still_linked(p, err);
+		if (r == 0 && retries++ < 8) {
+			grove_session_close(&p->session);
+			p->have_session = false;
+			grove_root_release(&p->gens);
+			p->gens.fd = -1;
+			goto again;
+		}
+		if (r == 0)
+			r = grove_error_set(err, -GROVE_E_PRECONDITION,
+					    "profile '%s': '%s' keeps changing under this run",
+					    p->link_path, p->gens.path);
+		if (r < 0)
+			goto fail;
 		r = recover(p, ret_recovered, err);
 		if (r < 0)
 			goto fail;
@@ -750,6 +882,7 @@ txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char 
 
 	if (r < 0)
 		return r;
+	p->began = true;
 	r = grove_fs_sync(p->session.state.fd, err);
 	if (r < 0) {
 		grove_error_prefix(err, "make the intent of transaction %lld durable in '%s'",

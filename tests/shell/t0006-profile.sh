@@ -288,3 +288,18 @@ mkdir -p "$ROOT/plain.generations"
 expect_exit 0 "$GROVE" stow -d "$S" -t "$ROOT/plain.generations" a
 [[ -L $ROOT/plain.generations/bin ]] || fail "stow into plain.generations made no link"
 check "generic commands refuse a profile's log target (known by its disk or by the log)"
+
+# ---- a refused first build leaves nothing behind
+for args in "-d $S nope" "-d $S a clash" "-d $ROOT/no-such-stow a" "-d $S ../a"; do
+	read -ra argv <<<"$args"
+	expect_exit_in "1 2" "$GROVE" profile -p "$ROOT/fresh/deeper/p" build "${argv[@]}"
+	[[ ! -e $ROOT/fresh ]] || fail "a refused first build ($args) left '$(find "$ROOT/fresh" | tr '\n' ' ')'"
+	expect_exit_in "1 2" "$GROVE" profile -p never build "${argv[@]}"
+	[[ ! -e $W/never.generations && ! -e $W/never ]] || fail "a refused first build ($args) left '$W/never.generations'"
+done
+mkdir "$ROOT/exists"
+expect_exit 1 "$GROVE" profile -p "$ROOT/exists/p" rollback
+expect_exit 1 "$GROVE" profile -p "$ROOT/exists/p" switch 1
+expect_exit 0 "$GROVE" profile -p "$ROOT/exists/p" recover
+[[ -z $(ls -A "$ROOT/exists") ]] || fail "refused commands on a new profile left '$(ls -A "$ROOT/exists")'"
+check "a refused first build (or rollback, switch, recover of no profile) leaves no profile folders"
