@@ -332,6 +332,16 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	if (r < 0)
 		return grove_report_error(&err, r);
 	cur_gen = find_gen(gens, n, cur);
+	if (cur && (!cur_gen || !cur_gen->complete) && strcmp(a->sub, "build") != 0) {
+		/* install and remove start from the current generation's packages: without its
+		 * record they would silently drop them. */
+		fprintf(stderr,
+			"grove: profile '%s': the current generation %ld has no readable record; "
+			"use 'build' with the whole package list\n",
+			grove_profile_link_path(p), cur);
+		grove_generations_free(gens, n);
+		return GROVE_EXIT_REFUSED;
+	}
 	if (cur_gen && !cur_gen->complete)
 		cur_gen = NULL;
 	status = new_package_set(a->sub, cur_gen, a->pos, a->n_pos, &pkgs, &n_pkgs,
@@ -413,6 +423,12 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 		return usage_error("profile: unknown command '%s'", a.sub);
 	}
 	read_only = !strcmp(sub, "list") || !strcmp(sub, "diff");
+	if (global->dry_run && !read_only) {
+		free(a.pos);
+		return usage_error("profile %s: --dry-run is not supported for profiles (use "
+				   "'grove profile list' and 'diff')",
+				   sub);
+	}
 	po.state_opt = global->state_dir;
 	po.profile = a.profile;
 	po.wait_seconds = global->wait_seconds;

@@ -220,3 +220,86 @@ expect_exit 0 "$GROVE" profile -p work -d "$S" build c --link "$ROOT/work-link"
 expect_exit 0 "$GROVE" profile -p work list
 grep -q '^ *1 .*c   (current)$' "$OUT" || fail "profile work: $(cat "$OUT")"
 check "the default profile gets ~/.grove-profile; -p NAME lives in the state dir; --link PATH"
+
+# ---- an incomplete generation is never switched to; --dry-run is refused
+W=$GROVE_STATE_DIR/profiles
+expect_exit 0 "$GROVE" profile -p work build a
+rm "$W/work.generations/1/.grove-generation"
+expect_exit 0 "$GROVE" profile -p work list
+grep -q '^ *1 .*(incomplete)$' "$OUT" || fail "list does not mark generation 1 incomplete: $(cat "$OUT")"
+snapshot "$W" incomplete
+expect_exit 1 "$GROVE" profile -p work switch 1
+expect_err_line "generation 1 of profile '.*/work' is incomplete"
+expect_exit 1 "$GROVE" profile -p work rollback
+expect_exit 2 "$GROVE" -n profile -p work switch 2
+expect_err_line "--dry-run is not supported"
+expect_unchanged "$W" incomplete
+check "an incomplete generation is refused by switch and rollback; --dry-run is refused"
+
+mv "$W/work.generations/2/.grove-generation" "$ROOT/record"
+snapshot "$W" norecord
+expect_exit 1 "$GROVE" profile -p work install b
+expect_err_line "the current generation 2 has no readable record"
+expect_unchanged "$W" norecord
+check "install on a current generation without its record is refused (it would drop packages)"
+
+for bad in x.generations main-1-link .grove-9.0.x; do
+	expect_exit 1 "$GROVE" profile -p "$bad" -d "$S" build a
+	expect_err_line "profile name '$bad'"
+	[[ ! -e $W/$bad ]] || fail "a refused profile name '$bad' was made"
+done
+check "profile names that collide with generation names or temporary names are refused"
+
+# ---- a profile's log target is the profile's: generic commands on it are refused
+D2=$ROOT/prof2
+G2=$D2/x.generations
+mkdir -p "$D2"
+expect_exit 0 "$GROVE" profile -p "$D2/x" build -d "$S" a
+expect_exit 0 "$GROVE" profile -p "$D2/x" install b
+snapshot "$D2" logtarget
+snapshot "$GROVE_STATE_DIR" logstate
+for cmd in recover undo "rollback --to 1" status verify "stow -d $S b" "unstow -d $S a" \
+	"restow -d $S a"; do
+	read -ra argv <<<"$cmd"
+	expect_exit 2 "$GROVE" "${argv[@]}" -t "$G2"
+	expect_err_line "target '$G2' is the log of profile '$D2/x'; use 'grove profile -p $D2/x recover'"
+done
+expect_exit 2 "$GROVE" -S b -d "$S" -t "$G2"
+expect_exit 0 "$GROVE" log -t "$G2"
+expect_out_has "grove profile -p $D2/x install b"
+# Known by the disk alone (another state dir's log has never seen it) ...
+expect_exit 2 "$GROVE" --state "$ROOT/state-other" recover -t "$G2"
+expect_err_line "is the log of profile '$D2/x'"
+expect_unchanged "$D2" logtarget
+expect_unchanged "$GROVE_STATE_DIR" logstate
+# ... and by the log alone (the profile's links and records moved away).
+mkdir "$ROOT/aside"
+mv "$D2/x" "$D2/x-1-link" "$D2/x-2-link" "$ROOT/aside/"
+mv "$G2/1/.grove-generation" "$ROOT/aside/rec1"
+mv "$G2/2/.grove-generation" "$ROOT/aside/rec2"
+expect_exit 2 "$GROVE" recover -t "$G2"
+expect_err_line "is the log of profile '$D2/x'"
+mv "$ROOT/aside/x" "$ROOT/aside/x-1-link" "$ROOT/aside/x-2-link" "$D2/"
+mv "$ROOT/aside/rec1" "$G2/1/.grove-generation"
+mv "$ROOT/aside/rec2" "$G2/2/.grove-generation"
+expect_exit 0 "$GROVE" profile -p "$D2/x" rollback
+# A stow target that merely ends in .generations is an ordinary target.
+mkdir -p "$ROOT/plain.generations"
+expect_exit 0 "$GROVE" stow -d "$S" -t "$ROOT/plain.generations" a
+[[ -L $ROOT/plain.generations/bin ]] || fail "stow into plain.generations made no link"
+check "generic commands refuse a profile's log target (known by its disk or by the log)"
+
+# ---- a refused first build leaves nothing behind
+for args in "-d $S nope" "-d $S a clash" "-d $ROOT/no-such-stow a" "-d $S ../a"; do
+	read -ra argv <<<"$args"
+	expect_exit_in "1 2" "$GROVE" profile -p "$ROOT/fresh/deeper/p" build "${argv[@]}"
+	[[ ! -e $ROOT/fresh ]] || fail "a refused first build ($args) left '$(find "$ROOT/fresh" | tr '\n' ' ')'"
+	expect_exit_in "1 2" "$GROVE" profile -p never build "${argv[@]}"
+	[[ ! -e $W/never.generations && ! -e $W/never ]] || fail "a refused first build ($args) left '$W/never.generations'"
+done
+mkdir "$ROOT/exists"
+expect_exit 1 "$GROVE" profile -p "$ROOT/exists/p" rollback
+expect_exit 1 "$GROVE" profile -p "$ROOT/exists/p" switch 1
+expect_exit 0 "$GROVE" profile -p "$ROOT/exists/p" recover
+[[ -z $(ls -A "$ROOT/exists") ]] || fail "refused commands on a new profile left '$(ls -A "$ROOT/exists")'"
+check "a refused first build (or rollback, switch, recover of no profile) leaves no profile folders"
