@@ -109,6 +109,15 @@ grep -q '^{"changed": true, ' "$OUT" || fail "--json --check does not say change
 grep -q '"stow": \["git"\], "unstow": \["tmux"\]' "$OUT" || fail "--json lacks the stow/unstow lists"
 grep -q '"op": "unlink", "path": ".tmux.conf"' "$OUT" || fail "--json lacks the unlink op"
 grep -q '"op": "set", "group": "editor"' "$OUT" || fail "--json lacks the alternatives op"
+"$GROVE_TEST_PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["changed"] is True and d["applied"] is False, d
+t = d["targets"][0]
+ops = {(o["op"], o["path"]) for o in t["ops"]}
+assert ("link", ".gitconfig") in ops and ("unlink", ".tmux.conf") in ops, ops
+assert d["alternatives"][0]["path"].endswith("/usr/bin/nano"), d["alternatives"]
+' "$OUT" || fail "--json is not the expected JSON document"
 expect_exit 0 "$GROVE" apply --diff
 expect_out_has "- $H/.tmux.conf -> ../dotfiles/tmux/.tmux.conf"
 expect_out_has "+ $H/.gitconfig -> ../dotfiles/git/.gitconfig"
