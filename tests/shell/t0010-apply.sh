@@ -254,6 +254,24 @@ expect_exit 0 "$GROVE" apply
 expect_out_has "nothing to change"
 check "turning dotfiles on restows the package under its new names"
 
+# a package whose folder was deleted from the stow dir: its dangling links go, nothing else
+mk_file "$S/gone/.gonerc" "gone"
+mk_file "$S/gone/.config/gone/conf" "conf"
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    dotfiles: true\n    packages: [dt, gone]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+[[ -L $H/.gonerc && -L $H/.config ]] || fail "gone was not stowed"
+rm -rf "$S/gone"
+mk_link "$H/.mine" "../elsewhere/.minerc" # dangling too, but not into the stow dir: stays
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    dotfiles: true\n    packages: [dt]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+expect_out_has "-gone"
+[[ ! -L $H/.gonerc && ! -L $H/.config && -L $H/.mine && -L $H/.dtrc ]] ||
+	fail "the deleted package's links were not removed (or too much was)"
+expect_exit 0 "$GROVE" apply
+expect_out_has "nothing to change"
+rm "$H/.mine"
+check "a package deleted from the stow dir and dropped from the manifest: its links go"
+
 # ---- bad manifests: exit 78, one line naming FILE:LINE:COLUMN, nothing changed ----
 bad()
 {
