@@ -109,6 +109,15 @@ grep -q '^{"changed": true, ' "$OUT" || fail "--json --check does not say change
 grep -q '"stow": \["git"\], "unstow": \["tmux"\]' "$OUT" || fail "--json lacks the stow/unstow lists"
 grep -q '"op": "unlink", "path": ".tmux.conf"' "$OUT" || fail "--json lacks the unlink op"
 grep -q '"op": "set", "group": "editor"' "$OUT" || fail "--json lacks the alternatives op"
+"$GROVE_TEST_PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["changed"] is True and d["applied"] is False, d
+t = d["targets"][0]
+ops = {(o["op"], o["path"]) for o in t["ops"]}
+assert ("link", ".gitconfig") in ops and ("unlink", ".tmux.conf") in ops, ops
+assert d["alternatives"][0]["path"].endswith("/usr/bin/nano"), d["alternatives"]
+' "$OUT" || fail "--json is not the expected JSON document"
 expect_exit 0 "$GROVE" apply --diff
 expect_out_has "- $H/.tmux.conf -> ../dotfiles/tmux/.tmux.conf"
 expect_out_has "+ $H/.gitconfig -> ../dotfiles/git/.gitconfig"
@@ -244,6 +253,24 @@ expect_exit 0 "$GROVE" apply
 expect_exit 0 "$GROVE" apply
 expect_out_has "nothing to change"
 check "turning dotfiles on restows the package under its new names"
+
+# a package whose folder was deleted from the stow dir: its dangling links go, nothing else
+mk_file "$S/gone/.gonerc" "gone"
+mk_file "$S/gone/.config/gone/conf" "conf"
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    dotfiles: true\n    packages: [dt, gone]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+[[ -L $H/.gonerc && -L $H/.config ]] || fail "gone was not stowed"
+rm -rf "$S/gone"
+mk_link "$H/.mine" "../elsewhere/.minerc" # dangling too, but not into the stow dir: stays
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    dotfiles: true\n    packages: [dt]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+expect_out_has "-gone"
+[[ ! -L $H/.gonerc && ! -L $H/.config && -L $H/.mine && -L $H/.dtrc ]] ||
+	fail "the deleted package's links were not removed (or too much was)"
+expect_exit 0 "$GROVE" apply
+expect_out_has "nothing to change"
+rm "$H/.mine"
+check "a package deleted from the stow dir and dropped from the manifest: its links go"
 
 # ---- bad manifests: exit 78, one line naming FILE:LINE:COLUMN, nothing changed ----
 bad()
