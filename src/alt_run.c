@@ -1189,6 +1189,89 @@ get_selections(struct ctx *c, const struct grove_alt_group *all, size_t n, struc
 	return 0;
 }
 
+/* Appends the change of group name (before: its saved text, or NULL) to text after. */
+static int
+add_change(struct grove_session *s, int64_t dir_id, const char *name, char *before, char *after,
+	   struct grove_error *err)
+{
+	struct grove_journal_alt_change *nv = realloc(s->alt, (s->n_alt + 1) * sizeof(*nv));
+
+	if (!nv)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	s->alt = nv;
+	memset(&nv[s->n_alt], 0, sizeof(nv[0]));
+	nv[s->n_alt].dir_id = dir_id;
+	if (!(nv[s->n_alt].name = strdup(name)) ||
+	    (before && !(nv[s->n_alt].before = strdup(before))) ||
+	    (after && !(nv[s->n_alt].after = strdup(after)))) {
+		free(nv[s->n_alt].name);
+		free(nv[s->n_alt].before);
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	s->n_alt++;
+	return 0;
+}
+
+/*
+ * grove alt import: every file of the admindir (update-alternatives' format)
+ * becomes the saved group of that name, in one transaction without ops (so
+ * `grove undo` forgets the import). Nothing on disk changes. A corrupt file
+ * stops the import before anything is saved.
+ */
+static int
+import_groups(struct ctx *c, struct grove_session *s, const struct grove_root *adm, int64_t dir_id,
+	      const struct grove_alt_group *all, size_t n, struct grove_error *err)
+{
+	struct grove_dirent *ents = NULL;
+	size_t n_ents = 0;
+	int r = grove_fs_list(adm->fd, &ents, &n_ents, err);
+
+	for (size_t i = 0; i < n_ents && r >= 0; i++) {
+		const char *name = ents[i].name;
+		size_t l = strlen(name);
+		cleanup_free char *text = NULL, *src = NULL, *before = NULL, *after = NULL;
+		struct grove_alt_group g = { 0 };
+		size_t len = 0;
+
+		/* update-alternatives skips its own temporary files. */
+		if (l > 9 && !strcmp(name + l - 9, ".dpkg-tmp"))
+			continue;
+		if (ents[i].type != GROVE_FT_REG || !grove_alt_name_ok(name))
+			continue;
+		r = grove_fs_read_file_at(adm->fd, name, 16 << 20, &text, &len, err);
+		if (r < 0)
+			break;
+		if (len == 0)
+			continue; /* an empty file is no group for update-alternatives either */
+		src = grove_strdupf("%s/%s", adm->path, name);
+		if (!src) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		r = grove_alt_group_parse(name, text, len, src, &g, err);
+		if (r < 0)
+			break;
+		grove_alt_group_normalize(&g);
+		if (g.n_choices && grove_alt_group_format(&g, &after) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+		grove_alt_group_release(&g);
+		if (r < 0)
+			break;
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(all[k].name, name) &&
+			    grove_alt_group_format(&all[k], &before) < 0)
+				r = grove_error_set(err, -ENOMEM, "out of memory");
+		if (r < 0)
+			break;
+		c->res->n_imported++;
+		if ((!before && !after) || (before && after && !strcmp(before, after)))
+			continue;
+		r = add_change(s, dir_id, name, before, after, err);
+	}
+	grove_dirents_free(ents, n_ents);
+	return r;
+}
+
 int
 grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	      struct grove_error *err)
@@ -1259,6 +1342,13 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		goto out;
 	if (req->action == GROVE_ALT_GET_SELECTIONS) {
 		r = get_selections(&c, all, n, err);
+		goto out;
+	}
+	if (req->action == GROVE_ALT_IMPORT) {
+		r = import_groups(&c, &s, &adm, dir_id, all, n, err);
+		if (r >= 0)
+			r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0,
+						&res->txn, err);
 		goto out;
 	}
 	g = find_group(all, n, req->name);

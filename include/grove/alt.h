@@ -103,9 +103,6 @@ int grove_alt_group_format(const struct grove_alt_group *g, char **ret);
 int grove_alt_group_parse(const char *name, const char *text, size_t len, const char *source,
 			  struct grove_alt_group *ret, struct grove_error *err);
 
-/* A priority as update-alternatives takes it: a decimal integer in int's range. */
-bool grove_alt_priority_parse(const char *s, int *ret);
-
 /* True for a valid group or follower name: non-empty, no '/' and no space. */
 bool grove_alt_name_ok(const char *name);
 
@@ -123,6 +120,7 @@ enum grove_alt_action {
 	GROVE_ALT_LIST,
 	GROVE_ALT_CONFIG,         /* asks req->config_ask, then as SET, AUTO or nothing */
 	GROVE_ALT_GET_SELECTIONS, /* every group: name, mode, current value (res->sel) */
+	GROVE_ALT_IMPORT,         /* take over the admindir's files (res->n_imported); no link */
 };
 
 struct grove_alt_result;
@@ -205,6 +203,7 @@ struct grove_alt_result {
 	} * sel;
 	size_t n_sel;      /* every group's name and mode, also when an error came later */
 	size_t n_sel_read; /* how many of them have their current value read */
+	size_t n_imported; /* IMPORT: the groups taken over */
 };
 
 void grove_alt_result_release(struct grove_alt_result *res);

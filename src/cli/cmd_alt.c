@@ -202,6 +202,13 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 		const char *a = argv[i];
 		size_t k;
 
+		/* grove alt import [options]: take over update-alternatives' groups. */
+		if (!strcmp(a, "import")) {
+			if (set_action(q, GROVE_ALT_IMPORT, action_name, "import") != 0)
+				return GROVE_EXIT_USAGE;
+			action_name = "import";
+			continue;
+		}
 		if (strncmp(a, "--", 2) != 0)
 			return fail("unknown argument '%s'", a);
 		a += 2;
@@ -742,6 +749,9 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 		status = set_selections(&q);
 	else
 		status = run_one(&q, &res);
+	if (status == GROVE_EXIT_OK && q.action == GROVE_ALT_IMPORT && q.verbose >= 0)
+		printf("%s: took over %zu link group%s from %s\n", PROG, res.n_imported,
+		       res.n_imported == 1 ? "" : "s", q.admindir);
 out:
 	fflush(stdout);
 	grove_alt_result_release(&res);
