@@ -102,6 +102,8 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 	}
 	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
 	grove_fs_set_temp_tag(tag);
+	eo.progress = s->progress;
+	eo.progress_ctx = s->progress_ctx;
 	r = grove_exec_apply(plan, s->target, stow, &eo, err);
 	grove_fs_set_temp_tag(NULL);
 	if (r < 0) {

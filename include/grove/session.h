@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "grove/error.h"
+#include "grove/exec.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/plan.h"
@@ -37,6 +38,10 @@ struct grove_session {
 	 * states. */
 	struct grove_journal_alt_change *alt;
 	size_t n_alt;
+	/* Told after each op grove_session_apply executes (a progress line); set by the caller
+	 * after grove_session_open, may stay NULL. */
+	grove_exec_progress_fn progress;
+	void *progress_ctx;
 };
 
 struct grove_session_opts {
