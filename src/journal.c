@@ -1074,28 +1074,6 @@ ops_insert_rows(struct grove_journal *j, int64_t txn, const struct grove_plan *p
 	return 0;
 }
 
-static int
-alt_changes_insert(struct grove_journal *j, int64_t txn, const struct grove_journal_alt_change *alt,
-		   size_t n_alt, struct grove_error *err)
-{
-	for (size_t i = 0; i < n_alt; i++) {
-		cleanup_stmt sqlite3_stmt *s = NULL;
-		int rc, r = stmt_get(j, ST_ALT_TXN_PUT, &s, err);
-
-		if (r < 0)
-			return r;
-		sqlite3_bind_int64(s, 1, txn);
-		sqlite3_bind_int64(s, 2, alt[i].dir_id);
-		bind_text(s, 3, alt[i].name);
-		bind_text(s, 4, alt[i].before);
-		bind_text(s, 5, alt[i].after);
-		rc = sqlite3_step(s);
-		if (rc != SQLITE_DONE)
-			return jfail(j, rc, err, "log transaction in");
-	}
-	return 0;
-}
-
 /*
  * The ops table's CHECK on kind is an IN list, which SQLite rebuilds as a
  * temporary b-tree for every row it checks: a third of the cost of logging a
@@ -1121,6 +1099,28 @@ ops_insert(struct grove_journal *j, int64_t txn, const struct grove_plan *plan,
 	r2 = exec_sql(j, "PRAGMA ignore_check_constraints = OFF", r < 0 ? NULL : err,
 		      "log transaction in");
 	return r < 0 ? r : r2;
+}
+
+static int
+alt_changes_insert(struct grove_journal *j, int64_t txn, const struct grove_journal_alt_change *alt,
+		   size_t n_alt, struct grove_error *err)
+{
+	for (size_t i = 0; i < n_alt; i++) {
+		cleanup_stmt sqlite3_stmt *s = NULL;
+		int rc, r = stmt_get(j, ST_ALT_TXN_PUT, &s, err);
+
+		if (r < 0)
+			return r;
+		sqlite3_bind_int64(s, 1, txn);
+		sqlite3_bind_int64(s, 2, alt[i].dir_id);
+		bind_text(s, 3, alt[i].name);
+		bind_text(s, 4, alt[i].before);
+		bind_text(s, 5, alt[i].after);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_DONE)
+			return jfail(j, rc, err, "log transaction in");
+	}
+	return 0;
 }
 
 int
