@@ -189,12 +189,80 @@ test_profile_build_switch_rollback_gc(void **state)
 	free(f.state);
 }
 
+/* A dry run plans and changes nothing; the profile's generations folder is known as its log. */
+static void
+test_profile_dry_run_and_log_owner(void **state)
+{
+	struct fixture f;
+	struct grove_profile_opts o = { .mutate = true, .dry_run = true };
+	struct grove_profile *p = NULL;
+	struct grove_error err = { 0 };
+	struct grove_root root = { .fd = -1 };
+	const struct grove_plan *summary, *forest = NULL;
+	char *a[] = { "a" }, *owner = NULL, *gens_path, *pdir;
+	bool changed = false;
+
+	(void)state;
+	f.dir = tu_mkdtemp();
+	f.stow = tu_path(f.dir, "stow");
+	f.prof = tu_path(f.dir, "p/new/main");
+	f.state = tu_path(f.dir, "state");
+	pdir = tu_path(f.dir, "p");
+	tu_build(f.dir, "f stow/a/bin/x ax\nf stow/a/etc/c c\n");
+	o.state_opt = f.state;
+	o.profile = f.prof;
+
+	assert_int_equal(grove_profile_open(&o, &p, NULL, &err), 0);
+	assert_true(grove_profile_dry_run(p));
+	assert_int_equal(build(&f, p, a, 1, 0), 1);
+	summary = grove_profile_planned(p, &forest);
+	assert_int_equal(summary->n_ops, 3);
+	assert_int_equal(summary->ops[0].kind, GROVE_OP_MKDIR);
+	assert_string_equal(summary->ops[0].path, "main.generations/1");
+	assert_int_equal(summary->ops[2].kind, GROVE_OP_LINK);
+	assert_string_equal(summary->ops[2].text, "main-1-link");
+	assert_int_equal(forest->n_ops, 2); /* bin, etc */
+	assert_string_equal(forest->ops[0].text, "../../../../stow/a/bin");
+	p = grove_profile_close(p);
+	assert_int_equal(access(pdir, F_OK), -1);
+	assert_int_equal(access(f.state, F_OK), -1);
+
+	p = open_profile(&f, true);
+	assert_int_equal(build(&f, p, a, 1, 0), 1);
+	p = grove_profile_close(p);
+	assert_int_equal(grove_profile_open(&o, &p, NULL, &err), 0);
+	assert_int_equal(grove_profile_switch(p, 1, NULL, &changed, &err), 0);
+	assert_false(changed);
+	p = grove_profile_close(p);
+
+	gens_path = tu_path(f.dir, "p/new/main.generations");
+	assert_int_equal(grove_root_open(&root, gens_path, &err), 0);
+	assert_int_equal(grove_profile_log_owner(&root, NULL, 0, &owner, &err), 0);
+	assert_non_null(owner);
+	assert_non_null(strstr(owner, "/p/new/main"));
+	free(owner);
+	grove_root_release(&root);
+	assert_int_equal(grove_root_open(&root, f.stow, &err), 0);
+	assert_int_equal(grove_profile_log_owner(&root, NULL, 0, &owner, &err), 0);
+	assert_null(owner);
+	grove_root_release(&root);
+
+	tu_rmtree(f.dir);
+	free(gens_path);
+	free(pdir);
+	free(f.dir);
+	free(f.stow);
+	free(f.prof);
+	free(f.state);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_select_forms),
 		cmocka_unit_test(test_profile_build_switch_rollback_gc),
+		cmocka_unit_test(test_profile_dry_run_and_log_owner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
