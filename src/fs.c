@@ -457,6 +457,9 @@ read_fd(int fd, const char *what, size_t max, char **ret_buf, size_t *ret_len,
 		return grove_error_errno(err, -errno, "read '%s'", what);
 	if (!S_ISREG(st.st_mode))
 		return grove_error_set(err, -EINVAL, "read '%s': not a regular file", what);
+	/* A file already known to be too big is refused before reading a byte. */
+	if ((uint64_t)st.st_size > (uint64_t)max)
+		return grove_error_set(err, -EFBIG, "read '%s': larger than %zu bytes", what, max);
 	cap = (size_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1;
 	buf = malloc(cap);
 	if (!buf)

@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* grove apply for one target: the recorded packages from the log, then unstow and stow planned in
+ * several planner passes over one world, so each package keeps its own options in one plan. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/apply.h"
+#include "grove/journal.h"
+#include "grove/path.h"
+#include "grove/planner.h"
+#include "grove/stow.h"
+#include "grove/world.h"
+#include "util.h"
+
+#define PLAN_ROUNDS_MAX 4096
+
+static void
+strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+grove_apply_run_release(struct grove_apply_run *run)
+{
+	if (!run)
+		return;
+	if (run->session_open)
+		grove_session_close(&run->session);
+	run->session_open = false;
+	grove_root_release(&run->stow_root);
+	grove_root_release(&run->target_root);
+	grove_plan_release(&run->plan);
+	strv_free(run->recorded, run->n_recorded);
+	strv_free(run->dropped, run->n_dropped);
+	strv_free(run->added, run->n_added);
+	free(run->command);
+	run->recorded = run->dropped = run->added = NULL;
+	run->n_recorded = run->n_dropped = run->n_added = 0;
+	run->command = NULL;
+}
+
+static int
+strv_add(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*n] = strdup(s)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static bool
+strv_has(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+static int
+strcmp_p(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* How a recorded package was stowed, as far as its links tell: with
+ * --dotfiles ("dot-x" linked as ".x"), without ("dot-x" as "dot-x"), or
+ * unknown (no "dot-" entry among its links). */
+enum dot_use { DOT_UNKNOWN, DOT_OFF, DOT_ON };
+
+struct recorded {
+	char *name;
+	enum dot_use dot;
+};
+
+static const char *
+base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* The packages of the links grove owns in the target that land in the stow
+ * dir (lexically, as Stow decides ownership). */
+static int
+read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
+	      struct grove_error *err)
+{
+	struct grove_owned *own = NULL;
+	size_t n_own = 0, n = 0;
+	struct recorded *rec = NULL;
+	int r;
+
+	r = grove_journal_owned(run->session.journal, run->session.target_id, &own, &n_own, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_own; i++) {
+		cleanup_free char *parent = NULL, *dirabs = NULL, *abs = NULL;
+		const char *rest, *slash;
+		size_t k;
+		enum dot_use dot = DOT_UNKNOWN;
+
+		if (!own[i].text || !own[i].package)
+			continue;
+		parent = grove_path_parent(own[i].path);
+		dirabs = parent ? grove_path_join(run->target_root.real, parent) : NULL;
+		abs = dirabs ? grove_path_join(dirabs, own[i].text) : NULL;
+		if (!abs) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
+		rest = grove_path_strip_prefix(abs, run->stow_root.real);
+		if (!rest)
+			continue;
+		slash = strchr(rest, '/');
+		if (strncmp(rest, own[i].package, slash ? (size_t)(slash - rest) : strlen(rest)) ||
+		    strlen(own[i].package) != (slash ? (size_t)(slash - rest) : strlen(rest)))
+			continue;
+		if (slash && !strncmp(base(rest), "dot-", 4) && base(rest)[4])
+			dot = !strcmp(base(own[i].path), base(rest)) ? DOT_OFF : DOT_ON;
+		for (k = 0; k < n && strcmp(rec[k].name, own[i].package); k++)
+			;
+		if (k == n) {
+			struct recorded *nr = realloc(rec, (n + 1) * sizeof(*nr));
+
+			if (!nr || !(nr[n].name = strdup(own[i].package))) {
+				if (nr)
+					rec = nr;
+				r = grove_error_set(err, -ENOMEM, "out of memory");
+				goto out;
+			}
+			rec = nr;
+			rec[n].dot = DOT_UNKNOWN;
+			n++;
+		}
+		if (dot != DOT_UNKNOWN)
+			rec[k].dot = dot;
+	}
+	*ret = steal_ptr(rec);
+	*ret_n = n;
+	r = 0;
+out:
+	if (rec) {
+		for (size_t k = 0; k < n; k++)
+			free(rec[k].name);
+		free(rec);
+	}
+	grove_owned_free(own, n_own);
+	return r;
+}
+
+static bool
+same_opts(const struct grove_apply_pkg *a, const struct grove_apply_pkg *b)
+{
+	return a->no_folding == b->no_folding && a->dotfiles == b->dotfiles &&
+	       a->adopt == b->adopt && a->ignore == b->ignore && a->defer == b->defer &&
+	       a->override == b->override;
+}
+
+static int
+copy_conflicts(struct grove_plan *to, const struct grove_plan *from)
+{
+	for (size_t i = 0; i < from->n_conflicts; i++) {
+		const struct grove_conflict *c = &from->conflicts[i];
+
+		if (grove_plan_add_conflict(to, c->action, c->package, c->path, c->message) < 0)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < from->n_warnings; i++)
+		if (grove_plan_add_warning(to, from->warnings[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* One planner pass; conflicts and warnings are gathered into plan. */
+static int
+pass(struct grove_world *w, const struct grove_plan_opts *po, char *const *unstow, size_t nu,
+     char *const *stow, size_t ns, struct grove_plan *plan, struct grove_error *err)
+{
+	struct grove_plan scratch;
+	int r;
+
+	grove_plan_init(&scratch);
+	r = grove_planner_run(w, po, unstow, nu, stow, ns, &scratch, err);
+	if (r == 0 && copy_conflicts(plan, &scratch) < 0)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	grove_plan_release(&scratch);
+	return r;
+}
+
+/*
+ * Unstow passes first (each recorded package with the dotfiles setting its
+ * links show, and no extra ignore patterns, so that everything it had is
+ * reached), then a stow pass per group of packages with the same options.
+ * The world carries each pass's result into the next; the plan is the
+ * difference between the scanned target and the last pass's.
+ */
+static int
+plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct recorded *rec,
+	 size_t n_rec, struct grove_plan *plan, struct grove_error *err)
+{
+	cleanup_free char **names = calloc(n_rec + t->n_pkgs + 1, sizeof(char *));
+	cleanup_free bool *done = calloc(t->n_pkgs + 1, sizeof(bool));
+	int r;
+
+	if (!names || !done)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (int dot = DOT_UNKNOWN; dot <= DOT_ON; dot++) {
+		struct grove_plan_opts po = { 0 };
+		size_t n = 0;
+
+		for (size_t i = 0; i < n_rec; i++) {
+			enum dot_use d = rec[i].dot;
+
+			/* Unknown: as the manifest now wants it (or off). */
+			if (d == DOT_UNKNOWN) {
+				for (size_t k = 0; k < t->n_pkgs; k++)
+					if (!strcmp(t->pkgs[k].name, rec[i].name))
+						d = t->pkgs[k].dotfiles ? DOT_ON : DOT_OFF;
+				if (d == DOT_UNKNOWN)
+					d = DOT_OFF;
+			}
+			if ((int)d == dot)
+				names[n++] = rec[i].name;
+		}
+		if (!n)
+			continue;
+		po.dotfiles = dot == DOT_ON;
+		r = pass(w, &po, names, n, NULL, 0, plan, err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < t->n_pkgs; i++) {
+		const struct grove_apply_pkg *g = &t->pkgs[i];
+		struct grove_plan_opts po = {
+			.no_folding = g->no_folding,
+			.adopt = g->adopt,
+			.dotfiles = g->dotfiles,
+			.ignore = g->ignore,
+			.defer = g->defer,
+			.override = g->override,
+		};
+		size_t n = 0;
+
+		if (done[i])
+			continue;
+		for (size_t k = i; k < t->n_pkgs; k++) {
+			if (!done[k] && same_opts(g, &t->pkgs[k])) {
+				names[n++] = (char *)t->pkgs[k].name;
+				done[k] = true;
+			}
+		}
+		r = pass(w, &po, NULL, 0, names, n, plan, err);
+		if (r < 0)
+			return r;
+	}
+	if (plan->n_conflicts) {
+		grove_plan_sort_conflicts(plan);
+		return 0;
+	}
+	return grove_planner_diff(w, plan, err);
+}
+
+static int
+check_packages(const struct grove_apply_run *run, const struct grove_apply_target *t,
+	       struct grove_error *err)
+{
+	for (size_t i = 0; i < t->n_pkgs; i++) {
+		struct grove_stat st;
+		int r = grove_stow_check_package_name(t->pkgs[i].name, err);
+
+		if (r < 0)
+			return r;
+		r = grove_fs_stat_beneath_follow(run->stow_root.fd, t->pkgs[i].name, &st, err);
+		if (r < 0)
+			return r;
+		if (st.type != GROVE_FT_DIR)
+			return grove_error_set(err, -GROVE_E_BADINPUT,
+					       "the stow directory '%s' does not contain package "
+					       "'%s'",
+					       t->dir, t->pkgs[i].name);
+	}
+	return 0;
+}
+
+int
+grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, double wait_seconds,
+		    bool lock, struct grove_apply_run *run, struct grove_error *err)
+{
+	struct grove_session_opts so = { .state_opt = state_opt,
+					 .wait_seconds = wait_seconds,
+					 .no_lock = !lock };
+	struct grove_world w;
+	struct grove_scan_opts sc = { 0 };
+	struct recorded *rec = NULL;
+	size_t n_rec = 0;
+	cleanup_free char **all = NULL;
+	size_t n_all = 0;
+	int r;
+
+	memset(run, 0, sizeof(*run));
+	run->stow_root.fd = run->target_root.fd = -1;
+	grove_plan_init(&run->plan);
+	grove_world_init(&w);
+	if (t->command && !(run->command = strdup(t->command))) {
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	r = grove_root_open(&run->stow_root, t->dir, err);
+	if (r < 0) {
+		grove_error_prefix(err, "stow directory");
+		goto fail;
+	}
+	r = grove_root_open(&run->target_root, t->target, err);
+	if (r < 0) {
+		grove_error_prefix(err, "target");
+		goto fail;
+	}
+	if (grove_path_strip_prefix(run->target_root.real, run->stow_root.real) ||
+	    !strcmp(run->target_root.real, run->stow_root.real)) {
+		r = grove_error_set(err, -GROVE_E_BADINPUT,
+				    "target '%s' is inside the stow directory '%s'", t->target,
+				    t->dir);
+		goto fail;
+	}
+	r = check_packages(run, t, err);
+	if (r < 0)
+		goto fail;
+	r = grove_session_open(&run->session, &run->target_root, &so, err);
+	if (r < 0)
+		goto fail;
+	run->session_open = true;
+	run->locked = lock;
+	if (lock) {
+		r = grove_session_recover(&run->session, &run->stow_root, false, &run->recovered,
+					  err);
+		if (r < 0)
+			goto fail;
+	}
+	r = read_recorded(run, &rec, &n_rec, err);
+	if (r < 0)
+		goto fail;
+
+	/* What changes, by package, for the report. */
+	for (size_t i = 0; i < n_rec; i++) {
+		bool wanted = false;
+
+		for (size_t k = 0; k < t->n_pkgs && !wanted; k++)
+			wanted = !strcmp(t->pkgs[k].name, rec[i].name);
+		if (strv_add(&run->recorded, &run->n_recorded, rec[i].name) < 0 ||
+		    (!wanted && strv_add(&run->dropped, &run->n_dropped, rec[i].name) < 0)) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	for (size_t k = 0; k < t->n_pkgs; k++) {
+		if (!strv_has(run->recorded, run->n_recorded, t->pkgs[k].name) &&
+		    strv_add(&run->added, &run->n_added, t->pkgs[k].name) < 0) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	if (run->n_recorded)
+		qsort(run->recorded, run->n_recorded, sizeof(char *), strcmp_p);
+
+	/* A recorded package whose folder is gone cannot be unstowed by its
+	 * contents: refuse, naming it, rather than leave its links behind. */
+	for (size_t i = 0; i < n_rec; i++) {
+		struct grove_stat st;
+
+		r = grove_fs_stat_beneath_follow(run->stow_root.fd, rec[i].name, &st, err);
+		if (r < 0)
+			goto fail;
+		if (st.type != GROVE_FT_DIR) {
+			r = grove_error_set(err, -GROVE_E_BADINPUT,
+					    "package '%s' is stowed in '%s' but the stow directory "
+					    "'%s' no longer has it; unstow it by hand first",
+					    rec[i].name, t->target, t->dir);
+			goto fail;
+		}
+	}
+
+	w.stow_path = grove_path_abs2rel(run->stow_root.real, run->target_root.real);
+	all = calloc(n_rec + t->n_pkgs + 1, sizeof(char *));
+	if (!w.stow_path || !all) {
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < n_rec; i++) {
+		all[n_all++] = rec[i].name;
+		sc.dotfiles = sc.dotfiles || rec[i].dot == DOT_ON;
+	}
+	for (size_t k = 0; k < t->n_pkgs; k++) {
+		if (!strv_has(all, n_all, t->pkgs[k].name))
+			all[n_all++] = (char *)t->pkgs[k].name;
+		sc.dotfiles = sc.dotfiles || t->pkgs[k].dotfiles;
+	}
+	if (t->global_ignore_text)
+		r = grove_ignore_list_parse(t->global_ignore_text,
+					    t->global_ignore_source ? t->global_ignore_source
+								    : "~/.stow-global-ignore",
+					    &w.global_ignore, err);
+	else
+		r = grove_ignore_list_default(&w.global_ignore, err);
+	if (r < 0)
+		goto fail;
+	/* With dotfiles the scan reads both spellings, a superset of without. */
+	r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &sc, err);
+	if (r < 0)
+		goto fail;
+	for (int round = 0;; round++) {
+		r = plan_all(&w, t, rec, n_rec, &run->plan, err);
+		if (r != -EAGAIN)
+			break;
+		if (round >= PLAN_ROUNDS_MAX) {
+			r = grove_error_set(err, -GROVE_E_INTERNAL,
+					    "planning did not settle after %d rounds", round);
+			goto fail;
+		}
+		grove_error_clear(err);
+		grove_plan_release(&run->plan);
+		grove_plan_init(&run->plan);
+		grove_world_reset_plan(&w);
+		r = grove_scan_needs(&w, &run->stow_root, err);
+		if (r < 0)
+			goto fail;
+	}
+	if (r < 0)
+		goto fail;
+	grove_world_release(&w);
+	for (size_t i = 0; i < n_rec; i++)
+		free(rec[i].name);
+	free(rec);
+	return 0;
+fail:
+	grove_world_release(&w);
+	for (size_t i = 0; i < n_rec; i++)
+		free(rec[i].name);
+	free(rec);
+	grove_apply_run_release(run);
+	return r;
+}
+
+int
+grove_apply_execute(struct grove_apply_run *run, struct grove_error *err)
+{
+	if (run->plan.n_conflicts)
+		return grove_error_set(err, -GROVE_E_CONFLICT, "the plan has conflicts");
+	if (!run->locked)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "apply: the target is not locked");
+	return grove_session_apply(&run->session, &run->plan, &run->stow_root,
+				   run->command ? run->command : "grove apply", run->stow_root.real,
+				   0, &run->txn, err);
+}

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Idempotence on every example manifest in docs/: each block starting "# grove.yaml" is applied on
+# a few hosts and tags (its system paths moved under a temporary root); the second apply right
+# after the first must change nothing and say so.
+source "$(dirname "$0")/lib.sh"
+
+: "${MANIFEST_PROBE:?MANIFEST_PROBE must name the manifest-probe helper}"
+docs=("$GROVE_SOURCE_ROOT"/docs/*.md)
+n_examples=0
+
+resolve()
+{
+	case $1 in
+	'~') printf '%s' "$HOME" ;;
+	'~/'*) printf '%s/%s' "$HOME" "${1#\~/}" ;;
+	/*) printf '%s' "$1" ;;
+	*) printf '%s/%s' "$EX" "$1" ;;
+	esac
+}
+
+for doc in "${docs[@]}"; do
+	# Split the doc's yaml blocks into files; keep those that start with "# grove.yaml".
+	split=$ROOT/split-$(basename "$doc" .md)
+	mkdir -p "$split"
+	awk -v dir="$split" '
+		/^```yaml$/ { n++; inside = 1; f = sprintf("%s/%03d.yaml", dir, n); next }
+		/^```$/ { inside = 0; next }
+		inside { print > f }
+	' "$doc"
+	for block in "$split"/*.yaml; do
+		[[ -e $block ]] || continue
+		head -n1 "$block" | grep -q '^# grove.yaml' || continue
+		n_examples=$((n_examples + 1))
+		EX=$ROOT/ex-$n_examples
+		SYS=$EX/sys
+		export HOME=$EX/home
+		mkdir -p "$HOME" "$SYS"
+		sed -e "s#: /usr/#: $SYS/usr/#" -e "s#: /etc/#: $SYS/etc/#" \
+			-e "s#: /var/#: $SYS/var/#" -e "s#^\( *root:\) / *\$#\1 $SYS#" \
+			"$block" >"$EX/grove.yaml"
+		expect_exit 0 "$MANIFEST_PROBE" "$EX/grove.yaml"
+		while read -r kind a b c; do
+			case $kind in
+			target) mkdir -p "$(resolve "$a")" ;;
+			pkg)
+				d=$(resolve "$a")/$b
+				[[ -d $d ]] && continue # a profile's package, already made for a target
+				if [[ $c == 1 ]]; then mk_file "$d/dot-${b}rc" "$b"; else mk_file "$d/.${b}rc" "$b"; fi
+				mk_file "$d/bin/$b" "$b"
+				;;
+			file) mk_file "$a" "$a" ;;
+			esac
+		done <"$OUT"
+		mkdir -p "$SYS/etc/alternatives" "$SYS/var/lib/dpkg/alternatives"
+		cd "$EX"
+		first=1
+		for sel in "laptop" "desk work" "server"; do
+			read -r host tag <<<"$sel"
+			expect_exit 0 "$GROVE" apply --host "$host" ${tag:+--tag "$tag"}
+			if ((first)); then
+				expect_out_has "applied " # the first run on empty folders changes something
+				first=0
+			fi
+			expect_exit 0 "$GROVE" apply --host "$host" ${tag:+--tag "$tag"}
+			expect_out_has "nothing to change"
+			expect_exit 0 "$GROVE" apply --check --host "$host" ${tag:+--tag "$tag"}
+			expect_exit 0 "$GROVE" --json apply --check --host "$host" ${tag:+--tag "$tag"}
+			grep -q '^{"changed": false, ' "$OUT" || fail "--json does not say changed false"
+		done
+		cd "$ROOT"
+		check "$(basename "$doc") example $(basename "$block" .yaml) applies, and applies again without a change"
+	done
+done
+((n_examples >= 2)) || fail "found only $n_examples example manifests in docs/"
