@@ -20,12 +20,12 @@
  *	D/NAME.generations/<n>/  the generation: the minimal symlink forest of its
  *	                         packages (the planner of `grove stow`) and its record
  *	                         file .grove-generation (packages, stow dir, time, options)
- *	D/.NAME.lock             flock held by every run that changes the profile
  *
  * The disk is the source of truth: a generation exists while its
  * NAME-<n>-link does; its record is the file inside its folder. The
  * transaction log (the journal's target is D/NAME.generations) records every
- * change as intent, then commit, for recovery and `grove log`.
+ * change as intent, then commit, for recovery and `grove log`; every run that
+ * changes the profile holds the flock of that target (locks/ in the state dir).
  *
  * D defaults to <state dir>/profiles (the state dir as for every command:
  * --state, $GROVE_STATE_DIR, $XDG_STATE_HOME/grove, /var/lib/grove for root);

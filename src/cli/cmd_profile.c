@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove/profile.h"
 #include "util.h"
 
@@ -31,7 +32,9 @@ profile_usage(FILE *out)
 	      "  install [-d DIR] … PKG…      the current generation's packages and PKG…\n"
 	      "  remove PKG…                  the current generation's packages but PKG…\n"
 	      "  switch N | rollback | list [--json] | diff A B\n"
-	      "  delete N…|old|+N|Nd | gc | recover\n",
+	      "  delete N…|old|+N|Nd | gc | recover\n"
+	      "grove -n profile … prints what would change and changes nothing; --json prints\n"
+	      "one document (docs/json.md).\n",
 	      out);
 }
 
@@ -106,59 +109,22 @@ parse_args(int argc, char **argv, struct profile_args *a)
 	return 0;
 }
 
-static void
-json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-static void
-json_str_or_null(FILE *f, const char *s)
-{
-	if (s)
-		json_str(f, s);
-	else
-		fputs("null", f);
-}
-
 static const char *
 json_bool(bool b)
 {
 	return b ? "true" : "false";
 }
 
-/* RFC 3339 in UTC (docs/json.md); null when unknown. */
-static void
-json_time(FILE *f, double t)
-{
-	time_t secs = (time_t)t;
-	struct tm tm;
-	char buf[32];
-
-	if (t <= 0 || !gmtime_r(&secs, &tm) ||
-	    !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
-		fputs("null", f);
-	else
-		json_str(f, buf);
-}
-
 /* The envelope's start and the profile: {"grove": 1, "command": "profile SUB", "profile": … */
 static void
 json_head(FILE *f, const char *sub, struct grove_profile *p)
 {
-	fprintf(f, "{\"grove\": 1, \"command\": \"profile %s\", \"profile\": ", sub);
-	json_str(f, grove_profile_link_path(p));
+	char command[32];
+
+	snprintf(command, sizeof(command), "profile %s", sub);
+	grove_json_begin(f, command);
+	fputs(", \"profile\": ", f);
+	grove_json_str(f, grove_profile_link_path(p));
 }
 
 /* docs/json.md's op objects. */
@@ -171,13 +137,13 @@ json_ops(FILE *f, const struct grove_plan *plan)
 
 		fprintf(f, "%s{\"op\": \"%s\", \"path\": ", i ? ", " : "",
 			grove_op_kind_name(op->kind));
-		json_str(f, op->path);
+		grove_json_str(f, op->path);
 		fputs(", \"text\": ", f);
-		json_str_or_null(f, op->text);
+		grove_json_str(f, op->text);
 		fputs(", \"old_text\": ", f);
-		json_str_or_null(f, op->old_text);
+		grove_json_str(f, op->old_text);
 		fputs(", \"package\": ", f);
-		json_str_or_null(f, op->package);
+		grove_json_str(f, op->package);
 		fputc('}', f);
 	}
 	fputc(']', f);
@@ -191,13 +157,13 @@ json_conflicts(FILE *f, const struct grove_plan *plan)
 		const struct grove_conflict *c = &plan->conflicts[i];
 
 		fprintf(f, "%s{\"action\": ", i ? ", " : "");
-		json_str(f, c->action);
+		grove_json_str(f, c->action);
 		fputs(", \"package\": ", f);
-		json_str_or_null(f, c->package);
+		grove_json_str(f, c->package);
 		fputs(", \"path\": ", f);
-		json_str_or_null(f, c->path);
+		grove_json_str(f, c->path);
 		fputs(", \"message\": ", f);
-		json_str(f, c->message);
+		grove_json_str(f, c->message);
 		fputs(", \"hint\": null}", f);
 	}
 	fputc(']', f);
@@ -209,7 +175,7 @@ json_strv(FILE *f, char *const *v, size_t n)
 	fputc('[', f);
 	for (size_t k = 0; k < n; k++) {
 		fputs(k ? ", " : "", f);
-		json_str(f, v[k]);
+		grove_json_str(f, v[k]);
 	}
 	fputc(']', f);
 }
@@ -219,13 +185,13 @@ static void
 json_generation(FILE *f, const struct grove_generation *g)
 {
 	fprintf(f, "{\"number\": %ld, \"time\": ", g->number);
-	if (g->complete)
-		json_time(f, g->time);
+	if (g->complete && g->time > 0)
+		grove_json_time(f, g->time);
 	else
 		fputs("null", f);
 	fprintf(f, ", \"current\": %s, \"complete\": %s, \"stow_dir\": ", json_bool(g->current),
 		json_bool(g->complete));
-	json_str_or_null(f, g->stow_dir);
+	grove_json_str(f, g->stow_dir);
 	fprintf(f, ", \"folding\": %s, \"dotfiles\": %s, \"packages\": ", json_bool(!g->no_folding),
 		json_bool(g->dotfiles));
 	json_strv(f, g->packages, g->n_packages);
@@ -241,10 +207,10 @@ print_planned(struct grove_profile *p, int verbose)
 
 	if (!grove_profile_dry_run(p) && verbose <= 0)
 		return;
-	grove_plan_print(summary, stdout);
+	grove_print_plan(summary, stdout);
 	if (verbose > 0 && forest->n_ops) {
 		printf("the new generation's forest (%zu ops):\n", forest->n_ops);
-		grove_plan_print(forest, stdout);
+		grove_print_plan(forest, stdout);
 	}
 }
 
@@ -364,13 +330,13 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 		for (size_t i = 0, k = 0; i < b->n_packages; i++)
 			if (!has_pkg(a, b->packages[i])) {
 				fputs(k++ ? ", " : "", stdout);
-				json_str(stdout, b->packages[i]);
+				grove_json_str(stdout, b->packages[i]);
 			}
 		fputs("], \"removed\": [", stdout);
 		for (size_t i = 0, k = 0; i < a->n_packages; i++)
 			if (!has_pkg(b, a->packages[i])) {
 				fputs(k++ ? ", " : "", stdout);
-				json_str(stdout, a->packages[i]);
+				grove_json_str(stdout, a->packages[i]);
 			}
 		puts("]}");
 		grove_generations_free(gens, n);

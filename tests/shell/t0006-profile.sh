@@ -364,38 +364,57 @@ jq_ok()
 		sys.exit(0 if d["grove"] == 1 and eval(sys.argv[2]) else 1)
 	PY
 }
+# valid COMMAND: stdout validates against docs/grove.schema.json as a COMMAND document.
+valid()
+{
+	"$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/json/validate.py" "$GROVE_SOURCE_ROOT/docs/grove.schema.json" \
+		"$OUT" "$1" || fail "$1 --json does not validate: $(cat "$OUT")"
+}
 expect_exit 0 "$GROVE" --json profile -p "$DP" list
+valid "profile list"
 jq_ok 'set(d) == {"grove", "command", "profile", "current", "generations"} and d["command"] == "profile list"'
 jq_ok 'd["profile"] == "'"$DP"'" and d["current"] == 2 and all(gen_ok(g) for g in d["generations"])'
 jq_ok '[(g["number"], g["current"], g["packages"]) for g in d["generations"]] == [(1, False, ["a"]), (2, True, ["a", "b"])]'
 expect_exit 0 "$GROVE" profile -p "$DP" list --json
+valid "profile list"
 jq_ok 'd["command"] == "profile list" and d["generations"][0]["stow_dir"] == "'"$S"'"'
 expect_exit 0 "$GROVE" --json -n profile -p "$DP" install d
+valid "profile install"
 jq_ok 'd["command"] == "profile install" and d["dry_run"] and not d["changed"]'
 jq_ok 'd["previous"] == 2 and d["generation"] == 4 and d["packages"] == ["a", "b", "d"] and d["conflicts"] == []'
 jq_ok 'ops(d) == [("mkdir", "p.generations/4", None, None), ("link", "p-4-link", "p.generations/4", None), ("relink", "p", "p-4-link", "p-2-link")]'
 expect_unchanged "$ROOT/dry" dry
 expect_exit 0 "$GROVE" --json profile -p "$DP" install d
+valid "profile install"
 jq_ok 'd["changed"] and not d["dry_run"] and d["generation"] == 4 and d["forest_ops"] == 6'
 expect_exit 1 "$GROVE" --json profile -p "$DP" install clash
+valid "profile install"
 jq_ok 'not d["changed"] and d["ops"] == [] and d["conflicts"][0]["package"] == "clash"'
 jq_ok 'set(d["conflicts"][0]) == {"action", "package", "path", "message", "hint"}'
 expect_exit 0 "$GROVE" --json profile -p "$DP" switch 1
+valid "profile switch"
 jq_ok 'd["command"] == "profile switch" and d["changed"] and (d["previous"], d["generation"]) == (4, 1)'
 jq_ok 'ops(d) == [("relink", "p", "p-1-link", "p-4-link")]'
 expect_exit 0 "$GROVE" --json profile -p "$DP" switch 1
+valid "profile switch"
 jq_ok 'not d["changed"] and d["ops"] == []'
 expect_exit 0 "$GROVE" --json profile -p "$DP" switch 4
+valid "profile switch"
 expect_exit 0 "$GROVE" --json profile -p "$DP" rollback
+valid "profile rollback"
 jq_ok 'd["command"] == "profile rollback" and (d["previous"], d["generation"]) == (4, 2)'
 expect_exit 0 "$GROVE" --json profile -p "$DP" diff 1 4
+valid "profile diff"
 jq_ok 'd["command"] == "profile diff" and gen_ok(d["from"]) and d["to"]["number"] == 4'
 jq_ok 'd["added"] == ["b", "d"] and d["removed"] == []'
 expect_exit 0 "$GROVE" --json profile -p "$DP" delete 1 4
+valid "profile delete"
 jq_ok 'd["command"] == "profile delete" and d["changed"] and d["deleted"] == [1, 4]'
 jq_ok 'ops(d) == [("unlink", "p-1-link", None, "p.generations/1"), ("unlink", "p-4-link", None, "p.generations/4")]'
 expect_exit 0 "$GROVE" --json profile -p "$DP" gc
+valid "profile gc"
 jq_ok 'd["command"] == "profile gc" and d["removed"] == 3 and sorted(p for _, p, _, _ in ops(d)) == ["p.generations/1", "p.generations/3", "p.generations/4"]'
 expect_exit 0 "$GROVE" --json profile -p "$DP" recover
+valid "profile recover"
 jq_ok 'set(d) == {"grove", "command", "profile", "recovered"} and d["recovered"] == 0'
 check "--json documents of profile list, build/install, switch, rollback, diff, delete, gc, recover"
