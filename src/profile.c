@@ -276,6 +276,8 @@ sub_root(const struct grove_root *parent, const char *name, bool make, struct gr
 
 static int recover(struct grove_profile *p, int64_t *ret_recovered, struct grove_error *err);
 
+static int still_linked(struct grove_profile *p, struct grove_error *err);
+
 /*
  * Removes what opening the profile made when this run logged no transaction
  * and the profile is still empty: NAME.generations (with the lock held), then
@@ -293,8 +295,10 @@ tidy_unused(struct grove_profile *p)
 	    grove_fs_list(p->gens.fd, &ents, &n, &ignore) < 0)
 		return;
 	grove_dirents_free(ents, n);
-	if (n != 0 || grove_fs_stat_at(p->dir.fd, p->name, &st, &ignore) < 0 ||
-	    st.type != GROVE_FT_NONE || grove_fs_rmdir(p->dir.fd, p->gens_name, &ignore) < 0)
+	/* (Only the folder this run made and locked, still under its name.) */
+	if (n != 0 || still_linked(p, &ignore) != 1 ||
+	    grove_fs_stat_at(p->dir.fd, p->name, &st, &ignore) < 0 || st.type != GROVE_FT_NONE ||
+	    grove_fs_rmdir(p->dir.fd, p->gens_name, &ignore) < 0)
 		return;
 	(void)grove_fs_sync(p->dir.fd, &ignore);
 	if (!p->made_below)
@@ -480,6 +484,7 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		goto nomem;
 	if (!(p->dir_path = strdup(dir)))
 		goto nomem;
+again:
 	if (p->mutate) {
 		r = find_existing(p, dir, err);
 		if (r >= 0)
@@ -498,7 +503,6 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		grove_error_prefix(err, "profile '%s'", p->link_path);
 		goto fail;
 	}
-again:
 	r = sub_root(&p->dir, p->gens_name, false, &p->gens, err);
 	if (r == -ENOENT && p->mutate) {
 		p->made_gens = true;
@@ -534,7 +538,10 @@ again:
 			grove_session_close(&p->session);
 			p->have_session = false;
 			grove_root_release(&p->gens);
-			p->gens.fd = -1;
+			grove_root_release(&p->dir);
+			free(p->made_below);
+			p->made_below = NULL;
+			p->made_gens = false;
 			goto again;
 		}
 		if (r == 0)
