@@ -37,7 +37,38 @@ struct grove_profile {
 	char *made_below; /* the deepest folder above D that existed, when D did not */
 	bool made_gens;   /* NAME.generations did not exist */
 	bool began;       /* a transaction was logged */
+	bool dry_run;
+	struct grove_plan planned;        /* the last changing call's summary ops */
+	struct grove_plan planned_forest; /* and, for a build, the new generation's forest */
 };
+
+/* Keeps summary (and forest) as what the last changing call did or would do. */
+static void
+keep_plan(struct grove_profile *p, struct grove_plan *summary, struct grove_plan *forest)
+{
+	grove_plan_release(&p->planned);
+	grove_plan_release(&p->planned_forest);
+	p->planned = *summary;
+	grove_plan_init(summary);
+	if (forest) {
+		p->planned_forest = *forest;
+		grove_plan_init(forest);
+	}
+}
+
+const struct grove_plan *
+grove_profile_planned(const struct grove_profile *p, const struct grove_plan **ret_forest)
+{
+	if (ret_forest)
+		*ret_forest = &p->planned_forest;
+	return &p->planned;
+}
+
+bool
+grove_profile_dry_run(const struct grove_profile *p)
+{
+	return p->dry_run;
+}
 
 /* ---- names ---- */
 
@@ -245,6 +276,8 @@ sub_root(const struct grove_root *parent, const char *name, bool make, struct gr
 
 static int recover(struct grove_profile *p, int64_t *ret_recovered, struct grove_error *err);
 
+static int still_linked(struct grove_profile *p, struct grove_error *err);
+
 /*
  * Removes what opening the profile made when this run logged no transaction
  * and the profile is still empty: NAME.generations (with the lock held), then
@@ -262,8 +295,10 @@ tidy_unused(struct grove_profile *p)
 	    grove_fs_list(p->gens.fd, &ents, &n, &ignore) < 0)
 		return;
 	grove_dirents_free(ents, n);
-	if (n != 0 || grove_fs_stat_at(p->dir.fd, p->name, &st, &ignore) < 0 ||
-	    st.type != GROVE_FT_NONE || grove_fs_rmdir(p->dir.fd, p->gens_name, &ignore) < 0)
+	/* (Only the folder this run made and locked, still under its name.) */
+	if (n != 0 || still_linked(p, &ignore) != 1 ||
+	    grove_fs_stat_at(p->dir.fd, p->name, &st, &ignore) < 0 || st.type != GROVE_FT_NONE ||
+	    grove_fs_rmdir(p->dir.fd, p->gens_name, &ignore) < 0)
 		return;
 	(void)grove_fs_sync(p->dir.fd, &ignore);
 	if (!p->made_below)
@@ -306,6 +341,8 @@ grove_profile_close(struct grove_profile *p)
 	free(p->gens_name);
 	free(p->dir_path);
 	free(p->made_below);
+	grove_plan_release(&p->planned);
+	grove_plan_release(&p->planned_forest);
 	free(p);
 	return NULL;
 }
@@ -355,6 +392,11 @@ find_existing(struct grove_profile *p, const char *dir, struct grove_error *err)
 		}
 		if (!(up = grove_path_parent(path)))
 			return oom(err);
+		if (!*up && path[0] == '/') {
+			free(up);
+			if (!(up = strdup("/")))
+				return oom(err);
+		}
 		free(path);
 		path = up;
 	}
@@ -399,7 +441,11 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	if (!p)
 		return oom(err);
 	p->dir.fd = p->gens.fd = -1;
-	p->mutate = opts->mutate;
+	grove_plan_init(&p->planned);
+	grove_plan_init(&p->planned_forest);
+	/* A dry run opens as list does: nothing made, no lock, no recovery. */
+	p->dry_run = opts->mutate && opts->dry_run;
+	p->mutate = opts->mutate && !opts->dry_run;
 	if (strchr(spec, '/')) {
 		char *slash;
 		size_t l;
@@ -438,7 +484,8 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		goto nomem;
 	if (!(p->dir_path = strdup(dir)))
 		goto nomem;
-	if (opts->mutate) {
+again:
+	if (p->mutate) {
 		r = find_existing(p, dir, err);
 		if (r >= 0)
 			r = grove_fs_make_dirs(dir, 0755, err);
@@ -448,7 +495,7 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		}
 	}
 	r = grove_root_open(&p->dir, dir, err);
-	if (r == -ENOENT && !opts->mutate) {
+	if (r == -ENOENT && !p->mutate) {
 		*ret = p;
 		return 0;
 	}
@@ -456,13 +503,12 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		grove_error_prefix(err, "profile '%s'", p->link_path);
 		goto fail;
 	}
-again:
 	r = sub_root(&p->dir, p->gens_name, false, &p->gens, err);
-	if (r == -ENOENT && opts->mutate) {
+	if (r == -ENOENT && p->mutate) {
 		p->made_gens = true;
 		r = sub_root(&p->dir, p->gens_name, true, &p->gens, err);
 	}
-	if (r == -ENOENT && !opts->mutate) {
+	if (r == -ENOENT && !p->mutate) {
 		p->gens.fd = -1;
 		*ret = p;
 		return 0;
@@ -471,7 +517,7 @@ again:
 		grove_error_prefix(err, "profile '%s'", p->link_path);
 		goto fail;
 	}
-	if (opts->mutate) {
+	if (p->mutate) {
 		struct grove_session_opts so = {
 			.state_opt = opts->state_opt,
 			.wait_seconds = opts->wait_seconds,
@@ -492,7 +538,10 @@ again:
 			grove_session_close(&p->session);
 			p->have_session = false;
 			grove_root_release(&p->gens);
-			p->gens.fd = -1;
+			grove_root_release(&p->dir);
+			free(p->made_below);
+			p->made_below = NULL;
+			p->made_gens = false;
 			goto again;
 		}
 		if (r == 0)
@@ -649,6 +698,9 @@ highest_number(struct grove_profile *p, const struct grove_generation *gens, siz
 	for (size_t i = 0; i < n; i++)
 		if (gens[i].number > hi)
 			hi = gens[i].number;
+	*ret = hi;
+	if (p->gens.fd < 0) /* a dry run of a new profile */
+		return 0;
 	r = grove_fs_list(p->gens.fd, &ents, &n_ents, err);
 	if (r < 0)
 		return grove_error_prefix(err, "profile '%s'", p->link_path);
@@ -804,6 +856,58 @@ grove_profile_log_owner(const struct grove_root *target, struct grove_journal *j
 	if (found && !(*ret_profile = grove_strdupf("%s/%s", parent, name)))
 		return oom(err);
 	return 0;
+}
+
+/* The canonical path of D, which a dry run may find missing: then its
+ * deepest existing folder's canonical path and the rest as given. */
+static int
+dir_real(struct grove_profile *p, char **ret, struct grove_error *err)
+{
+	struct grove_error ignore = { 0 };
+	cleanup_free char *path = NULL;
+	cleanup_free char *rest = strdup("");
+
+	if (p->dir.fd >= 0)
+		return (*ret = strdup(p->dir.real)) ? 0 : oom(err);
+	if (!rest || !(path = strdup(p->dir_path)))
+		return oom(err);
+	while (*path) {
+		struct grove_root root = { .fd = -1 };
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		char *up, *more;
+
+		if (grove_root_open(&root, path, &ignore) >= 0) {
+			*ret = grove_strdupf("%s%s", strcmp(root.real, "/") ? root.real : "", rest);
+			grove_root_release(&root);
+			return *ret ? 0 : oom(err);
+		}
+		more = grove_strdupf("/%s%s", base, rest);
+		up = grove_path_parent(path);
+		if (up && !*up && path[0] == '/') {
+			free(up);
+			up = strdup("/");
+		}
+		if (!more || !up) {
+			free(more);
+			free(up);
+			return oom(err);
+		}
+		free(rest);
+		rest = more;
+		free(path);
+		path = up;
+	}
+	/* A relative path below the current folder. */
+	{
+		struct grove_root root = { .fd = -1 };
+		int r = grove_root_open(&root, ".", err);
+
+		if (r < 0)
+			return r;
+		*ret = grove_strdupf("%s%s", strcmp(root.real, "/") ? root.real : "", rest);
+		grove_root_release(&root);
+		return *ret ? 0 : oom(err);
+	}
 }
 
 /* ---- removing what grove made ---- */
@@ -1123,6 +1227,8 @@ recover(struct grove_profile *p, int64_t *ret_recovered, struct grove_error *err
 static int
 need_mutate(const struct grove_profile *p, struct grove_error *err)
 {
+	if (p->dry_run)
+		return 0;
 	if (!p->mutate || !p->have_session)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "profile '%s' was opened read-only",
 				       p->link_path);
@@ -1207,6 +1313,10 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 		r = oom(err);
 		goto out;
 	}
+	if (p->dry_run) {
+		*ret_changed = true;
+		goto out;
+	}
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
 		goto out;
@@ -1216,6 +1326,8 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	r = txn_end(p, txn, r, err);
 	*ret_changed = r >= 0;
 out:
+	if (r >= 0)
+		keep_plan(p, &summary, NULL);
 	grove_plan_release(&summary);
 	grove_generations_free(gens, n);
 	return r;
@@ -1433,6 +1545,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	struct grove_generation *gens = NULL, rec = { 0 };
 	struct grove_plan forest, summary;
 	cleanup_free char *old_text = NULL, *new_real = NULL, *lname = NULL, *ltext = NULL;
+	cleanup_free char *dreal = NULL;
 	char tag[32];
 	size_t n_gens = 0;
 	long cur = 0, hi = 0;
@@ -1463,7 +1576,10 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		grove_error_prefix(err, "stow directory");
 		goto out;
 	}
-	if (grove_path_strip_prefix(p->dir.real, stow.real) || !strcmp(p->dir.real, stow.real)) {
+	r = dir_real(p, &dreal, err);
+	if (r < 0)
+		goto out;
+	if (grove_path_strip_prefix(dreal, stow.real) || !strcmp(dreal, stow.real)) {
 		r = grove_error_set(err, -GROVE_E_BADINPUT,
 				    "profile '%s' is inside the stow directory '%s'", p->link_path,
 				    spec->stow_dir);
@@ -1512,15 +1628,20 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 			rec.time = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
 	}
 	rec.stow_dir = strdup(stow.real);
-	new_real = grove_strdupf("%s/%ld", p->gens.real, rec.number);
+	new_real = grove_strdupf("%s/%s/%ld", strcmp(dreal, "/") ? dreal : "", p->gens_name,
+				 rec.number);
 	lname = gen_link_name(p, rec.number);
 	ltext = gen_link_text(p, rec.number);
 	if (!rec.stow_dir || !new_real || !lname || !ltext) {
 		r = oom(err);
 		goto out;
 	}
-	r = plan_forest(&stow, &p->gens, new_real, true, NULL, 0, rec.packages, rec.n_packages,
-			spec, &forest, err);
+	/* (A dry run of a new profile scans a stand-in: the scanned target is dropped.) */
+	r = plan_forest(&stow,
+			p->gens.fd >= 0  ? &p->gens
+			: p->dir.fd >= 0 ? &p->dir
+					 : &stow,
+			new_real, true, NULL, 0, rec.packages, rec.n_packages, spec, &forest, err);
 	if (r < 0)
 		goto out;
 	grove_plan_foreach_op (&forest, op) {
@@ -1548,6 +1669,11 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		r = oom(err);
 		goto out;
 	}
+	if (p->dry_run) {
+		*ret_number = rec.number;
+		keep_plan(p, &summary, &forest);
+		goto out;
+	}
 	r = txn_begin(p, &summary, spec->command, stow.real, &txn, err);
 	if (r < 0)
 		goto out;
@@ -1565,8 +1691,10 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	if (r >= 0)
 		r = point_profile(p, old_text, rec.number, err);
 	r = txn_end(p, txn, r, err);
-	if (r >= 0)
+	if (r >= 0) {
 		*ret_number = rec.number;
+		keep_plan(p, &summary, &forest);
+	}
 out:
 	grove_fs_set_temp_tag(NULL);
 	grove_generations_free(gens, n_gens);
@@ -1664,7 +1792,7 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 			r = oom(err);
 	}
 	grove_generations_free(gens, n_gens);
-	if (r < 0 || summary.n_ops == 0)
+	if (r < 0 || summary.n_ops == 0 || p->dry_run)
 		goto out;
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
@@ -1682,6 +1810,8 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 		grove_error_prefix(err, "profile '%s': delete", p->link_path);
 	r = txn_end(p, txn, r, err);
 out:
+	if (r >= 0)
+		keep_plan(p, &summary, NULL);
 	grove_plan_release(&summary);
 	return r;
 }
@@ -1704,7 +1834,7 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 		return r;
 	grove_plan_init(&summary);
 	r = grove_profile_generations(p, &gens, &n_gens, &cur, err);
-	if (r >= 0)
+	if (r >= 0 && p->gens.fd >= 0) /* (none in a dry run of a new profile) */
 		r = grove_fs_list(p->gens.fd, &ents, &n_ents, err);
 	for (size_t i = 0; i < n_ents && r >= 0; i++) {
 		cleanup_free char *path = NULL;
@@ -1722,7 +1852,9 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	}
 	grove_dirents_free(ents, n_ents);
 	grove_generations_free(gens, n_gens);
-	if (r < 0 || summary.n_ops == 0)
+	if (r >= 0 && p->dry_run)
+		*ret_removed = summary.n_ops;
+	if (r < 0 || summary.n_ops == 0 || p->dry_run)
 		goto out;
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
@@ -1743,6 +1875,8 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	if (r >= 0)
 		*ret_removed = summary.n_ops;
 out:
+	if (r >= 0)
+		keep_plan(p, &summary, NULL);
 	grove_plan_release(&summary);
 	return r;
 }

@@ -136,7 +136,7 @@ consistent()
 	want+="current ${cur//[!0-9]/}"
 	json=$("$GROVE" profile -p "$P" list --json)
 	got=$(tr ',' '\n' <<<"$json" | sed -n 's/.*"number": \([0-9]*\).*/\1/p' | tr '\n' ' ')
-	got+="current $(sed -n 's/^{"profile": .*, "current": \([0-9]*\), "generations".*/\1/p' <<<"$json")"
+	got+="current $(sed -n 's/^{"grove": 1, "command": "profile list", "profile": .*, "current": \([0-9]*\), "generations".*/\1/p' <<<"$json")"
 	[[ $got == "$want" ]] || {
 		point_fail "$label: list says '$got', the disk '$want'"
 		return 1
