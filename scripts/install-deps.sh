@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Installs what grove needs to build and test on Debian 12 (a fresh machine lacks meson, cmocka, scdoc);
+# Installs what grove needs to build and test on Debian 12 (a fresh machine lacks meson, cmocka, scdoc;
+# zsh and fish are there to test the completions);
 # as root, or through sudo when run by another user.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -11,7 +12,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 pkgs=(build-essential pkg-config meson ninja-build
       libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
-      python3 perl dpkg util-linux strace clang-format tree sqlite3)
+      python3 perl dpkg util-linux strace clang-format tree sqlite3
+      zsh fish)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

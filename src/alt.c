@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The alternatives model: link groups, their choices and followers, and the choice rules. */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,4 +252,207 @@ bool
 grove_alt_name_ok(const char *name)
 {
 	return name && *name && !strchr(name, '/') && !strpbrk(name, " \t\n");
+}
+
+/* ---- update-alternatives' administrative file format ---- */
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void
+sb_add(struct sbuf *b, const char *text)
+{
+	size_t l = strlen(text);
+
+	if (b->oom)
+		return;
+	if (b->len + l + 2 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		char *n;
+
+		while (cap < b->len + l + 2)
+			cap *= 2;
+		n = realloc(b->s, cap);
+		if (!n) {
+			b->oom = true;
+			return;
+		}
+		b->s = n;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, text, l);
+	b->len += l;
+	b->s[b->len++] = '\n';
+	b->s[b->len] = '\0';
+}
+
+int
+grove_alt_group_format(const struct grove_alt_group *g, char **ret)
+{
+	struct sbuf b = { 0 };
+	char prio[32];
+
+	sb_add(&b, g->manual ? "manual" : "auto");
+	sb_add(&b, g->link);
+	for (size_t i = 0; i < g->n_slaves; i++) {
+		sb_add(&b, g->slaves[i].name);
+		sb_add(&b, g->slaves[i].path);
+	}
+	sb_add(&b, "");
+	for (size_t i = 0; i < g->n_choices; i++) {
+		const struct grove_alt_choice *c = &g->choices[i];
+
+		sb_add(&b, c->path);
+		snprintf(prio, sizeof(prio), "%d", c->priority);
+		sb_add(&b, prio);
+		for (size_t k = 0; k < g->n_slaves; k++) {
+			const char *file = grove_alt_choice_slave(c, g->slaves[k].name);
+
+			sb_add(&b, file ? file : "");
+		}
+	}
+	sb_add(&b, "");
+	if (b.oom) {
+		free(b.s);
+		return -ENOMEM;
+	}
+	*ret = b.s;
+	return 0;
+}
+
+/* The next line of text (without its newline) into *line; false at the end of the text. */
+static bool
+next_line(const char **pos, const char *end, char **line, bool *oom)
+{
+	const char *p = *pos, *nl;
+
+	*line = NULL;
+	if (p >= end)
+		return false;
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (!nl)
+		return false; /* a last line without its newline: the file was cut short */
+	*line = strndup(p, (size_t)(nl - p));
+	if (!*line)
+		*oom = true;
+	*pos = nl + 1;
+	return *line != NULL;
+}
+
+bool
+grove_alt_priority_parse(const char *s, int *ret)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || errno || v < INT_MIN || v > INT_MAX)
+		return false;
+	*ret = (int)v;
+	return true;
+}
+
+#define CORRUPT(why)                                                                      \
+	do {                                                                              \
+		r = grove_error_set(err, -GROVE_E_CONFIG, "%s corrupt: %s", source, why); \
+		goto fail;                                                                \
+	} while (0)
+
+int
+grove_alt_group_parse(const char *name, const char *text, size_t len, const char *source,
+		      struct grove_alt_group *ret, struct grove_error *err)
+{
+	struct grove_alt_group g = { 0 };
+	const char *pos = text, *end = text + len;
+	char *line = NULL, *line2 = NULL;
+	bool oom = false;
+	int r;
+
+	if (!(g.name = strdup(name)))
+		goto nomem;
+	if (!next_line(&pos, end, &line, &oom))
+		CORRUPT(oom ? "out of memory" : "status");
+	if (strcmp(line, "auto") == 0)
+		g.manual = false;
+	else if (strcmp(line, "manual") == 0)
+		g.manual = true;
+	else
+		CORRUPT("invalid status");
+	free(line);
+	if (!next_line(&pos, end, &g.link, &oom))
+		CORRUPT(oom ? "out of memory" : "master link");
+	for (;;) {
+		if (!next_line(&pos, end, &line, &oom))
+			CORRUPT(oom ? "out of memory" : "slave name");
+		if (!*line)
+			break;
+		if (!next_line(&pos, end, &line2, &oom))
+			CORRUPT(oom ? "out of memory" : "slave link");
+		if (grove_alt_group_slave_link(&g, line))
+			CORRUPT("duplicate slave name");
+		if (!*line2)
+			CORRUPT("slave link empty");
+		if (strcmp(line2, g.link) == 0)
+			CORRUPT("slave link same as main link");
+		for (size_t i = 0; i < g.n_slaves; i++)
+			if (strcmp(g.slaves[i].path, line2) == 0)
+				CORRUPT("duplicate slave link");
+		if (grove_alt_group_set_slave(&g, line, line2) < 0)
+			goto nomem;
+		free(line);
+		free(line2);
+		line = line2 = NULL;
+	}
+	free(line);
+	line = NULL;
+	for (;;) {
+		struct grove_alt_choice c = { 0 };
+
+		if (!next_line(&pos, end, &line, &oom))
+			CORRUPT(oom ? "out of memory" : "master file");
+		if (!*line)
+			break;
+		if (grove_alt_find_choice(&g, line) >= 0)
+			CORRUPT("duplicate path");
+		if (!next_line(&pos, end, &line2, &oom))
+			CORRUPT(oom ? "out of memory" : "priority");
+		if (!grove_alt_priority_parse(line2, &c.priority))
+			CORRUPT("priority is not an integer");
+		free(line2);
+		line2 = NULL;
+		c.path = line;
+		line = NULL;
+		for (size_t k = 0; k < g.n_slaves; k++) {
+			if (!next_line(&pos, end, &line2, &oom)) {
+				grove_alt_choice_release(&c);
+				CORRUPT(oom ? "out of memory" : "slave file");
+			}
+			if (*line2 && grove_alt_choice_set_slave(&c, g.slaves[k].name, line2) < 0) {
+				grove_alt_choice_release(&c);
+				goto nomem;
+			}
+			free(line2);
+			line2 = NULL;
+		}
+		if (grove_alt_add_choice(&g, &c) < 0) {
+			grove_alt_choice_release(&c);
+			goto nomem;
+		}
+	}
+	free(line);
+	*ret = g;
+	return 0;
+nomem:
+	r = grove_error_set(err, -ENOMEM, "out of memory");
+fail:
+	free(line);
+	free(line2);
+	grove_alt_group_release(&g);
+	return r;
 }

@@ -817,6 +817,35 @@ recs_free(struct ctx *c)
 	c->n_recs = 0;
 }
 
+/* The group's change, for the session to log with the links and save with their commit (nothing
+ * when the saved text stays the same). */
+static int
+group_change(struct grove_session *s, int64_t dir_id, const struct grove_alt_group *old,
+	     struct grove_alt_group *w, struct grove_error *err)
+{
+	struct grove_journal_alt_change *ch;
+	cleanup_free char *before = NULL, *after = NULL;
+
+	grove_alt_group_normalize(w);
+	if ((old && grove_alt_group_format(old, &before) < 0) ||
+	    (w->n_choices && grove_alt_group_format(w, &after) < 0))
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if ((!before && !after) || (before && after && strcmp(before, after) == 0))
+		return 0;
+	ch = calloc(1, sizeof(*ch));
+	if (!ch || !(ch->name = strdup(w->name))) {
+		free(ch);
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	ch->dir_id = dir_id;
+	ch->before = steal_ptr(before);
+	ch->after = steal_ptr(after);
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = ch;
+	s->n_alt = 1;
+	return 0;
+}
+
 int
 grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	      struct grove_error *err)
@@ -832,6 +861,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	bool session = false, save = false;
 	size_t n = 0, len;
 	int64_t dir_id = 0;
+	int lock_fd = -1;
 	int r;
 
 	grove_plan_init(&plan);
@@ -854,6 +884,15 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		grove_error_prefix(err, "cannot create administrative directory '%s'",
 				   req->admindir);
 		goto out;
+	}
+	/* One writer per admindir, first: update-alternatives has no lock, so two
+	 * of its runs can interleave their reads and writes of a group. */
+	if (!readonly) {
+		lock_fd = grove_lock_dir(&adm, req->wait_seconds, "administrative directory", err);
+		if (lock_fd < 0) {
+			r = lock_fd;
+			goto out;
+		}
 	}
 	so.state_opt = req->state_opt;
 	so.wait_seconds = req->wait_seconds;
@@ -900,18 +939,18 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	if (r >= 0)
 		r = build_plan(&c, &plan, err);
+	if (r >= 0 && save)
+		r = group_change(&s, dir_id, find_group(all, n, req->name), &w, err);
 	if (r >= 0)
 		r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0, &res->txn,
 					err);
-	if (r >= 0 && save) {
-		grove_alt_group_normalize(&w);
-		r = grove_journal_alt_save(s.journal, dir_id, &w, err);
-	}
 out:
 	if (r >= 0 && c.oom)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	if (session)
 		grove_session_close(&s);
+	if (lock_fd >= 0)
+		grove_fd_close(lock_fd);
 	grove_plan_release(&plan);
 	grove_alt_group_release(&w);
 	grove_alt_groups_free(all, n);

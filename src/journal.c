@@ -98,6 +98,17 @@ static const char *const migrations[] = {
 	"  PRIMARY KEY (group_id, choice_seq, name),"
 	"  FOREIGN KEY (group_id, choice_seq) REFERENCES alt_choices(group_id, seq)"
 	"    ON DELETE CASCADE) WITHOUT ROWID;",
+	/* 2 -> 3: the groups a transaction changes, before and after, in
+	 * update-alternatives' administrative file format (NULL: no group). The
+	 * commit of the transaction saves the after states in the same SQLite
+	 * transaction; undo puts the before states back. */
+	"CREATE TABLE alt_txn_groups ("
+	"  txn_id INTEGER NOT NULL REFERENCES txns(id),"
+	"  dir_id INTEGER NOT NULL REFERENCES alt_dirs(id),"
+	"  name TEXT NOT NULL,"
+	"  before TEXT,"
+	"  after TEXT,"
+	"  PRIMARY KEY (txn_id, dir_id, name)) WITHOUT ROWID;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -143,6 +154,8 @@ enum stmt_id {
 	ST_ALT_SLAVE_PUT,
 	ST_ALT_CHOICE_PUT,
 	ST_ALT_CHOICE_SLAVE_PUT,
+	ST_ALT_TXN_PUT,
+	ST_ALT_TXN_GET,
 	ST_COUNT,
 };
 
@@ -199,6 +212,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 			      " VALUES (?1, ?2, ?3, ?4)",
 	[ST_ALT_CHOICE_SLAVE_PUT] = "INSERT INTO alt_choice_slaves (group_id, choice_seq, name,"
 				    " path) VALUES (?1, ?2, ?3, ?4)",
+	[ST_ALT_TXN_PUT] = "INSERT INTO alt_txn_groups (txn_id, dir_id, name, before, after)"
+			   " VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_ALT_TXN_GET] = "SELECT dir_id, name, before, after FROM alt_txn_groups"
+			   " WHERE txn_id = ?1 ORDER BY dir_id, name",
 };
 
 struct grove_journal {
@@ -1012,10 +1029,42 @@ ops_insert(struct grove_journal *j, int64_t txn, const struct grove_plan *plan,
 	return 0;
 }
 
+static int
+alt_changes_insert(struct grove_journal *j, int64_t txn, const struct grove_journal_alt_change *alt,
+		   size_t n_alt, struct grove_error *err)
+{
+	for (size_t i = 0; i < n_alt; i++) {
+		cleanup_stmt sqlite3_stmt *s = NULL;
+		int rc, r = stmt_get(j, ST_ALT_TXN_PUT, &s, err);
+
+		if (r < 0)
+			return r;
+		sqlite3_bind_int64(s, 1, txn);
+		sqlite3_bind_int64(s, 2, alt[i].dir_id);
+		bind_text(s, 3, alt[i].name);
+		bind_text(s, 4, alt[i].before);
+		bind_text(s, 5, alt[i].after);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_DONE)
+			return jfail(j, rc, err, "log transaction in");
+	}
+	return 0;
+}
+
 int
 grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *command,
 		    const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
 		    int64_t *ret_txn, struct grove_error *err)
+{
+	return grove_journal_begin_alt(j, target_id, command, stow_dir, undoes, plan, NULL, 0,
+				       ret_txn, err);
+}
+
+int
+grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
+			const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
+			const struct grove_journal_alt_change *alt, size_t n_alt, int64_t *ret_txn,
+			struct grove_error *err)
 {
 	struct grove_error saved, local;
 	struct txn_state st;
@@ -1032,6 +1081,8 @@ grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *comm
 	r = txn_insert(j, target_id, command, stow_dir, undoes, started, &id, err);
 	if (r >= 0)
 		r = ops_insert(j, id, plan, err);
+	if (r >= 0)
+		r = alt_changes_insert(j, id, alt, n_alt, err);
 	if (r < 0) {
 		rollback(j);
 		return r;
@@ -1060,6 +1111,8 @@ grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *comm
 	*err = saved;
 	return grove_error_prefix(err, "the transaction was not logged");
 }
+
+static int alt_apply_txn(struct grove_journal *j, int64_t txn, struct grove_error *err);
 
 int
 grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,
@@ -1112,6 +1165,15 @@ grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state 
 		return grove_error_set(
 			err, -EINVAL, "finish transaction %" PRId64 ": it is already %s", txn,
 			st.state == GROVE_TXN_COMMITTED ? "committed" : "rolled back");
+	}
+	/* The groups the transaction changes are saved by the same SQLite
+	 * transaction that marks it committed: links and groups commit together. */
+	if (state == GROVE_TXN_COMMITTED) {
+		r = alt_apply_txn(j, txn, err);
+		if (r < 0) {
+			rollback(j);
+			return r;
+		}
 	}
 	r = write_commit(j, &unknown, err, "finish transaction in");
 	if (r >= 0 || !unknown)
@@ -1603,5 +1665,103 @@ grove_journal_alt_save(struct grove_journal *j, int64_t dir_id, const struct gro
 	r = write_commit(j, &unknown, err, "save alternatives in");
 	/* An unknown outcome is reported as a failure: the next run reads what the
 	 * log says (the save is idempotent). */
+	return r;
+}
+
+/* ---- the groups a transaction changes ---- */
+
+void
+grove_journal_alt_changes_free(struct grove_journal_alt_change *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].before);
+		free(v[i].after);
+	}
+	free(v);
+}
+
+int
+grove_journal_alt_changes(struct grove_journal *j, int64_t txn,
+			  struct grove_journal_alt_change **ret, size_t *ret_n,
+			  struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	struct grove_journal_alt_change *v = NULL;
+	size_t n = 0;
+	int rc, r = stmt_get(j, ST_ALT_TXN_GET, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, txn);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct grove_journal_alt_change *nv = realloc(v, (n + 1) * sizeof(*nv));
+
+		if (!nv) {
+			grove_journal_alt_changes_free(v, n);
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		}
+		v = nv;
+		memset(&v[n], 0, sizeof(v[n]));
+		v[n].dir_id = sqlite3_column_int64(s, 0);
+		n++;
+		if (column_dup(s, 1, &v[n - 1].name) < 0 || !v[n - 1].name ||
+		    column_dup(s, 2, &v[n - 1].before) < 0 ||
+		    column_dup(s, 3, &v[n - 1].after) < 0) {
+			grove_journal_alt_changes_free(v, n);
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		grove_journal_alt_changes_free(v, n);
+		return jfail(j, rc, err, "read");
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* Saves the after state of every group txn changes (inside the caller's write transaction). */
+static int
+alt_apply_txn(struct grove_journal *j, int64_t txn, struct grove_error *err)
+{
+	struct grove_journal_alt_change *v = NULL;
+	size_t n = 0;
+	int r = grove_journal_alt_changes(j, txn, &v, &n, err);
+
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_alt_group g = { 0 };
+
+		if (v[i].after) {
+			r = grove_alt_group_parse(v[i].name, v[i].after, strlen(v[i].after),
+						  j->name, &g, err);
+			if (r < 0)
+				break;
+		} else if (!(g.name = strdup(v[i].name))) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		r = alt_write_group(j, v[i].dir_id, &g, err);
+		grove_alt_group_release(&g);
+	}
+	grove_journal_alt_changes_free(v, n);
+	return r;
+}
+
+int
+grove_journal_alt_text(struct grove_journal *j, int64_t dir_id, const char *name, char **ret,
+		       struct grove_error *err)
+{
+	struct grove_alt_group *all = NULL;
+	size_t n = 0;
+	int r = grove_journal_alt_load(j, dir_id, &all, &n, err);
+
+	if (r < 0)
+		return r;
+	*ret = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i].name, name) == 0 && grove_alt_group_format(&all[i], ret) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+	grove_alt_groups_free(all, n);
 	return r;
 }

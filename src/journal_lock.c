@@ -81,6 +81,49 @@ monotonic_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* flock(LOCK_EX) on fd, polling up to wait_seconds: 0, -EWOULDBLOCK (err not set) or another
+ * error (err set). */
+static int
+lock_wait(int fd, double wait_seconds, struct grove_error *err)
+{
+	double deadline;
+	long interval_ns = 1000000L;
+	int r;
+
+	deadline = monotonic_seconds() + wait_seconds;
+	for (;;) {
+		struct timespec ts;
+		double left;
+
+		r = grove_fs_flock(fd, LOCK_EX | LOCK_NB, err);
+		if (r != -EWOULDBLOCK)
+			return r;
+		grove_error_clear(err);
+		left = deadline - monotonic_seconds();
+		if (left <= 0)
+			return -EWOULDBLOCK;
+		/* Polling, not a blocking flock under a timer: no signals in library
+		 * code, and the wait stays bounded whatever the caller does. */
+		if ((double)interval_ns / 1e9 > left)
+			interval_ns = (long)(left * 1e9) + 1;
+		ts.tv_sec = 0;
+		ts.tv_nsec = interval_ns;
+		nanosleep(&ts, NULL);
+		if (interval_ns < LOCK_POLL_MAX_NS)
+			interval_ns = interval_ns * 2 > LOCK_POLL_MAX_NS ? LOCK_POLL_MAX_NS
+									 : interval_ns * 2;
+	}
+}
+
+/* Bounded: NaN and negatives mean "do not wait", and a week is forever enough. */
+static double
+bound_wait(double wait_seconds)
+{
+	if (!(wait_seconds > 0))
+		return 0;
+	return wait_seconds > 7 * 86400.0 ? 7 * 86400.0 : wait_seconds;
+}
+
 int
 grove_lock_target(const struct grove_root *state, const struct grove_root *target,
 		  double wait_seconds, struct grove_error *err)
@@ -88,17 +131,9 @@ grove_lock_target(const struct grove_root *state, const struct grove_root *targe
 	cleanup_fd int dirfd = -1;
 	cleanup_fd int fd = -1;
 	char name[64];
-	double deadline;
-	long interval_ns = 1000000L;
 	int r;
 
-	/* Bounded: NaN and negatives mean "do not wait", and a week is forever enough. */
-	if (!(wait_seconds > 0))
-		wait_seconds = 0;
-	if (wait_seconds > 7 * 86400.0)
-		wait_seconds = 7 * 86400.0;
-	deadline = monotonic_seconds() + wait_seconds;
-
+	wait_seconds = bound_wait(wait_seconds);
 	dirfd = grove_fs_open_or_make_dir(state->fd, LOCKS_DIR, 0700, err);
 	if (dirfd < 0)
 		return grove_error_prefix(err, "lock target '%s': state dir '%s'", target->path,
@@ -112,33 +147,38 @@ grove_lock_target(const struct grove_root *state, const struct grove_root *targe
 	if (fd < 0)
 		return grove_error_prefix(err, "lock target '%s': in '%s/" LOCKS_DIR "'",
 					  target->path, state->path);
-	for (;;) {
-		struct timespec ts;
-		double left;
-
-		r = grove_fs_flock(fd, LOCK_EX | LOCK_NB, err);
-		if (r == 0)
-			return steal_fd(fd);
-		if (r != -EWOULDBLOCK)
-			return grove_error_prefix(err, "lock target '%s'", target->path);
-		left = deadline - monotonic_seconds();
-		if (left <= 0)
-			break;
-		/* Polling, not a blocking flock under a timer: no signals in library
-		 * code, and the wait stays bounded whatever the caller does. */
-		if ((double)interval_ns / 1e9 > left)
-			interval_ns = (long)(left * 1e9) + 1;
-		ts.tv_sec = 0;
-		ts.tv_nsec = interval_ns;
-		nanosleep(&ts, NULL);
-		if (interval_ns < LOCK_POLL_MAX_NS)
-			interval_ns = interval_ns * 2 > LOCK_POLL_MAX_NS ? LOCK_POLL_MAX_NS
-									 : interval_ns * 2;
-	}
+	r = lock_wait(fd, wait_seconds, err);
+	if (r == 0)
+		return steal_fd(fd);
+	if (r != -EWOULDBLOCK)
+		return grove_error_prefix(err, "lock target '%s'", target->path);
 	if (wait_seconds > 0)
 		return grove_error_set(err, -EWOULDBLOCK,
 				       "target '%s' is locked by another grove run (waited %g s)",
 				       target->path, wait_seconds);
 	return grove_error_set(err, -EWOULDBLOCK, "target '%s' is locked by another grove run",
 			       target->path);
+}
+
+int
+grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char *what,
+	       struct grove_error *err)
+{
+	cleanup_fd int fd = grove_fs_open_dir_beneath(dir->fd, ".", err);
+	int r;
+
+	wait_seconds = bound_wait(wait_seconds);
+	if (fd < 0)
+		return grove_error_prefix(err, "lock %s '%s'", what, dir->path);
+	r = lock_wait(fd, wait_seconds, err);
+	if (r == 0)
+		return steal_fd(fd);
+	if (r != -EWOULDBLOCK)
+		return grove_error_prefix(err, "lock %s '%s'", what, dir->path);
+	if (wait_seconds > 0)
+		return grove_error_set(err, -EWOULDBLOCK,
+				       "%s '%s' is locked by another grove run (waited %g s)", what,
+				       dir->path, wait_seconds);
+	return grove_error_set(err, -EWOULDBLOCK, "%s '%s' is locked by another grove run", what,
+			       dir->path);
 }

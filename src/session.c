@@ -52,6 +52,9 @@ grove_session_close(struct grove_session *s)
 {
 	if (!s)
 		return;
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = NULL;
+	s->n_alt = 0;
 	s->journal = grove_journal_close(s->journal);
 	if (s->lock_fd >= 0)
 		grove_fd_close(s->lock_fd);
@@ -75,13 +78,16 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 	int64_t txn = 0;
 	int r;
 
-	if (plan->n_ops == 0) {
+	if (plan->n_ops == 0 && s->n_alt == 0) {
 		if (ret_txn)
 			*ret_txn = 0;
 		return 0;
 	}
-	r = grove_journal_begin(s->journal, s->target_id, command, stow_dir, undoes, plan, &txn,
-				err);
+	r = grove_journal_begin_alt(s->journal, s->target_id, command, stow_dir, undoes, plan,
+				    s->alt, s->n_alt, &txn, err);
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = NULL;
+	s->n_alt = 0;
 	if (r < 0)
 		return r;
 	/* SQLite ignores a failing fsync of the folder after it creates or deletes
@@ -96,6 +102,8 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 	}
 	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
 	grove_fs_set_temp_tag(tag);
+	eo.progress = s->progress;
+	eo.progress_ctx = s->progress_ctx;
 	r = grove_exec_apply(plan, s->target, stow, &eo, err);
 	grove_fs_set_temp_tag(NULL);
 	if (r < 0) {
@@ -558,6 +566,78 @@ set_stow_path(struct grove_session *s, struct grove_world *w, const int64_t *txn
 	return r;
 }
 
+/* The groups txns changed: each group's state before the first of them and after the last. The
+ * saved group must still be as the last left it; otherwise a conflict. */
+static int
+revert_groups(struct grove_session *s, const int64_t *txns, size_t n, struct grove_plan *plan,
+	      struct grove_error *err)
+{
+	struct grove_journal_alt_change *acc = NULL;
+	size_t n_acc = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_journal_alt_change *v = NULL;
+		size_t nv = 0;
+
+		r = grove_journal_alt_changes(s->journal, txns[i], &v, &nv, err);
+		for (size_t k = 0; k < nv && r >= 0; k++) {
+			size_t a;
+
+			for (a = 0; a < n_acc; a++)
+				if (acc[a].dir_id == v[k].dir_id && !strcmp(acc[a].name, v[k].name))
+					break;
+			if (a == n_acc) {
+				struct grove_journal_alt_change *na =
+					realloc(acc, (n_acc + 1) * sizeof(*na));
+
+				if (!na) {
+					r = grove_error_set(err, -ENOMEM, "out of memory");
+					break;
+				}
+				acc = na;
+				acc[n_acc++] = v[k];
+				memset(&v[k], 0, sizeof(v[k]));
+				continue;
+			}
+			/* Later: keep the first before, take the last after. */
+			free(acc[a].after);
+			acc[a].after = steal_ptr(v[k].after);
+		}
+		grove_journal_alt_changes_free(v, nv);
+	}
+	for (size_t a = 0; a < n_acc && r >= 0; a++) {
+		cleanup_free char *now = NULL;
+		char *t;
+
+		r = grove_journal_alt_text(s->journal, acc[a].dir_id, acc[a].name, &now, err);
+		if (r < 0)
+			break;
+		if ((now || acc[a].after) &&
+		    (!now || !acc[a].after || strcmp(now, acc[a].after) != 0)) {
+			cleanup_free char *m = grove_strdupf(
+				"cannot revert: alternatives group %s was changed since",
+				acc[a].name);
+
+			if (!m || grove_plan_add_conflict(plan, "revert", NULL, acc[a].name, m) < 0)
+				r = grove_error_set(err, -ENOMEM, "out of memory");
+			continue;
+		}
+		/* The revert goes from after to before. */
+		t = acc[a].before;
+		acc[a].before = acc[a].after;
+		acc[a].after = t;
+	}
+	if (r < 0) {
+		grove_journal_alt_changes_free(acc, n_acc);
+		return r;
+	}
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = acc;
+	s->n_alt = n_acc;
+	return 0;
+}
+
 int
 grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
 			  struct grove_plan *plan, struct grove_error *err)
@@ -587,6 +667,8 @@ grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n
 		r = load_touched(s, &w, &ts, err);
 	if (r >= 0)
 		r = set_wanted(&w, &ts, false, plan, err);
+	if (r >= 0)
+		r = revert_groups(s, txns, n, plan, err);
 	if (r == -ENOMEM)
 		grove_error_set(err, r, "out of memory");
 	if (r >= 0 && plan->n_conflicts == 0)

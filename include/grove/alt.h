@@ -86,6 +86,26 @@ ssize_t grove_alt_best(const struct grove_alt_group *g, const char *current);
  * followers no choice has. Returns how many followers were dropped. */
 size_t grove_alt_group_normalize(struct grove_alt_group *g);
 
+/*
+ * update-alternatives' administrative file (ADMINDIR/NAME): "auto" or
+ * "manual", the generic link, the followers as name and link lines ended by
+ * an empty line, then per choice its path, its priority and one line per
+ * follower (its file, or empty), ended by an empty line. grove keeps a group
+ * in this text in the journal's record of a transaction, and `grove alt
+ * import` reads it.
+ */
+
+/* The text of g (malloc'd, into *ret). 0 or -ENOMEM. */
+int grove_alt_group_format(const struct grove_alt_group *g, char **ret);
+
+/* Parses text (len bytes) as group name; source names it in errors
+ * ("SOURCE corrupt: WHY", GROVE_E_CONFIG). *ret is written only on success. */
+int grove_alt_group_parse(const char *name, const char *text, size_t len, const char *source,
+			  struct grove_alt_group *ret, struct grove_error *err);
+
+/* A priority as update-alternatives takes it: a decimal integer in int's range. */
+bool grove_alt_priority_parse(const char *s, int *ret);
+
 /* True for a valid group or follower name: non-empty, no '/' and no space. */
 bool grove_alt_name_ok(const char *name);
 

@@ -184,6 +184,12 @@ int grove_fs_unlink_file(int dirfd, const char *name, struct grove_error *err);
 void grove_fs_temp_name(char *buf, size_t size, const char *base);
 void grove_fs_set_temp_tag(const char *tag);
 
+/* Makes the regular file name in dirfd (O_EXCL: an existing name is -EEXIST)
+ * holding buf, fsynced and closed. For grove's own small records (a profile
+ * generation's record), never for user data. */
+int grove_fs_write_new_file(int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
+			    struct grove_error *err);
+
 /* fsync(dirfd). */
 int grove_fs_sync(int fd, struct grove_error *err);
 

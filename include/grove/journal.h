@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 2
+#define GROVE_JOURNAL_VERSION 3
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -147,8 +147,18 @@ int grove_lock_target(const struct grove_root *state, const struct grove_root *t
 		      double wait_seconds, struct grove_error *err);
 
 /*
- * Alternatives state (schema v2): link groups kept per (admindir, altdir)
- * pair, the strings as grove alt was given them (canonical admindir, altdir as
+ * A lock on a folder itself: flock(LOCK_EX) on a new open of the held dir,
+ * so every grove run locking it excludes the others whatever its state dir
+ * (grove alt locks the admindir this way; update-alternatives has no lock).
+ * Waits as grove_lock_target; a held lock is -EWOULDBLOCK ("WHAT '…' is
+ * locked by another grove run"). Returns the lock fd.
+ */
+int grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char *what,
+		   struct grove_error *err);
+
+/*
+ * Alternatives state (schema v2; v3 adds the groups each transaction changes): link groups kept per
+ * (admindir, altdir) pair, the strings as grove alt was given them (canonical admindir, altdir as
  * written into links).
  */
 struct grove_alt_group;
@@ -165,6 +175,35 @@ int grove_journal_alt_load(struct grove_journal *j, int64_t dir_id, struct grove
 /* Replaces the saved group g->name of the pair by g in one write transaction;
  * a group without choices is deleted. */
 int grove_journal_alt_save(struct grove_journal *j, int64_t dir_id, const struct grove_alt_group *g,
+			   struct grove_error *err);
+
+/*
+ * The groups a transaction changes (schema v3), each as its text before and
+ * after (grove_alt_group_format; NULL: no group). grove_journal_finish with
+ * COMMITTED saves every after state in the same SQLite transaction that marks
+ * the transaction committed, so a crash leaves links and groups both old or
+ * both new; a transaction rolled back saves nothing.
+ */
+struct grove_journal_alt_change {
+	int64_t dir_id;
+	char *name;
+	char *before, *after;
+};
+void grove_journal_alt_changes_free(struct grove_journal_alt_change *v, size_t n);
+
+/* grove_journal_begin, with the group changes the transaction carries. */
+int grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
+			    const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
+			    const struct grove_journal_alt_change *alt, size_t n_alt,
+			    int64_t *ret_txn, struct grove_error *err);
+
+/* The group changes txn carries, ordered by (dir_id, name). */
+int grove_journal_alt_changes(struct grove_journal *j, int64_t txn,
+			      struct grove_journal_alt_change **ret, size_t *ret_n,
+			      struct grove_error *err);
+
+/* The saved group name of the pair as text, or NULL (*ret) when there is none. */
+int grove_journal_alt_text(struct grove_journal *j, int64_t dir_id, const char *name, char **ret,
 			   struct grove_error *err);
 
 #endif

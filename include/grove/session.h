@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "grove/error.h"
+#include "grove/exec.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/plan.h"
@@ -31,6 +32,16 @@ struct grove_session {
 	int lock_fd;
 	const struct grove_root *target;
 	int64_t target_id;
+	/* Alternatives groups the next grove_session_apply changes along with its
+	 * links (owned; apply consumes them): logged with its intent, saved by its
+	 * commit. grove_session_plan_revert fills them with the groups' earlier
+	 * states. */
+	struct grove_journal_alt_change *alt;
+	size_t n_alt;
+	/* Told after each op grove_session_apply executes (a progress line); set by the caller
+	 * after grove_session_open, may stay NULL. */
+	grove_exec_progress_fn progress;
+	void *progress_ctx;
 };
 
 struct grove_session_opts {
@@ -64,8 +75,8 @@ int grove_session_recover(struct grove_session *s, const struct grove_root *stow
  * Applies plan as one transaction: logs its intent durably, executes it
  * (temporary entries named after the transaction), and marks it COMMITTED,
  * or ROLLED_BACK when the executor undid it, or STUCK. An empty plan makes
- * no transaction (*ret_txn = 0). command is the command line for the log;
- * undoes is the transaction this one undoes (0 if none).
+ * no transaction (*ret_txn = 0), unless it carries group changes (s->alt). command is the command
+ * line for the log; undoes is the transaction this one undoes (0 if none).
  */
 int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 			const struct grove_root *stow, const char *command, const char *stow_dir,
@@ -77,6 +88,8 @@ int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
  * the first of them touched it. The target must still be as the last of them
  * left it; a path that is not is a conflict in plan (nothing is changed).
  * Used by undo (one transaction) and rollback (all after N).
+ * Alternatives groups the transactions changed go back too (into s->alt, for
+ * the apply that follows); a group changed since is a conflict in plan.
  */
 int grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
 			      struct grove_plan *plan, struct grove_error *err);

@@ -119,6 +119,9 @@ int grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool p
  * update-alternatives does. */
 int grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global);
 
+/* Runs `grove profile …` (argv[0] is "profile"). Returns the exit status. */
+int grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global);
+
 /* Runs `grove apply` (argv[0] is "apply"): converges the targets and alternatives of a manifest.
  * Returns the exit status (0 done or nothing to do; with --check 1 when something would change;
  * 78 a bad manifest or config). */

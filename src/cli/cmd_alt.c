@@ -279,7 +279,8 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help)
 	if (*ret_help)
 		return 0;
 	if (q->action == GROVE_ALT_NONE)
-		return badusage("need --display, --query, --list, --set, --install, --remove, "
+		return badusage("need --display, --query, --list, --get-selections, --config, "
+				"--set, --set-selections, --install, --remove, --all, "
 				"--remove-all or --auto");
 	return 0;
 }

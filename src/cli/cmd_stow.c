@@ -6,7 +6,25 @@
 #include <string.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove-config.h"
+
+/* The plan document (docs/json.md): "plan" for plan and --simulate, "stow" for a change made. */
+static void
+print_json(const struct grove_stow_run *run, bool plan_only)
+{
+	grove_json_begin(stdout, plan_only ? "plan" : "stow");
+	fputs(", \"target\": ", stdout);
+	grove_json_str(stdout, run->target_root.real);
+	fputs(", \"stow_dir\": ", stdout);
+	grove_json_str(stdout, run->stow_root.real);
+	fprintf(stdout, ", \"changed\": %s",
+		run->plan.n_ops && !run->plan.n_conflicts ? "true" : "false");
+	if (!plan_only)
+		fprintf(stdout, ", \"transaction\": %lld", (long long)run->txn);
+	grove_json_plan_members(stdout, &run->plan, run->stow_path);
+	fputs("}\n", stdout);
+}
 
 int
 grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
@@ -17,6 +35,8 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	struct grove_stow_cli cli;
 	struct grove_session_opts so = { 0 };
 	struct grove_error err = { 0 };
+	struct grove_progress pg = { 0 };
+	bool json = global && global->json;
 	int status = GROVE_EXIT_OK;
 	int r;
 
@@ -28,7 +48,10 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 		goto out;
 	}
 	if (cli.help) {
-		grove_stow_usage(stdout);
+		if (global)
+			grove_help(stdout);
+		else
+			grove_stow_usage(stdout);
 		goto out;
 	}
 	if (cli.version) {
@@ -52,29 +75,48 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 		status = grove_report_error(&err, r);
 		goto out;
 	}
-	if (run.recovered)
+	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
 	for (size_t i = 0; i < run.plan.n_warnings; i++)
 		fprintf(stderr, "WARNING: %s\n", run.plan.warnings[i]);
 	if (run.plan.n_conflicts) {
-		grove_print_conflicts(&run.plan, stderr);
+		/* Invoked as "stow": Stow's words only; as grove: with the hints. */
+		if (global)
+			grove_print_conflicts_hinted(&run.plan, run.stow_path, stderr);
+		else
+			grove_print_conflicts(&run.plan, stderr);
 		status = GROVE_EXIT_REFUSED;
+		if (json)
+			print_json(&run, cli.plan_only || cli.simulate);
 		goto release;
 	}
 	if (cli.plan_only) {
-		grove_plan_print(&run.plan, stdout);
+		if (json)
+			print_json(&run, true);
+		else
+			grove_print_plan(&run.plan, stdout);
 		goto release;
 	}
 	if (req.verbose > 0)
-		grove_plan_print(&run.plan, stderr);
+		grove_print_plan(&run.plan, stderr);
 	if (cli.simulate) {
 		fputs("WARNING: in simulation mode so not modifying filesystem.\n", stderr);
+		if (json)
+			print_json(&run, true);
 		goto release;
 	}
+	if (run.journaled) {
+		grove_progress_begin(&pg, "grove", run.plan.n_ops);
+		run.session.progress = grove_progress_update;
+		run.session.progress_ctx = &pg;
+	}
 	r = grove_stow_execute(&run, &err);
+	grove_progress_end(&pg);
 	if (r < 0)
 		status = grove_report_error(&err, r);
+	else if (json)
+		print_json(&run, false);
 release:
 	grove_stow_run_release(&run);
 out:

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove/path.h"
 #include "grove/session.h"
 #include "grove/stow.h"
@@ -87,26 +88,6 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 	return r;
 }
 
-static void
-json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static const char *
 state_name(enum grove_txn_state st)
 {
@@ -121,6 +102,19 @@ state_name(enum grove_txn_state st)
 		return "stuck";
 	}
 	return "?";
+}
+
+static const char *
+state_sgr(enum grove_txn_state st)
+{
+	switch (st) {
+	case GROVE_TXN_COMMITTED:
+		return GROVE_SGR_ADD;
+	case GROVE_TXN_ROLLED_BACK:
+		return GROVE_SGR_MOVE;
+	default:
+		return GROVE_SGR_ERROR;
+	}
 }
 
 static void
@@ -143,8 +137,12 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 
 	if (r < 0)
 		return grove_report_error(&err, r);
-	if (ta->json)
-		fputs("[", stdout);
+	if (ta->json) {
+		grove_json_begin(stdout, "log");
+		fputs(", \"target\": ", stdout);
+		grove_json_str(stdout, s->target->real);
+		fputs(", \"transactions\": [", stdout);
+	}
 	for (size_t i = 0; i < n; i++) {
 		char when[64];
 
@@ -152,18 +150,18 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		if (ta->json) {
 			printf("%s\n  {\"id\": %lld, \"time\": ", i ? "," : "",
 			       (long long)txns[i].id);
-			json_str(stdout, when);
+			grove_json_time(stdout, txns[i].started);
 			printf(", \"state\": \"%s\", \"ops\": %zu, \"command\": ",
 			       state_name(txns[i].state), txns[i].n_ops);
-			json_str(stdout, txns[i].command);
+			grove_json_str(stdout, txns[i].command);
 			printf(", \"undoes\": %lld, \"note\": ", (long long)txns[i].undoes);
-			json_str(stdout, txns[i].note);
+			grove_json_str(stdout, txns[i].note);
 			fputs("}", stdout);
 			continue;
 		}
-		printf("%6lld  %s  %-11s  %4zu ops  %s", (long long)txns[i].id, when,
-		       state_name(txns[i].state), txns[i].n_ops,
-		       txns[i].command ? txns[i].command : "");
+		printf("%6lld  %s  ", (long long)txns[i].id, when);
+		grove_paint(stdout, state_sgr(txns[i].state), "%-11s", state_name(txns[i].state));
+		printf("  %4zu ops  %s", txns[i].n_ops, txns[i].command ? txns[i].command : "");
 		if (txns[i].undoes)
 			printf("  (undoes %lld)", (long long)txns[i].undoes);
 		if (txns[i].note && txns[i].state != GROVE_TXN_COMMITTED)
@@ -171,7 +169,7 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		putchar('\n');
 	}
 	if (ta->json)
-		fputs(n ? "\n]\n" : "]\n", stdout);
+		fputs(n ? "\n]}\n" : "]}\n", stdout);
 	grove_txns_free(txns, n);
 	return GROVE_EXIT_OK;
 }
@@ -199,8 +197,9 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		return grove_report_error(&err, r);
 	qsort(own, n, sizeof(*own), cmp_pkg);
 	if (ta->json) {
-		printf("{\"target\": ");
-		json_str(stdout, s->target->real);
+		grove_json_begin(stdout, "status");
+		printf(", \"target\": ");
+		grove_json_str(stdout, s->target->real);
 		printf(", \"unfinished\": %lld, \"packages\": [", (long long)unfinished);
 	} else {
 		printf("target %s\n", s->target->real);
@@ -214,10 +213,12 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		if (pkg) {
 			if (ta->json) {
 				printf("%s{\"package\": ", groups ? ", " : "");
-				json_str(stdout, pkg);
+				grove_json_str(stdout, pkg);
 				printf(", \"links\": %zu}", links);
 			} else {
-				printf("  %-24s %zu link%s\n", pkg, links, links == 1 ? "" : "s");
+				fputs("  ", stdout);
+				grove_paint(stdout, GROVE_SGR_BOLD, "%-24s", pkg);
+				printf(" %zu link%s\n", links, links == 1 ? "" : "s");
 			}
 			groups++;
 		}
@@ -333,11 +334,11 @@ report_foreign(struct grove_session *s, const struct grove_owned *own, size_t n,
 			if (ta->json) {
 				printf("%s{\"path\": ", *first ? "" : ", ");
 				*first = false;
-				json_str(stdout, p);
+				grove_json_str(stdout, p);
 				fputs(", \"issue\": \"foreign\", \"expected\": null}", stdout);
 			} else {
-				printf("%-8s %s (in a folder grove made, but not grove's)\n",
-				       "foreign", p);
+				grove_paint(stdout, GROVE_SGR_WARN, "%-8s", "foreign");
+				printf(" %s (in a folder grove made, but not grove's)\n", p);
 			}
 		}
 		free(p);
@@ -360,8 +361,12 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	open_stow_roots(s, &sr);
-	if (ta->json)
-		fputs("{\"issues\": [", stdout);
+	if (ta->json) {
+		grove_json_begin(stdout, "verify");
+		fputs(", \"target\": ", stdout);
+		grove_json_str(stdout, s->target->real);
+		fputs(", \"issues\": [", stdout);
+	}
 	for (size_t i = 0; i < n; i++) {
 		char *dir = grove_path_parent(own[i].path);
 		const char *name = strrchr(own[i].path, '/');
@@ -397,15 +402,17 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 			if (ta->json) {
 				printf("%s{\"path\": ", first ? "" : ", ");
 				first = false;
-				json_str(stdout, own[i].path);
+				grove_json_str(stdout, own[i].path);
 				printf(", \"issue\": \"%s\", \"expected\": ", what);
-				json_str(stdout, own[i].text);
+				grove_json_str(stdout, own[i].text);
 				fputs("}", stdout);
-			} else if (own[i].text) {
-				printf("%-8s %s (grove made it a link to %s)\n", what, own[i].path,
-				       own[i].text);
 			} else {
-				printf("%-8s %s (grove made it a folder)\n", what, own[i].path);
+				grove_paint(stdout, GROVE_SGR_ERROR, "%-8s", what);
+				if (own[i].text)
+					printf(" %s (grove made it a link to %s)\n", own[i].path,
+					       own[i].text);
+				else
+					printf(" %s (grove made it a folder)\n", own[i].path);
 			}
 		}
 		free(text);
@@ -450,9 +457,17 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 		return GROVE_EXIT_REFUSED;
 	}
 	if (ta->verbose || ta->dry_run)
-		grove_plan_print(&plan, ta->dry_run ? stdout : stderr);
-	if (!ta->dry_run)
+		grove_print_plan(&plan, ta->dry_run ? stdout : stderr);
+	if (!ta->dry_run) {
+		struct grove_progress pg;
+
+		grove_progress_begin(&pg, "grove", plan.n_ops);
+		s->progress = grove_progress_update;
+		s->progress_ctx = &pg;
 		r = grove_session_apply(s, &plan, NULL, command, NULL, undoes, &made, &err);
+		grove_progress_end(&pg);
+		s->progress = NULL;
+	}
 	grove_plan_release(&plan);
 	if (r < 0)
 		return grove_report_error(&err, r);

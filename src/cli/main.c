@@ -5,11 +5,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove-config.h"
-
-static const char *const not_yet[] = {
-	"profile",
-};
 
 static const char *const txn_cmds[] = {
 	"log", "status", "verify", "undo", "rollback", "recover",
@@ -77,6 +74,9 @@ dispatch(int argc, char **argv, const char *whole)
 	struct grove_global_opts global = { 0 };
 	enum grove_stow_action action = GROVE_ACTION_STOW;
 	const char *prog = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	enum grove_color_mode color = GROVE_COLOR_AUTO;
+	bool quiet = false;
+	char *help_argv[] = { NULL, "--help", NULL };
 	const char *cmd;
 	int i;
 
@@ -112,11 +112,24 @@ dispatch(int argc, char **argv, const char *whole)
 				fputs("grove: option '--wait' needs a number of seconds\n", stderr);
 				return GROVE_EXIT_USAGE;
 			}
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = true;
+		} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8) ||
+			   !strcmp(a, "--colour") || !strncmp(a, "--colour=", 9)) {
+			const char *val = strchr(a, '=') ? strchr(a, '=') + 1 : "always";
+
+			if (grove_color_parse(val, &color) < 0) {
+				fprintf(stderr,
+					"grove: option '--color' takes auto, always or never, not "
+					"'%s'\n",
+					val);
+				return GROVE_EXIT_USAGE;
+			}
 		} else if (!strcmp(a, "--version")) {
 			printf("grove (GNU Stow compatible) version %s\n", GROVE_VERSION);
 			return GROVE_EXIT_OK;
 		} else if (!strcmp(a, "--help")) {
-			grove_stow_usage(stdout);
+			grove_help(stdout);
 			return GROVE_EXIT_OK;
 		} else {
 			break;
@@ -126,7 +139,21 @@ dispatch(int argc, char **argv, const char *whole)
 		fputs("grove: no command given (try 'grove --help')\n", stderr);
 		return GROVE_EXIT_USAGE;
 	}
+	grove_term_setup(color, quiet);
 	cmd = argv[i];
+	/* help: `grove help [CMD]`, `grove CMD --help` (alt, profile, apply print their own). */
+	if (!strcmp(cmd, "help")) {
+		if (i + 1 >= argc || argv[i + 1][0] == '-') {
+			grove_help(stdout);
+			return GROVE_EXIT_OK;
+		}
+		if (grove_help_command(stdout, argv[i + 1]) == 0)
+			return GROVE_EXIT_OK;
+		help_argv[0] = argv[i + 1];
+		argc = 2, argv = help_argv, i = 0, cmd = argv[0];
+	} else if (grove_help_wanted(argc - i, argv + i) && grove_help_command(stdout, cmd) == 0) {
+		return GROVE_EXIT_OK;
+	}
 	/* GNU Stow's spelling: "grove -d DIR -S a -D b". argv[i - 1] stands in for the program
 	 * name. */
 	if (cmd[0] == '-')
@@ -141,6 +168,8 @@ dispatch(int argc, char **argv, const char *whole)
 	}
 	if (!strcmp(cmd, "alt"))
 		return grove_cmd_alt(argc - i, argv + i, &global);
+	if (!strcmp(cmd, "profile"))
+		return grove_cmd_profile(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "apply"))
 		return grove_cmd_apply(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "switch"))
@@ -148,12 +177,6 @@ dispatch(int argc, char **argv, const char *whole)
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
 		if (!strcmp(cmd, txn_cmds[k]))
 			return grove_cmd_txn(argc - i, argv + i, cmd, &global);
-	for (size_t k = 0; k < sizeof(not_yet) / sizeof(not_yet[0]); k++) {
-		if (!strcmp(cmd, not_yet[k])) {
-			fprintf(stderr, "grove: '%s' is not implemented yet\n", cmd);
-			return GROVE_EXIT_USAGE;
-		}
-	}
 	fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
 	return GROVE_EXIT_USAGE;
 }

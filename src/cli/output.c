@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "front.h"
 
 static int
 conflict_cmp(const void *pa, const void *pb)
@@ -114,6 +115,7 @@ grove_exit_status(int code)
 int
 grove_report_error(const struct grove_error *err, int code)
 {
-	fprintf(stderr, "grove: %s\n", err->msg[0] ? err->msg : grove_strerror(code));
+	grove_paint(stderr, GROVE_SGR_ERROR, "grove:");
+	fprintf(stderr, " %s\n", err->msg[0] ? err->msg : grove_strerror(code));
 	return grove_exit_status(code);
 }

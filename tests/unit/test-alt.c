@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,7 +176,7 @@ test_alt_state_round_trip(void **state)
 	free(dir);
 }
 
-/* A v1 journal (transactions only) migrates to v2 and keeps its rows. */
+/* A v1 journal (transactions only) migrates to the current version and keeps its rows. */
 static void
 test_alt_migration_from_v1_keeps_data(void **state)
 {
@@ -233,6 +234,121 @@ test_alt_migration_from_v1_keeps_data(void **state)
 	free(dir);
 }
 
+/* The administrative file text: update-alternatives' layout, and back. */
+static void
+test_alt_format_parse_round_trip(void **state)
+{
+	struct grove_alt_group g = { 0 }, back = { 0 };
+	struct grove_error err = { 0 };
+	char *text = NULL, *again = NULL;
+
+	(void)state;
+	g.name = strdup("ed");
+	g.link = strdup("/usr/bin/ed");
+	g.manual = true;
+	assert_int_equal(grove_alt_group_set_slave(&g, "ex", "/usr/bin/ex"), 0);
+	assert_int_equal(grove_alt_group_set_slave(&g, "vi", "/usr/bin/vi"), 0);
+	add(&g, "/opt/a", 7, "ex", "/opt/ex");
+	add(&g, "/opt/b", -3, "vi", "/opt/vi");
+	assert_int_equal(grove_alt_group_format(&g, &text), 0);
+	assert_string_equal(text, "manual\n/usr/bin/ed\nex\n/usr/bin/ex\nvi\n/usr/bin/vi\n\n"
+				  "/opt/a\n7\n/opt/ex\n\n/opt/b\n-3\n\n/opt/vi\n\n");
+	assert_int_equal(grove_alt_group_parse("ed", text, strlen(text), "x", &back, &err), 0);
+	assert_string_equal(back.name, "ed");
+	assert_true(back.manual);
+	assert_int_equal(back.n_choices, 2);
+	assert_null(grove_alt_choice_slave(&back.choices[0], "vi"));
+	assert_string_equal(grove_alt_choice_slave(&back.choices[1], "vi"), "/opt/vi");
+	assert_int_equal(grove_alt_group_format(&back, &again), 0);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	grove_alt_group_release(&g);
+	grove_alt_group_release(&back);
+}
+
+static void
+test_alt_parse_refuses_corrupt(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "", "status" },
+		{ "sometimes\n/l\n\n", "invalid status" },
+		{ "auto\n/l\ns\n", "slave link" },
+		{ "auto\n/l\ns\n/l\n\n\n", "slave link same as main link" },
+		{ "auto\n/l\n\n/p\nten\n\n", "priority is not an integer" },
+		{ "auto\n/l\n\n/p\n99999999999\n\n", "priority is not an integer" },
+		{ "auto\n/l\n\n/p\n1\n/p\n2\n\n", "duplicate path" },
+		{ "auto\n/l\n\n/p\n1\n", "master file" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct grove_alt_group g = { 0 };
+		struct grove_error err = { 0 };
+		char want[128];
+
+		snprintf(want, sizeof(want), "F corrupt: %s", bad[i][1]);
+		assert_int_equal(
+			grove_alt_group_parse("n", bad[i][0], strlen(bad[i][0]), "F", &g, &err),
+			-GROVE_E_CONFIG);
+		assert_string_equal(err.msg, want);
+		assert_null(g.name);
+	}
+}
+
+/* A transaction's group change is saved by its commit, and only by it. */
+static void
+test_alt_group_saved_with_commit(void **state)
+{
+	char *dir = tu_mkdtemp();
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_error err = { 0 };
+	struct grove_plan plan;
+	struct grove_journal_alt_change ch = { 0 }, *v = NULL;
+	int64_t id = 0, tid = 0, t1 = 0, t2 = 0;
+	char *text = NULL;
+	size_t n = 0;
+
+	(void)state;
+	grove_plan_init(&plan);
+	assert_int_equal(grove_journal_open(dir, &root, &j, &err), 0);
+	assert_int_equal(grove_journal_target(j, &root, &tid, &err), 0);
+	assert_int_equal(grove_journal_alt_dir(j, "/adm", "/alt", &id, &err), 0);
+	ch.dir_id = id;
+	ch.name = "ed";
+	ch.after = "auto\n/usr/bin/ed\n\n/opt/a\n5\n\n";
+	assert_int_equal(grove_journal_begin_alt(j, tid, "one", NULL, 0, &plan, &ch, 1, &t1, &err),
+			 0);
+	assert_int_equal(grove_journal_alt_text(j, id, "ed", &text, &err), 0);
+	assert_null(text); /* not before the commit */
+	assert_int_equal(grove_journal_finish(j, t1, GROVE_TXN_COMMITTED, NULL, &err), 0);
+	assert_int_equal(grove_journal_alt_text(j, id, "ed", &text, &err), 0);
+	assert_non_null(text);
+	assert_string_equal(text, ch.after);
+	free(text);
+	/* Rolled back: the group stays as it was. */
+	ch.before = ch.after;
+	ch.after = NULL;
+	assert_int_equal(grove_journal_begin_alt(j, tid, "two", NULL, 0, &plan, &ch, 1, &t2, &err),
+			 0);
+	assert_int_equal(grove_journal_finish(j, t2, GROVE_TXN_ROLLED_BACK, "x", &err), 0);
+	assert_int_equal(grove_journal_alt_text(j, id, "ed", &text, &err), 0);
+	assert_non_null(text);
+	assert_string_equal(text, ch.before);
+	free(text);
+	assert_int_equal(grove_journal_alt_changes(j, t2, &v, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].before, ch.before);
+	assert_null(v[0].after);
+	grove_journal_alt_changes_free(v, n);
+	grove_journal_close(j);
+	grove_root_release(&root);
+	grove_plan_release(&plan);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 int
 main(void)
 {
@@ -244,6 +360,9 @@ main(void)
 		cmocka_unit_test(test_alt_names),
 		cmocka_unit_test(test_alt_state_round_trip),
 		cmocka_unit_test(test_alt_migration_from_v1_keeps_data),
+		cmocka_unit_test(test_alt_format_parse_round_trip),
+		cmocka_unit_test(test_alt_parse_refuses_corrupt),
+		cmocka_unit_test(test_alt_group_saved_with_commit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `grove profile`: build, install, remove, switch, rollback, list, diff, delete, gc, recover. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "grove/profile.h"
+#include "util.h"
+
+struct profile_args {
+	const char *profile;
+	const char *dir;
+	const char *link;
+	bool no_link;
+	bool no_folding;
+	bool dotfiles;
+	bool json;
+	const char *sub;
+	char **pos;
+	size_t n_pos;
+};
+
+static void
+profile_usage(FILE *out)
+{
+	fputs("usage: grove profile [-p PROFILE] COMMAND …\n"
+	      "  build [-d DIR] [--no-folding] [--dotfiles] [--link PATH|--no-link] PKG…\n"
+	      "  install [-d DIR] … PKG…      the current generation's packages and PKG…\n"
+	      "  remove PKG…                  the current generation's packages but PKG…\n"
+	      "  switch N | rollback | list [--json] | diff A B\n"
+	      "  delete N…|old|+N|Nd | gc | recover\n",
+	      out);
+}
+
+static int
+usage_error(const char *fmt, const char *arg)
+{
+	fputs("grove: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return GROVE_EXIT_USAGE;
+}
+
+static int
+parse_args(int argc, char **argv, struct profile_args *a)
+{
+	bool opts_done = false;
+
+	a->pos = calloc((size_t)argc + 1, sizeof(char *));
+	if (!a->pos)
+		return GROVE_EXIT_REFUSED;
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		const char **val = NULL;
+
+		if (!opts_done && s[0] == '-' && s[1]) {
+			if (!strcmp(s, "--")) {
+				opts_done = true;
+				continue;
+			}
+			if (!strcmp(s, "-p") || !strcmp(s, "--profile"))
+				val = &a->profile;
+			else if (!strcmp(s, "-d") || !strcmp(s, "--dir"))
+				val = &a->dir;
+			else if (!strcmp(s, "--link"))
+				val = &a->link;
+			else if (!strcmp(s, "--no-link"))
+				a->no_link = true;
+			else if (!strcmp(s, "--no-folding"))
+				a->no_folding = true;
+			else if (!strcmp(s, "--dotfiles"))
+				a->dotfiles = true;
+			else if (!strcmp(s, "--json"))
+				a->json = true;
+			else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
+				profile_usage(stdout);
+				return -1;
+			} else if (!strncmp(s, "--profile=", 10))
+				a->profile = s + 10;
+			else if (!strncmp(s, "--dir=", 6))
+				a->dir = s + 6;
+			else if (!strncmp(s, "--link=", 7))
+				a->link = s + 7;
+			else
+				return usage_error("profile: unknown option '%s'", s);
+			if (val) {
+				if (i + 1 >= argc)
+					return usage_error("profile: option '%s' requires a value",
+							   s);
+				*val = argv[++i];
+			}
+			continue;
+		}
+		if (!a->sub)
+			a->sub = s;
+		else
+			a->pos[a->n_pos++] = argv[i];
+	}
+	if (!a->sub) {
+		profile_usage(stderr);
+		return GROVE_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void
+fmt_time(double t, char *buf, size_t size)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0 || !localtime_r(&secs, &tm) || !strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, size, "%-19s", "?");
+}
+
+static int
+parse_gen(const char *s, long *ret)
+{
+	char *end = NULL;
+	long n;
+
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (errno || *end || n <= 0)
+		return -1;
+	*ret = n;
+	return 0;
+}
+
+static int
+cmd_list(struct grove_profile *p, bool json)
+{
+	struct grove_error err = { 0 };
+	struct grove_generation *gens = NULL;
+	size_t n = 0;
+	long cur = 0;
+	int r = grove_profile_generations(p, &gens, &n, &cur, &err);
+
+	if (r < 0)
+		return grove_report_error(&err, r);
+	if (json) {
+		fputs("{\"profile\": ", stdout);
+		json_str(stdout, grove_profile_link_path(p));
+		printf(", \"current\": %ld, \"generations\": [", cur);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct grove_generation *g = &gens[i];
+		char when[64];
+
+		fmt_time(g->time, when, sizeof(when));
+		if (json) {
+			printf("%s{\"number\": %ld, \"time\": %.3f, \"date\": ", i ? ", " : "",
+			       g->number, g->time);
+			json_str(stdout, g->complete ? when : "");
+			printf(", \"current\": %s, \"complete\": %s, \"stow_dir\": ",
+			       g->current ? "true" : "false", g->complete ? "true" : "false");
+			if (g->stow_dir)
+				json_str(stdout, g->stow_dir);
+			else
+				fputs("null", stdout);
+			printf(", \"folding\": %s, \"dotfiles\": %s, \"packages\": [",
+			       g->no_folding ? "false" : "true", g->dotfiles ? "true" : "false");
+			for (size_t k = 0; k < g->n_packages; k++) {
+				fputs(k ? ", " : "", stdout);
+				json_str(stdout, g->packages[k]);
+			}
+			fputs("]}", stdout);
+			continue;
+		}
+		printf("%5ld   %s   ", g->number, when);
+		if (!g->complete)
+			fputs("(incomplete)", stdout);
+		for (size_t k = 0; k < g->n_packages; k++)
+			printf("%s%s", k ? " " : "", g->packages[k]);
+		puts(g->current ? "   (current)" : "");
+	}
+	if (json)
+		puts("]}");
+	grove_generations_free(gens, n);
+	return GROVE_EXIT_OK;
+}
+
+static const struct grove_generation *
+find_gen(const struct grove_generation *gens, size_t n, long num)
+{
+	for (size_t i = 0; i < n; i++)
+		if (gens[i].number == num)
+			return &gens[i];
+	return NULL;
+}
+
+static bool
+has_pkg(const struct grove_generation *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_packages; i++)
+		if (!strcmp(g->packages[i], name))
+			return true;
+	return false;
+}
+
+static int
+cmd_diff(struct grove_profile *p, char **pos, size_t n_pos)
+{
+	struct grove_error err = { 0 };
+	struct grove_generation *gens = NULL;
+	const struct grove_generation *a, *b;
+	size_t n = 0;
+	long cur = 0, na, nb;
+	int r;
+
+	if (n_pos != 2 || parse_gen(pos[0], &na) < 0 || parse_gen(pos[1], &nb) < 0)
+		return usage_error("%s", "profile diff: needs two generation numbers A B");
+	r = grove_profile_generations(p, &gens, &n, &cur, &err);
+	if (r < 0)
+		return grove_report_error(&err, r);
+	a = find_gen(gens, n, na);
+	b = find_gen(gens, n, nb);
+	if (!a || !b || !a->complete || !b->complete) {
+		fprintf(stderr, "grove: profile '%s' has no complete generation %ld\n",
+			grove_profile_link_path(p), !a || !a->complete ? na : nb);
+		grove_generations_free(gens, n);
+		return GROVE_EXIT_REFUSED;
+	}
+	if (strcmp(a->stow_dir, b->stow_dir))
+		printf("stow dir: %s -> %s\n", a->stow_dir, b->stow_dir);
+	if (a->no_folding != b->no_folding)
+		printf("folding: %s -> %s\n", a->no_folding ? "no" : "yes",
+		       b->no_folding ? "no" : "yes");
+	if (a->dotfiles != b->dotfiles)
+		printf("dotfiles: %s -> %s\n", a->dotfiles ? "yes" : "no",
+		       b->dotfiles ? "yes" : "no");
+	for (size_t i = 0; i < a->n_packages; i++)
+		if (!has_pkg(b, a->packages[i]))
+			printf("- %s\n", a->packages[i]);
+	for (size_t i = 0; i < b->n_packages; i++)
+		if (!has_pkg(a, b->packages[i]))
+			printf("+ %s\n", b->packages[i]);
+	grove_generations_free(gens, n);
+	return GROVE_EXIT_OK;
+}
+
+/* The packages of the new generation: build takes pos as they are; install
+ * adds them to the current generation's, remove takes them away. */
+static int
+new_package_set(const char *sub, const struct grove_generation *cur, char **pos, size_t n_pos,
+		char ***ret, size_t *ret_n, const char *profile)
+{
+	size_t cap = n_pos + (cur ? cur->n_packages : 0) + 1, n = 0;
+	char **v = calloc(cap, sizeof(char *));
+
+	if (!v)
+		return GROVE_EXIT_REFUSED;
+	if (!strcmp(sub, "remove")) {
+		for (size_t i = 0; i < n_pos; i++) {
+			if (!cur || !has_pkg(cur, pos[i])) {
+				fprintf(stderr,
+					"grove: profile '%s': package '%s' is not in the current "
+					"generation; nothing changed\n",
+					profile, pos[i]);
+				free(v);
+				return GROVE_EXIT_REFUSED;
+			}
+		}
+		for (size_t i = 0; cur && i < cur->n_packages; i++) {
+			bool drop = false;
+
+			for (size_t k = 0; k < n_pos && !drop; k++)
+				drop = !strcmp(pos[k], cur->packages[i]);
+			if (!drop)
+				v[n++] = cur->packages[i];
+		}
+	} else {
+		if (!strcmp(sub, "install"))
+			for (size_t i = 0; cur && i < cur->n_packages; i++)
+				v[n++] = cur->packages[i];
+		for (size_t i = 0; i < n_pos; i++) {
+			/* "vim/" names the package vim, as for stow. */
+			size_t l = strlen(pos[i]);
+
+			while (l > 1 && pos[i][l - 1] == '/')
+				pos[i][--l] = '\0';
+			v[n++] = pos[i];
+		}
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int
+cmd_build(struct grove_profile *p, const struct profile_args *a,
+	  const struct grove_global_opts *global, bool default_profile)
+{
+	struct grove_error err = { 0 };
+	struct grove_generation *gens = NULL;
+	const struct grove_generation *cur_gen = NULL;
+	struct grove_plan conflicts;
+	struct grove_profile_spec spec = { 0 };
+	const char *env = getenv("STOW_DIR");
+	char **pkgs = NULL;
+	size_t n = 0, n_pkgs = 0;
+	long cur = 0, num = 0;
+	int r, status;
+
+	if (a->n_pos == 0) {
+		fprintf(stderr, "grove: profile %s: no packages given\n", a->sub);
+		return GROVE_EXIT_USAGE;
+	}
+	r = grove_profile_generations(p, &gens, &n, &cur, &err);
+	if (r < 0)
+		return grove_report_error(&err, r);
+	cur_gen = find_gen(gens, n, cur);
+	if (cur_gen && !cur_gen->complete)
+		cur_gen = NULL;
+	status = new_package_set(a->sub, cur_gen, a->pos, a->n_pos, &pkgs, &n_pkgs,
+				 grove_profile_link_path(p));
+	if (status) {
+		grove_generations_free(gens, n);
+		return status;
+	}
+	/* Stow's default (-d, $STOW_DIR), then where the current generation's packages came
+	 * from, then the current folder. */
+	spec.stow_dir = a->dir ? a->dir : env && *env ? env : cur_gen ? cur_gen->stow_dir : ".";
+	spec.packages = pkgs;
+	spec.n_packages = n_pkgs;
+	spec.no_folding = a->no_folding;
+	spec.dotfiles = a->dotfiles;
+	spec.command = global->command_line;
+	grove_plan_init(&conflicts);
+	r = grove_profile_build(p, &spec, &num, &conflicts, &err);
+	if (r == -GROVE_E_CONFLICT) {
+		grove_print_conflicts(&conflicts, stderr);
+		status = grove_report_error(&err, r);
+	} else if (r < 0) {
+		status = grove_report_error(&err, r);
+	} else if (num == 0) {
+		printf("nothing to do: generation %ld of profile '%s' already holds these "
+		       "packages\n",
+		       cur, grove_profile_link_path(p));
+	} else {
+		printf("profile '%s': generation %ld is current\n", grove_profile_link_path(p),
+		       num);
+	}
+	/* The user's link, once the profile exists: ~/.grove-profile for the default profile. */
+	if (r >= 0 && !a->no_link) {
+		const char *home = getenv("HOME");
+		char *path = a->link ? strdup(a->link)
+			     : default_profile && home && *home
+				     ? grove_strdupf("%s/.grove-profile", home)
+				     : NULL;
+
+		if (path && grove_profile_make_user_link(p, path, &err) < 0)
+			fprintf(stderr, "grove: warning: %s\n", err.msg);
+		free(path);
+	}
+	grove_plan_release(&conflicts);
+	free(pkgs);
+	grove_generations_free(gens, n);
+	return status;
+}
+
+int
+grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
+{
+	struct profile_args a = { 0 };
+	struct grove_profile_opts po = { 0 };
+	struct grove_profile *p = NULL;
+	struct grove_error err = { 0 };
+	const char *sub;
+	bool read_only;
+	int64_t recovered = 0;
+	int status, r;
+
+	status = parse_args(argc, argv, &a);
+	if (status) {
+		free(a.pos);
+		return status < 0 ? GROVE_EXIT_OK : status;
+	}
+	sub = a.sub;
+	if (!strcmp(sub, "switch-generation"))
+		sub = "switch";
+	if (!strcmp(sub, "list-generations"))
+		sub = "list";
+	if (!strcmp(sub, "delete-generations"))
+		sub = "delete";
+	if (strcmp(sub, "build") && strcmp(sub, "install") && strcmp(sub, "remove") &&
+	    strcmp(sub, "switch") && strcmp(sub, "rollback") && strcmp(sub, "list") &&
+	    strcmp(sub, "diff") && strcmp(sub, "delete") && strcmp(sub, "gc") &&
+	    strcmp(sub, "recover")) {
+		free(a.pos);
+		return usage_error("profile: unknown command '%s'", a.sub);
+	}
+	read_only = !strcmp(sub, "list") || !strcmp(sub, "diff");
+	po.state_opt = global->state_dir;
+	po.profile = a.profile;
+	po.wait_seconds = global->wait_seconds;
+	po.mutate = !read_only;
+	r = grove_profile_open(&po, &p, &recovered, &err);
+	if (r < 0) {
+		free(a.pos);
+		return grove_report_error(&err, r);
+	}
+	if (!strcmp(sub, "list")) {
+		status = cmd_list(p, a.json || global->json);
+	} else if (!strcmp(sub, "diff")) {
+		status = cmd_diff(p, a.pos, a.n_pos);
+	} else if (!strcmp(sub, "build") || !strcmp(sub, "install") || !strcmp(sub, "remove")) {
+		status = cmd_build(p, &a, global, !a.profile);
+	} else if (!strcmp(sub, "switch")) {
+		long num;
+		bool changed = false;
+
+		if (a.n_pos != 1 || parse_gen(a.pos[0], &num) < 0) {
+			status = usage_error("%s", "profile switch: needs one generation number");
+		} else if ((r = grove_profile_switch(p, num, global->command_line, &changed,
+						     &err)) < 0) {
+			status = grove_report_error(&err, r);
+		} else {
+			printf(changed ? "profile '%s': generation %ld is current\n"
+				       : "nothing to do: profile '%s' is on generation %ld\n",
+			       grove_profile_link_path(p), num);
+		}
+	} else if (!strcmp(sub, "rollback")) {
+		long num = 0;
+
+		r = grove_profile_rollback(p, global->command_line, &num, &err);
+		if (r < 0)
+			status = grove_report_error(&err, r);
+		else
+			printf("profile '%s': generation %ld is current\n",
+			       grove_profile_link_path(p), num);
+	} else if (!strcmp(sub, "delete")) {
+		struct grove_generation *gens = NULL;
+		long *nums = NULL, cur = 0;
+		size_t n = 0, n_nums = 0;
+
+		r = a.n_pos ? grove_profile_generations(p, &gens, &n, &cur, &err)
+			    : grove_error_set(&err, -GROVE_E_USAGE,
+					      "profile delete: needs N…, 'old', '+N' or 'Nd'");
+		for (size_t i = 0; i < a.n_pos && r >= 0; i++)
+			r = grove_profile_select(gens, n, a.pos[i], (double)time(NULL), &nums,
+						 &n_nums, &err);
+		if (r >= 0)
+			r = grove_profile_delete(p, nums, n_nums, global->command_line, &err);
+		if (r < 0) {
+			status = grove_report_error(&err, r);
+		} else if (n_nums == 0) {
+			printf("nothing to do: no generation of profile '%s' matches\n",
+			       grove_profile_link_path(p));
+		} else {
+			printf("profile '%s': deleted generation%s", grove_profile_link_path(p),
+			       n_nums > 1 ? "s" : "");
+			for (size_t i = 0; i < n_nums; i++)
+				printf(" %ld", nums[i]);
+			putchar('\n');
+		}
+		free(nums);
+		grove_generations_free(gens, n);
+	} else if (!strcmp(sub, "gc")) {
+		size_t removed = 0;
+
+		r = grove_profile_gc(p, global->command_line, &removed, &err);
+		if (r < 0)
+			status = grove_report_error(&err, r);
+		else
+			printf("profile '%s': removed %zu generation folder%s\n",
+			       grove_profile_link_path(p), removed, removed == 1 ? "" : "s");
+	}
+	/* recover: opening the profile for change has recovered it. */
+	if (!strcmp(sub, "recover"))
+		printf(recovered ? "profile '%s': interrupted transaction %lld recovered\n"
+				 : "profile '%s': nothing to recover\n",
+		       grove_profile_link_path(p), (long long)recovered);
+	grove_profile_close(p);
+	free(a.pos);
+	return status;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The users' front of the command line: help, colour, the progress line, conflict hints, JSON. */
+#ifndef GROVE_FRONT_H
+#define GROVE_FRONT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "grove/plan.h"
+
+/* ---- help (help.c) ---- */
+
+/* Prints the overview: every command and option (grove(1) documents each; a test checks). */
+void grove_help(FILE *out);
+
+/* Prints the help of one command; -1 when grove has no page for it (alt, profile and apply
+ * print their own). */
+int grove_help_command(FILE *out, const char *cmd);
+
+/* Whether argv[1..] (argv[0] is the command) asks for help (-h or --help before any "--"). */
+bool grove_help_wanted(int argc, char **argv);
+
+/* ---- colour and progress (term.c) ---- */
+
+enum grove_color_mode {
+	GROVE_COLOR_AUTO, /* colour on a terminal, unless NO_COLOR is set and not empty */
+	GROVE_COLOR_ALWAYS,
+	GROVE_COLOR_NEVER,
+};
+
+/* SGR codes grove uses. */
+#define GROVE_SGR_ERROR "1;31"
+#define GROVE_SGR_WARN  "1;33"
+#define GROVE_SGR_HINT  "36"
+#define GROVE_SGR_ADD   "32"
+#define GROVE_SGR_DEL   "31"
+#define GROVE_SGR_MOVE  "33"
+#define GROVE_SGR_BOLD  "1"
+
+/* "auto", "always", "never" (and git's synonyms yes/force, no/none); -1 otherwise. */
+int grove_color_parse(const char *when, enum grove_color_mode *ret);
+
+/* Sets the colour mode and -q for the whole run (main calls it once). */
+void grove_term_setup(enum grove_color_mode mode, bool quiet);
+bool grove_term_quiet(void);
+
+/* Whether output to f (stdout or stderr) is coloured. */
+bool grove_color_on(FILE *f);
+
+/* Prints fmt to f, wrapped in the SGR code when colour is on for f (sgr may be NULL). */
+void grove_paint(FILE *f, const char *sgr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* A plan at least this long shows a progress line. */
+#define GROVE_PROGRESS_MIN_OPS 100
+
+/*
+ * "WHAT: done/total ops" on stderr, rewritten in place, erased at the end. Only when stderr is
+ * a terminal, -q was not given, and the plan has GROVE_PROGRESS_MIN_OPS ops or more:
+ *
+ *	struct grove_progress pg;
+ *	grove_progress_begin(&pg, "stow", plan.n_ops);
+ *	session.progress = grove_progress_update; session.progress_ctx = &pg;
+ *	... grove_session_apply ...
+ *	grove_progress_end(&pg);     (before printing a result or an error)
+ */
+struct grove_progress {
+	const char *what;
+	size_t total;
+	bool on, shown;
+	double last;
+};
+void grove_progress_begin(struct grove_progress *p, const char *what, size_t total);
+void grove_progress_update(void *ctx, size_t done, size_t total, const struct grove_op *op);
+void grove_progress_end(struct grove_progress *p);
+
+/* ---- what the commands print (report.c) ---- */
+
+/*
+ * Prints conflicts grouped per action and package, in Stow's words, each package's group
+ * followed by "  hint: …" lines naming what resolves them (--adopt, --override, unstowing the
+ * other package), then "All operations aborted.". stow_path is the stow dir relative to the
+ * target (to name the package owning a link; may be NULL).
+ */
+void grove_print_conflicts_hinted(const struct grove_plan *plan, const char *stow_path, FILE *out);
+
+/* The hint for one conflict (static text or written into buf), or NULL when no option
+ * resolves it. */
+const char *grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char *buf,
+				size_t size);
+
+/* Prints the plan one op per line as grove_plan_print does, the op's kind coloured when colour
+ * is on for out. */
+void grove_print_plan(const struct grove_plan *plan, FILE *out);
+
+/* ---- JSON (json.c; the schema is docs/json.md) ---- */
+
+/* The schema version in every document's "grove" field. */
+#define GROVE_JSON_VERSION 1
+
+/* A JSON string (escaped), or null for NULL. */
+void grove_json_str(FILE *f, const char *s);
+
+/* Opens a document: {"grove": 1, "command": "CMD" — the caller adds ", …" fields and "}\n". */
+void grove_json_begin(FILE *f, const char *command);
+
+/* Time as RFC 3339 in UTC ("2026-12-03T09:32:03Z"). */
+void grove_json_time(FILE *f, double unix_time);
+
+/* The plan document's "ops", "conflicts" and "warnings" members (with a leading ", "). */
+void grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path);
+
+#endif

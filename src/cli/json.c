@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* JSON output: the envelope every document shares and the plan's members (schema: docs/json.md). */
+#include <stdio.h>
+#include <time.h>
+
+#include "front.h"
+
+void
+grove_json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void
+grove_json_begin(FILE *f, const char *command)
+{
+	fprintf(f, "{\"grove\": %d, \"command\": ", GROVE_JSON_VERSION);
+	grove_json_str(f, command);
+}
+
+void
+grove_json_time(FILE *f, double unix_time)
+{
+	time_t secs = (time_t)unix_time;
+	struct tm tm;
+	char buf[32];
+
+	if (!gmtime_r(&secs, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		fputs("null", f);
+		return;
+	}
+	grove_json_str(f, buf);
+}
+
+void
+grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path)
+{
+	size_t i = 0;
+
+	fputs(", \"ops\": [", f);
+	grove_plan_foreach_op (plan, op) {
+		fprintf(f, "%s\n  {\"op\": \"%s\", \"path\": ", i++ ? "," : "",
+			grove_op_kind_name(op->kind));
+		grove_json_str(f, op->path);
+		fputs(", \"text\": ", f);
+		grove_json_str(f, op->text);
+		fputs(", \"old_text\": ", f);
+		grove_json_str(f, op->old_text);
+		fputs(", \"package\": ", f);
+		grove_json_str(f, op->package);
+		fputs("}", f);
+	}
+	fputs(i ? "\n], \"conflicts\": [" : "], \"conflicts\": [", f);
+	for (i = 0; i < plan->n_conflicts; i++) {
+		const struct grove_conflict *c = &plan->conflicts[i];
+		char buf[512];
+
+		fputs(i ? ",\n  {\"action\": " : "\n  {\"action\": ", f);
+		grove_json_str(f, c->action);
+		fputs(", \"package\": ", f);
+		grove_json_str(f, c->package);
+		fputs(", \"path\": ", f);
+		grove_json_str(f, c->path);
+		fputs(", \"message\": ", f);
+		grove_json_str(f, c->message);
+		fputs(", \"hint\": ", f);
+		grove_json_str(f, grove_conflict_hint(c, stow_path, buf, sizeof(buf)));
+		fputs("}", f);
+	}
+	fputs(plan->n_conflicts ? "\n], \"warnings\": [" : "], \"warnings\": [", f);
+	for (i = 0; i < plan->n_warnings; i++) {
+		fputs(i ? ", " : "", f);
+		grove_json_str(f, plan->warnings[i]);
+	}
+	fputs("]", f);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* What the packages commands print for people: conflicts grouped per package with the option that
+ * resolves them, and the plan with its ops coloured. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "front.h"
+#include "grove/path.h"
+
+/* The package a link text (found at path, in the target) points into: the first component
+ * after the stow dir; NULL when it does not point into it. */
+static char *
+owner_package(const char *path, const char *text, const char *stow_path)
+{
+	char *parent = grove_path_parent(path);
+	char *dest = parent ? grove_path_join(parent, text) : NULL;
+	const char *rest = dest && stow_path ? grove_path_strip_prefix(dest, stow_path) : NULL;
+	char *pkg = NULL;
+
+	if (rest && *rest) {
+		size_t len = strcspn(rest, "/");
+
+		pkg = strndup(rest, len);
+	}
+	free(parent);
+	free(dest);
+	return pkg;
+}
+
+const char *
+grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char *buf, size_t size)
+{
+	const char *m = c->message ? c->message : "";
+	const char *arrow;
+
+	if (!strncmp(m, "existing target is stowed to a different package", 48) &&
+	    (arrow = strstr(m, " => ")) && c->path) {
+		char *other = owner_package(c->path, arrow + 4, stow_path);
+
+		if (other) {
+			snprintf(buf, size,
+				 "package '%s' has these paths: unstow it first (grove unstow %s), "
+				 "or take them over with --override=REGEX",
+				 other, other);
+			free(other);
+		} else {
+			snprintf(buf, size,
+				 "another package has these paths: unstow it first, or take them "
+				 "over with --override=REGEX");
+		}
+		return buf;
+	}
+	if (!strncmp(m, "existing target is not owned by stow", 36) ||
+	    strstr(m, "--adopt not specified"))
+		return "--adopt moves the existing files into the package (check them in with "
+		       "your package), or move them out of the way";
+	if (!strncmp(m, "cannot stow directory", 21) ||
+	    !strncmp(m, "cannot stow non-directory", 25))
+		return "a file and a folder meet: no option resolves this; rename or remove the "
+		       "entry in the target or the package";
+	return NULL;
+}
+
+static int
+conflict_cmp(const void *pa, const void *pb)
+{
+	const struct grove_conflict *a = *(const struct grove_conflict *const *)pa;
+	const struct grove_conflict *b = *(const struct grove_conflict *const *)pb;
+	bool a_unstow = !strcmp(a->action, "unstow");
+	bool b_unstow = !strcmp(b->action, "unstow");
+	int c;
+
+	if (a_unstow != b_unstow)
+		return a_unstow ? -1 : 1;
+	c = strcmp(a->action, b->action);
+	if (!c)
+		c = strcmp(a->package ? a->package : "", b->package ? b->package : "");
+	if (!c)
+		c = strcmp(a->message ? a->message : "", b->message ? b->message : "");
+	return c;
+}
+
+/* Prints each distinct hint of sorted[from, to) once. */
+static void
+print_hints(const struct grove_conflict **sorted, size_t from, size_t to, const char *stow_path,
+	    FILE *out)
+{
+	char(*seen)[512] = calloc(to - from, sizeof(*seen));
+	size_t n_seen = 0;
+
+	if (!seen)
+		return;
+	for (size_t i = from; i < to; i++) {
+		char buf[512];
+		const char *h = grove_conflict_hint(sorted[i], stow_path, buf, sizeof(buf));
+		bool dup = false;
+
+		if (!h)
+			continue;
+		for (size_t k = 0; k < n_seen && !dup; k++)
+			dup = !strcmp(seen[k], h);
+		if (dup)
+			continue;
+		snprintf(seen[n_seen++], sizeof(seen[0]), "%s", h);
+		grove_paint(out, GROVE_SGR_HINT, "  hint: %s", h);
+		fputc('\n', out);
+	}
+	free(seen);
+}
+
+void
+grove_print_conflicts_hinted(const struct grove_plan *plan, const char *stow_path, FILE *out)
+{
+	const struct grove_conflict **sorted;
+	size_t group = 0;
+
+	if (!plan->n_conflicts)
+		return;
+	sorted = calloc(plan->n_conflicts, sizeof(*sorted));
+	if (!sorted) {
+		grove_print_conflicts(plan, out);
+		return;
+	}
+	for (size_t i = 0; i < plan->n_conflicts; i++)
+		sorted[i] = &plan->conflicts[i];
+	qsort(sorted, plan->n_conflicts, sizeof(*sorted), conflict_cmp);
+	for (size_t i = 0; i < plan->n_conflicts; i++) {
+		const struct grove_conflict *c = sorted[i];
+		const char *pkg = c->package ? c->package : "";
+
+		if (i == group) {
+			grove_paint(out, GROVE_SGR_WARN, "WARNING!");
+			fprintf(out, " %sing %s would cause conflicts:\n", c->action, pkg);
+		}
+		fprintf(out, "  * %s\n", c->message ? c->message : "");
+		if (i + 1 == plan->n_conflicts || strcmp(sorted[i + 1]->action, c->action) ||
+		    strcmp(sorted[i + 1]->package ? sorted[i + 1]->package : "", pkg)) {
+			print_hints(sorted, group, i + 1, stow_path, out);
+			group = i + 1;
+		}
+	}
+	fputs("All operations aborted.\n", out);
+	free(sorted);
+}
+
+static const char *
+op_sgr(const char *kind)
+{
+	if (!strcmp(kind, "link") || !strcmp(kind, "mkdir") || !strcmp(kind, "fold"))
+		return GROVE_SGR_ADD;
+	if (!strcmp(kind, "unlink") || !strcmp(kind, "rmdir") || !strcmp(kind, "unfold"))
+		return GROVE_SGR_DEL;
+	return GROVE_SGR_MOVE;
+}
+
+void
+grove_print_plan(const struct grove_plan *plan, FILE *out)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (!grove_color_on(out)) {
+		grove_plan_print(plan, out);
+		return;
+	}
+	/* The plan's own text, with each line's first word (the op's kind) painted. */
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		grove_plan_print(plan, out);
+		return;
+	}
+	grove_plan_print(plan, mem);
+	if (fclose(mem) != 0) {
+		free(buf);
+		grove_plan_print(plan, out);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t k = strcspn(line, " ");
+		char kind[16];
+
+		snprintf(kind, sizeof(kind), "%.*s", (int)(k < 15 ? k : 15), line);
+		grove_paint(out, op_sgr(kind), "%s", kind);
+		fprintf(out, "%s\n", line + k);
+	}
+	free(buf);
+}

@@ -1,0 +1,251 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Profiles under kill -9 (strace fault injection, as tests/crash/run.sh): install (build + switch),
+# rollback, delete and gc are each killed at every mutating syscall in turn, then recovered; the
+# profile dir must be exactly as before or as after, the profile must resolve to a complete
+# generation, `profile list` must agree with the links on disk, and the log must hold nothing
+# interrupted. Recovery of a half-built generation is killed too, at every syscall.
+#
+# SQLite's page writes inside one of its transactions (pwrite64, ftruncate) are made atomic by
+# SQLite's rollback journal, and tests/crash/run.sh kills grove at every one of them; here every
+# PROFILE_CRASH_SQLITE_STRIDE-th of them (default 4) and the last are killed, every other syscall
+# at each of its calls (the fsyncs and fdatasyncs mark each log transaction's boundaries).
+#
+# Knobs: PROFILE_CRASH_RECOVERY_POINTS (half-done install points whose recovery is killed,
+# default 2), PROFILE_CRASH_ONLY (command names to run, default all).
+set -euo pipefail
+# shellcheck source=tests/shell/lib.sh
+. "$(dirname "$0")/../shell/lib.sh"
+TEST_NAME=profile-crash
+
+RECOVERY_POINTS=${PROFILE_CRASH_RECOVERY_POINTS:-2}
+SQLITE_STRIDE=${PROFILE_CRASH_SQLITE_STRIDE:-4}
+
+# points SYSCALL COUNT: the call numbers to kill at.
+points()
+{
+	local k step=1
+	[[ $1 == pwrite64 || $1 == ftruncate ]] && step=$SQLITE_STRIDE
+	for ((k = 1; k <= $2; k += step)); do echo "$k"; done
+	(($2 > 0 && ($2 - 1) % step != 0)) && echo "$2"
+	return 0
+}
+SYSCALLS=(symlinkat renameat2 mkdirat unlinkat fsync fdatasync pwrite64 ftruncate write)
+TRACE_SET=$(
+	IFS=,
+	echo "${SYSCALLS[*]}"
+)
+TRACED_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+
+if ! command -v strace >/dev/null ||
+	! strace -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO -- true 2>/dev/null; then
+	echo "profile-crash: strace with fault injection is not available here" >&2
+	exit 77
+fi
+
+S=$ROOT/stow
+D=$ROOT/prof
+P=$D/main
+export GROVE_STATE_DIR=$ROOT/state
+PREP=$ROOT/prep
+LOGS=$ROOT/logs
+mkdir -p "$S" "$D" "$PREP" "$LOGS"
+
+save_state()
+{
+	tar -C "$ROOT" -cf "$PREP/$1.tar" prof state
+}
+
+# The profile dir keeps its inode (the log knows NAME.generations by device and inode).
+restore()
+{
+	find "$D" "$GROVE_STATE_DIR" -mindepth 1 -delete
+	tar -C "$ROOT" -xf "$PREP/$1.tar"
+}
+
+# Type, path, link text of every entry of D, and each file's content without the record's time.
+flist()
+{
+	find "$D" -mindepth 1 -printf '%y %P %l\n' | LC_ALL=C sort
+	find "$D" -type f -print0 | LC_ALL=C sort -z | xargs -0r grep -Hv '^time '
+}
+
+gr()
+{
+	"$GROVE" "$@" >/dev/null 2>"$LOGS/prep.err" || {
+		cat "$LOGS/prep.err" >&2
+		fail "preparing the scenario: '$GROVE $*' failed"
+	}
+}
+
+mk_file "$S/a/bin/a" a
+mk_file "$S/a/share/doc/a.txt" a-doc
+mk_file "$S/b/bin/b" b
+mk_file "$S/b/share/doc/b.txt" b-doc
+mk_file "$S/c/etc/c.conf" c
+mk_file "$S/d/bin/d" d
+mk_file "$S/d/share/man/d.1" d1
+
+gr profile -p "$P" build -d "$S" a # 1
+gr profile -p "$P" install b       # 2
+gr profile -p "$P" install c       # 3
+gr profile -p "$P" install d       # 4
+gr profile -p "$P" remove c        # 5
+gr profile -p "$P" delete 1 2
+gr profile -p "$P" switch 4 # links 3, 4, 5; folders 1 and 2 unreferenced
+save_state hist
+
+NAMES=(install rollback delete gc)
+declare -A ARGS_OF=(
+	[install]="profile -p $P build a d"
+	[rollback]="profile -p $P rollback"
+	[delete]="profile -p $P delete 5 3"
+	[gc]="profile -p $P gc"
+)
+
+FAILS=0
+point_fail()
+{
+	FAILS=$((FAILS + 1))
+	echo "FAIL: $TEST_NAME: $*" >&2
+}
+
+# The profile resolves to a complete generation, list agrees with the disk, the log is settled.
+consistent()
+{
+	local label=$1 cur rec want got json
+	cur=$(readlink "$P" 2>/dev/null) || {
+		point_fail "$label: the profile link is missing"
+		return 1
+	}
+	rec=$P/.grove-generation
+	if [[ ! -f $rec ]] || ! grep -qx "number ${cur//[!0-9]/}" "$rec"; then
+		point_fail "$label: the profile ($cur) does not resolve to a complete generation"
+		return 1
+	fi
+	[[ $(cat "$P/bin/a") == a ]] || {
+		point_fail "$label: bin/a does not resolve through the profile"
+		return 1
+	}
+	want=$(find "$D" -maxdepth 1 -type l -name 'main-*-link' -printf '%f\n' |
+		sed 's/^main-\([0-9]*\)-link$/\1/' | sort -n | tr '\n' ' ')
+	want+="current ${cur//[!0-9]/}"
+	json=$("$GROVE" profile -p "$P" list --json)
+	got=$(tr ',' '\n' <<<"$json" | sed -n 's/.*"number": \([0-9]*\).*/\1/p' | tr '\n' ' ')
+	got+="current $(sed -n 's/^{"profile": .*, "current": \([0-9]*\), "generations".*/\1/p' <<<"$json")"
+	[[ $got == "$want" ]] || {
+		point_fail "$label: list says '$got', the disk '$want'"
+		return 1
+	}
+	if "$GROVE" log --json -t "$D/main.generations" | grep -Eq '"state": "(interrupted|stuck)"'; then
+		point_fail "$label: the log holds an interrupted or stuck transaction"
+		return 1
+	fi
+	return 0
+}
+
+# settle LABEL: recover, then exactly before or after, and consistent.
+settle()
+{
+	local label=$1 rc=0 now
+	"$GROVE" profile -p "$P" recover >"$LOGS/recover.out" 2>"$LOGS/recover.err" || rc=$?
+	if ((rc != 0)); then
+		point_fail "$label: 'profile recover' exited $rc: $(head -c 300 "$LOGS/recover.err")"
+		return 1
+	fi
+	now=$(flist)
+	if [[ $now != "$FBEFORE" && $now != "$FAFTER" ]]; then
+		point_fail "$label: the profile dir is neither as before nor as after (- before, + now):"
+		diff <(printf '%s\n' "$FBEFORE") <(printf '%s\n' "$now") | head -n 20 | sed 's/^/    /' >&2
+		return 1
+	fi
+	consistent "$label"
+}
+
+count_syscalls()
+{
+	local -n _counts=$1
+	local rc=0 sc
+	shift
+	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o "$LOGS/strace" -e trace="$TRACE_SET" -- \
+		"$GROVE" "$@" >"$LOGS/count.out" 2>"$LOGS/count.err" || rc=$?
+	for sc in "${SYSCALLS[@]}"; do
+		_counts["$sc"]=$(grep -Ec "^([0-9]+ +)?$sc\(" "$LOGS/strace" || true)
+	done
+	return "$rc"
+}
+
+kill_at()
+{
+	local sc=$1 k=$2 rc=0
+	shift 2
+	# (The braces keep bash's "Killed" notice out of the test's output.)
+	{ ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace="$sc" \
+		-e inject="$sc:signal=SIGKILL:when=$k" -- "$GROVE" "$@" >/dev/null 2>&1 || rc=$?; } 2>/dev/null
+	((rc == 137))
+}
+
+START=$SECONDS
+TOTAL=0
+for NAME in "${NAMES[@]}"; do
+	if [[ -n ${PROFILE_CRASH_ONLY:-} && " $PROFILE_CRASH_ONLY " != *" $NAME "* ]]; then
+		continue
+	fi
+	read -ra CMD <<<"${ARGS_OF[$NAME]}"
+	declare -A count=()
+	restore hist
+	FBEFORE=$(flist)
+	count_syscalls count "${CMD[@]}" || fail "$NAME: the clean run failed: $(cat "$LOGS/count.err")"
+	FAFTER=$(flist)
+	[[ $FAFTER != "$FBEFORE" ]] || fail "$NAME: the clean run changed nothing"
+	[[ $FAFTER != *.grove-[0-9]* ]] || fail "$NAME: the clean run left temporary entries"
+	consistent "$NAME: clean run" || fail "$NAME: inconsistent after the clean run"
+	half=()
+	n=0
+	for sc in "${SYSCALLS[@]}"; do
+		for k in $(points "$sc" "${count[$sc]}"); do
+			n=$((n + 1))
+			restore hist
+			if ! kill_at "$sc" "$k" "${CMD[@]}"; then
+				point_fail "$NAME: kill at $sc #$k: grove was not killed"
+				continue
+			fi
+			now=$(flist)
+			[[ $now == "$FBEFORE" || $now == "$FAFTER" ]] || half+=("$sc:$k")
+			settle "$NAME: kill at $sc #$k" || true
+		done
+	done
+	# Recovery killed at every syscall, for half-done points of the build.
+	r_points=0
+	if [[ $NAME == install ]]; then
+		m=${#half[@]}
+		((m > 0)) || point_fail "install: no kill point left the profile half-changed"
+		picks=()
+		for ((i = 0; i < RECOVERY_POINTS && i < m; i++)); do
+			picks+=("${half[RECOVERY_POINTS == 1 ? 0 : i * (m - 1) / (RECOVERY_POINTS - 1)]}")
+		done
+		for p in "${picks[@]}"; do
+			declare -A rcount=()
+			restore hist
+			kill_at "${p%%:*}" "${p#*:}" "${CMD[@]}" || continue
+			count_syscalls rcount profile -p "$P" recover || point_fail "install: recover after $p failed"
+			for rsc in "${SYSCALLS[@]}"; do
+				for rk in $(points "$rsc" "${rcount[$rsc]}"); do
+					r_points=$((r_points + 1))
+					restore hist
+					kill_at "${p%%:*}" "${p#*:}" "${CMD[@]}" || continue
+					if ! kill_at "$rsc" "$rk" profile -p "$P" recover; then
+						point_fail "install: kill at $p, recovery not killed at $rsc #$rk"
+						continue
+					fi
+					settle "install: kill at $p, recovery killed at $rsc #$rk" || true
+				done
+			done
+		done
+	fi
+	TOTAL=$((TOTAL + n + r_points))
+	echo "# $NAME: $n kill points, $r_points in recovery"
+done
+echo "# profile-crash: $TOTAL kill points, $FAILS failures ($((SECONDS - START)) s)"
+((FAILS == 0)) || exit 1
+check "every kill point of install, rollback, delete and gc (and of recovery) ends as before or after"

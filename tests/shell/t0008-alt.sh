@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# grove alt and the log: a group switch is one transaction that `grove undo` reverts, links and
+# saved group together; a group-only change is logged and undone too; undo refuses when the group
+# changed since.
+source "$(dirname "$0")/lib.sh"
+
+I=$ROOT/i
+ADM=$ROOT/adm
+ALT=(alt --altdir "$I/alt" --admindir "$ADM" --instdir "$I")
+mkdir -p "$I/bin" "$I/alt"
+for c in a b c; do
+	mk_file "$I/opt/$c/ed" "ed-$c"
+	mk_file "$I/opt/$c/ed.1" "man-$c"
+done
+inst()
+{
+	expect_exit 0 "$GROVE" "${ALT[@]}" --install "$I/bin/ed" ed "$I/opt/$1/ed" "$2" \
+		--slave "$I/bin/ed.1" ed.1 "$I/opt/$1/ed.1"
+}
+q()
+{
+	"$GROVE" "${ALT[@]}" --query ed
+}
+
+inst a 10
+inst b 5
+q >"$ROOT/q.before"
+expect_exit 0 "$GROVE" "${ALT[@]}" --set ed "$I/opt/b/ed"
+expect_tree "$I" <<SPEC
+l alt/ed -> $I/opt/b/ed
+l alt/ed.1 -> $I/opt/b/ed.1
+d bin
+l bin/ed -> $I/alt/ed
+l bin/ed.1 -> $I/alt/ed.1
+d opt
+d opt/a
+f opt/a/ed ed-a
+f opt/a/ed.1 man-a
+d opt/b
+f opt/b/ed ed-b
+f opt/b/ed.1 man-b
+d opt/c
+f opt/c/ed ed-c
+f opt/c/ed.1 man-c
+d alt
+SPEC
+expect_exit 0 "$GROVE" "${ALT[@]}" --query ed
+expect_out_has "Status: manual"
+check "--set switches the group's links and saves manual mode"
+
+expect_exit 0 "$GROVE" undo -t "$I"
+[[ $(readlink "$I/alt/ed") == "$I/opt/a/ed" && $(readlink "$I/alt/ed.1") == "$I/opt/a/ed.1" ]] ||
+	fail "undo did not put the links of the old choice back"
+diff "$ROOT/q.before" <(q) || fail "undo did not put the saved group back (above: - before, + now)"
+check "undo of a switch restores the links and the group (auto mode, same choices)"
+
+# Installing a lower priority choice changes no link, only the group: still one transaction.
+expect_exit 0 "$GROVE" log -t "$I"
+n0=$(grep -c committed "$OUT")
+inst c 1
+expect_exit 0 "$GROVE" log -t "$I"
+[[ $(grep -c committed "$OUT") == $((n0 + 1)) ]] || fail "a group-only change made no transaction"
+expect_out_has "0 ops"
+expect_exit 0 "$GROVE" "${ALT[@]}" --list ed
+expect_out_has "$I/opt/c/ed"
+expect_exit 0 "$GROVE" undo -t "$I"
+expect_exit 0 "$GROVE" "${ALT[@]}" --list ed
+[[ $(cat "$OUT") == "$I/opt/a/ed"$'\n'"$I/opt/b/ed" ]] || fail "undo left choice c: $(cat "$OUT")"
+check "a group-only change (a new lower choice) is logged and undone"
+
+# rollback over several transactions puts the group back as it was before the first.
+expect_exit 0 "$GROVE" log -t "$I"
+x=$(awk 'NR == 1 { print $1 }' "$OUT")
+expect_exit 0 "$GROVE" "${ALT[@]}" --set ed "$I/opt/b/ed"
+inst c 1
+expect_exit 0 "$GROVE" rollback -t "$I" --to "$x"
+diff "$ROOT/q.before" <(q) || fail "rollback did not put the saved group back (- before, + now)"
+[[ $(readlink "$I/alt/ed") == "$I/opt/a/ed" ]] || fail "rollback did not put alt/ed back"
+check "rollback of a switch and an install restores the links and the group"
+
+# The group changed since, through another target sharing the admindir and altdir (the parent
+# of the installation root): undo refuses, and changes nothing.
+expect_exit 0 "$GROVE" "${ALT[@]}" --set ed "$I/opt/b/ed"
+expect_exit 0 "$GROVE" alt --altdir "$I/alt" --admindir "$ADM" --instdir "$ROOT" \
+	--install "$I/bin/ed" ed "$I/opt/c/ed" 1 --slave "$I/bin/ed.1" ed.1 "$I/opt/c/ed.1"
+q >"$ROOT/q.changed"
+snapshot "$I"
+expect_exit 1 "$GROVE" undo -t "$I"
+expect_err_has "alternatives group ed was changed since"
+expect_unchanged "$I"
+diff "$ROOT/q.changed" <(q) || fail "a refused undo changed the group"
+check "undo refuses when the group was changed since, and changes nothing"
+
+# One writer per admindir: a second writer fails at once with update-alternatives' exit status 2
+# (another state dir does not matter: the lock is on the admindir itself), or waits with --wait.
+# The shell holds the lock on fd 9 (flock(1) on the folder); readers do not need it.
+snapshot "$I"
+exec 9<"$ADM"
+flock -n 9 || fail "could not lock the admindir for the test"
+expect_exit 2 "$GROVE" "${ALT[@]}" --auto ed 9<&-
+expect_err_has "grove alt: error: administrative directory '$ADM' is locked by another grove run"
+expect_exit 2 env GROVE_STATE_DIR="$ROOT/other-state" "$GROVE" "${ALT[@]}" --auto ed 9<&-
+expect_err_has "is locked by another grove run"
+expect_unchanged "$I"
+expect_exit 0 "$GROVE" "${ALT[@]}" --query ed 9<&-
+check "a second writer on a locked admindir fails fast (exit 2) and changes nothing; --query reads"
+"$GROVE" --wait 60 "${ALT[@]}" --auto ed 9<&- >"$ROOT/wait.out" 2>&1 &
+waiter=$!
+flock -u 9
+rc=0
+wait "$waiter" || rc=$?
+((rc == 0)) || fail "--wait: exit $rc: $(cat "$ROOT/wait.out")"
+exec 9<&-
+expect_exit 0 "$GROVE" "${ALT[@]}" --query ed
+expect_out_has "Status: auto"
+check "with --wait the writer proceeds once the lock is released"

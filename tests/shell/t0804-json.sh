@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# --json: every reporting command prints one document that validates against docs/grove.schema.json
+# (the schema docs/json.md describes), with the values the scenario implies.
+. "$(dirname "$0")/lib.sh"
+
+SCHEMA=$GROVE_SOURCE_ROOT/docs/grove.schema.json
+VALIDATE=$GROVE_SOURCE_ROOT/tests/json/validate.py
+
+"$GROVE_TEST_PY" "$VALIDATE" --self-test "$SCHEMA" || fail "the validator accepts bad documents"
+check "the validator rejects documents with a wrong version, missing, unknown or mistyped fields"
+
+# valid COMMAND: stdout validates and is a COMMAND document.
+valid()
+{
+	"$GROVE_TEST_PY" "$VALIDATE" "$SCHEMA" "$OUT" "$1" || fail "$1 --json does not validate: $(cat "$OUT")"
+}
+
+# field EXPR: a Python expression over the document d must be true.
+field()
+{
+	"$GROVE_TEST_PY" - "$OUT" "$1" <<-'PY' || fail "expected $1 in: $(cat "$OUT")"
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		sys.exit(0 if eval(sys.argv[2]) else 1)
+	PY
+}
+
+S=$ROOT/stow T=$ROOT/target
+mk_file "$S/a/bin/x" ax
+mk_file "$S/a/share/a.txt" a
+mk_file "$S/b/bin/y" by
+mk_file "$S/c/bin/x" cx
+mkdir -p "$T"
+cd "$ROOT"
+
+expect_exit 0 "$GROVE" --json plan stow -d stow -t target a b
+valid plan
+field 'd["changed"] and {o["op"] for o in d["ops"]} >= {"mkdir", "link"} and d["conflicts"] == []'
+field 'd["target"] == "'"$T"'" and d["stow_dir"] == "'"$S"'"'
+field 'any(o["op"] == "link" and o["path"] == "bin/x" and o["text"] == "../../stow/a/bin/x" and o["package"] == "a" for o in d["ops"])'
+expect_tree "$T" ""
+check "plan --json: the ops, valid, nothing changed"
+
+expect_exit 0 "$GROVE" --json stow -d stow -t target a b
+valid stow
+field 'd["changed"] and d["transaction"] == 1 and len(d["ops"]) > 0'
+expect_exit 0 "$GROVE" --json stow -d stow -t target a b
+valid stow
+field 'not d["changed"] and d["transaction"] == 0 and d["ops"] == []'
+check "stow --json: the transaction and its ops; a second run changes nothing and says so"
+
+expect_exit 1 "$GROVE" --json plan stow -d stow -t target c
+valid plan
+field 'not d["changed"] and len(d["conflicts"]) == 1 and d["conflicts"][0]["package"] == "c"'
+field 'd["conflicts"][0]["path"] == "bin/x" and "grove unstow a" in d["conflicts"][0]["hint"]'
+check "plan --json with a conflict: exit 1, the conflict with its hint, valid"
+
+expect_exit 0 "$GROVE" --json status -t target
+valid status
+field 'd["unfinished"] == 0 and sorted((p["package"], p["links"]) for p in d["packages"]) == [("a", 2), ("b", 1)]'
+check "status --json: the packages and their links"
+
+expect_exit 0 "$GROVE" unstow -d stow -t target b
+expect_exit 0 "$GROVE" --json log -t target
+valid log
+field '[t["id"] for t in d["transactions"]] == [2, 1] and all(t["state"] == "committed" for t in d["transactions"])'
+field 'd["transactions"][0]["command"] == "grove unstow -d stow -t target b"'
+check "log --json: the transactions newest first, RFC 3339 times"
+
+expect_exit 0 "$GROVE" --json verify -t target
+valid verify
+field 'd["issues"] == [] and d["checked"] > 0 and d["missing"] == d["changed"] == d["broken"] == d["foreign"] == 0'
+rm "$T/bin" "$T/share"
+mk_file "$T/share" "a file now"
+expect_exit 4 "$GROVE" --json verify -t target
+valid verify
+field 'd["missing"] == 1 and d["changed"] == 1'
+field 'sorted((i["issue"], i["path"], i["expected"]) for i in d["issues"]) == [("changed", "share", "../stow/a/share"), ("missing", "bin", "../stow/a/bin")]'
+check "verify --json: clean, then a missing and a changed link (exit 4), valid both times"
+
+# The per-command spelling (after the command) gives the same documents.
+expect_exit 0 "$GROVE" log -t target --json
+valid log
+expect_exit 0 "$GROVE" status -t target --json
+valid status
+check "--json after the command name gives the same documents"
