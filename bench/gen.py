@@ -4,11 +4,13 @@
 # files and a shape.env for bench/run.sh. No randomness: the same shape is the same tree.
 """Usage: gen.py SHAPE DIR
 
-Shapes: dotfiles, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128.
+Shapes: dotfiles, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128; for growth
+curves also multiN (N packages sharing bin/ lib/ share/) and deepN (two N-deep chains).
 Writes DIR/stow/<packages>, DIR/unrelated/ (copied into the target for the "unrelated" op) and
 DIR/shape.env (PKGS, ADD = the file the add-one op creates, FLAGS).
 """
 import os
+import re
 import sys
 
 
@@ -81,7 +83,7 @@ def main():
         if shape == "nofold100k":
             flags = "--no-folding"
         unrelated_prefix(unrel)
-    elif shape in ("multi200", "multi800"):
+    elif re.fullmatch(r"multi[1-9][0-9]*", shape):
         count = int(shape[5:])
         pkgs = []
         for n in range(count):
@@ -97,16 +99,17 @@ def main():
             pkgs.append(name)
         add = "p000/bin/p000-new"
         unrelated_prefix(unrel)
-    elif shape == "deep128":
-        # Two packages with the same 128-deep chain of folders, a file at every level of each:
+    elif re.fullmatch(r"deep[1-9][0-9]*", shape):
+        # Two packages with the same N-deep chain of folders, a file at every level of each:
         # nothing can fold, every level is a shared folder.
+        depth = int(shape[4:])
         pkgs = ["deepa", "deepb"]
         for name in pkgs:
             d = f"{stow}/{name}"
-            for lvl in range(128):
+            for lvl in range(depth):
                 d += "/l"
                 touch(f"{d}/{name}-{lvl:03d}")
-        add = "deepa/" + "l/" * 128 + "new"
+        add = "deepa/" + "l/" * depth + "new"
         for d in range(10):
             for i in range(100):
                 touch(f"{unrel}/other/d{d:02d}/f{i:03d}")

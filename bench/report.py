@@ -16,8 +16,8 @@ OP_NAMES = {
     "unstow": "unstow",
     "unrel": "stow, unrelated files in target",
 }
-TOOLS = ["grove", "stow241", "stow231", "xstow", "cp", "floor"]
-TOOL_NAMES = {"grove": "grove", "stow241": "Stow 2.4.1", "stow231": "Stow 2.3.1",
+TOOLS = ["grove", "grove-static", "stow241", "stow231", "xstow", "cp", "floor"]
+TOOL_NAMES = {"grove": "grove", "grove-static": "grove, static SQLite+PCRE2", "stow241": "Stow 2.4.1", "stow231": "Stow 2.3.1",
               "xstow": "xstow", "cp": "cp -rs", "floor": "floor"}
 
 

@@ -10,9 +10,14 @@ Usage: bench/run.sh [OPTIONS]
 
   --build DIR       grove's build dir, with grove, bench/floor and bench/timeit (default: ./build)
   --shapes LIST     comma-separated: dotfiles,pkg1k,pkg10k,pkg100k,nofold100k,multi200,multi800,deep128
-                    (default: the quick set dotfiles,pkg1k,pkg10k,multi200,deep128)
+                    (default: the quick set dotfiles,pkg1k,pkg10k,multi200,deep128); for growth
+                    curves also multiN and deepN (e.g. multi100,multi400,deep32,deep64)
   --full            every shape
-  --tools LIST      comma-separated: grove,stow241,stow231,xstow,cp,floor (default: all)
+  --tools LIST      comma-separated: grove,stow241,stow231,xstow,cp,floor (default: all), and
+                    grove-static with --static-build
+  --static-build DIR a second grove build to time as the tool grove-static, e.g. one made with
+                    meson setup DIR --buildtype=release -Dprefer_static=true (SQLite and PCRE2
+                    linked in: no dynamic loading of them at start-up)
   --runs N          timed runs per tool (default 5; medians need >= 5)
   --dir DIR         where the trees are made (default: $TMPDIR or /tmp; try /dev/shm for tmpfs)
   --out DIR         results (default: DIR/grove-bench-results.<date>)
@@ -33,6 +38,7 @@ USAGE
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
+static_build=
 shapes=dotfiles,pkg1k,pkg10k,multi200,deep128
 tools=grove,stow241,stow231,xstow,cp,floor
 runs=5
@@ -49,6 +55,7 @@ keep=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift ;;
+	--static-build) static_build=$2; shift ;;
 	--shapes) shapes=$2; shift ;;
 	--full) shapes=dotfiles,pkg1k,pkg10k,pkg100k,nofold100k,multi200,multi800,deep128 ;;
 	--tools) tools=$2; shift ;;
@@ -70,6 +77,14 @@ done
 
 build=$(cd "$build" && pwd)
 GROVE=$build/grove
+GROVE_STATIC=
+if [ -n "$static_build" ]; then
+	GROVE_STATIC=$(cd "$static_build" && pwd)/grove
+	[ -x "$GROVE_STATIC" ] || { echo "run.sh: '$GROVE_STATIC' missing" >&2; exit 2; }
+elif [[ ,$tools, == *,grove-static,* ]]; then
+	echo "run.sh: the tool grove-static needs --static-build DIR" >&2
+	exit 2
+fi
 FLOOR=$build/bench/floor
 TIMEIT=$build/bench/timeit
 for b in "$GROVE" "$FLOOR" "$TIMEIT"; do
@@ -132,10 +147,11 @@ cmd_for() {
 	# shellcheck disable=SC2206
 	local pk=($PKGS) fl=($FLAGS)
 	case $tool in
-	grove)
-		local word=stow
+	grove|grove-static)
+		local word=stow bin=$GROVE
 		case $flag in -R) word=restow ;; -D) word=unstow ;; esac
-		CMD=("$GROVE" "$word" -d "$S" -t "$T" "${fl[@]}" "${pk[@]}") ;;
+		[ "$tool" = grove ] || bin=$GROVE_STATIC
+		CMD=("$bin" "$word" -d "$S" -t "$T" "${fl[@]}" "${pk[@]}") ;;
 	stow241) CMD=(perl "$STOW241" -d "$S" -t "$T" "${fl[@]}" "$flag" "${pk[@]}") ;;
 	stow231) CMD=(perl "$STOW231" -d "$S" -t "$T" "${fl[@]}" "$flag" "${pk[@]}") ;;
 	xstow)

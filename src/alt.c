@@ -323,45 +323,44 @@ grove_alt_group_format(const struct grove_alt_group *g, char **ret)
 	return 0;
 }
 
-/* The next line of text (without its newline) into *line; false at the end of the text. */
-static bool
-next_line(const char **pos, const char *end, char **line, bool *oom)
+/* The next line of text (without its newline) into *line: 0, or 1 at the end of the text, 2 for a
+ * last line without its newline, -ENOMEM. */
+static int
+next_line(const char **pos, const char *end, char **line)
 {
 	const char *p = *pos, *nl;
 
 	*line = NULL;
 	if (p >= end)
-		return false;
+		return 1;
 	nl = memchr(p, '\n', (size_t)(end - p));
 	if (!nl)
-		return false; /* a last line without its newline: the file was cut short */
+		return 2;
 	*line = strndup(p, (size_t)(nl - p));
 	if (!*line)
-		*oom = true;
+		return -ENOMEM;
 	*pos = nl + 1;
-	return *line != NULL;
+	return 0;
 }
 
-bool
-grove_alt_priority_parse(const char *s, int *ret)
-{
-	char *end;
-	long v;
+/* update-alternatives' words for a file it cannot read ("FILE corrupt: …"). */
+#define CORRUPT(...)                                                                       \
+	do {                                                                               \
+		char why_[512];                                                            \
+		snprintf(why_, sizeof(why_), __VA_ARGS__);                                 \
+		r = grove_error_set(err, -GROVE_E_CONFIG, "%s corrupt: %s", source, why_); \
+		goto fail;                                                                 \
+	} while (0)
 
-	if (!s || !*s)
-		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end || errno || v < INT_MIN || v > INT_MAX)
-		return false;
-	*ret = (int)v;
-	return true;
-}
-
-#define CORRUPT(why)                                                                      \
-	do {                                                                              \
-		r = grove_error_set(err, -GROVE_E_CONFIG, "%s corrupt: %s", source, why); \
-		goto fail;                                                                \
+#define GET(var, what)                                                                   \
+	do {                                                                             \
+		int rl_ = next_line(&pos, end, &(var));                                  \
+		if (rl_ < 0)                                                             \
+			goto nomem;                                                      \
+		if (rl_ == 1)                                                            \
+			CORRUPT("unexpected end of file while trying to read %s", what); \
+		if (rl_ == 2)                                                            \
+			CORRUPT("line not terminated while trying to read %s", what);    \
 	} while (0)
 
 int
@@ -369,15 +368,14 @@ grove_alt_group_parse(const char *name, const char *text, size_t len, const char
 		      struct grove_alt_group *ret, struct grove_error *err)
 {
 	struct grove_alt_group g = { 0 };
+	struct grove_alt_choice c = { 0 };
 	const char *pos = text, *end = text + len;
 	char *line = NULL, *line2 = NULL;
-	bool oom = false;
 	int r;
 
 	if (!(g.name = strdup(name)))
 		goto nomem;
-	if (!next_line(&pos, end, &line, &oom))
-		CORRUPT(oom ? "out of memory" : "status");
+	GET(line, "status");
 	if (strcmp(line, "auto") == 0)
 		g.manual = false;
 	else if (strcmp(line, "manual") == 0)
@@ -385,24 +383,20 @@ grove_alt_group_parse(const char *name, const char *text, size_t len, const char
 	else
 		CORRUPT("invalid status");
 	free(line);
-	if (!next_line(&pos, end, &g.link, &oom))
-		CORRUPT(oom ? "out of memory" : "master link");
+	line = NULL;
+	GET(g.link, "master link");
 	for (;;) {
-		if (!next_line(&pos, end, &line, &oom))
-			CORRUPT(oom ? "out of memory" : "slave name");
+		GET(line, "slave name");
 		if (!*line)
 			break;
-		if (!next_line(&pos, end, &line2, &oom))
-			CORRUPT(oom ? "out of memory" : "slave link");
 		if (grove_alt_group_slave_link(&g, line))
-			CORRUPT("duplicate slave name");
-		if (!*line2)
-			CORRUPT("slave link empty");
+			CORRUPT("duplicate slave name %s", line);
+		GET(line2, "slave link");
 		if (strcmp(line2, g.link) == 0)
-			CORRUPT("slave link same as main link");
+			CORRUPT("slave link same as main link %s", g.link);
 		for (size_t i = 0; i < g.n_slaves; i++)
 			if (strcmp(g.slaves[i].path, line2) == 0)
-				CORRUPT("duplicate slave link");
+				CORRUPT("duplicate slave link %s", line2);
 		if (grove_alt_group_set_slave(&g, line, line2) < 0)
 			goto nomem;
 		free(line);
@@ -412,38 +406,37 @@ grove_alt_group_parse(const char *name, const char *text, size_t len, const char
 	free(line);
 	line = NULL;
 	for (;;) {
-		struct grove_alt_choice c = { 0 };
-
-		if (!next_line(&pos, end, &line, &oom))
-			CORRUPT(oom ? "out of memory" : "master file");
+		GET(line, "master file");
 		if (!*line)
 			break;
 		if (grove_alt_find_choice(&g, line) >= 0)
-			CORRUPT("duplicate path");
-		if (!next_line(&pos, end, &line2, &oom))
-			CORRUPT(oom ? "out of memory" : "priority");
-		if (!grove_alt_priority_parse(line2, &c.priority))
-			CORRUPT("priority is not an integer");
+			CORRUPT("duplicate path %s", line);
+		GET(line2, "priority");
+		{
+			char *e;
+			long v;
+
+			errno = 0;
+			v = strtol(line2, &e, 10);
+			if (e == line2 || *e)
+				CORRUPT("priority of %s: %s", line, line2);
+			if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+				CORRUPT("priority of %s is out of range: %s", line, line2);
+			c.priority = (int)v;
+		}
 		free(line2);
 		line2 = NULL;
 		c.path = line;
 		line = NULL;
 		for (size_t k = 0; k < g.n_slaves; k++) {
-			if (!next_line(&pos, end, &line2, &oom)) {
-				grove_alt_choice_release(&c);
-				CORRUPT(oom ? "out of memory" : "slave file");
-			}
-			if (*line2 && grove_alt_choice_set_slave(&c, g.slaves[k].name, line2) < 0) {
-				grove_alt_choice_release(&c);
+			GET(line2, "slave file");
+			if (*line2 && grove_alt_choice_set_slave(&c, g.slaves[k].name, line2) < 0)
 				goto nomem;
-			}
 			free(line2);
 			line2 = NULL;
 		}
-		if (grove_alt_add_choice(&g, &c) < 0) {
-			grove_alt_choice_release(&c);
+		if (grove_alt_add_choice(&g, &c) < 0)
 			goto nomem;
-		}
 	}
 	free(line);
 	*ret = g;
@@ -453,6 +446,7 @@ nomem:
 fail:
 	free(line);
 	free(line2);
+	grove_alt_choice_release(&c);
 	grove_alt_group_release(&g);
 	return r;
 }

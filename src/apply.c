@@ -80,7 +80,42 @@ enum dot_use { DOT_UNKNOWN, DOT_OFF, DOT_ON };
 struct recorded {
 	char *name;
 	enum dot_use dot;
+	bool gone; /* its folder is no longer in the stow dir */
 };
+
+/* The links of packages whose folder is gone: removed by the plan where they
+ * are still as grove made them. */
+struct gone_links {
+	char **path, **text;
+	size_t n;
+};
+
+static int
+gone_add(struct gone_links *g, const char *path, const char *text)
+{
+	char **np = realloc(g->path, (g->n + 1) * sizeof(*np));
+	char **nt;
+
+	if (!np)
+		return -ENOMEM;
+	g->path = np;
+	nt = realloc(g->text, (g->n + 1) * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	g->text = nt;
+	np[g->n] = strdup(path);
+	nt[g->n] = strdup(text);
+	g->n++; /* counted even when a copy failed: release frees what is there */
+	return np[g->n - 1] && nt[g->n - 1] ? 0 : -ENOMEM;
+}
+
+static void
+gone_links_release(struct gone_links *g)
+{
+	strv_free(g->path, g->n);
+	strv_free(g->text, g->n);
+	memset(g, 0, sizeof(*g));
+}
 
 static const char *
 base(const char *p)
@@ -93,7 +128,7 @@ base(const char *p)
  * dir (lexically, as Stow decides ownership). */
 static int
 read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
-	      struct grove_error *err)
+	      struct gone_links *gone, struct grove_error *err)
 {
 	struct grove_owned *own = NULL;
 	size_t n_own = 0, n = 0;
@@ -119,12 +154,15 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 			goto out;
 		}
 		rest = grove_path_strip_prefix(abs, run->stow_root.real);
-		if (!rest)
+		slash = rest ? strchr(rest, '/') : NULL;
+		if (!rest ||
+		    strncmp(rest, own[i].package, slash ? (size_t)(slash - rest) : strlen(rest)) ||
+		    strlen(own[i].package) != (slash ? (size_t)(slash - rest) : strlen(rest))) {
+			/* Not into this stow dir's package: not ours to converge. */
+			free(own[i].package);
+			own[i].package = NULL;
 			continue;
-		slash = strchr(rest, '/');
-		if (strncmp(rest, own[i].package, slash ? (size_t)(slash - rest) : strlen(rest)) ||
-		    strlen(own[i].package) != (slash ? (size_t)(slash - rest) : strlen(rest)))
-			continue;
+		}
 		if (slash && !strncmp(base(rest), "dot-", 4) && base(rest)[4])
 			dot = !strcmp(base(own[i].path), base(rest)) ? DOT_OFF : DOT_ON;
 		for (k = 0; k < n && strcmp(rec[k].name, own[i].package); k++)
@@ -144,6 +182,30 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 		}
 		if (dot != DOT_UNKNOWN)
 			rec[k].dot = dot;
+	}
+	/* A package whose folder is gone cannot be unstowed by its contents:
+	 * its links (dangling now) are removed one by one instead. */
+	for (size_t k = 0; k < n; k++) {
+		struct grove_stat st;
+
+		r = grove_fs_stat_beneath_follow(run->stow_root.fd, rec[k].name, &st, err);
+		if (r < 0)
+			goto out;
+		rec[k].gone = st.type != GROVE_FT_DIR;
+	}
+	for (size_t i = 0; i < n_own; i++) {
+		size_t k;
+
+		if (!own[i].text || !own[i].package)
+			continue;
+		for (k = 0; k < n && strcmp(rec[k].name, own[i].package); k++)
+			;
+		if (k == n || !rec[k].gone)
+			continue;
+		if (gone_add(gone, own[i].path, own[i].text) < 0) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			goto out;
+		}
 	}
 	*ret = steal_ptr(rec);
 	*ret_n = n;
@@ -206,7 +268,8 @@ pass(struct grove_world *w, const struct grove_plan_opts *po, char *const *unsto
  */
 static int
 plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct recorded *rec,
-	 size_t n_rec, struct grove_plan *plan, struct grove_error *err)
+	 size_t n_rec, const struct gone_links *gone, struct grove_plan *plan,
+	 struct grove_error *err)
 {
 	cleanup_free char **names = calloc(n_rec + t->n_pkgs + 1, sizeof(char *));
 	cleanup_free bool *done = calloc(t->n_pkgs + 1, sizeof(bool));
@@ -214,6 +277,18 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 
 	if (!names || !done)
 		return grove_error_set(err, -ENOMEM, "out of memory");
+	/* The links of packages whose folder is gone go where they are still
+	 * grove's, as the log recorded them (a changed one is left alone). */
+	for (size_t i = 0; i < gone->n; i++) {
+		struct grove_node *n = grove_node_lookup(w->target, gone->path[i]);
+
+		if (!n || n->orig_type != GROVE_FT_LINK || !n->orig_link ||
+		    strcmp(n->orig_link, gone->text[i]))
+			continue;
+		if (grove_node_set_link(n, NULL) < 0)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		n->type = GROVE_FT_NONE;
+	}
 	for (int dot = DOT_UNKNOWN; dot <= DOT_ON; dot++) {
 		struct grove_plan_opts po = { 0 };
 		size_t n = 0;
@@ -221,6 +296,8 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 		for (size_t i = 0; i < n_rec; i++) {
 			enum dot_use d = rec[i].dot;
 
+			if (rec[i].gone)
+				continue;
 			/* Unknown: as the manifest now wants it (or off). */
 			if (d == DOT_UNKNOWN) {
 				for (size_t k = 0; k < t->n_pkgs; k++)
@@ -303,6 +380,7 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 	struct grove_scan_opts sc = { 0 };
 	struct recorded *rec = NULL;
 	size_t n_rec = 0;
+	struct gone_links gone = { 0 };
 	cleanup_free char **all = NULL;
 	size_t n_all = 0;
 	int r;
@@ -346,7 +424,7 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		if (r < 0)
 			goto fail;
 	}
-	r = read_recorded(run, &rec, &n_rec, err);
+	r = read_recorded(run, &rec, &n_rec, &gone, err);
 	if (r < 0)
 		goto fail;
 
@@ -372,23 +450,6 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 	if (run->n_recorded)
 		qsort(run->recorded, run->n_recorded, sizeof(char *), strcmp_p);
 
-	/* A recorded package whose folder is gone cannot be unstowed by its
-	 * contents: refuse, naming it, rather than leave its links behind. */
-	for (size_t i = 0; i < n_rec; i++) {
-		struct grove_stat st;
-
-		r = grove_fs_stat_beneath_follow(run->stow_root.fd, rec[i].name, &st, err);
-		if (r < 0)
-			goto fail;
-		if (st.type != GROVE_FT_DIR) {
-			r = grove_error_set(err, -GROVE_E_BADINPUT,
-					    "package '%s' is stowed in '%s' but the stow directory "
-					    "'%s' no longer has it; unstow it by hand first",
-					    rec[i].name, t->target, t->dir);
-			goto fail;
-		}
-	}
-
 	w.stow_path = grove_path_abs2rel(run->stow_root.real, run->target_root.real);
 	all = calloc(n_rec + t->n_pkgs + 1, sizeof(char *));
 	if (!w.stow_path || !all) {
@@ -396,6 +457,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		goto fail;
 	}
 	for (size_t i = 0; i < n_rec; i++) {
+		if (rec[i].gone)
+			continue;
 		all[n_all++] = rec[i].name;
 		sc.dotfiles = sc.dotfiles || rec[i].dot == DOT_ON;
 	}
@@ -415,10 +478,12 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		goto fail;
 	/* With dotfiles the scan reads both spellings, a superset of without. */
 	r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &sc, err);
+	if (r >= 0 && gone.n)
+		r = grove_scan_target_paths(&w, &run->target_root, gone.path, gone.n, err);
 	if (r < 0)
 		goto fail;
 	for (int round = 0;; round++) {
-		r = plan_all(&w, t, rec, n_rec, &run->plan, err);
+		r = plan_all(&w, t, rec, n_rec, &gone, &run->plan, err);
 		if (r != -EAGAIN)
 			break;
 		if (round >= PLAN_ROUNDS_MAX) {
@@ -437,12 +502,14 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 	if (r < 0)
 		goto fail;
 	grove_world_release(&w);
+	gone_links_release(&gone);
 	for (size_t i = 0; i < n_rec; i++)
 		free(rec[i].name);
 	free(rec);
 	return 0;
 fail:
 	grove_world_release(&w);
+	gone_links_release(&gone);
 	for (size_t i = 0; i < n_rec; i++)
 		free(rec[i].name);
 	free(rec);

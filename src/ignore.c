@@ -116,17 +116,20 @@ compile(const char *re, size_t len, char *why, size_t why_size, size_t *ret_offs
 	return code;
 }
 
+/* Only whether a pattern matches is asked, so one match block with a single
+ * pair serves every pattern (pcre2_match then returns 0 on a match with more
+ * groups). Made once and kept for the process: a planner asks this for every
+ * package entry. */
+static pcre2_match_data *match_block;
+
 static bool
 re_match(const pcre2_code *code, const char *s, size_t len)
 {
-	pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
-	int rc;
-
-	if (!md)
+	if (!match_block)
+		match_block = pcre2_match_data_create(1, NULL);
+	if (!match_block)
 		return false;
-	rc = pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, md, NULL);
-	pcre2_match_data_free(md);
-	return rc >= 0;
+	return pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL) >= 0;
 }
 
 struct patterns {
@@ -259,6 +262,7 @@ compile_group(const struct patterns *p, bool path, const char *source, pcre2_cod
 		return -GROVE_E_CONFIG;
 	}
 	free(sb.buf);
+	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
 	*ret = code;
 	return 0;
 nomem:
@@ -342,7 +346,8 @@ segment_match(const pcre2_code *code, const char *path)
 			b++;
 		}
 		if (found) {
-			char *base = malloc(len + 1);
+			char buf[256];
+			char *base = len + 1 <= sizeof(buf) ? buf : malloc(len + 1);
 			bool hit;
 
 			if (!base)
@@ -350,7 +355,8 @@ segment_match(const pcre2_code *code, const char *path)
 			memcpy(base, path, a);
 			memcpy(base + a, path + k + 1, len - k);
 			hit = re_match(code, base, a + len - k - 1);
-			free(base);
+			if (base != buf)
+				free(base);
 			return hit;
 		}
 		a = b + 1;
@@ -367,14 +373,16 @@ grove_ignore_list_match(const struct grove_ignore_list *list, const char *path)
 		return false;
 	if (list->path_re) {
 		size_t len = strlen(path);
-		char *slashed = malloc(len + 2);
+		char buf[256];
+		char *slashed = len + 2 <= sizeof(buf) ? buf : malloc(len + 2);
 
 		if (!slashed)
 			return false;
 		slashed[0] = '/';
 		memcpy(slashed + 1, path, len + 1);
 		hit = re_match(list->path_re, slashed, len + 1);
-		free(slashed);
+		if (slashed != buf)
+			free(slashed);
 		if (hit)
 			return true;
 	}

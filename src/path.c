@@ -84,14 +84,91 @@ collapse_dotdot(char *s)
 	}
 }
 
+/*
+ * join + canonpath + the ".." collapse in one pass, for the joins the planner
+ * makes: the components of a and b glued with single slashes, a ".." after a
+ * component that does not start with ".." removing that component (Stow's
+ * collapse, which pairs them like brackets). Not for "." components, ".." in
+ * an absolute path, an absolute b or an empty result: NULL then (and
+ * *ret_oom says if memory ran out), and the caller takes the long way.
+ */
+static char *
+join_plain(const char *a, const char *b, bool *ret_oom)
+{
+	bool abs = a[0] == '/', prev_normal = false;
+	size_t la = strlen(a), lb = strlen(b);
+	char *out, *o;
+
+	*ret_oom = false;
+	if (!b[0] || b[0] == '/')
+		return NULL;
+	if (strcmp(a, ".") == 0)
+		a = "", la = 0;
+	out = malloc(la + lb + 2);
+	if (!out) {
+		*ret_oom = true;
+		return NULL;
+	}
+	o = out;
+	if (abs)
+		*o++ = '/';
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? b : a;
+
+		while (*p) {
+			const char *e = strchrnul(p, '/');
+			size_t n = (size_t)(e - p);
+			bool up = n >= 2 && p[0] == '.' && p[1] == '.';
+
+			if (n == 1 && p[0] == '.')
+				goto slow;
+			if (n == 2 && up && abs)
+				goto slow;
+			if (n == 2 && up && prev_normal) {
+				/* Stow's collapse of "x/..": drop the last component. */
+				char *last = o;
+
+				while (last > out && last[-1] != '/')
+					last--;
+				o = last > out ? last - 1 : out;
+				last = o;
+				while (last > out && last[-1] != '/')
+					last--;
+				prev_normal = o > out &&
+					      !(o - last >= 2 && last[0] == '.' && last[1] == '.');
+			} else if (n) {
+				prev_normal = !up;
+				if (o > out + (abs ? 1 : 0))
+					*o++ = '/';
+				memcpy(o, p, n);
+				o += n;
+			}
+			p = *e ? e + 1 : e;
+		}
+	}
+	*o = '\0';
+	if (o > out + (abs ? 1 : 0))
+		return out;
+slow:
+	free(out);
+	return NULL;
+}
+
 char *
 grove_path_join(const char *a, const char *b)
 {
 	const char *parts[2] = { a, b };
-	size_t cap = strlen(a) + strlen(b) + 3;
-	char *res = calloc(1, cap);
-	char *out;
+	size_t cap;
+	char *res, *out;
+	bool oom;
 
+	/* The planner's common cases (a folder and a name, ups and a package
+	 * path): nothing to canonicalise or collapse. */
+	res = join_plain(a, b ? b : "", &oom);
+	if (res || oom)
+		return res;
+	cap = strlen(a) + strlen(b) + 3;
+	res = calloc(1, cap);
 	if (!res)
 		return NULL;
 	for (int i = 0; i < 2; i++) {

@@ -683,10 +683,17 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	}
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		struct grove_node *n = *k;
-		cleanup_free char *pkg_path = grove_path_join(pkg_subdir, n->name);
-		cleanup_free char *tpath = grove_path_join(target_subdir, n->name);
+		cleanup_free char *pkg_path = NULL;
+		cleanup_free char *tpath = NULL;
 		cleanup_free char *full = NULL;
 
+		/* Files and links that stay inside the stow dir are fine, ignored or
+		 * not: skip them before the joins and the ignore match. */
+		if (!(n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') &&
+		    n->type != GROVE_FT_OTHER && !(n->type == GROVE_FT_DIR && n->listed))
+			continue;
+		pkg_path = grove_path_join(pkg_subdir, n->name);
+		tpath = grove_path_join(target_subdir, n->name);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
@@ -1013,8 +1020,7 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 		return -ENOMEM;
 	}
 	for (struct grove_node **k = kids; *k; k++) {
-		cleanup_free char *kp =
-			path[0] ? grove_strdupf("%s/%s", path, (*k)->name) : strdup((*k)->name);
+		cleanup_free char *kp = grove_child_path(path, (*k)->name);
 		int r;
 
 		if (!kp) {

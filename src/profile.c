@@ -31,7 +31,44 @@ struct grove_profile {
 	struct grove_session session;
 	bool have_session;
 	bool mutate;
+	/* What this run made to open the profile, removed again at close when the
+	 * run changed nothing (a refused first build leaves nothing behind). */
+	char *dir_path;   /* D as opened */
+	char *made_below; /* the deepest folder above D that existed, when D did not */
+	bool made_gens;   /* NAME.generations did not exist */
+	bool began;       /* a transaction was logged */
+	bool dry_run;
+	struct grove_plan planned;        /* the last changing call's summary ops */
+	struct grove_plan planned_forest; /* and, for a build, the new generation's forest */
 };
+
+/* Keeps summary (and forest) as what the last changing call did or would do. */
+static void
+keep_plan(struct grove_profile *p, struct grove_plan *summary, struct grove_plan *forest)
+{
+	grove_plan_release(&p->planned);
+	grove_plan_release(&p->planned_forest);
+	p->planned = *summary;
+	grove_plan_init(summary);
+	if (forest) {
+		p->planned_forest = *forest;
+		grove_plan_init(forest);
+	}
+}
+
+const struct grove_plan *
+grove_profile_planned(const struct grove_profile *p, const struct grove_plan **ret_forest)
+{
+	if (ret_forest)
+		*ret_forest = &p->planned_forest;
+	return &p->planned;
+}
+
+bool
+grove_profile_dry_run(const struct grove_profile *p)
+{
+	return p->dry_run;
+}
 
 /* ---- names ---- */
 
@@ -54,16 +91,23 @@ parse_number(const char *s, size_t len, long *ret)
 	return true;
 }
 
+/* "PROFILE-<n>-link" -> n, for the profile named profile. */
+static bool
+parse_link_of(const char *profile, const char *name, long *ret)
+{
+	size_t nl = strlen(profile), l = strlen(name);
+
+	if (l < nl + 7 || strncmp(name, profile, nl) != 0 || name[nl] != '-' ||
+	    strcmp(name + l - 5, "-link") != 0)
+		return false;
+	return parse_number(name + nl + 1, l - nl - 6, ret);
+}
+
 /* "NAME-<n>-link" -> n. */
 static bool
 parse_gen_link(const struct grove_profile *p, const char *name, long *ret)
 {
-	size_t nl = strlen(p->name), l = strlen(name);
-
-	if (l < nl + 7 || strncmp(name, p->name, nl) != 0 || name[nl] != '-' ||
-	    strcmp(name + l - 5, "-link") != 0)
-		return false;
-	return parse_number(name + nl + 1, l - nl - 6, ret);
+	return parse_link_of(p->name, name, ret);
 }
 
 static char *
@@ -232,11 +276,62 @@ sub_root(const struct grove_root *parent, const char *name, bool make, struct gr
 
 static int recover(struct grove_profile *p, int64_t *ret_recovered, struct grove_error *err);
 
+static int still_linked(struct grove_profile *p, struct grove_error *err);
+
+/*
+ * Removes what opening the profile made when this run logged no transaction
+ * and the profile is still empty: NAME.generations (with the lock held), then
+ * D and the folders above it that did not exist, each only while empty.
+ */
+static void
+tidy_unused(struct grove_profile *p)
+{
+	struct grove_error ignore = { 0 };
+	struct grove_dirent *ents = NULL;
+	struct grove_stat st;
+	size_t n = 0;
+
+	if (!p->made_gens || p->began || p->gens.fd < 0 || p->dir.fd < 0 ||
+	    grove_fs_list(p->gens.fd, &ents, &n, &ignore) < 0)
+		return;
+	grove_dirents_free(ents, n);
+	/* (Only the folder this run made and locked, still under its name.) */
+	if (n != 0 || still_linked(p, &ignore) != 1 ||
+	    grove_fs_stat_at(p->dir.fd, p->name, &st, &ignore) < 0 || st.type != GROVE_FT_NONE ||
+	    grove_fs_rmdir(p->dir.fd, p->gens_name, &ignore) < 0)
+		return;
+	(void)grove_fs_sync(p->dir.fd, &ignore);
+	if (!p->made_below)
+		return;
+	/* D and its new parents, deepest first, while each is empty. */
+	for (cleanup_free char *path = strdup(p->dir_path); path;) {
+		struct grove_root parent = { .fd = -1 };
+		cleanup_free char *up = grove_path_parent(path);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		int r;
+
+		if (!up || !strcmp(path, p->made_below) || !*base)
+			break;
+		r = grove_root_open(&parent, *up ? up : path[0] == '/' ? "/" : ".", &ignore);
+		if (r >= 0)
+			r = grove_fs_rmdir(parent.fd, base, &ignore);
+		if (r >= 0)
+			(void)grove_fs_sync(parent.fd, &ignore);
+		grove_root_release(&parent);
+		if (r < 0)
+			break;
+		free(path);
+		path = steal_ptr(up);
+	}
+}
+
 struct grove_profile *
 grove_profile_close(struct grove_profile *p)
 {
 	if (!p)
 		return NULL;
+	if (p->have_session)
+		tidy_unused(p);
 	if (p->have_session)
 		grove_session_close(&p->session);
 	grove_root_release(&p->gens);
@@ -244,6 +339,10 @@ grove_profile_close(struct grove_profile *p)
 	free(p->name);
 	free(p->link_path);
 	free(p->gens_name);
+	free(p->dir_path);
+	free(p->made_below);
+	grove_plan_release(&p->planned);
+	grove_plan_release(&p->planned_forest);
 	free(p);
 	return NULL;
 }
@@ -251,15 +350,79 @@ grove_profile_close(struct grove_profile *p)
 static int
 check_profile_name(const char *name, struct grove_error *err)
 {
+	size_t l;
+
 	if (!*name || !strcmp(name, ".") || !strcmp(name, "..") || strlen(name) > NAME_LEN_MAX ||
 	    !strncmp(name, ".grove-", 7))
 		return grove_error_set(err, -GROVE_E_BADINPUT, "profile name '%s': not allowed",
 				       name);
+	l = strlen(name);
+	/* Names another profile in the same folder uses for its generations. */
+	if ((l >= 12 && !strcmp(name + l - 12, ".generations")) ||
+	    (l >= 5 && !strcmp(name + l - 5, "-link")))
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "profile name '%s': ends like a generation's name", name);
 	for (const char *c = name; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return grove_error_set(err, -GROVE_E_BADINPUT,
 					       "profile name '%s': control character", name);
 	return 0;
+}
+
+/* Notes in p->made_below the deepest existing folder above dir when dir
+ * does not exist (what tidy_unused may remove is below it). */
+static int
+find_existing(struct grove_profile *p, const char *dir, struct grove_error *err)
+{
+	struct grove_error ignore = { 0 };
+	cleanup_free char *path = strdup(dir);
+
+	if (!path)
+		return oom(err);
+	for (bool first = true; *path; first = false) {
+		struct grove_root root = { .fd = -1 };
+		int r = grove_root_open(&root, path, &ignore);
+		char *up;
+
+		grove_root_release(&root);
+		if (r != -ENOENT) {
+			if (!first && !(p->made_below = strdup(path)))
+				return oom(err);
+			return 0;
+		}
+		if (!(up = grove_path_parent(path)))
+			return oom(err);
+		if (!*up && path[0] == '/') {
+			free(up);
+			if (!(up = strdup("/")))
+				return oom(err);
+		}
+		free(path);
+		path = up;
+	}
+	/* A relative dir below the current folder. */
+	if (dir[0] != '/' && !(p->made_below = strdup("")))
+		return oom(err);
+	return 0;
+}
+
+/* 1 when D/NAME.generations is still the folder p->gens holds, else 0. */
+static int
+still_linked(struct grove_profile *p, struct grove_error *err)
+{
+	struct grove_error ignore = { 0 };
+	cleanup_fd int fd = grove_fs_open_dir_at(p->dir.fd, p->gens_name, &ignore);
+	struct grove_stat st;
+	int r;
+
+	if (fd < 0)
+		return fd == -ENOENT ? 0
+				     : grove_error_set(err, fd, "profile '%s': %s", p->link_path,
+						       ignore.msg);
+	r = grove_fs_stat_fd(fd, &st, err);
+	if (r < 0)
+		return r;
+	return st.dev == p->gens.dev && st.ino == p->gens.ino;
 }
 
 int
@@ -270,6 +433,7 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	const char *spec = opts->profile && *opts->profile ? opts->profile : "default";
 	cleanup_free char *dir = NULL;
 	cleanup_free char *copy = NULL;
+	int retries = 0;
 	int r;
 
 	if (ret_recovered)
@@ -277,7 +441,11 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	if (!p)
 		return oom(err);
 	p->dir.fd = p->gens.fd = -1;
-	p->mutate = opts->mutate;
+	grove_plan_init(&p->planned);
+	grove_plan_init(&p->planned_forest);
+	/* A dry run opens as list does: nothing made, no lock, no recovery. */
+	p->dry_run = opts->mutate && opts->dry_run;
+	p->mutate = opts->mutate && !opts->dry_run;
 	if (strchr(spec, '/')) {
 		char *slash;
 		size_t l;
@@ -314,15 +482,20 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	p->gens_name = grove_strdupf("%s.generations", p->name);
 	if (!p->link_path || !p->gens_name)
 		goto nomem;
-	if (opts->mutate) {
-		r = grove_fs_make_dirs(dir, 0755, err);
+	if (!(p->dir_path = strdup(dir)))
+		goto nomem;
+again:
+	if (p->mutate) {
+		r = find_existing(p, dir, err);
+		if (r >= 0)
+			r = grove_fs_make_dirs(dir, 0755, err);
 		if (r < 0) {
 			grove_error_prefix(err, "profile '%s'", p->link_path);
 			goto fail;
 		}
 	}
 	r = grove_root_open(&p->dir, dir, err);
-	if (r == -ENOENT && !opts->mutate) {
+	if (r == -ENOENT && !p->mutate) {
 		*ret = p;
 		return 0;
 	}
@@ -330,8 +503,12 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		grove_error_prefix(err, "profile '%s'", p->link_path);
 		goto fail;
 	}
-	r = sub_root(&p->dir, p->gens_name, opts->mutate, &p->gens, err);
-	if (r == -ENOENT && !opts->mutate) {
+	r = sub_root(&p->dir, p->gens_name, false, &p->gens, err);
+	if (r == -ENOENT && p->mutate) {
+		p->made_gens = true;
+		r = sub_root(&p->dir, p->gens_name, true, &p->gens, err);
+	}
+	if (r == -ENOENT && !p->mutate) {
 		p->gens.fd = -1;
 		*ret = p;
 		return 0;
@@ -340,10 +517,11 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		grove_error_prefix(err, "profile '%s'", p->link_path);
 		goto fail;
 	}
-	if (opts->mutate) {
+	if (p->mutate) {
 		struct grove_session_opts so = {
 			.state_opt = opts->state_opt,
 			.wait_seconds = opts->wait_seconds,
+			.profile_log = true,
 		};
 
 		r = grove_session_open(&p->session, &p->gens, &so, err);
@@ -353,6 +531,25 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 		if (r < 0)
 			goto fail;
 		p->have_session = true;
+		/* A run that held the lock before us may have removed the folder it made
+		 * (tidy_unused): open it again. */
+		r = still_linked(p, err);
+		if (r == 0 && retries++ < 8) {
+			grove_session_close(&p->session);
+			p->have_session = false;
+			grove_root_release(&p->gens);
+			grove_root_release(&p->dir);
+			free(p->made_below);
+			p->made_below = NULL;
+			p->made_gens = false;
+			goto again;
+		}
+		if (r == 0)
+			r = grove_error_set(err, -GROVE_E_PRECONDITION,
+					    "profile '%s': '%s' keeps changing under this run",
+					    p->link_path, p->gens.path);
+		if (r < 0)
+			goto fail;
 		r = recover(p, ret_recovered, err);
 		if (r < 0)
 			goto fail;
@@ -501,6 +698,9 @@ highest_number(struct grove_profile *p, const struct grove_generation *gens, siz
 	for (size_t i = 0; i < n; i++)
 		if (gens[i].number > hi)
 			hi = gens[i].number;
+	*ret = hi;
+	if (p->gens.fd < 0) /* a dry run of a new profile */
+		return 0;
 	r = grove_fs_list(p->gens.fd, &ents, &n_ents, err);
 	if (r < 0)
 		return grove_error_prefix(err, "profile '%s'", p->link_path);
@@ -510,6 +710,204 @@ highest_number(struct grove_profile *p, const struct grove_generation *gens, siz
 	grove_dirents_free(ents, n_ents);
 	*ret = hi;
 	return 0;
+}
+
+/* ---- recognising a profile's log target ---- */
+
+/* The profile name NAME when target's folder is called NAME.generations, or NULL. */
+static char *
+log_candidate(const struct grove_root *target)
+{
+	const char *base = strrchr(target->real, '/');
+	size_t l;
+
+	base = base ? base + 1 : target->real;
+	l = strlen(base);
+	if (l <= 12 || strcmp(base + l - 12, ".generations") != 0)
+		return NULL;
+	return strndup(base, l - 12);
+}
+
+/* "NAME.generations/<n>", a generation's folder seen from the profile dir. */
+static bool
+is_gen_folder_text(const char *name, const char *text)
+{
+	size_t nl = strlen(name);
+	long num;
+
+	return text && strncmp(text, name, nl) == 0 && !strncmp(text + nl, ".generations/", 13) &&
+	       parse_number(text + nl + 13, strlen(text + nl + 13), &num);
+}
+
+/* The disk's evidence: the profile's links beside the folder, or a generation
+ * (a numbered folder holding a record) inside it. */
+static bool
+log_on_disk(const struct grove_root *target, const char *name, const char *parent_path)
+{
+	struct grove_error ignore = { 0 };
+	struct grove_root parent = { .fd = -1 };
+	struct grove_dirent *ents = NULL;
+	size_t n = 0;
+	bool found = false;
+	long num;
+
+	if (grove_root_open(&parent, *parent_path ? parent_path : "/", &ignore) >= 0 &&
+	    grove_fs_list(parent.fd, &ents, &n, &ignore) >= 0) {
+		for (size_t i = 0; i < n && !found; i++) {
+			cleanup_free char *text = NULL;
+			bool profile_link = !strcmp(ents[i].name, name);
+
+			if (ents[i].type != GROVE_FT_LINK ||
+			    (!profile_link && !parse_link_of(name, ents[i].name, &num)) ||
+			    grove_fs_readlink_at(parent.fd, ents[i].name, &text, &ignore) < 0)
+				continue;
+			found = profile_link ? parse_link_of(name, text, &num)
+					     : is_gen_folder_text(name, text);
+		}
+	}
+	grove_dirents_free(ents, n);
+	grove_root_release(&parent);
+	ents = NULL;
+	n = 0;
+	if (!found && grove_fs_list(target->fd, &ents, &n, &ignore) >= 0) {
+		for (size_t i = 0; i < n && !found; i++) {
+			cleanup_fd int fd = -1;
+			struct grove_stat st;
+
+			if (ents[i].type != GROVE_FT_DIR ||
+			    !parse_number(ents[i].name, strlen(ents[i].name), &num))
+				continue;
+			fd = grove_fs_open_dir_at(target->fd, ents[i].name, &ignore);
+			found = fd >= 0 &&
+				grove_fs_stat_at(fd, GROVE_PROFILE_RECORD, &st, &ignore) >= 0 &&
+				st.type == GROVE_FT_REG;
+		}
+	}
+	grove_dirents_free(ents, n);
+	return found;
+}
+
+/* The log's evidence: a transaction of the target with an op only a profile
+ * makes (its link to a generation link, a generation link, a generation folder). */
+static int
+log_in_journal(struct grove_journal *j, int64_t target_id, const char *name, bool *ret,
+	       struct grove_error *err)
+{
+	struct grove_txn *txns = NULL;
+	size_t n = 0;
+	int r = grove_journal_list(j, target_id, 0, &txns, &n, err);
+
+	*ret = false;
+	for (size_t i = n; i-- > 0 && r >= 0 && !*ret;) {
+		struct grove_plan ops;
+
+		grove_plan_init(&ops);
+		r = grove_journal_ops(j, txns[i].id, &ops, err);
+		for (size_t k = 0; k < ops.n_ops && r >= 0 && !*ret; k++) {
+			const struct grove_op *op = &ops.ops[k];
+			const char *text = op->text ? op->text : op->old_text;
+			long num;
+
+			switch (op->kind) {
+			case GROVE_OP_MKDIR:
+			case GROVE_OP_RMDIR:
+				*ret = is_gen_folder_text(name, op->path);
+				break;
+			case GROVE_OP_LINK:
+			case GROVE_OP_UNLINK:
+			case GROVE_OP_RELINK:
+				*ret = (!strcmp(op->path, name) && text &&
+					parse_link_of(name, text, &num)) ||
+				       (parse_link_of(name, op->path, &num) &&
+					is_gen_folder_text(name, text));
+				break;
+			default:
+				break;
+			}
+		}
+		grove_plan_release(&ops);
+	}
+	grove_txns_free(txns, n);
+	return r;
+}
+
+int
+grove_profile_log_owner(const struct grove_root *target, struct grove_journal *j, int64_t target_id,
+			char **ret_profile, struct grove_error *err)
+{
+	cleanup_free char *name = log_candidate(target);
+	cleanup_free char *parent = NULL;
+	bool found = false;
+	int r;
+
+	*ret_profile = NULL;
+	if (!name || !*name)
+		return 0;
+	parent = grove_path_parent(target->real);
+	if (!parent)
+		return oom(err);
+	if (j) {
+		r = log_in_journal(j, target_id, name, &found, err);
+		if (r < 0)
+			return r;
+	} else {
+		found = log_on_disk(target, name, parent);
+	}
+	if (found && !(*ret_profile = grove_strdupf("%s/%s", parent, name)))
+		return oom(err);
+	return 0;
+}
+
+/* The canonical path of D, which a dry run may find missing: then its
+ * deepest existing folder's canonical path and the rest as given. */
+static int
+dir_real(struct grove_profile *p, char **ret, struct grove_error *err)
+{
+	struct grove_error ignore = { 0 };
+	cleanup_free char *path = NULL;
+	cleanup_free char *rest = strdup("");
+
+	if (p->dir.fd >= 0)
+		return (*ret = strdup(p->dir.real)) ? 0 : oom(err);
+	if (!rest || !(path = strdup(p->dir_path)))
+		return oom(err);
+	while (*path) {
+		struct grove_root root = { .fd = -1 };
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		char *up, *more;
+
+		if (grove_root_open(&root, path, &ignore) >= 0) {
+			*ret = grove_strdupf("%s%s", strcmp(root.real, "/") ? root.real : "", rest);
+			grove_root_release(&root);
+			return *ret ? 0 : oom(err);
+		}
+		more = grove_strdupf("/%s%s", base, rest);
+		up = grove_path_parent(path);
+		if (up && !*up && path[0] == '/') {
+			free(up);
+			up = strdup("/");
+		}
+		if (!more || !up) {
+			free(more);
+			free(up);
+			return oom(err);
+		}
+		free(rest);
+		rest = more;
+		free(path);
+		path = up;
+	}
+	/* A relative path below the current folder. */
+	{
+		struct grove_root root = { .fd = -1 };
+		int r = grove_root_open(&root, ".", err);
+
+		if (r < 0)
+			return r;
+		*ret = grove_strdupf("%s%s", strcmp(root.real, "/") ? root.real : "", rest);
+		grove_root_release(&root);
+		return *ret ? 0 : oom(err);
+	}
 }
 
 /* ---- removing what grove made ---- */
@@ -588,6 +986,7 @@ txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char 
 
 	if (r < 0)
 		return r;
+	p->began = true;
 	r = grove_fs_sync(p->session.state.fd, err);
 	if (r < 0) {
 		grove_error_prefix(err, "make the intent of transaction %lld durable in '%s'",
@@ -828,6 +1227,8 @@ recover(struct grove_profile *p, int64_t *ret_recovered, struct grove_error *err
 static int
 need_mutate(const struct grove_profile *p, struct grove_error *err)
 {
+	if (p->dry_run)
+		return 0;
 	if (!p->mutate || !p->have_session)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "profile '%s' was opened read-only",
 				       p->link_path);
@@ -846,9 +1247,11 @@ point_profile(struct grove_profile *p, const char *old_text, long n, struct grov
 		return oom(err);
 	r = old_text ? grove_fs_link_replace(p->dir.fd, p->name, old_text, text, err)
 		     : grove_fs_link_create(p->dir.fd, p->name, text, err);
+	if (r >= 0)
+		r = grove_fs_sync(p->dir.fd, err);
 	if (r < 0)
 		return grove_error_prefix(err, "profile '%s'", p->link_path);
-	return grove_fs_sync(p->dir.fd, err);
+	return 0;
 }
 
 static int
@@ -862,13 +1265,19 @@ add_switch_op(struct grove_profile *p, struct grove_plan *plan, const char *old_
 				 old_text, text, NULL, NULL);
 }
 
-static bool
-has_generation(const struct grove_generation *gens, size_t n, long num)
+static const struct grove_generation *
+find_generation(const struct grove_generation *gens, size_t n, long num)
 {
 	for (size_t i = 0; i < n; i++)
 		if (gens[i].number == num)
-			return true;
-	return false;
+			return &gens[i];
+	return NULL;
+}
+
+static bool
+has_generation(const struct grove_generation *gens, size_t n, long num)
+{
+	return find_generation(gens, n, num) != NULL;
 }
 
 static int
@@ -892,10 +1301,20 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	if (r >= 0 && !has_generation(gens, n, num))
 		r = grove_error_set(err, -GROVE_E_PRECONDITION,
 				    "profile '%s' has no generation %ld", p->link_path, num);
+	else if (r >= 0 && !find_generation(gens, n, num)->complete)
+		r = grove_error_set(err, -GROVE_E_PRECONDITION,
+				    "generation %ld of profile '%s' is incomplete (its folder or "
+				    "record '%s/%ld/" GROVE_PROFILE_RECORD
+				    "' is missing or unreadable)",
+				    num, p->link_path, p->gens.path, num);
 	if (r < 0 || num == cur)
 		goto out;
 	if (add_switch_op(p, &summary, old_text, num) < 0) {
 		r = oom(err);
+		goto out;
+	}
+	if (p->dry_run) {
+		*ret_changed = true;
 		goto out;
 	}
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
@@ -907,6 +1326,8 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	r = txn_end(p, txn, r, err);
 	*ret_changed = r >= 0;
 out:
+	if (r >= 0)
+		keep_plan(p, &summary, NULL);
 	grove_plan_release(&summary);
 	grove_generations_free(gens, n);
 	return r;
@@ -1087,9 +1508,7 @@ make_generation(struct grove_profile *p, const struct grove_plan *forest,
 	snprintf(num, sizeof(num), "%ld", rec->number);
 	grove_fs_temp_name(tmp, sizeof(tmp), num);
 	groot.fd = grove_fs_mkdir(p->gens.fd, tmp, 0755, err);
-	if (groot.fd < 0)
-		return groot.fd;
-	r = grove_fs_stat_fd(groot.fd, &st, err);
+	r = groot.fd < 0 ? groot.fd : grove_fs_stat_fd(groot.fd, &st, err);
 	if (r < 0)
 		goto out;
 	groot.dev = st.dev;
@@ -1106,15 +1525,14 @@ make_generation(struct grove_profile *p, const struct grove_plan *forest,
 					    0644, err);
 	if (r >= 0)
 		r = grove_fs_sync(groot.fd, err);
-	if (r < 0) {
-		grove_error_prefix(err, "build generation %ld of profile '%s'", rec->number,
-				   p->link_path);
-		goto out;
-	}
-	r = grove_fs_move(p->gens.fd, tmp, p->gens.fd, num, RENAME_NOREPLACE, err);
+	if (r >= 0)
+		r = grove_fs_move(p->gens.fd, tmp, p->gens.fd, num, RENAME_NOREPLACE, err);
 	if (r >= 0)
 		r = grove_fs_sync(p->gens.fd, err);
 out:
+	if (r < 0)
+		grove_error_prefix(err, "build generation %ld of profile '%s'", rec->number,
+				   p->link_path);
 	grove_root_release(&groot);
 	return r;
 }
@@ -1127,6 +1545,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	struct grove_generation *gens = NULL, rec = { 0 };
 	struct grove_plan forest, summary;
 	cleanup_free char *old_text = NULL, *new_real = NULL, *lname = NULL, *ltext = NULL;
+	cleanup_free char *dreal = NULL;
 	char tag[32];
 	size_t n_gens = 0;
 	long cur = 0, hi = 0;
@@ -1157,7 +1576,10 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		grove_error_prefix(err, "stow directory");
 		goto out;
 	}
-	if (grove_path_strip_prefix(p->dir.real, stow.real) || !strcmp(p->dir.real, stow.real)) {
+	r = dir_real(p, &dreal, err);
+	if (r < 0)
+		goto out;
+	if (grove_path_strip_prefix(dreal, stow.real) || !strcmp(dreal, stow.real)) {
 		r = grove_error_set(err, -GROVE_E_BADINPUT,
 				    "profile '%s' is inside the stow directory '%s'", p->link_path,
 				    spec->stow_dir);
@@ -1206,15 +1628,20 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 			rec.time = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
 	}
 	rec.stow_dir = strdup(stow.real);
-	new_real = grove_strdupf("%s/%ld", p->gens.real, rec.number);
+	new_real = grove_strdupf("%s/%s/%ld", strcmp(dreal, "/") ? dreal : "", p->gens_name,
+				 rec.number);
 	lname = gen_link_name(p, rec.number);
 	ltext = gen_link_text(p, rec.number);
 	if (!rec.stow_dir || !new_real || !lname || !ltext) {
 		r = oom(err);
 		goto out;
 	}
-	r = plan_forest(&stow, &p->gens, new_real, true, NULL, 0, rec.packages, rec.n_packages,
-			spec, &forest, err);
+	/* (A dry run of a new profile scans a stand-in: the scanned target is dropped.) */
+	r = plan_forest(&stow,
+			p->gens.fd >= 0  ? &p->gens
+			: p->dir.fd >= 0 ? &p->dir
+					 : &stow,
+			new_real, true, NULL, 0, rec.packages, rec.n_packages, spec, &forest, err);
 	if (r < 0)
 		goto out;
 	grove_plan_foreach_op (&forest, op) {
@@ -1242,6 +1669,11 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		r = oom(err);
 		goto out;
 	}
+	if (p->dry_run) {
+		*ret_number = rec.number;
+		keep_plan(p, &summary, &forest);
+		goto out;
+	}
 	r = txn_begin(p, &summary, spec->command, stow.real, &txn, err);
 	if (r < 0)
 		goto out;
@@ -1253,12 +1685,16 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		r = grove_fs_link_create(p->dir.fd, lname, ltext, err);
 		if (r >= 0)
 			r = grove_fs_sync(p->dir.fd, err);
+		if (r < 0)
+			grove_error_prefix(err, "profile '%s'", p->link_path);
 	}
 	if (r >= 0)
 		r = point_profile(p, old_text, rec.number, err);
 	r = txn_end(p, txn, r, err);
-	if (r >= 0)
+	if (r >= 0) {
 		*ret_number = rec.number;
+		keep_plan(p, &summary, &forest);
+	}
 out:
 	grove_fs_set_temp_tag(NULL);
 	grove_generations_free(gens, n_gens);
@@ -1356,7 +1792,7 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 			r = oom(err);
 	}
 	grove_generations_free(gens, n_gens);
-	if (r < 0 || summary.n_ops == 0)
+	if (r < 0 || summary.n_ops == 0 || p->dry_run)
 		goto out;
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
@@ -1370,8 +1806,12 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 	}
 	if (r >= 0)
 		r = grove_fs_sync(p->dir.fd, err);
+	if (r < 0)
+		grove_error_prefix(err, "profile '%s': delete", p->link_path);
 	r = txn_end(p, txn, r, err);
 out:
+	if (r >= 0)
+		keep_plan(p, &summary, NULL);
 	grove_plan_release(&summary);
 	return r;
 }
@@ -1394,7 +1834,7 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 		return r;
 	grove_plan_init(&summary);
 	r = grove_profile_generations(p, &gens, &n_gens, &cur, err);
-	if (r >= 0)
+	if (r >= 0 && p->gens.fd >= 0) /* (none in a dry run of a new profile) */
 		r = grove_fs_list(p->gens.fd, &ents, &n_ents, err);
 	for (size_t i = 0; i < n_ents && r >= 0; i++) {
 		cleanup_free char *path = NULL;
@@ -1412,7 +1852,9 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	}
 	grove_dirents_free(ents, n_ents);
 	grove_generations_free(gens, n_gens);
-	if (r < 0 || summary.n_ops == 0)
+	if (r >= 0 && p->dry_run)
+		*ret_removed = summary.n_ops;
+	if (r < 0 || summary.n_ops == 0 || p->dry_run)
 		goto out;
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
@@ -1426,11 +1868,15 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	}
 	if (r >= 0)
 		r = grove_fs_sync(p->gens.fd, err);
+	if (r < 0)
+		grove_error_prefix(err, "profile '%s': gc", p->link_path);
 	/* A failure part-way is finished by txn_end (the folders are unreferenced). */
 	r = txn_end(p, txn, r, err);
 	if (r >= 0)
 		*ret_removed = summary.n_ops;
 out:
+	if (r >= 0)
+		keep_plan(p, &summary, NULL);
 	grove_plan_release(&summary);
 	return r;
 }

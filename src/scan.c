@@ -37,6 +37,7 @@ grove_world_release(struct grove_world *w)
 		grove_ignore_list_free(w->pkgs[i].local_ignore);
 	}
 	free(w->pkgs);
+	free(w->pkg_slots);
 	grove_ignore_list_free(w->global_ignore);
 	for (size_t i = 0; i < w->n_needs; i++)
 		free(w->needs[i]);
@@ -44,13 +45,62 @@ grove_world_release(struct grove_world *w)
 	grove_world_init(w);
 }
 
+static size_t
+pkg_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
 struct grove_world_pkg *
 grove_world_pkg(const struct grove_world *w, const char *name)
 {
-	for (size_t i = 0; i < w->n_pkgs; i++)
-		if (strcmp(w->pkgs[i].name, name) == 0)
-			return &w->pkgs[i];
+	if (!w->pkg_slots) {
+		for (size_t i = 0; i < w->n_pkgs; i++)
+			if (strcmp(w->pkgs[i].name, name) == 0)
+				return &w->pkgs[i];
+		return NULL;
+	}
+	for (size_t i = pkg_hash(name) & (w->pkg_slots_cap - 1); w->pkg_slots[i];
+	     i = (i + 1) & (w->pkg_slots_cap - 1))
+		if (strcmp(w->pkgs[w->pkg_slots[i] - 1].name, name) == 0)
+			return &w->pkgs[w->pkg_slots[i] - 1];
 	return NULL;
+}
+
+/* Indexes w->pkgs[w->n_pkgs - 1] (just added) by name; the hash stays under half full. */
+static int
+pkg_index_added(struct grove_world *w)
+{
+	if (2 * w->n_pkgs > w->pkg_slots_cap) {
+		size_t cap = w->pkg_slots_cap ? w->pkg_slots_cap * 2 : 64;
+		size_t *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		free(w->pkg_slots);
+		w->pkg_slots = slots;
+		w->pkg_slots_cap = cap;
+		for (size_t k = 0; k < w->n_pkgs; k++) {
+			size_t i = pkg_hash(w->pkgs[k].name) & (cap - 1);
+
+			while (slots[i])
+				i = (i + 1) & (cap - 1);
+			slots[i] = k + 1;
+		}
+		return 0;
+	}
+	{
+		size_t i = pkg_hash(w->pkgs[w->n_pkgs - 1].name) & (w->pkg_slots_cap - 1);
+
+		while (w->pkg_slots[i])
+			i = (i + 1) & (w->pkg_slots_cap - 1);
+		w->pkg_slots[i] = w->n_pkgs;
+	}
+	return 0;
 }
 
 struct scan {
@@ -178,9 +228,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	s->depth++;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
-		cleanup_free char *kpath = relpath[0]
-						   ? grove_strdupf("%s/%s", relpath, ents[i].name)
-						   : strdup(ents[i].name);
+		cleanup_free char *kpath = grove_child_path(relpath, ents[i].name);
 		cleanup_free char *text = NULL;
 
 		if (!kpath) {
@@ -402,6 +450,8 @@ load_package_ignore(struct scan *s, const char *package)
 		if (!pkg->name)
 			return oom(s);
 		w->n_pkgs++;
+		if (pkg_index_added(w) < 0)
+			return oom(s);
 	}
 	if (pkg->ignore_loaded)
 		return 0;
@@ -520,18 +570,141 @@ pkg_is_dir(const struct grove_node *n)
 }
 
 /*
+ * Where a target folder's entries come from when many packages share it: every
+ * package entry of the folder under the target name it lands on (its own name,
+ * and with --dotfiles ".X" for "dot-X"), sorted by that name, then package,
+ * then form. Built once per folder, so matching a folder of E entries against
+ * P packages costs O((E + package entries) log) instead of E * P lookups.
+ */
+struct match_key {
+	const char *key; /* the target name */
+	char *own;       /* key, when it had to be made (".X" for "dot-X") */
+	size_t pkg;      /* index into the folder's pkgs */
+	int form;        /* 0: same name, 1: dot-X for .X (matching_kids' order) */
+	struct grove_node *kid;
+};
+
+struct match_index {
+	struct match_key *k;
+	size_t n;
+};
+
+/* Below this many packages a folder is matched by a lookup in each. */
+#define MATCH_INDEX_MIN 8
+
+static int
+match_key_cmp(const void *a, const void *b)
+{
+	const struct match_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	if (x->pkg != y->pkg)
+		return x->pkg < y->pkg ? -1 : 1;
+	return x->form - y->form;
+}
+
+static void
+match_index_release(struct match_index *mi)
+{
+	for (size_t i = 0; i < mi->n; i++)
+		free(mi->k[i].own);
+	free(mi->k);
+	mi->k = NULL;
+	mi->n = 0;
+}
+
+static int
+match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
+		  struct match_index *mi)
+{
+	size_t total = 0, k = 0;
+
+	for (size_t i = 0; i < n_pkgs; i++)
+		total += pkgs[i].node->n_kids;
+	mi->k = calloc(total ? 2 * total : 1, sizeof(*mi->k));
+	if (!mi->k)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_pkgs; i++) {
+		const struct grove_node *pn = pkgs[i].node;
+
+		for (size_t j = 0; j < pn->n_kids; j++) {
+			struct grove_node *kid = pn->kids[j];
+			const char *rest = kid->name + 4;
+
+			mi->k[k++] = (struct match_key){ .key = kid->name, .pkg = i, .kid = kid };
+			/* The target name ".X" looks for "dot-X" when X is not empty and does
+			 * not start with '.' (matching_kids' dotted form, read backwards). */
+			if (s->o->dotfiles && strncmp(kid->name, "dot-", 4) == 0 && rest[0] &&
+			    rest[0] != '.') {
+				char *own = grove_strdupf(".%s", rest);
+
+				if (!own) {
+					mi->n = k;
+					match_index_release(mi);
+					return -ENOMEM;
+				}
+				mi->k[k++] = (struct match_key){
+					.key = own, .own = own, .pkg = i, .form = 1, .kid = kid
+				};
+			}
+		}
+	}
+	mi->n = k;
+	qsort(mi->k, mi->n, sizeof(*mi->k), match_key_cmp);
+	return 0;
+}
+
+/* The first index entry whose key is name, or mi->n. */
+static size_t
+match_index_find(const struct match_index *mi, const char *name)
+{
+	size_t lo = 0, hi = mi->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(mi->k[mid].key, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < mi->n && strcmp(mi->k[lo].key, name) == 0 ? lo : mi->n;
+}
+
+/*
  * The package entries that land on target name `name` in this folder: the
- * entry of that name and, with --dotfiles, "dot-X" for ".X". A hash lookup per
- * package, so a folder is matched in time linear in its size. out must hold
- * 2 * n_pkgs entries; each out[k].subpath is malloc'd (the package-relative path).
+ * entry of that name and, with --dotfiles, "dot-X" for ".X", in package order.
+ * A hash lookup per package, or with mi (many packages) a search of the
+ * folder's index. out must hold 2 * n_pkgs entries; each out[k].subpath is
+ * malloc'd (the package-relative path).
  */
 static int
-matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs, const char *name,
-	      struct pkg_at *out, size_t *ret_n)
+matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
+	      const struct match_index *mi, const char *name, struct pkg_at *out, size_t *ret_n)
 {
 	cleanup_free char *dotted = NULL;
 	size_t k = 0;
 
+	if (mi) {
+		for (size_t x = match_index_find(mi, name);
+		     x < mi->n && strcmp(mi->k[x].key, name) == 0; x++) {
+			const struct pkg_at *pa = &pkgs[mi->k[x].pkg];
+
+			out[k].package = pa->package;
+			out[k].node = mi->k[x].kid;
+			out[k].subpath = grove_path_join(pa->subpath, mi->k[x].kid->name);
+			if (!out[k].subpath) {
+				while (k-- > 0)
+					free(out[k].subpath);
+				return -ENOMEM;
+			}
+			k++;
+		}
+		*ret_n = k;
+		return 0;
+	}
 	if (s->o->dotfiles && name[0] == '.' && name[1] && name[1] != '.') {
 		dotted = grove_strdupf("dot-%s", name + 1);
 		if (!dotted)
@@ -566,15 +739,27 @@ static int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, cons
 
 static int
 scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *tpath,
-		  const char *kpath, const struct pkg_at *pkgs, size_t n_pkgs)
+		  const char *kpath, const struct pkg_at *pkgs, size_t n_pkgs,
+		  const struct match_index *mi)
 {
 	struct pkg_at *m = NULL;
 	size_t nm = 0;
 	int r = 0;
 
 	if (n_pkgs) {
-		m = calloc(2 * n_pkgs, sizeof(*m));
-		if (!m || matching_kids(s, pkgs, n_pkgs, kid->name, m, &nm) < 0) {
+		/* With an index the matches are counted first: a folder shared by
+		 * many packages must not cost 2 * n_pkgs per entry. */
+		size_t cap = 2 * n_pkgs;
+
+		if (mi) {
+			size_t x = match_index_find(mi, kid->name);
+
+			cap = 1;
+			while (x < mi->n && strcmp(mi->k[x].key, kid->name) == 0)
+				x++, cap++;
+		}
+		m = calloc(cap, sizeof(*m));
+		if (!m || matching_kids(s, pkgs, n_pkgs, mi, kid->name, m, &nm) < 0) {
 			free(m);
 			return oom(s);
 		}
@@ -644,6 +829,7 @@ static int
 scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
 		const struct pkg_at *pkgs, size_t n_pkgs)
 {
+	struct match_index mi = { 0 };
 	struct grove_dirent *ents = NULL;
 	size_t n = 0;
 	int r;
@@ -653,10 +839,13 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 		return grove_error_prefix(s->err, "read target folder '%s%s%s'", s->target->path,
 					  tpath[0] ? "/" : "", tpath);
 	dir->listed = true;
+	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0) {
+		grove_dirents_free(ents, n);
+		return oom(s);
+	}
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
-		cleanup_free char *kpath = tpath[0] ? grove_strdupf("%s/%s", tpath, ents[i].name)
-						    : strdup(ents[i].name);
+		cleanup_free char *kpath = grove_child_path(tpath, ents[i].name);
 		struct grove_node *kid;
 
 		if (!kpath) {
@@ -677,8 +866,10 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 			r = oom(s);
 			break;
 		}
-		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs);
+		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs,
+				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
 	}
+	match_index_release(&mi);
 	grove_dirents_free(ents, n);
 	return r;
 }

@@ -10,9 +10,27 @@
 #include "grove/exec.h"
 #include "grove/path.h"
 #include "grove/planner.h"
+#include "grove/profile.h"
 #include "grove/session.h"
 #include "grove/world.h"
 #include "util.h"
+
+/* A profile's generations folder is changed and recovered only by `grove profile`:
+ * its log's ops are relative to the profile dir, not to the target. */
+static int
+refuse_profile_log(const struct grove_root *target, struct grove_journal *j, int64_t target_id,
+		   struct grove_error *err)
+{
+	cleanup_free char *profile = NULL;
+	int r = grove_profile_log_owner(target, j, target_id, &profile, err);
+
+	if (r < 0 || !profile)
+		return r;
+	return grove_error_set(err, -GROVE_E_USAGE,
+			       "target '%s' is the log of profile '%s'; use 'grove profile -p %s "
+			       "recover' (or another 'grove profile' command)",
+			       target->real, profile, profile);
+}
 
 int
 grove_session_open(struct grove_session *s, const struct grove_root *target,
@@ -32,6 +50,11 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 	r = grove_journal_open(s->state_path, &s->state, &s->journal, err);
 	if (r < 0)
 		goto fail;
+	if (!opts->profile_log) {
+		r = refuse_profile_log(target, NULL, 0, err);
+		if (r < 0)
+			goto fail;
+	}
 	if (!opts->no_lock) {
 		r = grove_lock_target(&s->state, target, opts->wait_seconds, err);
 		if (r < 0)
@@ -41,6 +64,11 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 	r = grove_journal_target(s->journal, target, &s->target_id, err);
 	if (r < 0)
 		goto fail;
+	if (!opts->profile_log) {
+		r = refuse_profile_log(target, s->journal, s->target_id, err);
+		if (r < 0)
+			goto fail;
+	}
 	return 0;
 fail:
 	grove_session_close(s);

@@ -46,4 +46,8 @@ grove_steal_fd(int *fd)
 /* asprintf that returns NULL on failure. */
 char *grove_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* "dir/name", or "name" when dir is "" (no canonicalising: for walks that build paths per entry).
+ */
+char *grove_child_path(const char *dir, const char *name);
+
 #endif

@@ -103,9 +103,6 @@ int grove_alt_group_format(const struct grove_alt_group *g, char **ret);
 int grove_alt_group_parse(const char *name, const char *text, size_t len, const char *source,
 			  struct grove_alt_group *ret, struct grove_error *err);
 
-/* A priority as update-alternatives takes it: a decimal integer in int's range. */
-bool grove_alt_priority_parse(const char *s, int *ret);
-
 /* True for a valid group or follower name: non-empty, no '/' and no space. */
 bool grove_alt_name_ok(const char *name);
 
@@ -121,7 +118,32 @@ enum grove_alt_action {
 	GROVE_ALT_QUERY,
 	GROVE_ALT_DISPLAY,
 	GROVE_ALT_LIST,
+	GROVE_ALT_CONFIG,         /* asks req->config_ask, then as SET, AUTO or nothing */
+	GROVE_ALT_GET_SELECTIONS, /* every group: name, mode, current value (res->sel) */
+	GROVE_ALT_IMPORT,         /* take over the admindir's files (res->n_imported); no link */
 };
+
+struct grove_alt_result;
+
+/* --config's answer. */
+enum grove_alt_answer {
+	GROVE_ALT_ANSWER_KEEP, /* empty answer or end of input: keep the current choice */
+	GROVE_ALT_ANSWER_AUTO, /* selection 0 */
+	GROVE_ALT_ANSWER_PATH, /* a choice, by number or path: manual mode */
+};
+
+/*
+ * Called by CONFIG with the group as update-alternatives shows it (its mode
+ * already corrected for a dangling or hand-changed current link) and the
+ * current value (may be NULL); res holds the messages so far (the callback
+ * may print them and advance res->n_shown). With display_only (--skip-auto
+ * on a group in auto mode) it shows the group and returns KEEP. For PATH,
+ * *ret_path is one of g's choice paths. Returns 0 or a negative error.
+ */
+typedef int (*grove_alt_config_fn)(void *ctx, struct grove_alt_result *res,
+				   const struct grove_alt_group *g, const char *current,
+				   bool display_only, enum grove_alt_answer *ret,
+				   const char **ret_path);
 
 struct grove_alt_request {
 	enum grove_alt_action action;
@@ -132,6 +154,14 @@ struct grove_alt_request {
 	struct grove_alt_slave *slaves; /* INSTALL: --slave LINK NAME PATH, as (name, path); */
 	const char **slave_links;       /* ... and their links, same index */
 	size_t n_slaves;
+	bool skip_auto; /* CONFIG: --skip-auto */
+	bool lax_load;  /* drop vanished choices without a warning (--all, --set-selections) */
+	bool selection; /* SET, AUTO from --set-selections: the mode is set before the current link
+			   is looked at */
+	grove_alt_config_fn config_ask; /* CONFIG */
+	void *config_ctx;
+	const char *root;      /* --root: paths are taken inside it (a chroot-like view), or NULL */
+	const char *log_args;  /* logged as "run with ARGS" by a mutating command, or NULL */
 	const char *altdir;    /* default /etc/alternatives */
 	const char *admindir;  /* default /var/lib/dpkg/alternatives */
 	const char *instdir;   /* default / */
@@ -146,6 +176,8 @@ enum grove_alt_msg_kind {
 	GROVE_ALT_INFO,    /* stdout, hidden by --quiet */
 	GROVE_ALT_VERBOSE, /* stdout, only with --verbose */
 	GROVE_ALT_WARNING, /* stderr, hidden by --quiet */
+	GROVE_ALT_LOG,     /* a line for --log FILE (written by grove_alt_run), never printed */
+	GROVE_ALT_PLAIN,   /* stdout without the program's name, always */
 };
 
 struct grove_alt_msg {
@@ -157,11 +189,21 @@ struct grove_alt_msg {
 struct grove_alt_result {
 	struct grove_alt_msg *msgs;
 	size_t n_msgs, cap_msgs;
+	size_t n_shown; /* messages the command line has printed already */
 	/* QUERY, DISPLAY, LIST: the group as saved and its current value (NULL: none). */
 	struct grove_alt_group group;
 	char *current;
 	bool current_failed; /* QUERY, DISPLAY: group filled, but ALTDIR/NAME is not a link */
 	int64_t txn;         /* the logged transaction, or 0 */
+	/* GET_SELECTIONS: every group by name, its mode and current value (NULL: none). */
+	struct grove_alt_selection {
+		char *name;
+		bool manual;
+		char *current;
+	} * sel;
+	size_t n_sel;      /* every group's name and mode, also when an error came later */
+	size_t n_sel_read; /* how many of them have their current value read */
+	size_t n_imported; /* IMPORT: the groups taken over */
 };
 
 void grove_alt_result_release(struct grove_alt_result *res);
@@ -176,6 +218,14 @@ void grove_alt_result_release(struct grove_alt_result *res);
  * is exit status 2 for the command line.
  */
 int grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
+		  struct grove_error *err);
+
+/*
+ * Appends lines to req->log (nothing when it is NULL) in update-alternatives'
+ * format, "grove alt YYYY-MM-DD HH:MM:SS: LINE", local time. The file is
+ * opened (created, mode 0644) beneath its held folder, never through a link.
+ */
+int grove_alt_log(const struct grove_alt_request *req, const char *const *lines, size_t n,
 		  struct grove_error *err);
 
 #endif

@@ -20,12 +20,12 @@
  *	D/NAME.generations/<n>/  the generation: the minimal symlink forest of its
  *	                         packages (the planner of `grove stow`) and its record
  *	                         file .grove-generation (packages, stow dir, time, options)
- *	D/.NAME.lock             flock held by every run that changes the profile
  *
  * The disk is the source of truth: a generation exists while its
  * NAME-<n>-link does; its record is the file inside its folder. The
  * transaction log (the journal's target is D/NAME.generations) records every
- * change as intent, then commit, for recovery and `grove log`.
+ * change as intent, then commit, for recovery and `grove log`; every run that
+ * changes the profile holds the flock of that target (locks/ in the state dir).
  *
  * D defaults to <state dir>/profiles (the state dir as for every command:
  * --state, $GROVE_STATE_DIR, $XDG_STATE_HOME/grove, /var/lib/grove for root);
@@ -46,6 +46,7 @@ struct grove_profile_opts {
 	const char *profile;   /* -p: a name, or a path with '/'; NULL: "default" */
 	double wait_seconds;   /* how long to wait for the profile's lock; 0 fails at once */
 	bool mutate;           /* lock the profile and recover; false for list and diff */
+	bool dry_run;          /* with mutate: plan only (see below) */
 };
 
 /* Opens (making D and NAME.generations when mutate) the profile. A locked
@@ -53,6 +54,25 @@ struct grove_profile_opts {
  * *ret_recovered (may be NULL) gets the transaction recovery finished, or 0. */
 int grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile **ret,
 		       int64_t *ret_recovered, struct grove_error *err);
+
+/*
+ * A dry run (opts->mutate and opts->dry_run) opens the profile as list does:
+ * nothing is made, no lock is taken, nothing is recovered (an interrupted
+ * transaction would be recovered first by a real run). Every changing call
+ * then checks and plans as it would, returns what it would return (the number
+ * it would build, the generation it would switch to, how many folders gc
+ * would remove), and changes nothing.
+ */
+bool grove_profile_dry_run(const struct grove_profile *p);
+
+/* What the last successful changing call did or, in a dry run, would do: its
+ * summary ops, paths relative to the profile dir (mkdir NAME.generations/<n>,
+ * link NAME-<n>-link, relink NAME, unlink NAME-<n>-link, rmdir
+ * NAME.generations/<n>); for a build *ret_forest (may be NULL) gets the new
+ * generation's forest, paths relative to its folder (otherwise empty). Valid
+ * until the next call or close. */
+const struct grove_plan *grove_profile_planned(const struct grove_profile *p,
+					       const struct grove_plan **ret_forest);
 
 /* Releases the lock and everything held; accepts NULL; returns NULL. */
 struct grove_profile *grove_profile_close(struct grove_profile *p);
@@ -148,5 +168,17 @@ int grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_r
  * anything else there is refused. For ~/.grove-profile. */
 int grove_profile_make_user_link(const struct grove_profile *p, const char *link_path,
 				 struct grove_error *err);
+
+/*
+ * Whether target is a profile's log target: the folder NAME.generations of
+ * profile D/NAME, which only `grove profile` changes and recovers. With j
+ * NULL, by the disk: the profile's links beside the folder (NAME ->
+ * NAME-<n>-link, NAME-<n>-link -> NAME.generations/<n>) or a generation
+ * (a numbered folder holding its record) inside it. With j, by the log: a
+ * transaction of target_id with an op only a profile makes. *ret_profile
+ * gets the profile link's path (malloc'd), or NULL when target is not one.
+ */
+int grove_profile_log_owner(const struct grove_root *target, struct grove_journal *j,
+			    int64_t target_id, char **ret_profile, struct grove_error *err);
 
 #endif

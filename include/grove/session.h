@@ -48,10 +48,13 @@ struct grove_session_opts {
 	const char *state_opt; /* --state, or NULL */
 	double wait_seconds;   /* --wait; 0 fails at once when locked */
 	bool no_lock;          /* read-only commands: no lock, no recovery */
+	bool profile_log;      /* target may be a profile's log (grove profile, grove log) */
 };
 
 /* Opens the log and, unless opts->no_lock, locks the target. A locked target
- * is -EWOULDBLOCK ("target '…' is locked by another grove run"). */
+ * is -EWOULDBLOCK ("target '…' is locked by another grove run"). A target that
+ * is a profile's log (grove_profile_log_owner) is refused, -GROVE_E_USAGE,
+ * unless opts->profile_log: only `grove profile` may change or recover it. */
 int grove_session_open(struct grove_session *s, const struct grove_root *target,
 		       const struct grove_session_opts *opts, struct grove_error *err);
 void grove_session_close(struct grove_session *s);

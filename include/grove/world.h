@@ -37,6 +37,8 @@ struct grove_world {
 	char *stow_path; /* the stow dir relative to the target, e.g. "stow" or "../stow" */
 	struct grove_world_pkg *pkgs;
 	size_t n_pkgs, cap_pkgs;
+	size_t *pkg_slots; /* open-addressing hash of pkgs by name: index + 1, 0 = empty */
+	size_t pkg_slots_cap;
 	struct grove_ignore_list *global_ignore; /* ~/.stow-global-ignore, or the built-in list */
 	/* Stow-relative paths the planner needed but the scan had not read (see grove_scan_needs).
 	 */

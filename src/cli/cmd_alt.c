@@ -56,13 +56,24 @@ usage(void)
 	       "  --display <name>         display information about the <name> group.\n"
 	       "  --query <name>           machine parseable version of --display <name>.\n"
 	       "  --list <name>            display all targets of the <name> group.\n"
-	       "  --set <name> <path>      set <path> as alternative for <name>.\n\n"
+	       "  --get-selections         list master alternative names and their status.\n"
+	       "  --set-selections         read alternative status from standard input.\n"
+	       "  --config <name>          show alternatives for the <name> group and ask the\n"
+	       "                           user to select which one to use.\n"
+	       "  --set <name> <path>      set <path> as alternative for <name>.\n"
+	       "  --all                    call --config on all alternatives.\n\n"
 	       "Options:\n"
 	       "  --altdir <directory>     change the alternatives directory.\n"
 	       "  --admindir <directory>   change the administrative directory.\n"
 	       "  --instdir <directory>    change the installation directory (held as the root\n"
 	       "                           every link must lie beneath).\n"
-	       "  --log <file>             change the log file (accepted; grove logs in its journal).\n"
+	       "  --root <directory>       change the filesystem root directory (paths are taken\n"
+	       "                           inside it).\n"
+	       "  --log <file>             append what changes to <file> (grove also logs every\n"
+	       "                           change in its journal).\n"
+	       "  --force                  accepted; grove never replaces a file with a link.\n"
+	       "  --skip-auto              skip prompt for alternatives correctly configured\n"
+	       "                           in automatic mode (relevant for --config only)\n"
 	       "  --verbose                verbose operation, more output.\n"
 	       "  --quiet                  quiet operation, minimal output.\n"
 	       "  --help                   show this help message.\n",
@@ -70,10 +81,9 @@ usage(void)
 }
 
 static void
-print_query(const struct grove_alt_result *res)
+print_query(const struct grove_alt_group *g, const char *current, bool failed)
 {
-	const struct grove_alt_group *g = &res->group;
-	ssize_t best = grove_alt_best(g, res->current);
+	ssize_t best = grove_alt_best(g, current);
 
 	printf("Name: %s\nLink: %s\n", g->name, g->link);
 	if (g->n_slaves) {
@@ -82,11 +92,11 @@ print_query(const struct grove_alt_result *res)
 			printf(" %s %s\n", g->slaves[i].name, g->slaves[i].path);
 	}
 	printf("Status: %s\n", g->manual ? "manual" : "auto");
-	if (res->current_failed)
+	if (failed)
 		return; /* update-alternatives stops here when it cannot read the current value */
 	if (best >= 0)
 		printf("Best: %s\n", g->choices[best].path);
-	printf("Value: %s\n", res->current ? res->current : "none");
+	printf("Value: %s\n", current ? current : "none");
 	for (size_t i = 0; i < g->n_choices; i++) {
 		const struct grove_alt_choice *c = &g->choices[i];
 
@@ -104,20 +114,19 @@ print_query(const struct grove_alt_result *res)
 }
 
 static void
-print_display(const struct grove_alt_result *res)
+print_display(const struct grove_alt_group *g, const char *current, bool failed)
 {
-	const struct grove_alt_group *g = &res->group;
-	ssize_t best = grove_alt_best(g, res->current);
+	ssize_t best = grove_alt_best(g, current);
 
 	printf("%s - %s\n", g->name, g->manual ? "manual mode" : "auto mode");
-	if (res->current_failed)
+	if (failed)
 		return;
 	if (best >= 0)
 		printf("  link best version is %s\n", g->choices[best].path);
 	else
 		printf("  link best version not available\n");
-	if (res->current)
-		printf("  link currently points to %s\n", res->current);
+	if (current)
+		printf("  link currently points to %s\n", current);
 	else
 		printf("  link currently absent\n");
 	printf("  link %s is %s\n", g->name, g->link);
@@ -145,19 +154,47 @@ set_action(struct grove_alt_request *q, enum grove_alt_action a, const char *pre
 	return 0;
 }
 
+/* The commands the command line runs as several requests. */
+#define ALT_ALL            ((enum grove_alt_action)100)
+#define ALT_SET_SELECTIONS ((enum grove_alt_action)101)
+
 static const struct {
 	const char *opt;
 	enum grove_alt_action action;
 	int nargs;
 } commands[] = {
-	{ "install", GROVE_ALT_INSTALL, 4 }, { "remove", GROVE_ALT_REMOVE, 2 },
-	{ "set", GROVE_ALT_SET, 2 },         { "remove-all", GROVE_ALT_REMOVE_ALL, 1 },
-	{ "auto", GROVE_ALT_AUTO, 1 },       { "query", GROVE_ALT_QUERY, 1 },
-	{ "display", GROVE_ALT_DISPLAY, 1 }, { "list", GROVE_ALT_LIST, 1 },
+	{ "install", GROVE_ALT_INSTALL, 4 },
+	{ "remove", GROVE_ALT_REMOVE, 2 },
+	{ "set", GROVE_ALT_SET, 2 },
+	{ "remove-all", GROVE_ALT_REMOVE_ALL, 1 },
+	{ "auto", GROVE_ALT_AUTO, 1 },
+	{ "query", GROVE_ALT_QUERY, 1 },
+	{ "display", GROVE_ALT_DISPLAY, 1 },
+	{ "list", GROVE_ALT_LIST, 1 },
+	{ "config", GROVE_ALT_CONFIG, 1 },
+	{ "get-selections", GROVE_ALT_GET_SELECTIONS, 0 },
+	{ "all", ALT_ALL, 0 },
+	{ "set-selections", ALT_SET_SELECTIONS, 0 },
 };
 
+/* --root DIR (or $DPKG_ROOT): paths inside DIR, its admindir and the default altdir. */
 static int
-parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help)
+set_root(struct grove_alt_request *q, const char *root, char **owned)
+{
+	free(*owned);
+	*owned = malloc(strlen(root) + sizeof("/var/lib/dpkg/alternatives"));
+	if (!*owned)
+		return -1;
+	strcpy(*owned, root);
+	strcat(*owned, "/var/lib/dpkg/alternatives");
+	q->root = root;
+	q->admindir = *owned;
+	q->altdir = "/etc/alternatives";
+	return 0;
+}
+
+static int
+parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char **owned)
 {
 	const char *action_name = NULL;
 
@@ -165,8 +202,15 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help)
 		const char *a = argv[i];
 		size_t k;
 
+		/* grove alt import [options]: take over update-alternatives' groups. */
+		if (!strcmp(a, "import")) {
+			if (set_action(q, GROVE_ALT_IMPORT, action_name, "import") != 0)
+				return GROVE_EXIT_USAGE;
+			action_name = "import";
+			continue;
+		}
 		if (strncmp(a, "--", 2) != 0)
-			return badusage("unknown argument '%s'", a);
+			return fail("unknown argument '%s'", a);
 		a += 2;
 		for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
 			if (!strcmp(a, commands[k].opt))
@@ -204,7 +248,7 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help)
 					return badusage("priority '%s' is out of range",
 							argv[i + 4]);
 				q->priority = (int)prio;
-			} else {
+			} else if (n > 0) {
 				q->name = argv[i + 1];
 				if (n == 2)
 					q->path = argv[i + 2];
@@ -253,24 +297,37 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help)
 			q->verbose = 1;
 		} else if (!strcmp(a, "quiet")) {
 			q->verbose = -1;
-		} else if (!strcmp(a, "force") || !strcmp(a, "skip-auto")) {
+		} else if (!strcmp(a, "force") || !strcmp(a, "debug")) {
 			/* accepted; grove never replaces a file with a link */
+		} else if (!strcmp(a, "skip-auto")) {
+			q->skip_auto = true;
 		} else if (!strcmp(a, "help")) {
 			*ret_help = true;
 			return 0;
 		} else if (!strcmp(a, "log") || !strcmp(a, "altdir") || !strcmp(a, "admindir") ||
-			   !strcmp(a, "instdir")) {
+			   !strcmp(a, "instdir") || !strcmp(a, "root")) {
+			const char *v = argv[i + 1];
+
 			if (i + 1 >= argc)
 				return badusage("--%s needs a <%s> argument", a,
 						a[0] == 'l' ? "file" : "directory");
-			if (a[0] == 'l')
-				q->log = argv[i + 1];
-			else if (a[1] == 'l')
-				q->altdir = argv[i + 1];
-			else if (a[1] == 'd')
-				q->admindir = argv[i + 1];
-			else
-				q->instdir = argv[i + 1];
+			if (a[0] == 'l') {
+				q->log = v;
+			} else if (a[0] == 'r') {
+				if (set_root(q, v, owned) < 0)
+					return fail("out of memory");
+			} else if (a[1] == 'l') {
+				size_t rl = q->root ? strlen(q->root) : 0;
+
+				/* Inside --root, an altdir written with the root's prefix is
+				 * taken without it, as update-alternatives does. */
+				q->altdir =
+					rl && !strncmp(v, q->root, rl) && v[rl] == '/' ? v + rl : v;
+			} else if (a[1] == 'd') {
+				q->admindir = v;
+			} else {
+				q->instdir = v;
+			}
 			i++;
 		} else {
 			return badusage("unknown option '%s'", argv[i]);
@@ -289,7 +346,7 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help)
 static int
 check_args(const struct grove_alt_request *q)
 {
-	if (!grove_alt_name_ok(q->name))
+	if (q->name && !grove_alt_name_ok(q->name))
 		return fail("alternative name (%s) must not contain '/' and spaces", q->name);
 	if (q->action == GROVE_ALT_INSTALL && q->link[0] != '/')
 		return fail("alternative link is not absolute as it should be: %s", q->link);
@@ -309,18 +366,345 @@ check_args(const struct grove_alt_request *q)
 	return 0;
 }
 
+/* Prints the messages of res not shown yet. */
+static void
+print_msgs(struct grove_alt_result *res, int verbose)
+{
+	for (; res->n_shown < res->n_msgs; res->n_shown++) {
+		const struct grove_alt_msg *m = &res->msgs[res->n_shown];
+
+		if (m->kind == GROVE_ALT_WARNING && verbose >= 0)
+			fprintf(stderr, "%s: warning: %s\n", PROG, m->text);
+		else if ((m->kind == GROVE_ALT_INFO && verbose >= 0) ||
+			 (m->kind == GROVE_ALT_VERBOSE && verbose > 0))
+			printf("%s: %s\n", PROG, m->text);
+		else if (m->kind == GROVE_ALT_PLAIN)
+			printf("%s\n", m->text);
+	}
+	fflush(stdout);
+}
+
+/* --config's menu, exactly as update-alternatives prints it. */
+static void
+print_menu(const struct grove_alt_group *g, const char *current, ssize_t best)
+{
+	const struct grove_alt_choice *b = &g->choices[best];
+	int len = 15;
+
+	for (size_t i = 0; i < g->n_choices; i++)
+		if ((int)strlen(g->choices[i].path) + 1 > len)
+			len = (int)strlen(g->choices[i].path) + 1;
+	if (g->n_choices == 1)
+		printf("There is %zu choice for the alternative %s (providing %s).\n", g->n_choices,
+		       g->name, g->link);
+	else
+		printf("There are %zu choices for the alternative %s (providing %s).\n",
+		       g->n_choices, g->name, g->link);
+	printf("\n  %-12.12s %-*.*s %-10.10s %s\n", "Selection", len, len, "Path", "Priority",
+	       "Status");
+	printf("------------------------------------------------------------\n");
+	printf("%s %-12d %-*s % -10d %s\n",
+	       !g->manual && current && !strcmp(current, b->path) ? "*" : " ", 0, len, b->path,
+	       b->priority, "auto mode");
+	for (size_t i = 0; i < g->n_choices; i++)
+		printf("%s %-12zu %-*s % -10d %s\n",
+		       g->manual && current && !strcmp(current, g->choices[i].path) ? "*" : " ",
+		       i + 1, len, g->choices[i].path, g->choices[i].priority, "manual mode");
+	printf("\nPress <enter> to keep the current choice[*], or type selection number: ");
+	fflush(stdout);
+}
+
+struct ask_ctx {
+	int verbose;
+};
+
+/* Shows the menu and reads the answer from stdin, until it names a choice (or is empty, or the
+ * input ends). */
+static int
+config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_group *g,
+	   const char *current, bool display_only, enum grove_alt_answer *ret,
+	   const char **ret_path)
+{
+	struct ask_ctx *ctx = vctx;
+	ssize_t best = grove_alt_best(g, current);
+	char *line = NULL;
+	size_t cap = 0;
+
+	print_msgs(res, ctx->verbose);
+	*ret = GROVE_ALT_ANSWER_KEEP;
+	*ret_path = NULL;
+	if (display_only) {
+		print_display(g, current, false);
+		return 0;
+	}
+	for (;;) {
+		ssize_t got;
+		char *end;
+		long idx;
+
+		print_menu(g, current, best);
+		got = getline(&line, &cap, stdin);
+		if (got <= 0)
+			break;
+		/* update-alternatives drops the last character, newline or not. */
+		line[--got] = '\0';
+		if (got == 0)
+			break;
+		errno = 0;
+		idx = strtol(line, &end, 10);
+		if (idx < 0 || errno != 0)
+			continue;
+		if (*end == '\0') {
+			if (idx == 0) {
+				*ret = GROVE_ALT_ANSWER_AUTO;
+				break;
+			}
+			if ((size_t)idx <= g->n_choices) {
+				*ret = GROVE_ALT_ANSWER_PATH;
+				*ret_path = g->choices[idx - 1].path;
+				break;
+			}
+			continue;
+		}
+		if (grove_alt_find_choice(g, line) >= 0) {
+			*ret = GROVE_ALT_ANSWER_PATH;
+			*ret_path = g->choices[grove_alt_find_choice(g, line)].path;
+			break;
+		}
+	}
+	free(line);
+	return 0;
+}
+
+/* Runs one request and prints what it says; the exit status. */
+static int
+run_one(struct grove_alt_request *q, struct grove_alt_result *res)
+{
+	struct grove_error err = { 0 };
+	int r = grove_alt_run(q, res, &err);
+
+	print_msgs(res, q->verbose);
+	if (q->action == GROVE_ALT_GET_SELECTIONS)
+		for (size_t i = 0; i < res->n_sel_read; i++)
+			printf("%-30s %-8s %s\n", res->sel[i].name,
+			       res->sel[i].manual ? "manual" : "auto",
+			       res->sel[i].current ? res->sel[i].current : "");
+	if (r < 0 && res->current_failed && q->action == GROVE_ALT_QUERY)
+		print_query(&res->group, res->current, true);
+	else if (r < 0 && res->current_failed)
+		print_display(&res->group, res->current, true);
+	if (r < 0)
+		return fail("%s", err.msg);
+	if (q->action == GROVE_ALT_QUERY)
+		print_query(&res->group, res->current, false);
+	else if (q->action == GROVE_ALT_DISPLAY)
+		print_display(&res->group, res->current, false);
+	else if (q->action == GROVE_ALT_LIST)
+		for (size_t i = 0; i < res->group.n_choices; i++)
+			printf("%s\n", res->group.choices[i].path);
+	return GROVE_EXIT_OK;
+}
+
+/* The names of every group (GET_SELECTIONS, printing nothing). */
+static int
+group_names(const struct grove_alt_request *base, struct grove_alt_result *sel)
+{
+	struct grove_alt_request q = *base;
+	struct grove_error err = { 0 };
+
+	q.action = GROVE_ALT_GET_SELECTIONS;
+	q.name = NULL;
+	/* Only the names are needed: a current value that cannot be read does not matter. */
+	if (grove_alt_run(&q, sel, &err) < 0 && sel->n_sel == 0)
+		return fail("%s", err.msg);
+	return GROVE_EXIT_OK;
+}
+
+static int
+log_run_with(const struct grove_alt_request *q)
+{
+	struct grove_error err = { 0 };
+	char *line = NULL;
+	int r;
+
+	if (asprintf(&line, "run with %s", q->log_args) < 0)
+		return fail("out of memory");
+	r = grove_alt_log(q, (const char *const *)&line, 1, &err);
+	free(line);
+	if (r < 0)
+		return fail("%s", err.msg);
+	return GROVE_EXIT_OK;
+}
+
+/* --all: --config of every group, in name order. */
+static int
+config_all(const struct grove_alt_request *base)
+{
+	struct grove_alt_result sel = { 0 };
+	int status = group_names(base, &sel);
+
+	if (status == GROVE_EXIT_OK)
+		status = log_run_with(base);
+	for (size_t i = 0; i < sel.n_sel && status == GROVE_EXIT_OK; i++) {
+		struct grove_alt_request q = *base;
+		struct grove_alt_result res = { 0 };
+
+		q.action = GROVE_ALT_CONFIG;
+		q.name = sel.sel[i].name;
+		q.log_args = NULL;
+		q.lax_load = true;
+		status = run_one(&q, &res);
+		grove_alt_result_release(&res);
+	}
+	grove_alt_result_release(&sel);
+	return status;
+}
+
+/* One line of --set-selections: NAME STATUS CHOICE (the choice may hold blanks). */
+static int
+set_selection(const struct grove_alt_request *base, const struct grove_alt_result *sel, char *line)
+{
+	struct grove_alt_request q = *base;
+	struct grove_alt_result res = { 0 };
+	char *name = line, *status, *choice, *p = line;
+	bool known = false;
+	int rc;
+
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (!*p)
+		goto invalid;
+	*p++ = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	status = p;
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (!*p)
+		goto invalid;
+	*p++ = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p)
+		goto invalid;
+	choice = p;
+	for (size_t i = 0; i < sel->n_sel && !known; i++)
+		known = !strcmp(sel->sel[i].name, name);
+	q.name = name;
+	q.log_args = NULL;
+	q.lax_load = true;
+	q.selection = true;
+	if (!known) {
+		if (q.verbose >= 0)
+			printf("%s: skip unknown alternative %s\n", PROG, name);
+		return GROVE_EXIT_OK;
+	}
+	if (!strcmp(status, "auto")) {
+		if (q.verbose >= 0)
+			printf("%s: selecting alternative %s as auto\n", PROG, name);
+		q.action = GROVE_ALT_AUTO;
+	} else {
+		struct grove_alt_request l = q;
+		struct grove_alt_result lres = { 0 };
+		struct grove_error err = { 0 };
+		bool has = false;
+
+		l.action = GROVE_ALT_LIST;
+		if (grove_alt_run(&l, &lres, &err) >= 0)
+			has = grove_alt_find_choice(&lres.group, choice) >= 0;
+		grove_alt_result_release(&lres);
+		if (!has) {
+			if (q.verbose >= 0)
+				printf("%s: alternative %s unchanged because choice %s is not "
+				       "available\n",
+				       PROG, name, choice);
+			return GROVE_EXIT_OK;
+		}
+		if (q.verbose >= 0)
+			printf("%s: selecting alternative %s as choice %s\n", PROG, name, choice);
+		q.action = GROVE_ALT_SET;
+		q.path = choice;
+	}
+	rc = run_one(&q, &res);
+	grove_alt_result_release(&res);
+	return rc;
+invalid:
+	if (q.verbose >= 0)
+		printf("%s: skip invalid selection line: %s\n", PROG, line);
+	return GROVE_EXIT_OK;
+}
+
+/* --set-selections: the lines of stdin, each an --auto or a --set. */
+static int
+set_selections(const struct grove_alt_request *base)
+{
+	struct grove_alt_result sel = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	int status = group_names(base, &sel);
+
+	if (status == GROVE_EXIT_OK)
+		status = log_run_with(base);
+	while (status == GROVE_EXIT_OK) {
+		ssize_t got = getline(&line, &cap, stdin);
+
+		if (got < 0) {
+			if (ferror(stdin))
+				status =
+					fail("read error in <standard input>: %s", strerror(errno));
+			break;
+		}
+		if (got == 0 || line[got - 1] != '\n') {
+			status = fail("line too long or not terminated while trying to read "
+				      "<standard input>");
+			break;
+		}
+		line[got - 1] = '\0';
+		status = set_selection(base, &sel, line);
+	}
+	free(line);
+	grove_alt_result_release(&sel);
+	return status;
+}
+
+/* update-alternatives' "run with" line: its arguments joined by spaces. */
+static char *
+join_args(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (int i = 1; i < argc; i++) {
+		if (i > 1)
+			strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
 int
 grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 {
 	struct grove_alt_request q = { 0 };
 	struct grove_alt_result res = { 0 };
-	struct grove_error err = { 0 };
+	struct ask_ctx ask = { 0 };
 	const char *adm = getenv("DPKG_ADMINDIR");
-	char *adm_default = NULL;
+	const char *droot = getenv("DPKG_ROOT");
+	char *adm_default = NULL, *root_adm = NULL, *args = NULL;
 	bool help = false;
-	int status, r;
+	int status;
 
-	status = parse(argc, argv, &q, &help);
+	if (droot && *droot && set_root(&q, droot, &root_adm) < 0) {
+		status = fail("out of memory");
+		goto out;
+	}
+	status = parse(argc, argv, &q, &help, &root_adm);
 	if (status != 0 || help) {
 		if (help)
 			usage();
@@ -342,7 +726,13 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 		q.admindir = adm_default;
 	}
 	if (!q.instdir)
-		q.instdir = getenv("DPKG_ROOT") && *getenv("DPKG_ROOT") ? getenv("DPKG_ROOT") : "/";
+		q.instdir = "/";
+	args = join_args(argc, argv);
+	if (!args) {
+		status = fail("out of memory");
+		goto out;
+	}
+	q.log_args = args;
 	if (global) {
 		q.state_opt = global->state_dir;
 		q.wait_seconds = global->wait_seconds;
@@ -350,37 +740,25 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 		if (global->verbose && q.verbose == 0)
 			q.verbose = 1;
 	}
-	r = grove_alt_run(&q, &res, &err);
-	for (size_t i = 0; i < res.n_msgs; i++) {
-		const struct grove_alt_msg *m = &res.msgs[i];
-
-		if (m->kind == GROVE_ALT_WARNING && q.verbose >= 0)
-			fprintf(stderr, "%s: warning: %s\n", PROG, m->text);
-		else if ((m->kind == GROVE_ALT_INFO && q.verbose >= 0) ||
-			 (m->kind == GROVE_ALT_VERBOSE && q.verbose > 0))
-			printf("%s: %s\n", PROG, m->text);
-	}
-	if (r < 0 && res.current_failed && q.action == GROVE_ALT_QUERY)
-		print_query(&res);
-	else if (r < 0 && res.current_failed)
-		print_display(&res);
-	if (r < 0) {
-		status = fail("%s", err.msg);
-		goto out;
-	}
-	if (q.action == GROVE_ALT_QUERY)
-		print_query(&res);
-	else if (q.action == GROVE_ALT_DISPLAY)
-		print_display(&res);
-	else if (q.action == GROVE_ALT_LIST)
-		for (size_t i = 0; i < res.group.n_choices; i++)
-			printf("%s\n", res.group.choices[i].path);
-	status = GROVE_EXIT_OK;
+	ask.verbose = q.verbose;
+	q.config_ask = config_ask;
+	q.config_ctx = &ask;
+	if (q.action == ALT_ALL)
+		status = config_all(&q);
+	else if (q.action == ALT_SET_SELECTIONS)
+		status = set_selections(&q);
+	else
+		status = run_one(&q, &res);
+	if (status == GROVE_EXIT_OK && q.action == GROVE_ALT_IMPORT && q.verbose >= 0)
+		printf("%s: took over %zu link group%s from %s\n", PROG, res.n_imported,
+		       res.n_imported == 1 ? "" : "s", q.admindir);
 out:
 	fflush(stdout);
 	grove_alt_result_release(&res);
 	free(q.slaves);
 	free(q.slave_links);
 	free(adm_default);
+	free(root_adm);
+	free(args);
 	return status;
 }

@@ -14,6 +14,7 @@
 #include "grove/fs.h"
 #include "grove/manifest.h"
 #include "grove/path.h"
+#include "grove/profile.h"
 #include "util.h"
 
 #define GLOBAL_IGNORE_MAX (1024 * 1024)
@@ -48,6 +49,17 @@ struct alt_step {
 	int64_t txn;
 };
 
+/* One profile the manifest selects: what its generation is built from. */
+struct prof_step {
+	const struct grove_manifest_profile *mp;
+	char *dir;
+	char **pkgs; /* sorted bytewise, each once (as a generation's record) */
+	size_t n;
+	bool no_folding, dotfiles;
+	bool changed;    /* --check: would build; else: built */
+	long generation; /* the current generation after apply (0: none) */
+};
+
 struct apply {
 	struct apply_args a;
 	const struct grove_global_opts *global;
@@ -55,7 +67,8 @@ struct apply {
 	struct grove_manifest m;
 	struct grove_apply_context ctx;
 	char *manifest_path;
-	char *base; /* the manifest's folder, for relative paths */
+	char *manifest_abs; /* for --json */
+	char *base;         /* the manifest's folder, for relative paths */
 	const char *home;
 	char *gi_text, *gi_path;
 	struct tgt *t;
@@ -63,7 +76,8 @@ struct apply {
 	struct alt_step *steps;
 	size_t n_steps;
 	char *altdir, *admindir, *alt_root;
-	size_t n_profiles;
+	struct prof_step *profs;
+	size_t n_profs;
 };
 
 static void
@@ -561,28 +575,150 @@ action_name(enum grove_alt_action a)
 	}
 }
 
-/* ---- output ---- */
+/* ---- profiles ---- */
+
+static int
+strcmp_p(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void
-json_str(FILE *f, const char *s)
+profile_opts(const struct apply *ap, const struct prof_step *ps, bool mutate,
+	     struct grove_profile_opts *po)
 {
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	memset(po, 0, sizeof(*po));
+	po->state_opt = ap->global ? ap->global->state_dir : NULL;
+	po->wait_seconds = ap->global ? ap->global->wait_seconds : 0;
+	po->profile = ps->mp->name;
+	po->mutate = mutate;
 }
+
+/* Whether the profile's current generation already is what the manifest asks (its record: stow
+ * dir, packages, options). A build would also notice a package whose contents changed. */
+static int
+profile_current(const struct apply *ap, struct prof_step *ps, struct grove_error *err)
+{
+	struct grove_profile_opts po;
+	struct grove_profile *p = NULL;
+	struct grove_generation *gens = NULL;
+	struct grove_root stow = { .fd = -1 };
+	size_t n = 0;
+	long cur = 0;
+	int r;
+
+	profile_opts(ap, ps, false, &po);
+	r = grove_root_open(&stow, ps->dir, err);
+	if (r < 0)
+		return cfg_error(&ps->mp->loc, ap, err, "profile '%s': %s", ps->mp->name, err->msg);
+	r = grove_profile_open(&po, &p, NULL, err);
+	if (r >= 0)
+		r = grove_profile_generations(p, &gens, &n, &cur, err);
+	ps->changed = true;
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		const struct grove_generation *g = &gens[i];
+		bool same = g->complete && g->current && !strcmp(g->stow_dir, stow.real) &&
+			    g->no_folding == ps->no_folding && g->dotfiles == ps->dotfiles &&
+			    g->n_packages == ps->n;
+
+		for (size_t k = 0; same && k < ps->n; k++)
+			same = !strcmp(g->packages[k], ps->pkgs[k]);
+		if (same)
+			ps->changed = false;
+	}
+	ps->generation = cur;
+	grove_generations_free(gens, n);
+	grove_profile_close(p);
+	grove_root_release(&stow);
+	return r < 0 ? r : 0;
+}
+
+static int
+plan_profiles(struct apply *ap, struct grove_error *err)
+{
+	ap->profs = calloc(ap->m.n_profiles + 1, sizeof(*ap->profs));
+	if (!ap->profs)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < ap->m.n_profiles; i++) {
+		const struct grove_manifest_profile *mp = &ap->m.profiles[i];
+		struct prof_step *ps;
+		struct grove_stow_settings e;
+		int r;
+
+		if (!grove_manifest_when_matches(&mp->when, &ap->ctx))
+			continue;
+		ps = &ap->profs[ap->n_profs++];
+		ps->mp = mp;
+		if (grove_manifest_effective(&ap->ctx, &ap->m, NULL, NULL, &e) < 0)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		ps->no_folding = (mp->folding >= 0 ? mp->folding : e.folding) == 0;
+		ps->dotfiles = (mp->dotfiles >= 0 ? mp->dotfiles : e.dotfiles) > 0;
+		if (mp->dir || e.dir)
+			ps->dir = resolve(ap, mp->dir ? mp->dir : e.dir);
+		grove_stow_settings_release(&e);
+		if (!mp->dir && !ps->dir)
+			return cfg_error(&mp->loc, ap, err,
+					 "profile '%s' has no stow directory (set 'dir' in it or "
+					 "in 'defaults')%s",
+					 mp->name, NULL);
+		ps->pkgs = calloc(mp->pkgs.n + 1, sizeof(char *));
+		if (!ps->dir || !ps->pkgs)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		for (size_t k = 0; k < mp->pkgs.n; k++)
+			ps->pkgs[ps->n++] = mp->pkgs.v[k];
+		if (ps->n)
+			qsort(ps->pkgs, ps->n, sizeof(char *), strcmp_p);
+		for (size_t k = 1; k < ps->n; k++)
+			if (!strcmp(ps->pkgs[k - 1], ps->pkgs[k])) {
+				memmove(&ps->pkgs[k], &ps->pkgs[k + 1],
+					(ps->n - k - 1) * sizeof(char *));
+				ps->n--;
+				k--;
+			}
+		r = profile_current(ap, ps, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+run_profile(struct apply *ap, struct prof_step *ps, struct grove_error *err)
+{
+	struct grove_profile_opts po;
+	struct grove_profile *p = NULL;
+	struct grove_plan conflicts;
+	struct grove_profile_spec spec = {
+		.stow_dir = ps->dir,
+		.packages = ps->pkgs,
+		.n_packages = ps->n,
+		.no_folding = ps->no_folding,
+		.dotfiles = ps->dotfiles,
+		.command = ap->global && ap->global->command_line ? ap->global->command_line
+								  : "grove apply",
+	};
+	long num = 0;
+	int r;
+
+	profile_opts(ap, ps, true, &po);
+	r = grove_profile_open(&po, &p, NULL, err);
+	if (r < 0)
+		return r;
+	grove_plan_init(&conflicts);
+	r = grove_profile_build(p, &spec, &num, &conflicts, err);
+	if (r == -GROVE_E_CONFLICT)
+		grove_print_conflicts(&conflicts, stderr);
+	grove_plan_release(&conflicts);
+	grove_profile_close(p);
+	if (r < 0)
+		return grove_error_prefix(err, "profile '%s'", ps->mp->name);
+	ps->changed = num != 0;
+	if (num)
+		ps->generation = num;
+	return 0;
+}
+
+/* ---- output ---- */
 
 static void
 json_strv(FILE *f, char *const *v, size_t n)
@@ -591,7 +727,7 @@ json_strv(FILE *f, char *const *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", f);
-		json_str(f, v[i]);
+		grove_json_str(f, v[i]);
 	}
 	fputc(']', f);
 }
@@ -637,12 +773,21 @@ print_diff(const struct tgt *t, FILE *f)
 }
 
 static bool
+profiles_changed(const struct apply *ap)
+{
+	for (size_t i = 0; i < ap->n_profs; i++)
+		if (ap->profs[i].changed)
+			return true;
+	return false;
+}
+
+static bool
 any_change(const struct apply *ap)
 {
 	for (size_t i = 0; i < ap->n_t; i++)
 		if (ap->t[i].run.plan.n_ops)
 			return true;
-	return ap->n_steps > 0;
+	return profiles_changed(ap) || ap->n_steps > 0;
 }
 
 static void
@@ -650,14 +795,13 @@ print_json(const struct apply *ap, bool applied)
 {
 	FILE *f = stdout;
 
-	/* docs/json.md: the envelope, then apply's fields. */
 	grove_json_begin(f, "apply");
 	fputs(", \"changed\": ", f);
 	fputs(any_change(ap) ? "true" : "false", f);
 	fprintf(f, ", \"applied\": %s, \"manifest\": ", applied ? "true" : "false");
-	json_str(f, ap->manifest_path);
+	grove_json_str(f, ap->manifest_abs ? ap->manifest_abs : ap->manifest_path);
 	fputs(", \"host\": ", f);
-	json_str(f, ap->ctx.host);
+	grove_json_str(f, ap->ctx.host);
 	fputs(", \"tags\": ", f);
 	json_strv(f, ap->ctx.tags.v, ap->ctx.tags.n);
 	fputs(", \"targets\": [", f);
@@ -665,9 +809,9 @@ print_json(const struct apply *ap, bool applied)
 		const struct tgt *t = &ap->t[i];
 
 		fputs(i ? ", {\"target\": " : "{\"target\": ", f);
-		json_str(f, t->run.target_root.real);
+		grove_json_str(f, t->run.target_root.real);
 		fputs(", \"dir\": ", f);
-		json_str(f, t->run.stow_root.real);
+		grove_json_str(f, t->run.stow_root.real);
 		fprintf(f, ", \"txn\": %lld, \"stow\": ", (long long)t->run.txn);
 		json_strv(f, t->run.added, t->run.n_added);
 		fputs(", \"unstow\": ", f);
@@ -677,15 +821,15 @@ print_json(const struct apply *ap, bool applied)
 			const struct grove_op *op = &t->run.plan.ops[k];
 
 			fputs(k ? ", {\"op\": " : "{\"op\": ", f);
-			json_str(f, grove_op_kind_name(op->kind));
+			grove_json_str(f, grove_op_kind_name(op->kind));
 			fputs(", \"path\": ", f);
-			json_str(f, op->path);
+			grove_json_str(f, op->path);
 			fputs(", \"old_text\": ", f);
-			json_str(f, op->old_text);
+			grove_json_str(f, op->old_text);
 			fputs(", \"text\": ", f);
-			json_str(f, op->text);
+			grove_json_str(f, op->text);
 			fputs(", \"package\": ", f);
-			json_str(f, op->package);
+			grove_json_str(f, op->package);
 			fputc('}', f);
 		}
 		fputs("]}", f);
@@ -695,25 +839,34 @@ print_json(const struct apply *ap, bool applied)
 		const struct alt_step *st = &ap->steps[i];
 
 		fputs(i ? ", {\"op\": " : "{\"op\": ", f);
-		json_str(f, action_name(st->action));
+		grove_json_str(f, action_name(st->action));
 		fputs(", \"group\": ", f);
-		json_str(f, st->g->name);
+		grove_json_str(f, st->g->name);
 		fputs(", \"path\": ", f);
-		json_str(f, st->path);
+		grove_json_str(f, st->path);
 		if (st->action == GROVE_ALT_INSTALL)
 			fprintf(f, ", \"priority\": %d", st->priority);
 		fprintf(f, ", \"txn\": %lld}", (long long)st->txn);
 	}
-	fprintf(f,
-		"], \"profiles\": {\"declared\": %zu, \"applied\": false, \"note\": \"profiles: "
-		"not applied yet\"}}\n",
-		ap->n_profiles);
+	fprintf(f, "], \"profiles\": {\"declared\": %zu, \"changed\": %s, \"list\": [", ap->n_profs,
+		profiles_changed(ap) ? "true" : "false");
+	for (size_t i = 0; i < ap->n_profs; i++) {
+		const struct prof_step *ps = &ap->profs[i];
+
+		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+		grove_json_str(f, ps->mp->name);
+		fprintf(f, ", \"changed\": %s, \"number\": %ld, \"packages\": ",
+			ps->changed ? "true" : "false", ps->generation);
+		json_strv(f, ps->pkgs, ps->n);
+		fputc('}', f);
+	}
+	fputs("]}}\n", f);
 }
 
 static void
 print_text(const struct apply *ap, bool applied)
 {
-	size_t n_ops = 0, n_txn = 0;
+	size_t n_ops = 0, n_txn = 0, n_gen = 0;
 
 	for (size_t i = 0; i < ap->n_t; i++) {
 		const struct tgt *t = &ap->t[i];
@@ -746,20 +899,32 @@ print_text(const struct apply *ap, bool applied)
 		putchar('\n');
 		n_txn += st->txn != 0;
 	}
-	if (ap->n_profiles)
-		printf("profiles: not applied yet (%zu declared; grove apply does not build "
-		       "profiles in this version)\n",
-		       ap->n_profiles);
+	for (size_t i = 0; i < ap->n_profs; i++) {
+		const struct prof_step *ps = &ap->profs[i];
+
+		if (!ps->changed)
+			continue;
+		if (applied)
+			printf("profile %s: generation %ld is current\n", ps->mp->name,
+			       ps->generation);
+		else
+			printf("profile %s: would build a new generation\n", ps->mp->name);
+	}
+	for (size_t i = 0; i < ap->n_profs; i++)
+		n_gen += ap->profs[i].changed;
 	if (!any_change(ap))
 		printf("nothing to change: %s is already applied\n", ap->manifest_path);
 	else if (applied)
-		printf("applied %zu change%s to %zu target%s and %zu alternatives request%s in "
-		       "%zu transaction%s\n",
+		printf("applied %zu change%s to %zu target%s, %zu alternatives request%s and %zu "
+		       "profile generation%s (%zu target transaction%s)\n",
 		       n_ops, n_ops == 1 ? "" : "s", ap->n_t, ap->n_t == 1 ? "" : "s", ap->n_steps,
-		       ap->n_steps == 1 ? "" : "s", n_txn, n_txn == 1 ? "" : "s");
+		       ap->n_steps == 1 ? "" : "s", n_gen, n_gen == 1 ? "" : "s", n_txn,
+		       n_txn == 1 ? "" : "s");
 	else
-		printf("would make %zu change%s to links and %zu alternatives request%s\n", n_ops,
-		       n_ops == 1 ? "" : "s", ap->n_steps, ap->n_steps == 1 ? "" : "s");
+		printf("would make %zu change%s to links, %zu alternatives request%s and %zu profile "
+		       "generation%s\n",
+		       n_ops, n_ops == 1 ? "" : "s", ap->n_steps, ap->n_steps == 1 ? "" : "s",
+		       n_gen, n_gen == 1 ? "" : "s");
 }
 
 /* ---- the command ---- */
@@ -792,6 +957,12 @@ load(struct apply *ap, struct grove_error *err)
 		ap->manifest_path = strdup(file);
 	if (!ap->manifest_path)
 		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (ap->manifest_path[0] != '/') {
+		char cwd[4096];
+
+		if (getcwd(cwd, sizeof(cwd)))
+			ap->manifest_abs = grove_strdupf("%s/%s", cwd, ap->manifest_path);
+	}
 	r = grove_manifest_read(ap->manifest_path, &ap->m, err);
 	if (r < 0)
 		return r;
@@ -817,8 +988,6 @@ load(struct apply *ap, struct grove_error *err)
 	r = build_context(ap, err);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < ap->m.n_profiles; i++)
-		ap->n_profiles += grove_manifest_when_matches(&ap->m.profiles[i].when, &ap->ctx);
 	r = select_targets(ap, err);
 	if (r < 0)
 		return r;
@@ -834,12 +1003,18 @@ apply_release(struct apply *ap)
 	for (size_t i = 0; i < ap->n_steps; i++)
 		free(ap->steps[i].owned_path);
 	free(ap->steps);
+	for (size_t i = 0; i < ap->n_profs; i++) {
+		free(ap->profs[i].dir);
+		free(ap->profs[i].pkgs);
+	}
+	free(ap->profs);
 	grove_manifest_release(&ap->m);
 	grove_user_config_release(&ap->cfg);
 	grove_apply_context_release(&ap->ctx);
 	grove_strlist_release(&ap->a.tags);
 	grove_stow_settings_release(&ap->a.flags);
 	free(ap->manifest_path);
+	free(ap->manifest_abs);
 	free(ap->base);
 	free(ap->gi_text);
 	free(ap->gi_path);
@@ -933,6 +1108,8 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 		goto out;
 	}
 	r = plan_alternatives(&ap, &err);
+	if (r >= 0)
+		r = plan_profiles(&ap, &err);
 	if (r < 0) {
 		status = grove_report_error(&err, r);
 		goto out;
@@ -965,6 +1142,13 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 	}
 	for (size_t i = 0; i < ap.n_steps; i++) {
 		r = run_step(&ap, &ap.steps[i], &err);
+		if (r < 0) {
+			status = grove_report_error(&err, r);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < ap.n_profs; i++) {
+		r = run_profile(&ap, &ap.profs[i], &err);
 		if (r < 0) {
 			status = grove_report_error(&err, r);
 			goto out;

@@ -32,7 +32,9 @@ profile_usage(FILE *out)
 	      "  install [-d DIR] … PKG…      the current generation's packages and PKG…\n"
 	      "  remove PKG…                  the current generation's packages but PKG…\n"
 	      "  switch N | rollback | list [--json] | diff A B\n"
-	      "  delete N…|old|+N|Nd | gc | recover\n",
+	      "  delete N…|old|+N|Nd | gc | recover\n"
+	      "grove -n profile … prints what would change and changes nothing; --json prints\n"
+	      "one document (docs/json.md).\n",
 	      out);
 }
 
@@ -107,21 +109,109 @@ parse_args(int argc, char **argv, struct profile_args *a)
 	return 0;
 }
 
-static void
-json_str(FILE *f, const char *s)
+static const char *
+json_bool(bool b)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	return b ? "true" : "false";
+}
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+/* The envelope's start and the profile: {"grove": 1, "command": "profile SUB", "profile": … */
+static void
+json_head(FILE *f, const char *sub, struct grove_profile *p)
+{
+	char command[32];
+
+	snprintf(command, sizeof(command), "profile %s", sub);
+	grove_json_begin(f, command);
+	fputs(", \"profile\": ", f);
+	grove_json_str(f, grove_profile_link_path(p));
+}
+
+/* docs/json.md's op objects. */
+static void
+json_ops(FILE *f, const struct grove_plan *plan)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct grove_op *op = &plan->ops[i];
+
+		fprintf(f, "%s{\"op\": \"%s\", \"path\": ", i ? ", " : "",
+			grove_op_kind_name(op->kind));
+		grove_json_str(f, op->path);
+		fputs(", \"text\": ", f);
+		grove_json_str(f, op->text);
+		fputs(", \"old_text\": ", f);
+		grove_json_str(f, op->old_text);
+		fputs(", \"package\": ", f);
+		grove_json_str(f, op->package);
+		fputc('}', f);
 	}
-	fputc('"', f);
+	fputc(']', f);
+}
+
+static void
+json_conflicts(FILE *f, const struct grove_plan *plan)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < plan->n_conflicts; i++) {
+		const struct grove_conflict *c = &plan->conflicts[i];
+
+		fprintf(f, "%s{\"action\": ", i ? ", " : "");
+		grove_json_str(f, c->action);
+		fputs(", \"package\": ", f);
+		grove_json_str(f, c->package);
+		fputs(", \"path\": ", f);
+		grove_json_str(f, c->path);
+		fputs(", \"message\": ", f);
+		grove_json_str(f, c->message);
+		fputs(", \"hint\": null}", f);
+	}
+	fputc(']', f);
+}
+
+static void
+json_strv(FILE *f, char *const *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t k = 0; k < n; k++) {
+		fputs(k ? ", " : "", f);
+		grove_json_str(f, v[k]);
+	}
+	fputc(']', f);
+}
+
+/* One generation as `profile list --json` shows it (docs/grove.schema.json). */
+static void
+json_generation(FILE *f, const struct grove_generation *g)
+{
+	fprintf(f, "{\"number\": %ld, \"time\": ", g->number);
+	if (g->complete && g->time > 0)
+		grove_json_time(f, g->time);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"current\": %s, \"complete\": %s, \"stow_dir\": ", json_bool(g->current),
+		json_bool(g->complete));
+	grove_json_str(f, g->stow_dir);
+	fprintf(f, ", \"folding\": %s, \"dotfiles\": %s, \"packages\": ", json_bool(!g->no_folding),
+		json_bool(g->dotfiles));
+	json_strv(f, g->packages, g->n_packages);
+	fputc('}', f);
+}
+
+/* Text: what a changing command did or would do, its ops as `grove plan` prints them. */
+static void
+print_planned(struct grove_profile *p, int verbose)
+{
+	const struct grove_plan *forest = NULL;
+	const struct grove_plan *summary = grove_profile_planned(p, &forest);
+
+	if (!grove_profile_dry_run(p) && verbose <= 0)
+		return;
+	grove_print_plan(summary, stdout);
+	if (verbose > 0 && forest->n_ops) {
+		printf("the new generation's forest (%zu ops):\n", forest->n_ops);
+		grove_print_plan(forest, stdout);
+	}
 }
 
 static void
@@ -162,38 +252,19 @@ cmd_list(struct grove_profile *p, bool json)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (json) {
-		/* docs/json.md: the envelope, then the profile's fields. */
-		grove_json_begin(stdout, "profile list");
-		fputs(", \"profile\": ", stdout);
-		json_str(stdout, grove_profile_link_path(p));
+		json_head(stdout, "list", p);
 		printf(", \"current\": %ld, \"generations\": [", cur);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct grove_generation *g = &gens[i];
 		char when[64];
 
-		fmt_time(g->time, when, sizeof(when));
 		if (json) {
-			printf("%s{\"number\": %ld, \"time\": ", i ? ", " : "", g->number);
-			if (g->complete)
-				grove_json_time(stdout, g->time);
-			else
-				fputs("null", stdout);
-			printf(", \"current\": %s, \"complete\": %s, \"stow_dir\": ",
-			       g->current ? "true" : "false", g->complete ? "true" : "false");
-			if (g->stow_dir)
-				json_str(stdout, g->stow_dir);
-			else
-				fputs("null", stdout);
-			printf(", \"folding\": %s, \"dotfiles\": %s, \"packages\": [",
-			       g->no_folding ? "false" : "true", g->dotfiles ? "true" : "false");
-			for (size_t k = 0; k < g->n_packages; k++) {
-				fputs(k ? ", " : "", stdout);
-				json_str(stdout, g->packages[k]);
-			}
-			fputs("]}", stdout);
+			fputs(i ? ", " : "", stdout);
+			json_generation(stdout, g);
 			continue;
 		}
+		fmt_time(g->time, when, sizeof(when));
 		printf("%5ld   %s   ", g->number, when);
 		if (!g->complete)
 			fputs("(incomplete)", stdout);
@@ -226,7 +297,7 @@ has_pkg(const struct grove_generation *g, const char *name)
 }
 
 static int
-cmd_diff(struct grove_profile *p, char **pos, size_t n_pos)
+cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 {
 	struct grove_error err = { 0 };
 	struct grove_generation *gens = NULL;
@@ -247,6 +318,29 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos)
 			grove_profile_link_path(p), !a || !a->complete ? na : nb);
 		grove_generations_free(gens, n);
 		return GROVE_EXIT_REFUSED;
+	}
+	if (json) {
+		/* from, to: the generations as list shows them; added, removed: packages. */
+		json_head(stdout, "diff", p);
+		fputs(", \"from\": ", stdout);
+		json_generation(stdout, a);
+		fputs(", \"to\": ", stdout);
+		json_generation(stdout, b);
+		fputs(", \"added\": [", stdout);
+		for (size_t i = 0, k = 0; i < b->n_packages; i++)
+			if (!has_pkg(a, b->packages[i])) {
+				fputs(k++ ? ", " : "", stdout);
+				grove_json_str(stdout, b->packages[i]);
+			}
+		fputs("], \"removed\": [", stdout);
+		for (size_t i = 0, k = 0; i < a->n_packages; i++)
+			if (!has_pkg(b, a->packages[i])) {
+				fputs(k++ ? ", " : "", stdout);
+				grove_json_str(stdout, a->packages[i]);
+			}
+		puts("]}");
+		grove_generations_free(gens, n);
+		return GROVE_EXIT_OK;
 	}
 	if (strcmp(a->stow_dir, b->stow_dir))
 		printf("stow dir: %s -> %s\n", a->stow_dir, b->stow_dir);
@@ -327,7 +421,8 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	char **pkgs = NULL;
 	size_t n = 0, n_pkgs = 0;
 	long cur = 0, num = 0;
-	int r, status;
+	bool json = a->json || global->json, dry = global->dry_run;
+	int r, status = GROVE_EXIT_OK;
 
 	if (a->n_pos == 0) {
 		fprintf(stderr, "grove: profile %s: no packages given\n", a->sub);
@@ -337,6 +432,16 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	if (r < 0)
 		return grove_report_error(&err, r);
 	cur_gen = find_gen(gens, n, cur);
+	if (cur && (!cur_gen || !cur_gen->complete) && strcmp(a->sub, "build") != 0) {
+		/* install and remove start from the current generation's packages: without its
+		 * record they would silently drop them. */
+		fprintf(stderr,
+			"grove: profile '%s': the current generation %ld has no readable record; "
+			"use 'build' with the whole package list\n",
+			grove_profile_link_path(p), cur);
+		grove_generations_free(gens, n);
+		return GROVE_EXIT_REFUSED;
+	}
 	if (cur_gen && !cur_gen->complete)
 		cur_gen = NULL;
 	status = new_package_set(a->sub, cur_gen, a->pos, a->n_pos, &pkgs, &n_pkgs,
@@ -356,20 +461,47 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	grove_plan_init(&conflicts);
 	r = grove_profile_build(p, &spec, &num, &conflicts, &err);
 	if (r == -GROVE_E_CONFLICT) {
-		grove_print_conflicts(&conflicts, stderr);
+		if (!json)
+			grove_print_conflicts(&conflicts, stderr);
 		status = grove_report_error(&err, r);
 	} else if (r < 0) {
 		status = grove_report_error(&err, r);
+	} else if (json) {
 	} else if (num == 0) {
 		printf("nothing to do: generation %ld of profile '%s' already holds these "
 		       "packages\n",
 		       cur, grove_profile_link_path(p));
+	} else if (dry) {
+		printf("profile '%s': would build generation %ld (", grove_profile_link_path(p),
+		       num);
+		for (size_t i = 0; i < n_pkgs; i++)
+			printf("%s%s", i ? " " : "", pkgs[i]);
+		printf(") and make it current\n");
+		print_planned(p, global->verbose);
 	} else {
 		printf("profile '%s': generation %ld is current\n", grove_profile_link_path(p),
 		       num);
+		print_planned(p, global->verbose);
+	}
+	/* --json: the document, also for conflicts (then changed is false). */
+	if (json && (r >= 0 || r == -GROVE_E_CONFLICT)) {
+		const struct grove_plan *forest = NULL;
+		const struct grove_plan *summary = grove_profile_planned(p, &forest);
+		bool built = r >= 0 && num != 0;
+
+		json_head(stdout, a->sub, p);
+		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
+		       "\"generation\": %ld, \"packages\": ",
+		       json_bool(dry), json_bool(built && !dry), cur, built ? num : cur);
+		json_strv(stdout, pkgs, n_pkgs);
+		fputs(", \"ops\": ", stdout);
+		json_ops(stdout, built ? summary : &conflicts);
+		printf(", \"forest_ops\": %zu, \"conflicts\": ", built ? forest->n_ops : 0);
+		json_conflicts(stdout, &conflicts);
+		puts("}");
 	}
 	/* The user's link, once the profile exists: ~/.grove-profile for the default profile. */
-	if (r >= 0 && !a->no_link) {
+	if (r >= 0 && !a->no_link && !dry) {
 		const char *home = getenv("HOME");
 		char *path = a->link ? strdup(a->link)
 			     : default_profile && home && *home
@@ -394,7 +526,7 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 	struct grove_profile *p = NULL;
 	struct grove_error err = { 0 };
 	const char *sub;
-	bool read_only;
+	bool read_only, json, dry;
 	int64_t recovered = 0;
 	int status, r;
 
@@ -418,44 +550,67 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 		return usage_error("profile: unknown command '%s'", a.sub);
 	}
 	read_only = !strcmp(sub, "list") || !strcmp(sub, "diff");
+	if (global->dry_run && !strcmp(sub, "recover")) {
+		free(a.pos);
+		return usage_error("%s", "profile recover: --dry-run is not supported (a dry run "
+					 "of any other command shows the profile as it is)");
+	}
+	json = a.json || global->json;
+	dry = global->dry_run && !read_only;
 	po.state_opt = global->state_dir;
 	po.profile = a.profile;
 	po.wait_seconds = global->wait_seconds;
 	po.mutate = !read_only;
+	po.dry_run = dry;
 	r = grove_profile_open(&po, &p, &recovered, &err);
 	if (r < 0) {
 		free(a.pos);
 		return grove_report_error(&err, r);
 	}
 	if (!strcmp(sub, "list")) {
-		status = cmd_list(p, a.json || global->json);
+		status = cmd_list(p, json);
 	} else if (!strcmp(sub, "diff")) {
-		status = cmd_diff(p, a.pos, a.n_pos);
+		status = cmd_diff(p, a.pos, a.n_pos, json);
 	} else if (!strcmp(sub, "build") || !strcmp(sub, "install") || !strcmp(sub, "remove")) {
 		status = cmd_build(p, &a, global, !a.profile);
-	} else if (!strcmp(sub, "switch")) {
-		long num;
+	} else if (!strcmp(sub, "switch") || !strcmp(sub, "rollback")) {
+		struct grove_generation *gens = NULL;
+		size_t n = 0;
+		long num = 0, before = 0;
 		bool changed = false;
 
-		if (a.n_pos != 1 || parse_gen(a.pos[0], &num) < 0) {
-			status = usage_error("%s", "profile switch: needs one generation number");
-		} else if ((r = grove_profile_switch(p, num, global->command_line, &changed,
-						     &err)) < 0) {
-			status = grove_report_error(&err, r);
-		} else {
-			printf(changed ? "profile '%s': generation %ld is current\n"
-				       : "nothing to do: profile '%s' is on generation %ld\n",
-			       grove_profile_link_path(p), num);
-		}
-	} else if (!strcmp(sub, "rollback")) {
-		long num = 0;
-
-		r = grove_profile_rollback(p, global->command_line, &num, &err);
+		/* The generation current before, for the document. */
+		r = grove_profile_generations(p, &gens, &n, &before, &err);
+		grove_generations_free(gens, n);
 		if (r < 0)
+			before = 0;
+		if (!strcmp(sub, "rollback")) {
+			r = grove_profile_rollback(p, global->command_line, &num, &err);
+			changed = r >= 0;
+		} else if (a.n_pos != 1 || parse_gen(a.pos[0], &num) < 0) {
+			free(a.pos);
+			grove_profile_close(p);
+			return usage_error("%s", "profile switch: needs one generation number");
+		} else {
+			r = grove_profile_switch(p, num, global->command_line, &changed, &err);
+		}
+		if (r < 0) {
 			status = grove_report_error(&err, r);
-		else
-			printf("profile '%s': generation %ld is current\n",
+		} else if (json) {
+			json_head(stdout, sub, p);
+			printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
+			       "\"generation\": %ld, \"ops\": ",
+			       json_bool(dry), json_bool(changed && !dry), before, num);
+			json_ops(stdout, grove_profile_planned(p, NULL));
+			puts("}");
+		} else {
+			printf(!changed ? "nothing to do: profile '%s' is on generation %ld\n"
+			       : dry    ? "profile '%s': would make generation %ld current\n"
+					: "profile '%s': generation %ld is current\n",
 			       grove_profile_link_path(p), num);
+			if (changed)
+				print_planned(p, global->verbose);
+		}
 	} else if (!strcmp(sub, "delete")) {
 		struct grove_generation *gens = NULL;
 		long *nums = NULL, cur = 0;
@@ -471,15 +626,25 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 			r = grove_profile_delete(p, nums, n_nums, global->command_line, &err);
 		if (r < 0) {
 			status = grove_report_error(&err, r);
+		} else if (json) {
+			json_head(stdout, "delete", p);
+			printf(", \"dry_run\": %s, \"changed\": %s, \"deleted\": [", json_bool(dry),
+			       json_bool(n_nums && !dry));
+			for (size_t i = 0; i < n_nums; i++)
+				printf("%s%ld", i ? ", " : "", nums[i]);
+			fputs("], \"ops\": ", stdout);
+			json_ops(stdout, grove_profile_planned(p, NULL));
+			puts("}");
 		} else if (n_nums == 0) {
 			printf("nothing to do: no generation of profile '%s' matches\n",
 			       grove_profile_link_path(p));
 		} else {
-			printf("profile '%s': deleted generation%s", grove_profile_link_path(p),
-			       n_nums > 1 ? "s" : "");
+			printf("profile '%s': %s generation%s", grove_profile_link_path(p),
+			       dry ? "would delete" : "deleted", n_nums > 1 ? "s" : "");
 			for (size_t i = 0; i < n_nums; i++)
 				printf(" %ld", nums[i]);
 			putchar('\n');
+			print_planned(p, global->verbose);
 		}
 		free(nums);
 		grove_generations_free(gens, n);
@@ -487,17 +652,30 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 		size_t removed = 0;
 
 		r = grove_profile_gc(p, global->command_line, &removed, &err);
-		if (r < 0)
+		if (r < 0) {
 			status = grove_report_error(&err, r);
-		else
-			printf("profile '%s': removed %zu generation folder%s\n",
-			       grove_profile_link_path(p), removed, removed == 1 ? "" : "s");
+		} else if (json) {
+			json_head(stdout, "gc", p);
+			printf(", \"dry_run\": %s, \"changed\": %s, \"removed\": %zu, \"ops\": ",
+			       json_bool(dry), json_bool(removed && !dry), removed);
+			json_ops(stdout, grove_profile_planned(p, NULL));
+			puts("}");
+		} else {
+			printf("profile '%s': %s %zu generation folder%s\n",
+			       grove_profile_link_path(p), dry ? "would remove" : "removed",
+			       removed, removed == 1 ? "" : "s");
+			print_planned(p, global->verbose);
+		}
 	}
 	/* recover: opening the profile for change has recovered it. */
-	if (!strcmp(sub, "recover"))
+	if (!strcmp(sub, "recover") && json) {
+		json_head(stdout, "recover", p);
+		printf(", \"recovered\": %lld}\n", (long long)recovered);
+	} else if (!strcmp(sub, "recover")) {
 		printf(recovered ? "profile '%s': interrupted transaction %lld recovered\n"
 				 : "profile '%s': nothing to recover\n",
 		       grove_profile_link_path(p), (long long)recovered);
+	}
 	grove_profile_close(p);
 	free(a.pos);
 	return status;

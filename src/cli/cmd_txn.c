@@ -558,6 +558,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	so.state_opt = global->state_dir;
 	so.wait_seconds = global->wait_seconds;
 	so.no_lock = !writes || ta.dry_run;
+	/* grove log shows a profile's history; the others would read its ops as a target's. */
+	so.profile_log = !strcmp(cmd, "log");
 	r = grove_session_open(&s, &target, &so, &err);
 	if (r < 0) {
 		grove_root_release(&target);

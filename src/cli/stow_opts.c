@@ -1083,6 +1083,8 @@ grove_stow_usage(FILE *out)
 	      "    restow PACKAGE ...     unstow then stow, in one transaction\n"
 	      "    plan [stow|unstow|restow] ...\n"
 	      "                           print what would change; change nothing\n"
+	      "    apply [-f FILE] [--check] [--diff]\n"
+	      "                           converge to a manifest (grove.yaml; see grove.yaml(5))\n"
 	      "\n"
 	      "Global options (before the command):\n"
 	      "    --state DIR            keep the transaction log in DIR\n"

@@ -19,6 +19,11 @@ import tempfile
 
 # Deliberate differences: kind -> reason (also in docs/alternatives.md).
 KNOWN = {
+    "ua-stale-current": "--install of a group with no saved state while ALTDIR/NAME is already a "
+                        "link (left behind): update-alternatives frees the current value it read "
+                        "when it replaces its empty group by the new one, then reads that freed "
+                        "memory (often finding the new choice there, so it prints 'forcing "
+                        "reinstallation' instead of 'using'); links and state end the same",
     "foreign-file-kept": "a regular file where a link of the group should be (ALTDIR/NAME or a "
                          "follower's ALTDIR entry): update-alternatives renames its link over it "
                          "or deletes it; grove never overwrites or deletes what is not a link "
@@ -59,7 +64,7 @@ class Box:
     def __init__(self, root, kind, exe):
         self.root, self.kind, self.exe = root, kind, exe
 
-    def cmd(self, args):
+    def cmd(self, args, stdin=None):
         r = self.root
         common = ["--altdir", r + "/I/alt", "--admindir", r + "/D", "--log", r + "/L",
                   "--instdir", r + "/I"]
@@ -68,14 +73,51 @@ class Box:
         else:
             argv = [self.exe, "--state", r + "/S", "alt"] + common + args
         p = subprocess.run([a.replace("@", r) for a in argv], capture_output=True, text=True,
-                           env=dict(os.environ, LC_ALL="C"))
+                           env=dict(os.environ, LC_ALL="C"),
+                           input=stdin.replace("@", r) if stdin is not None else "")
         return p.returncode, p.stdout.replace(r, "@"), p.stderr.replace(r, "@")
+
+
+def random_answer(rng):
+    """What a user types at --config's prompt: nothing, a number, a path, or junk first."""
+    a = rng.choice(["", "0", "1", "2", "3", "9", "@/I/opt/p%d" % rng.randrange(5), "x"])
+    if a in ("9", "x"):
+        a += "\n" + rng.choice(["", "1", "0"])
+    return a + "\n" if rng.random() < 0.9 else a  # sometimes the input just ends
+
+
+def random_selections(rng):
+    lines = []
+    for _ in range(rng.randrange(1, 4)):
+        g = rng.choice(GROUPS + ["nosuch"])
+        st = rng.choice(["auto", "manual", "manual", "bogus"])
+        lines.append(rng.choice([
+            "%s %s @/I/opt/p%d" % (g, st, rng.randrange(5)),
+            "%s\t%s   @/I/opt/p%d" % (g, st, rng.randrange(5)),
+            g, "%s %s" % (g, st), ""]))
+    return "\n".join(lines) + "\n"
 
 
 def random_step(rng):
     g = rng.choice(GROUPS)
     op = rng.choices(["install", "set", "auto", "remove", "remove-all", "query", "display",
-                      "list", "tamper"], [8, 3, 2, 3, 1, 1, 1, 1, 3])[0]
+                      "list", "tamper", "config", "get-selections", "set-selections", "all",
+                      "gone"],
+                     [8, 3, 2, 3, 1, 1, 1, 1, 3, 2, 1, 1, 1, 1])[0]
+    if op == "config":
+        return ("cmd", (["--skip-auto"] if rng.random() < 0.3 else []) + ["--config", g],
+                random_answer(rng))
+    if op == "all":
+        return ("cmd", (["--skip-auto"] if rng.random() < 0.5 else []) + ["--all"],
+                "".join(random_answer(rng) for _ in range(3)))
+    if op == "get-selections":
+        return ("cmd", ["--get-selections"])
+    if op == "set-selections":
+        return ("cmd", ["--set-selections"], random_selections(rng))
+    if op == "gone":
+        # A choice's file disappears (update-alternatives drops it when it next loads the
+        # group) or comes back.
+        return ("gone", rng.randrange(4), rng.random() < 0.5)
     if op == "install":
         args = ["--install", "@/I/bin/" + g, g, "@/I/opt/p%d" % rng.randrange(4),
                 str(rng.choice(PRIOS))]
@@ -116,8 +158,36 @@ def tamper(root, step):
         os.symlink(root + "/I/opt/nowhere", p)
 
 
-def classify(before, ua_snap, gr_snap):
-    """The known kind of a difference in the link folders, or None."""
+def gone(root, step):
+    _, k, back = step
+    p = os.path.join(root, "I/opt/p%d" % k)
+    if back:
+        open(p, "a").close()
+    elif os.path.exists(p):
+        os.unlink(p)
+
+
+def log_lines(root):
+    """The --log file without each line's program name and time stamp."""
+    try:
+        with open(os.path.join(root, "L")) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in text.splitlines():
+        head, sep, rest = line.partition(": ")
+        out.append(rest.replace(root, "@") if sep and head[-8:-6] == ":" == head[-6:-5] or
+                   sep else line)
+    return out
+
+
+def classify(before, ua_snap, gr_snap, step=None, saved=None, a=None, b=None):
+    """The known kind of a difference, or None."""
+    if (step and step[1][0] == "--install" and saved is not None and step[1][2] not in saved
+            and before.get("I/alt/" + step[1][2], ("none",))[0] == "link" and a[0] == b[0]
+            and ua_snap == gr_snap):
+        return "ua-stale-current"
     diff = [k for k in set(ua_snap) | set(gr_snap) if ua_snap.get(k) != gr_snap.get(k)]
     if diff and all(gr_snap.get(k) == ("file",) and before.get(k) == ("file",) and
                     ua_snap.get(k, ("none",))[0] in ("link", "none") for k in diff):
@@ -136,20 +206,26 @@ def run_seed(seed, steps, ua_exe, gr_exe, verbose):
         for i in range(steps):
             step = random_step(rng)
             before = snapshot(gr.root)
-            if step[0] == "tamper":
-                tamper(ua.root, step)
-                tamper(gr.root, step)
+            saved = os.listdir(os.path.join(ua.root, "D"))
+            if step[0] in ("tamper", "gone"):
+                for box in (ua, gr):
+                    (tamper if step[0] == "tamper" else gone)(box.root, step)
                 continue
-            a = ua.cmd(step[1])
-            b = gr.cmd(step[1])
+            stdin = step[2] if len(step) > 2 else None
+            a = ua.cmd(step[1], stdin)
+            b = gr.cmd(step[1], stdin)
             sa, sb = snapshot(ua.root), snapshot(gr.root)
             why = None
             if a[0] != b[0]:
                 why = "exit %d vs %d" % (a[0], b[0])
             elif sa != sb:
                 why = "links differ"
-            elif step[1][0] in ("--query", "--display", "--list") and a[1] != b[1]:
+            elif a[1].replace("update-alternatives", "grove alt") != b[1]:
                 why = "output differs"
+            elif a[2].replace("update-alternatives", "grove alt") != b[2]:
+                why = "messages differ"
+            elif log_lines(ua.root) != log_lines(gr.root):
+                why = "log differs"
             else:
                 for g in GROUPS:
                     qa, qb = ua.cmd(["--query", g]), gr.cmd(["--query", g])
@@ -158,14 +234,21 @@ def run_seed(seed, steps, ua_exe, gr_exe, verbose):
                         break
             if why is None:
                 continue
-            kind = classify(before, sa, sb)
+            kind = classify(before, sa, sb, step, saved, a, b)
             if verbose or kind is None:
                 print("seed %d step %d %s: %s" % (seed, i, " ".join(step[1]), why))
+                if stdin is not None:
+                    print("  stdin: %r" % stdin)
+                if why == "log differs":
+                    la, lb = log_lines(ua.root), log_lines(gr.root)
+                    print("  ua log: %r\n  gr log: %r" % (la[-4:], lb[-4:]))
                 if kind is None:
                     print("  update-alternatives: rc=%d %s %s" % (a[0], a[2].strip(), sa))
                     print("  grove alt:           rc=%d %s %s" % (b[0], b[2].strip(), sb))
                     if a[1] != b[1]:
                         print("  ua out: %r\n  gr out: %r" % (a[1], b[1]))
+                    if why == "messages differ":
+                        print("  ua err: %r\n  gr err: %r" % (a[2], b[2]))
             return kind or "unexplained"
         return None
     finally:

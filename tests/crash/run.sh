@@ -124,8 +124,19 @@ gr -d "$S" -t "$T" -D c        # 4
 gr -d "$S" -t "$T" -D a        # 5: folds bin and share/man/man1 into a2's
 save_state hist
 
-NAMES=(stow unstow restow switch undo rollback)
-declare -A PREP_OF=([stow]=base [unstow]=ab [restow]=grown [switch]=ab [undo]=ab [rollback]=hist)
+# grove apply from "base": drops a and c, adds a2 (a's folded bin/ and share/ relinked to a2's),
+# in one transaction. Small on purpose: apply executes through the same session as the others.
+# The manifest lives outside W.
+cat >"$ROOT/grove.yaml" <<YAML
+targets:
+  - path: $T
+    dir: $S
+    packages: [a2]
+YAML
+
+NAMES=(stow unstow restow switch undo rollback apply)
+declare -A PREP_OF=([stow]=base [unstow]=ab [restow]=grown [switch]=ab [undo]=ab [rollback]=hist
+	[apply]=base)
 declare -A ARGS_OF=(
 	[stow]="-d $S -t $T -S b"
 	[unstow]="-d $S -t $T -D b"
@@ -133,6 +144,7 @@ declare -A ARGS_OF=(
 	[switch]="switch -d $S -t $T b a2"
 	[undo]="undo -t $T"
 	[rollback]="rollback -t $T --to 1"
+	[apply]="apply -f $ROOT/grove.yaml"
 )
 # The commands whose half-done states get their recovery killed: an unfold and a fold.
 RECOVERY_OF=(stow unstow)

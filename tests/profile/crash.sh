@@ -4,7 +4,10 @@
 # rollback, delete and gc are each killed at every mutating syscall in turn, then recovered; the
 # profile dir must be exactly as before or as after, the profile must resolve to a complete
 # generation, `profile list` must agree with the links on disk, and the log must hold nothing
-# interrupted. Recovery of a half-built generation is killed too, at every syscall.
+# interrupted (and, where the kill left the profile half-changed, the generic `grove recover -t
+# D/main.generations` must refuse and change nothing). Recovery of a half-built generation is killed
+# too, at every syscall. Each of grove's own mutating syscalls is also made to fail with EIO: a clear
+# error, and the profile as before.
 #
 # SQLite's page writes inside one of its transactions (pwrite64, ftruncate) are made atomic by
 # SQLite's rollback journal, and tests/crash/run.sh kills grove at every one of them; here every
@@ -20,6 +23,7 @@ TEST_NAME=profile-crash
 
 RECOVERY_POINTS=${PROFILE_CRASH_RECOVERY_POINTS:-2}
 SQLITE_STRIDE=${PROFILE_CRASH_SQLITE_STRIDE:-4}
+ERR_SYSCALLS=(symlinkat renameat2 mkdirat unlinkat fsync write)
 
 # points SYSCALL COUNT: the call numbers to kill at.
 points()
@@ -211,7 +215,15 @@ for NAME in "${NAMES[@]}"; do
 				continue
 			fi
 			now=$(flist)
-			[[ $now == "$FBEFORE" || $now == "$FAFTER" ]] || half+=("$sc:$k")
+			if [[ $now != "$FBEFORE" && $now != "$FAFTER" ]]; then
+				half+=("$sc:$k")
+				# The generic recovery must not touch a profile's log target.
+				rc=0
+				"$GROVE" recover -t "$D/main.generations" >/dev/null 2>"$LOGS/generic.err" || rc=$?
+				if ((rc != 2)) || [[ $(flist) != "$now" ]]; then
+					point_fail "$NAME: kill at $sc #$k: 'grove recover -t' on the profile's log exited $rc (want 2) or changed it"
+				fi
+			fi
 			settle "$NAME: kill at $sc #$k" || true
 		done
 	done
@@ -243,9 +255,36 @@ for NAME in "${NAMES[@]}"; do
 			done
 		done
 	fi
-	TOTAL=$((TOTAL + n + r_points))
-	echo "# $NAME: $n kill points, $r_points in recovery"
+	# Failing syscalls (EIO at every call of grove's own mutating syscalls): a one-line error
+	# naming a path, and, without any recovery, the profile dir as before (or as after, when only a
+	# sync after the commit failed); then consistent.
+	e_points=0
+	for sc in "${ERR_SYSCALLS[@]}"; do
+		for ((k = 1; k <= count[$sc]; k++)); do
+			e_points=$((e_points + 1))
+			label="$NAME: EIO at $sc #$k"
+			restore hist
+			rc=0
+			ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace="$sc" \
+				-e inject="$sc:error=EIO:when=$k" -- "$GROVE" "${CMD[@]}" >/dev/null 2>"$LOGS/err.err" || rc=$?
+			now=$(flist)
+			if ((rc > 128)); then
+				point_fail "$label: grove died (exit $rc): $(head -c 300 "$LOGS/err.err")"
+			elif ((rc != 0)) && ! grep -Eq "^grove: .*'[^']+'" "$LOGS/err.err"; then
+				point_fail "$label: exit $rc without a message naming a path: $(head -c 300 "$LOGS/err.err")"
+			elif [[ $now != "$FBEFORE" && $now != "$FAFTER" ]]; then
+				point_fail "$label: exit $rc, and the profile dir is neither as before nor as after:"
+				diff <(printf '%s\n' "$FBEFORE") <(printf '%s\n' "$now") | head -n 20 | sed 's/^/    /' >&2
+			elif ((rc == 0)) && [[ $now != "$FAFTER" ]]; then
+				point_fail "$label: exit 0, but the profile dir is not as after"
+			else
+				settle "$label" || true
+			fi
+		done
+	done
+	TOTAL=$((TOTAL + n + r_points + e_points))
+	echo "# $NAME: $n kill points, $r_points in recovery, $e_points error points"
 done
-echo "# profile-crash: $TOTAL kill points, $FAILS failures ($((SECONDS - START)) s)"
+echo "# profile-crash: $TOTAL kill and error points, $FAILS failures ($((SECONDS - START)) s)"
 ((FAILS == 0)) || exit 1
-check "every kill point of install, rollback, delete and gc (and of recovery) ends as before or after"
+check "every kill and error point of install, rollback, delete and gc (and kill point of recovery) ends as before or after"

@@ -170,6 +170,7 @@ fi
 
 # Another process holds the database (BEGIN EXCLUSIVE) longer than the busy timeout.
 coproc HOLDER { sqlite3 "$ROOT/ro/grove.db"; }
+holder_pid=$HOLDER_PID # bash unsets HOLDER_PID as soon as the coprocess exits
 echo "BEGIN EXCLUSIVE; SELECT 'held';" >&"${HOLDER[1]}"
 held=
 read -t 20 -r held <&"${HOLDER[0]}" || true
@@ -177,7 +178,7 @@ read -t 20 -r held <&"${HOLDER[0]}" || true
 GROVE_JOURNAL_BUSY_MS=200 refused_state "1 75" "$GROVE" --state "$ROOT/ro" -d stow -t target -S a
 expect_err_line "'$ROOT/ro/grove.db'" "locked|busy"
 printf 'COMMIT;\n.quit\n' >&"${HOLDER[1]}"
-wait "$HOLDER_PID" || true
+wait "$holder_pid" || true
 expect_exit 0 "$GROVE" --state "$ROOT/ro" -d stow -t target -S a
 expect_exit 0 "$GROVE" --state "$ROOT/ro" -d stow -t target -D a
 expect_tree "$T" ""

@@ -220,3 +220,201 @@ expect_exit 0 "$GROVE" profile -p work -d "$S" build c --link "$ROOT/work-link"
 expect_exit 0 "$GROVE" profile -p work list
 grep -q '^ *1 .*c   (current)$' "$OUT" || fail "profile work: $(cat "$OUT")"
 check "the default profile gets ~/.grove-profile; -p NAME lives in the state dir; --link PATH"
+
+# ---- an incomplete generation is never switched to; --dry-run is refused
+W=$GROVE_STATE_DIR/profiles
+expect_exit 0 "$GROVE" profile -p work build a
+rm "$W/work.generations/1/.grove-generation"
+expect_exit 0 "$GROVE" profile -p work list
+grep -q '^ *1 .*(incomplete)$' "$OUT" || fail "list does not mark generation 1 incomplete: $(cat "$OUT")"
+snapshot "$W" incomplete
+expect_exit 1 "$GROVE" profile -p work switch 1
+expect_err_line "generation 1 of profile '.*/work' is incomplete"
+expect_exit 1 "$GROVE" profile -p work rollback
+expect_exit 1 "$GROVE" -n profile -p work switch 1
+expect_err_line "generation 1 of profile '.*/work' is incomplete"
+expect_unchanged "$W" incomplete
+check "an incomplete generation is refused by switch and rollback (a dry run too)"
+
+mv "$W/work.generations/2/.grove-generation" "$ROOT/record"
+snapshot "$W" norecord
+expect_exit 1 "$GROVE" profile -p work install b
+expect_err_line "the current generation 2 has no readable record"
+expect_unchanged "$W" norecord
+check "install on a current generation without its record is refused (it would drop packages)"
+
+for bad in x.generations main-1-link .grove-9.0.x; do
+	expect_exit 1 "$GROVE" profile -p "$bad" -d "$S" build a
+	expect_err_line "profile name '$bad'"
+	[[ ! -e $W/$bad ]] || fail "a refused profile name '$bad' was made"
+done
+check "profile names that collide with generation names or temporary names are refused"
+
+# ---- a profile's log target is the profile's: generic commands on it are refused
+D2=$ROOT/prof2
+G2=$D2/x.generations
+mkdir -p "$D2"
+expect_exit 0 "$GROVE" profile -p "$D2/x" build -d "$S" a
+expect_exit 0 "$GROVE" profile -p "$D2/x" install b
+snapshot "$D2" logtarget
+snapshot "$GROVE_STATE_DIR" logstate
+for cmd in recover undo "rollback --to 1" status verify "stow -d $S b" "unstow -d $S a" \
+	"restow -d $S a"; do
+	read -ra argv <<<"$cmd"
+	expect_exit 2 "$GROVE" "${argv[@]}" -t "$G2"
+	expect_err_line "target '$G2' is the log of profile '$D2/x'; use 'grove profile -p $D2/x recover'"
+done
+expect_exit 2 "$GROVE" -S b -d "$S" -t "$G2"
+expect_exit 0 "$GROVE" log -t "$G2"
+expect_out_has "grove profile -p $D2/x install b"
+# Known by the disk alone (another state dir's log has never seen it) ...
+expect_exit 2 "$GROVE" --state "$ROOT/state-other" recover -t "$G2"
+expect_err_line "is the log of profile '$D2/x'"
+expect_unchanged "$D2" logtarget
+expect_unchanged "$GROVE_STATE_DIR" logstate
+# ... and by the log alone (the profile's links and records moved away).
+mkdir "$ROOT/aside"
+mv "$D2/x" "$D2/x-1-link" "$D2/x-2-link" "$ROOT/aside/"
+mv "$G2/1/.grove-generation" "$ROOT/aside/rec1"
+mv "$G2/2/.grove-generation" "$ROOT/aside/rec2"
+expect_exit 2 "$GROVE" recover -t "$G2"
+expect_err_line "is the log of profile '$D2/x'"
+mv "$ROOT/aside/x" "$ROOT/aside/x-1-link" "$ROOT/aside/x-2-link" "$D2/"
+mv "$ROOT/aside/rec1" "$G2/1/.grove-generation"
+mv "$ROOT/aside/rec2" "$G2/2/.grove-generation"
+expect_exit 0 "$GROVE" profile -p "$D2/x" rollback
+# A stow target that merely ends in .generations is an ordinary target.
+mkdir -p "$ROOT/plain.generations"
+expect_exit 0 "$GROVE" stow -d "$S" -t "$ROOT/plain.generations" a
+[[ -L $ROOT/plain.generations/bin ]] || fail "stow into plain.generations made no link"
+check "generic commands refuse a profile's log target (known by its disk or by the log)"
+
+# ---- a refused first build leaves nothing behind
+for args in "-d $S nope" "-d $S a clash" "-d $ROOT/no-such-stow a" "-d $S ../a"; do
+	read -ra argv <<<"$args"
+	expect_exit_in "1 2" "$GROVE" profile -p "$ROOT/fresh/deeper/p" build "${argv[@]}"
+	[[ ! -e $ROOT/fresh ]] || fail "a refused first build ($args) left '$(find "$ROOT/fresh" | tr '\n' ' ')'"
+	expect_exit_in "1 2" "$GROVE" profile -p never build "${argv[@]}"
+	[[ ! -e $W/never.generations && ! -e $W/never ]] || fail "a refused first build ($args) left '$W/never.generations'"
+done
+mkdir "$ROOT/exists"
+expect_exit 1 "$GROVE" profile -p "$ROOT/exists/p" rollback
+expect_exit 1 "$GROVE" profile -p "$ROOT/exists/p" switch 1
+expect_exit 0 "$GROVE" profile -p "$ROOT/exists/p" recover
+[[ -z $(ls -A "$ROOT/exists") ]] || fail "refused commands on a new profile left '$(ls -A "$ROOT/exists")'"
+check "a refused first build (or rollback, switch, recover of no profile) leaves no profile folders"
+
+# ---- -n/--dry-run: the plan, and nothing changed (profile dir and log)
+DP=$ROOT/dry/p
+expect_exit 0 "$GROVE" -n profile -p "$DP" build -d "$S" a b
+expect_out_has "profile '$DP': would build generation 1 (a b) and make it current"
+expect_out_has "link   p-1-link -> p.generations/1"
+expect_out_has "link   p -> p-1-link"
+[[ ! -e $ROOT/dry ]] || fail "a dry-run build of a new profile made '$ROOT/dry'"
+expect_exit 0 "$GROVE" -n -v profile -p "$DP" build -d "$S" a
+expect_out_has "link   bin -> ../../../stow/a/bin"
+for args in "build -d $S a" "install b" "install c" "rollback" "delete 3"; do
+	read -ra argv <<<"$args"
+	pr_dp=("$GROVE" profile -p "$DP")
+	expect_exit 0 "${pr_dp[@]}" "${argv[@]}"
+done
+snapshot "$ROOT/dry" dry
+snapshot "$GROVE_STATE_DIR" drystate
+expect_exit 0 "$GROVE" -n profile -p "$DP" install d
+expect_out_has "profile '$DP': would build generation 4 (a b d) and make it current"
+expect_out_has "mkdir  p.generations/4"
+expect_out_has "relink p -> p-4-link (was -> p-2-link)"
+expect_exit 0 "$GROVE" --dry-run profile -p "$DP" remove a
+expect_out_has "would build generation 4 (b)"
+expect_exit 0 "$GROVE" -n profile -p "$DP" build a b
+expect_out_has "nothing to do"
+expect_exit 0 "$GROVE" -n profile -p "$DP" switch 1
+expect_out_has "profile '$DP': would make generation 1 current"
+expect_out_has "relink p -> p-1-link (was -> p-2-link)"
+expect_exit 0 "$GROVE" -n profile -p "$DP" rollback
+expect_out_has "would make generation 1 current"
+expect_exit 0 "$GROVE" -n profile -p "$DP" delete old
+expect_out_has "profile '$DP': would delete generation 1"
+expect_out_has "unlink p-1-link (was -> p.generations/1)"
+expect_exit 1 "$GROVE" -n profile -p "$DP" delete 2
+expect_err_line "generation 2 is the current one"
+expect_exit 0 "$GROVE" -n profile -p "$DP" gc
+expect_out_has "profile '$DP': would remove 1 generation folder"
+expect_out_has "rmdir  p.generations/3"
+expect_exit 1 "$GROVE" -n profile -p "$DP" install clash
+expect_exit 2 "$GROVE" -n profile -p "$DP" recover
+expect_unchanged "$ROOT/dry" dry
+expect_unchanged "$GROVE_STATE_DIR" drystate
+check "-n/--dry-run prints what build, install, remove, switch, rollback, delete and gc would do, and changes nothing"
+
+# ---- --json: one document in docs/json.md's envelope per reporting command
+# jq_ok EXPR: a Python expression over the document d (stdout) must be true.
+jq_ok()
+{
+	"$GROVE_TEST_PY" - "$OUT" "$1" <<-'PY' || fail "expected $1 in: $(cat "$OUT")"
+		import json, re, sys
+		d = json.load(open(sys.argv[1]))
+		GEN = {"number", "time", "current", "complete", "stow_dir", "folding", "dotfiles", "packages"}
+		OP = {"op", "path", "text", "old_text", "package"}
+		def gen_ok(g):
+		    return set(g) == GEN and (g["time"] is None or re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", g["time"]))
+		def ops(d):
+		    assert all(set(o) == OP for o in d["ops"])
+		    return [(o["op"], o["path"], o["text"], o["old_text"]) for o in d["ops"]]
+		sys.exit(0 if d["grove"] == 1 and eval(sys.argv[2]) else 1)
+	PY
+}
+# valid COMMAND: stdout validates against docs/grove.schema.json as a COMMAND document.
+valid()
+{
+	"$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/json/validate.py" "$GROVE_SOURCE_ROOT/docs/grove.schema.json" \
+		"$OUT" "$1" || fail "$1 --json does not validate: $(cat "$OUT")"
+}
+expect_exit 0 "$GROVE" --json profile -p "$DP" list
+valid "profile list"
+jq_ok 'set(d) == {"grove", "command", "profile", "current", "generations"} and d["command"] == "profile list"'
+jq_ok 'd["profile"] == "'"$DP"'" and d["current"] == 2 and all(gen_ok(g) for g in d["generations"])'
+jq_ok '[(g["number"], g["current"], g["packages"]) for g in d["generations"]] == [(1, False, ["a"]), (2, True, ["a", "b"])]'
+expect_exit 0 "$GROVE" profile -p "$DP" list --json
+valid "profile list"
+jq_ok 'd["command"] == "profile list" and d["generations"][0]["stow_dir"] == "'"$S"'"'
+expect_exit 0 "$GROVE" --json -n profile -p "$DP" install d
+valid "profile install"
+jq_ok 'd["command"] == "profile install" and d["dry_run"] and not d["changed"]'
+jq_ok 'd["previous"] == 2 and d["generation"] == 4 and d["packages"] == ["a", "b", "d"] and d["conflicts"] == []'
+jq_ok 'ops(d) == [("mkdir", "p.generations/4", None, None), ("link", "p-4-link", "p.generations/4", None), ("relink", "p", "p-4-link", "p-2-link")]'
+expect_unchanged "$ROOT/dry" dry
+expect_exit 0 "$GROVE" --json profile -p "$DP" install d
+valid "profile install"
+jq_ok 'd["changed"] and not d["dry_run"] and d["generation"] == 4 and d["forest_ops"] == 6'
+expect_exit 1 "$GROVE" --json profile -p "$DP" install clash
+valid "profile install"
+jq_ok 'not d["changed"] and d["ops"] == [] and d["conflicts"][0]["package"] == "clash"'
+jq_ok 'set(d["conflicts"][0]) == {"action", "package", "path", "message", "hint"}'
+expect_exit 0 "$GROVE" --json profile -p "$DP" switch 1
+valid "profile switch"
+jq_ok 'd["command"] == "profile switch" and d["changed"] and (d["previous"], d["generation"]) == (4, 1)'
+jq_ok 'ops(d) == [("relink", "p", "p-1-link", "p-4-link")]'
+expect_exit 0 "$GROVE" --json profile -p "$DP" switch 1
+valid "profile switch"
+jq_ok 'not d["changed"] and d["ops"] == []'
+expect_exit 0 "$GROVE" --json profile -p "$DP" switch 4
+valid "profile switch"
+expect_exit 0 "$GROVE" --json profile -p "$DP" rollback
+valid "profile rollback"
+jq_ok 'd["command"] == "profile rollback" and (d["previous"], d["generation"]) == (4, 2)'
+expect_exit 0 "$GROVE" --json profile -p "$DP" diff 1 4
+valid "profile diff"
+jq_ok 'd["command"] == "profile diff" and gen_ok(d["from"]) and d["to"]["number"] == 4'
+jq_ok 'd["added"] == ["b", "d"] and d["removed"] == []'
+expect_exit 0 "$GROVE" --json profile -p "$DP" delete 1 4
+valid "profile delete"
+jq_ok 'd["command"] == "profile delete" and d["changed"] and d["deleted"] == [1, 4]'
+jq_ok 'ops(d) == [("unlink", "p-1-link", None, "p.generations/1"), ("unlink", "p-4-link", None, "p.generations/4")]'
+expect_exit 0 "$GROVE" --json profile -p "$DP" gc
+valid "profile gc"
+jq_ok 'd["command"] == "profile gc" and d["removed"] == 3 and sorted(p for _, p, _, _ in ops(d)) == ["p.generations/1", "p.generations/3", "p.generations/4"]'
+expect_exit 0 "$GROVE" --json profile -p "$DP" recover
+valid "profile recover"
+jq_ok 'set(d) == {"grove", "command", "profile", "recovered"} and d["recovered"] == 0'
+check "--json documents of profile list, build/install, switch, rollback, diff, delete, gc, recover"

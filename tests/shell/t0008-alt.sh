@@ -115,3 +115,42 @@ exec 9<&-
 expect_exit 0 "$GROVE" "${ALT[@]}" --query ed
 expect_out_has "Status: auto"
 check "with --wait the writer proceeds once the lock is released"
+
+# --root DIR: every path is taken inside DIR, as the real update-alternatives does it (twin roots
+# of the same name length; its admin files, which grove keeps in its journal, aside).
+UA=${UPDATE_ALTERNATIVES:-/usr/bin/update-alternatives}
+[[ -x $UA ]] || fail "update-alternatives not found at $UA"
+for r in ru rg; do
+	mk_file "$ROOT/$r/opt/a" a
+	mk_file "$ROOT/$r/opt/b" b
+	mk_file "$ROOT/$r/opt/a.1" a1
+	mkdir -p "$ROOT/$r/usr/bin" "$ROOT/$r/usr/man"
+done
+while read -r args; do
+	urc=0 grc=0
+	# shellcheck disable=SC2086
+	"$UA" --root "$ROOT/ru" --log /var/log/alt.log $args >"$ROOT/u.out" 2>&1 || urc=$?
+	# shellcheck disable=SC2086
+	"$GROVE" alt --root "$ROOT/rg" --log /var/log/alt.log $args >"$ROOT/g.out" 2>&1 || grc=$?
+	((urc == grc)) || fail "--root $args: exit $urc (update-alternatives) vs $grc (grove)"
+	sed -e "s|$ROOT/ru|$ROOT/rg|g" -e 's/update-alternatives/grove alt/g' "$ROOT/u.out" |
+		diff - "$ROOT/g.out" || fail "--root $args: output differs (- update-alternatives, + grove)"
+done <<'ARGS'
+--install /usr/bin/ed ed /opt/a 10 --slave /usr/man/ed.1 ed.1 /opt/a.1
+--install /usr/bin/ed ed /opt/b 20
+--install /usr/bin/ed ed /opt/missing 30
+--set ed /opt/a
+--query ed
+--display ed
+--get-selections
+--remove ed /opt/a
+--query ed
+ARGS
+tree_of()
+{
+	(cd "$1" && find . -path ./var/lib/dpkg -prune -o -printf '%y %p %l\n' | LC_ALL=C sort)
+}
+diff <(tree_of "$ROOT/ru") <(tree_of "$ROOT/rg") || fail "--root: the trees differ (- update-alternatives, + grove)"
+diff <(sed 's/^[a-z -]*[0-9-]* [0-9:]*: //' "$ROOT/ru/var/log/alt.log" | sed "s|$ROOT/ru|$ROOT/rg|g") \
+	<(sed 's/^[a-z -]*[0-9-]* [0-9:]*: //' "$ROOT/rg/var/log/alt.log") || fail "--root: the logs differ"
+check "--root takes paths inside the root as update-alternatives does: outputs, links, log"

@@ -23,6 +23,17 @@ mk_file "$A/usr/bin/nano" "nano"
 mk_file "$A/usr/share/man/man1/vim.1.gz" "vim man"
 mkdir -p "$H" "$REF" "$A/etc/alternatives" "$A/admin"
 
+# jcheck EXPR: stdout is an apply document that validates against docs/grove.schema.json, and the
+# Python expression EXPR over it (d) is true.
+jcheck()
+{
+	"$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/json/validate.py" \
+		"$GROVE_SOURCE_ROOT/docs/grove.schema.json" "$OUT" apply ||
+		fail "apply --json does not validate: $(cat "$OUT")"
+	"$GROVE_TEST_PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' \
+		"$OUT" "$1" || fail "expected $1 in: $(cat "$OUT")"
+}
+
 ntxn() # committed transactions of target $1
 {
 	"$GROVE" log -t "$1" | grep -c committed || true
@@ -80,7 +91,7 @@ expect_exit 0 "$GROVE" apply
 expect_out_has "nothing to change"
 expect_exit 0 "$GROVE" apply --check
 expect_exit 0 "$GROVE" --json apply --check
-grep -q '^{"grove": 1, "command": "apply", "changed": false, ' "$OUT" || fail "--json --check does not say changed false"
+jcheck 'd["changed"] is False and d["applied"] is False and d["manifest"] == "'"$M"'"'
 [[ $(ntxn "$H") == 1 ]] || fail "a second apply made a transaction"
 check "a second apply changes nothing and says so; --check exits 0"
 
@@ -105,10 +116,19 @@ YAML
 YAML
 } >"$M"
 expect_exit 1 "$GROVE" --json apply --check
-grep -q '^{"grove": 1, "command": "apply", "changed": true, ' "$OUT" || fail "--json --check does not say changed true"
+jcheck 'd["changed"] is True'
 grep -q '"stow": \["git"\], "unstow": \["tmux"\]' "$OUT" || fail "--json lacks the stow/unstow lists"
 grep -q '"op": "unlink", "path": ".tmux.conf"' "$OUT" || fail "--json lacks the unlink op"
 grep -q '"op": "set", "group": "editor"' "$OUT" || fail "--json lacks the alternatives op"
+"$GROVE_TEST_PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["changed"] is True and d["applied"] is False, d
+t = d["targets"][0]
+ops = {(o["op"], o["path"]) for o in t["ops"]}
+assert ("link", ".gitconfig") in ops and ("unlink", ".tmux.conf") in ops, ops
+assert d["alternatives"][0]["path"].endswith("/usr/bin/nano"), d["alternatives"]
+' "$OUT" || fail "--json is not the expected JSON document"
 expect_exit 0 "$GROVE" apply --diff
 expect_out_has "- $H/.tmux.conf -> ../dotfiles/tmux/.tmux.conf"
 expect_out_has "+ $H/.gitconfig -> ../dotfiles/git/.gitconfig"
@@ -244,6 +264,57 @@ expect_exit 0 "$GROVE" apply
 expect_exit 0 "$GROVE" apply
 expect_out_has "nothing to change"
 check "turning dotfiles on restows the package under its new names"
+
+# a package whose folder was deleted from the stow dir: its dangling links go, nothing else
+mk_file "$S/gone/.gonerc" "gone"
+mk_file "$S/gone/.config/gone/conf" "conf"
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    dotfiles: true\n    packages: [dt, gone]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+[[ -L $H/.gonerc && -L $H/.config ]] || fail "gone was not stowed"
+rm -rf "$S/gone"
+mk_link "$H/.mine" "../elsewhere/.minerc" # dangling too, but not into the stow dir: stays
+printf 'defaults: {dir: dotfiles}\ntargets:\n  - path: home\n    dotfiles: true\n    packages: [dt]\n' >"$M"
+expect_exit 0 "$GROVE" apply
+expect_out_has "-gone"
+[[ ! -L $H/.gonerc && ! -L $H/.config && -L $H/.mine && -L $H/.dtrc ]] ||
+	fail "the deleted package's links were not removed (or too much was)"
+expect_exit 0 "$GROVE" apply
+expect_out_has "nothing to change"
+rm "$H/.mine"
+check "a package deleted from the stow dir and dropped from the manifest: its links go"
+
+# ---- profiles: a generation built when the manifest's packages differ from the current one ----
+cat >"$M" <<YAML
+defaults: {dir: dotfiles}
+targets:
+  - path: home
+    dotfiles: true
+    packages: [dt]
+profiles:
+  - name: tools
+    packages: [vim, git]
+YAML
+expect_exit 1 "$GROVE" apply --check
+expect_out_has "profile tools: would build a new generation"
+expect_exit 0 "$GROVE" apply
+expect_out_has "profile tools: generation 1 is current"
+P=$GROVE_STATE_DIR/profiles/tools
+[[ -f $P/.vimrc && -f $P/.gitconfig ]] || fail "the generation does not hold vim and git"
+expect_exit 0 "$GROVE" apply
+expect_out_has "nothing to change"
+expect_exit 0 "$GROVE" --json apply --check
+jcheck 'd["profiles"] == {"declared": 1, "changed": False, "list": [{"name": "tools", "changed": False, "number": 1, "packages": ["git", "vim"]}]}'
+sed -i 's/packages: \[vim, git\]/packages: [vim]/' "$M"
+expect_exit 1 "$GROVE" apply --check
+expect_exit 0 "$GROVE" apply
+expect_out_has "profile tools: generation 2 is current"
+[[ -f $P/.vimrc && ! -e $P/.gitconfig ]] || fail "generation 2 is not vim alone"
+expect_exit 0 "$GROVE" profile -p tools list
+[[ $(grep -c . "$OUT") == 2 ]] && grep -q '^ *2 .* vim *(current)' "$OUT" ||
+	fail "grove profile list does not show generation 2 current"
+expect_exit 0 "$GROVE" apply
+expect_out_has "nothing to change"
+check "profiles: apply builds a generation when the packages change, and only then"
 
 # ---- bad manifests: exit 78, one line naming FILE:LINE:COLUMN, nothing changed ----
 bad()

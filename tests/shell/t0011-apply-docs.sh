@@ -66,7 +66,11 @@ for doc in "${docs[@]}"; do
 			expect_out_has "nothing to change"
 			expect_exit 0 "$GROVE" apply --check --host "$host" ${tag:+--tag "$tag"}
 			expect_exit 0 "$GROVE" --json apply --check --host "$host" ${tag:+--tag "$tag"}
-			grep -q '^{"grove": 1, "command": "apply", "changed": false, ' "$OUT" || fail "--json does not say changed false"
+			"$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/json/validate.py" \
+				"$GROVE_SOURCE_ROOT/docs/grove.schema.json" "$OUT" apply ||
+				fail "apply --json does not validate: $(cat "$OUT")"
+			grep -q '"changed": false, "applied": false' "$OUT" ||
+				fail "--json does not say changed false"
 		done
 		cd "$ROOT"
 		check "$(basename "$doc") example $(basename "$block" .yaml) applies, and applies again without a change"

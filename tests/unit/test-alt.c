@@ -271,21 +271,26 @@ static void
 test_alt_parse_refuses_corrupt(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "", "status" },
+		{ "", "unexpected end of file while trying to read status" },
+		{ "auto", "line not terminated while trying to read status" },
 		{ "sometimes\n/l\n\n", "invalid status" },
-		{ "auto\n/l\ns\n", "slave link" },
-		{ "auto\n/l\ns\n/l\n\n\n", "slave link same as main link" },
-		{ "auto\n/l\n\n/p\nten\n\n", "priority is not an integer" },
-		{ "auto\n/l\n\n/p\n99999999999\n\n", "priority is not an integer" },
-		{ "auto\n/l\n\n/p\n1\n/p\n2\n\n", "duplicate path" },
-		{ "auto\n/l\n\n/p\n1\n", "master file" },
+		{ "auto\n/l\ns\n", "unexpected end of file while trying to read slave link" },
+		{ "auto\n/l\ns\n/l\n\n\n", "slave link same as main link /l" },
+		{ "auto\n/l\ns\n/m\ns\n/n\n\n\n", "duplicate slave name s" },
+		{ "auto\n/l\ns\n/m\nt\n/m\n\n\n", "duplicate slave link /m" },
+		{ "auto\n/l\n\n/p\nten\n\n", "priority of /p: ten" },
+		{ "auto\n/l\n\n/p\n99999999999\n\n",
+		  "priority of /p is out of range: 99999999999" },
+		{ "auto\n/l\n\n/p\n1\n/p\n2\n\n", "duplicate path /p" },
+		{ "auto\n/l\n\n/p\n1\n",
+		  "unexpected end of file while trying to read master file" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct grove_alt_group g = { 0 };
 		struct grove_error err = { 0 };
-		char want[128];
+		char want[160];
 
 		snprintf(want, sizeof(want), "F corrupt: %s", bad[i][1]);
 		assert_int_equal(
