@@ -170,7 +170,7 @@ complete -c grove -n "__grove_is recover" -l force -d 'mark a stuck transaction 
 
 # grove alt.
 set -l altgroup "__grove_is alt; and __fish_seen_argument -l remove -l remove-all -l set -l auto -l display -l query -l list -l config"
-complete -c grove -n "__grove_is alt" -a '(__grove_groups)' -d group
+complete -c grove -n $altgroup -a '(__grove_groups)' -d group
 for o in install remove remove-all set auto display query list config all get-selections set-selections slave skip-auto force quiet verbose
     complete -c grove -n "__grove_is alt" -l $o
 end
@@ -178,7 +178,7 @@ for o in altdir admindir instdir root
     complete -c grove -n "__grove_is alt" -l $o -r -a '(__fish_complete_directories)'
 end
 complete -c grove -n "__grove_is alt" -l log -r -F
-complete -c grove -n "__grove_is alt" -a import -d "take over an admindir's groups"
+complete -c grove -n "__grove_is alt; and not __fish_seen_argument -l install -l remove -l remove-all -l set -l auto -l display -l query -l list -l config -l all -l get-selections -l set-selections" -a import -d "take over an admindir's groups"
 
 # grove profile.
 set -l profsubs build install remove switch rollback list diff delete gc

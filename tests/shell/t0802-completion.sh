@@ -110,3 +110,16 @@ zcomp "grove stow -d other e" "*emacs*" || fail "zsh: 'grove stow -d other e' di
 zcomp "grove stow -d stow " "*vim*zsh*" || fail "zsh: 'grove stow -d stow ' did not list vim and zsh"
 zcomp "grove unst" "*unstow*" || fail "zsh: 'grove unst' did not complete to unstow"
 check "zsh: commands and package names, in an interactive zsh pressing Tab"
+
+# Alternatives groups (grove alt --get-selections, with the command line's --altdir/--admindir/--instdir).
+A=$ROOT/alt
+mkdir -p "$A/etc/alternatives" "$A/adm" "$A/usr/bin"
+mk_file "$A/usr/bin/vim" v
+mk_file "$A/usr/bin/less" l
+ALT=(--altdir "$A/etc/alternatives" --admindir "$A/adm" --instdir "$A")
+"$GROVE" alt "${ALT[@]}" --install "$A/usr/bin/editor" editor "$A/usr/bin/vim" 50 >/dev/null
+"$GROVE" alt "${ALT[@]}" --install "$A/usr/bin/pager" pager "$A/usr/bin/less" 10 >/dev/null
+expect_bash "editor pager " "$GROVE" alt "${ALT[@]}" --set ""
+expect_bash "pager " "$GROVE" alt "${ALT[@]}" --display p
+expect_fish "editor pager " "$GROVE alt ${ALT[*]} --query "
+check "bash and fish: alternatives group names for --set, --display, --query"
