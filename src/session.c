@@ -457,7 +457,9 @@ set_wanted(struct grove_world *w, struct touchset *ts, bool recovery, struct gro
 {
 	char a[GROVE_ERROR_MSG_MAX / 2], b[GROVE_ERROR_MSG_MAX / 2], msg[GROVE_ERROR_MSG_MAX];
 
-	qsort(ts->t, ts->n, sizeof(*ts->t), cmp_depth);
+	/* A revert may touch no path at all (ts->t NULL): qsort must not be given NULL (UBSan). */
+	if (ts->n)
+		qsort(ts->t, ts->n, sizeof(*ts->t), cmp_depth);
 	if (ts_reindex(ts) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < ts->n; i++) {
