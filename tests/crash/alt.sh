@@ -40,18 +40,10 @@ for c in a b; do
 	mk_file "$I/opt/$c/red" "red-$c"
 done
 
-save_state()
-{
-	tar -C "$ROOT" -cf "$PREP/$1.tar" w state
-}
-
 # The installation root is never replaced (grove knows a target by device and inode), only its
 # contents, as are those of the admindir and the state dir.
-restore()
-{
-	find "$I" "$ADM" "$ST" -mindepth 1 -delete
-	tar -C "$ROOT" -xf "$PREP/$1.tar"
-}
+SAVED=(w state)
+EMPTIED=("$I" "$ADM" "$ST")
 
 flist()
 {

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Scaffolding shared by the strace crash harnesses (tests/crash/run.sh, tests/crash/alt.sh,
 # tests/profile/crash.sh). Source it after tests/shell/lib.sh and TEST_NAME, set SYSCALLS (the
-# syscalls to count and kill at) and call crash_init; set LOG_TARGET before using log_states.
+# syscalls to count and kill at) and call crash_init; set LOG_TARGET before using log_states, and
+# PREP, SAVED and EMPTIED before save_state and restore.
 
 # crash_init: skips the test (exit 77) without strace fault injection, and sets TRACE_SET (SYSCALLS
 # joined by commas) and TRACED_ASAN.
@@ -19,6 +20,20 @@ crash_init()
 		echo "$TEST_NAME: strace with fault injection is not available here (needs strace >= 4.16 and ptrace)" >&2
 		exit 77
 	fi
+}
+
+# save_state NAME: the folders SAVED (names in ROOT) into the prepared state NAME, a tarball in PREP.
+save_state()
+{
+	tar -C "$ROOT" -cf "$PREP/$1.tar" "${SAVED[@]}"
+}
+
+# restore NAME: empties the folders EMPTIED (keeping them: grove knows a target by device and inode)
+# and unpacks the prepared state NAME over them.
+restore()
+{
+	find "${EMPTIED[@]}" -mindepth 1 -delete
+	tar -C "$ROOT" -xf "$PREP/$1.tar"
 }
 
 # gr ARGS…: a grove run that prepares the scenario; its failure fails the test.

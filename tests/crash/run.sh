@@ -43,16 +43,8 @@ TOTAL_EXCUSED=0
 
 # Prepared states are tarballs of w/ and state/; restoring empties the three folders (keeping
 # them) and unpacks over them.
-save_state()
-{
-	tar -C "$ROOT" -cf "$PREP/$1.tar" w state
-}
-
-restore()
-{
-	find "$S" "$T" "$ST" -mindepth 1 -delete
-	tar -C "$ROOT" -xf "$PREP/$1.tar"
-}
+SAVED=(w state)
+EMPTIED=("$S" "$T" "$ST")
 
 # The verdicts compare listings of W: type, path, link text, mode and the content (md5) of every
 # entry, temporary `.grove-*` ones included. lib.sh's `listing` says the same but starts Python

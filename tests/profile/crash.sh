@@ -47,17 +47,9 @@ PREP=$ROOT/prep
 LOGS=$ROOT/logs
 mkdir -p "$S" "$D" "$PREP" "$LOGS"
 
-save_state()
-{
-	tar -C "$ROOT" -cf "$PREP/$1.tar" prof state
-}
-
 # The profile dir keeps its inode (the log knows NAME.generations by device and inode).
-restore()
-{
-	find "$D" "$GROVE_STATE_DIR" -mindepth 1 -delete
-	tar -C "$ROOT" -xf "$PREP/$1.tar"
-}
+SAVED=(prof state)
+EMPTIED=("$D" "$GROVE_STATE_DIR")
 
 # Type, path, link text of every entry of D, and each file's content without the record's time.
 flist()
