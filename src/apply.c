@@ -15,14 +15,6 @@
 
 #define PLAN_ROUNDS_MAX 4096
 
-static void
-strv_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void
 grove_apply_run_release(struct grove_apply_run *run)
 {
@@ -34,9 +26,9 @@ grove_apply_run_release(struct grove_apply_run *run)
 	grove_root_release(&run->stow_root);
 	grove_root_release(&run->target_root);
 	grove_plan_release(&run->plan);
-	strv_free(run->recorded, run->n_recorded);
-	strv_free(run->dropped, run->n_dropped);
-	strv_free(run->added, run->n_added);
+	grove_names_free(run->recorded, run->n_recorded);
+	grove_names_free(run->dropped, run->n_dropped);
+	grove_names_free(run->added, run->n_added);
 	free(run->command);
 	run->recorded = run->dropped = run->added = NULL;
 	run->n_recorded = run->n_dropped = run->n_added = 0;
@@ -112,8 +104,8 @@ gone_add(struct gone_links *g, const char *path, const char *text)
 static void
 gone_links_release(struct gone_links *g)
 {
-	strv_free(g->path, g->n);
-	strv_free(g->text, g->n);
+	grove_names_free(g->path, g->n);
+	grove_names_free(g->text, g->n);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -393,16 +385,9 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	r = grove_root_open(&run->stow_root, t->dir, err);
-	if (r < 0) {
-		grove_error_prefix(err, "stow directory");
+	r = grove_stow_open_roots(t->dir, t->target, &run->stow_root, &run->target_root, err);
+	if (r < 0)
 		goto fail;
-	}
-	r = grove_root_open(&run->target_root, t->target, err);
-	if (r < 0) {
-		grove_error_prefix(err, "target");
-		goto fail;
-	}
 	if (grove_path_strip_prefix(run->target_root.real, run->stow_root.real) ||
 	    !strcmp(run->target_root.real, run->stow_root.real)) {
 		r = grove_error_set(err, -GROVE_E_BADINPUT,
@@ -467,13 +452,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 			all[n_all++] = (char *)t->pkgs[k].name;
 		sc.dotfiles = sc.dotfiles || t->pkgs[k].dotfiles;
 	}
-	if (t->global_ignore_text)
-		r = grove_ignore_list_parse(t->global_ignore_text,
-					    t->global_ignore_source ? t->global_ignore_source
-								    : "~/.stow-global-ignore",
-					    &w.global_ignore, err);
-	else
-		r = grove_ignore_list_default(&w.global_ignore, err);
+	r = grove_stow_global_ignore(t->global_ignore_text, t->global_ignore_source,
+				     &w.global_ignore, err);
 	if (r < 0)
 		goto fail;
 	/* With dotfiles the scan reads both spellings, a superset of without. */

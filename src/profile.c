@@ -973,8 +973,20 @@ remove_generation_folder(struct grove_profile *p, const char *name, struct grove
 
 /* ---- transactions ---- */
 
+/* Every temporary entry made for transaction txn carries its number, so
+ * recovery finds them by name (txn_end clears the tag). */
+static void
+set_txn_tag(int64_t txn)
+{
+	char tag[32];
+
+	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
+	grove_fs_set_temp_tag(tag);
+}
+
 /* Logs the intent of the ops in summary (paths relative to the profile dir)
- * and makes it durable before the first change. */
+ * and makes it durable before the first change; sets the temporary entries'
+ * tag to the transaction. */
 static int
 txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char *command,
 	  const char *stow_dir, int64_t *ret_txn, struct grove_error *err)
@@ -995,6 +1007,7 @@ txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char 
 					   err->msg, &xerr);
 		return r;
 	}
+	set_txn_tag(*ret_txn);
 	return 0;
 }
 
@@ -1287,7 +1300,6 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	struct grove_generation *gens = NULL;
 	struct grove_plan summary;
 	cleanup_free char *old_text = NULL;
-	char tag[32];
 	size_t n = 0;
 	long cur = 0;
 	int64_t txn = 0;
@@ -1320,8 +1332,6 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
 		goto out;
-	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
-	grove_fs_set_temp_tag(tag);
 	r = point_profile(p, old_text, num, err);
 	r = txn_end(p, txn, r, err);
 	*ret_changed = r >= 0;
@@ -1546,7 +1556,6 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	struct grove_plan forest, summary;
 	cleanup_free char *old_text = NULL, *new_real = NULL, *lname = NULL, *ltext = NULL;
 	cleanup_free char *dreal = NULL;
-	char tag[32];
 	size_t n_gens = 0;
 	long cur = 0, hi = 0;
 	int64_t txn = 0;
@@ -1678,8 +1687,6 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	if (r < 0)
 		goto out;
 	rec.txn = txn;
-	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
-	grove_fs_set_temp_tag(tag);
 	r = make_generation(p, &forest, &stow, &rec, err);
 	if (r >= 0) {
 		r = grove_fs_link_create(p->dir.fd, lname, ltext, err);
@@ -1762,7 +1769,6 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 {
 	struct grove_generation *gens = NULL;
 	struct grove_plan summary;
-	char tag[32];
 	size_t n_gens = 0;
 	long cur = 0;
 	int64_t txn = 0;
@@ -1797,8 +1803,6 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
 		goto out;
-	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
-	grove_fs_set_temp_tag(tag);
 	grove_plan_foreach_op (&summary, op) {
 		r = grove_fs_link_remove(p->dir.fd, op->path, op->old_text, err);
 		if (r < 0)
@@ -1823,7 +1827,6 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	struct grove_generation *gens = NULL;
 	struct grove_dirent *ents = NULL;
 	struct grove_plan summary;
-	char tag[32];
 	size_t n_gens = 0, n_ents = 0;
 	long cur = 0, num;
 	int64_t txn = 0;
@@ -1859,8 +1862,6 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
 		goto out;
-	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
-	grove_fs_set_temp_tag(tag);
 	grove_plan_foreach_op (&summary, op) {
 		r = remove_generation_folder(p, gen_folder_of(p, op->path), err);
 		if (r < 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "grove/stow.h"
+#include "util.h"
 
 void
 grove_stow_request_init(struct grove_stow_request *req)
@@ -15,8 +16,8 @@ grove_stow_request_init(struct grove_stow_request *req)
 	memset(req, 0, sizeof(*req));
 }
 
-static void
-strv_free(char **v, size_t n)
+void
+grove_names_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
@@ -30,8 +31,8 @@ grove_stow_request_release(struct grove_stow_request *req)
 		return;
 	free(req->dir);
 	free(req->target);
-	strv_free(req->unstow, req->n_unstow);
-	strv_free(req->stow, req->n_stow);
+	grove_names_free(req->unstow, req->n_unstow);
+	grove_names_free(req->stow, req->n_stow);
 	grove_pattern_set_free(req->ignore);
 	grove_pattern_set_free(req->defer);
 	grove_pattern_set_free(req->override);

@@ -64,6 +64,31 @@ union_packages(const struct grove_stow_request *req, size_t *ret_n)
 }
 
 int
+grove_stow_open_roots(const char *dir, const char *target, struct grove_root *stow_root,
+		      struct grove_root *target_root, struct grove_error *err)
+{
+	int r = grove_root_open(stow_root, dir, err);
+
+	if (r < 0) {
+		grove_error_prefix(err, "stow directory");
+		return r;
+	}
+	r = grove_root_open(target_root, target, err);
+	if (r < 0)
+		grove_error_prefix(err, "target");
+	return r;
+}
+
+int
+grove_stow_global_ignore(const char *text, const char *source, struct grove_ignore_list **ret,
+			 struct grove_error *err)
+{
+	if (!text)
+		return grove_ignore_list_default(ret, err);
+	return grove_ignore_list_parse(text, source ? source : "~/.stow-global-ignore", ret, err);
+}
+
+int
 grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		   struct grove_stow_run *run, struct grove_error *err)
 {
@@ -96,16 +121,9 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		if (r < 0)
 			goto fail;
 	}
-	r = grove_root_open(&run->stow_root, req->dir, err);
-	if (r < 0) {
-		grove_error_prefix(err, "stow directory");
+	r = grove_stow_open_roots(req->dir, req->target, &run->stow_root, &run->target_root, err);
+	if (r < 0)
 		goto fail;
-	}
-	r = grove_root_open(&run->target_root, req->target, err);
-	if (r < 0) {
-		grove_error_prefix(err, "target");
-		goto fail;
-	}
 	if (path_within(run->target_root.real, run->stow_root.real)) {
 		r = grove_error_set(err, -GROVE_E_BADINPUT,
 				    strcmp(run->target_root.real, run->stow_root.real) == 0
@@ -133,13 +151,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
-	if (req->global_ignore_text)
-		r = grove_ignore_list_parse(req->global_ignore_text,
-					    req->global_ignore_source ? req->global_ignore_source
-								      : "~/.stow-global-ignore",
-					    &w.global_ignore, err);
-	else
-		r = grove_ignore_list_default(&w.global_ignore, err);
+	r = grove_stow_global_ignore(req->global_ignore_text, req->global_ignore_source,
+				     &w.global_ignore, err);
 	if (r < 0)
 		goto fail;
 	so.full_target = req->compat && req->n_unstow > 0;

@@ -50,4 +50,7 @@ char *grove_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 char *grove_child_path(const char *dir, const char *name);
 
+/* Frees the n strings of v, then v. */
+void grove_names_free(char **v, size_t n);
+
 #endif

@@ -81,4 +81,14 @@ void grove_stow_run_release(struct grove_stow_run *run);
  * characters, valid UTF-8, at most NAME_MAX bytes. GROVE_E_BADINPUT otherwise. */
 int grove_stow_check_package_name(const char *name, struct grove_error *err);
 
+/* Opens the stow directory dir into stow_root and the target into target_root, the error
+ * prefixed with "stow directory" or "target". The caller releases both roots either way. */
+int grove_stow_open_roots(const char *dir, const char *target, struct grove_root *stow_root,
+			  struct grove_root *target_root, struct grove_error *err);
+
+/* The global ignore list: parsed from text (named source, "~/.stow-global-ignore" when NULL), or
+ * the built-in list when text is NULL. */
+int grove_stow_global_ignore(const char *text, const char *source, struct grove_ignore_list **ret,
+			     struct grove_error *err);
+
 #endif

@@ -560,34 +560,35 @@ config_all(const struct grove_alt_request *base)
 	return status;
 }
 
+/* Ends the field that starts at p (at its first blank) and returns where the next one starts (past
+ * the blanks), or NULL when no blank follows the field. */
+static char *
+end_field(char *p)
+{
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (!*p)
+		return NULL;
+	*p++ = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
 /* One line of --set-selections: NAME STATUS CHOICE (the choice may hold blanks). */
 static int
 set_selection(const struct grove_alt_request *base, const struct grove_alt_result *sel, char *line)
 {
 	struct grove_alt_request q = *base;
 	struct grove_alt_result res = { 0 };
-	char *name = line, *status, *choice, *p = line;
+	char *name = line, *status, *choice;
 	bool known = false;
 	int rc;
 
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	if (!*p)
+	status = end_field(name);
+	choice = status ? end_field(status) : NULL;
+	if (!choice || !*choice)
 		goto invalid;
-	*p++ = '\0';
-	while (*p == ' ' || *p == '\t')
-		p++;
-	status = p;
-	while (*p && *p != ' ' && *p != '\t')
-		p++;
-	if (!*p)
-		goto invalid;
-	*p++ = '\0';
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p)
-		goto invalid;
-	choice = p;
 	for (size_t i = 0; i < sel->n_sel && !known; i++)
 		known = !strcmp(sel->sel[i].name, name);
 	q.name = name;

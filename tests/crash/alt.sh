@@ -14,21 +14,13 @@ set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
 TEST_NAME=crash-alt
+# shellcheck source=tests/crash/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 ERRNOS=${ALT_CRASH_ERRNOS:-EIO}
 SQLITE_STRIDE=${ALT_CRASH_SQLITE_STRIDE:-1}
 SYSCALLS=(symlinkat renameat2 mkdirat unlinkat unlink fsync fdatasync pwrite64 ftruncate)
-TRACE_SET=$(
-	IFS=,
-	echo "${SYSCALLS[*]}"
-)
-TRACED_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-
-if ! command -v strace >/dev/null ||
-	! strace -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO -- true 2>/dev/null; then
-	echo "crash-alt: strace with fault injection is not available here" >&2
-	exit 77
-fi
+crash_init
 
 # W holds the installation root I (links, alternatives dir, the choices' files) and the admindir.
 W=$ROOT/w
@@ -36,6 +28,7 @@ I=$W/i
 ADM=$W/adm
 export GROVE_STATE_DIR=$ROOT/state
 ST=$GROVE_STATE_DIR
+LOG_TARGET=$I
 PREP=$ROOT/prep
 LOGS=$ROOT/logs
 mkdir -p "$I/bin" "$I/man" "$I/alt" "$ADM" "$PREP" "$LOGS" "$ST"
@@ -47,18 +40,10 @@ for c in a b; do
 	mk_file "$I/opt/$c/red" "red-$c"
 done
 
-save_state()
-{
-	tar -C "$ROOT" -cf "$PREP/$1.tar" w state
-}
-
 # The installation root is never replaced (grove knows a target by device and inode), only its
 # contents, as are those of the admindir and the state dir.
-restore()
-{
-	find "$I" "$ADM" "$ST" -mindepth 1 -delete
-	tar -C "$ROOT" -xf "$PREP/$1.tar"
-}
+SAVED=(w state)
+EMPTIED=("$I" "$ADM" "$ST")
 
 flist()
 {
@@ -68,20 +53,6 @@ flist()
 query()
 {
 	"$GROVE" "${ALT[@]}" --query ed 2>&1 || echo "query exit $?"
-}
-
-log_states()
-{
-	"$GROVE" log -t "$I" --json |
-		sed -n 's/.*{"id": \([0-9]*\), "time": "[^"]*", "state": "\([a-z-]*\)".*/\1 \2/p'
-}
-
-gr()
-{
-	"$GROVE" "$@" >/dev/null 2>"$LOGS/prep.err" || {
-		cat "$LOGS/prep.err" >&2
-		fail "preparing the scenario: '$GROVE $*' failed"
-	}
 }
 
 install_of()
@@ -113,12 +84,6 @@ TOTAL_KILL=0
 TOTAL_ERR=0
 TOTAL_FAIL=0
 START=$SECONDS
-
-point_fail()
-{
-	FAILS=$((FAILS + 1))
-	echo "FAIL: $TEST_NAME: $*" >&2
-}
 
 # outcome: "before", "after" or "other" for the tree and the saved group together.
 outcome()
@@ -179,14 +144,6 @@ settle()
 	return 0
 }
 
-traced()
-{
-	local action=$1 sc=$2 k=$3
-	shift 3
-	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace="$sc" \
-		-e inject="$sc:$action:when=$k" -- "$GROVE" "$@"
-}
-
 run_command()
 {
 	local name=$1 sc k e rc label n_kill=0 n_err=0 out step
@@ -224,7 +181,7 @@ run_command()
 			n_kill=$((n_kill + 1))
 			restore "${PREP_OF[$name]}"
 			rc=0
-			traced signal=SIGKILL "$sc" "$k" "${CMD[@]}" >/dev/null 2>&1 || rc=$?
+			traced_grove signal=SIGKILL "$sc" "$k" "${CMD[@]}" >/dev/null 2>&1 || rc=$?
 			if ((rc != 137)); then
 				point_fail "$label: grove was not killed (exit $rc)"
 				continue
@@ -242,7 +199,7 @@ run_command()
 				n_err=$((n_err + 1))
 				restore "${PREP_OF[$name]}"
 				rc=0
-				traced "error=$e" "$sc" "$k" "${CMD[@]}" >"$LOGS/err.out" 2>"$LOGS/err.err" || rc=$?
+				traced_grove "error=$e" "$sc" "$k" "${CMD[@]}" >"$LOGS/err.out" 2>"$LOGS/err.err" || rc=$?
 				if ((rc > 128)); then
 					point_fail "$label: grove died (exit $rc): $(head -c 400 "$LOGS/err.err")"
 					continue

@@ -13,23 +13,14 @@ set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
 TEST_NAME=crash
+# shellcheck source=tests/crash/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 ERRNOS=${CRASH_ERRNOS:-EIO ENOSPC EACCES}
 ERROR_STRIDE=${CRASH_ERROR_STRIDE:-1}
 RECOVERY_POINTS=${CRASH_RECOVERY_POINTS:-3}
 SYSCALLS=(symlinkat renameat2 mkdirat unlinkat unlink fsync fdatasync pwrite64 ftruncate)
-TRACE_SET=$(
-	IFS=,
-	echo "${SYSCALLS[*]}"
-)
-# LeakSanitizer cannot run under ptrace: traced runs of an ASan build keep it quiet.
-TRACED_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-
-if ! command -v strace >/dev/null ||
-	! strace -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO -- true 2>/dev/null; then
-	echo "crash: strace with fault injection is not available here (needs strace >= 4.16 and ptrace)" >&2
-	exit 77
-fi
+crash_init
 
 # The workspace: W holds the stow dir and the target, so one listing covers both. The target folder
 # itself is never replaced (grove knows a target by device, inode and birth time), only its
@@ -39,6 +30,7 @@ S=$W/stow
 T=$W/target
 export GROVE_STATE_DIR=$ROOT/state
 ST=$GROVE_STATE_DIR
+LOG_TARGET=$T
 PREP=$ROOT/prep
 LOGS=$ROOT/logs
 mkdir -p "$S" "$T" "$PREP" "$LOGS"
@@ -51,16 +43,8 @@ TOTAL_EXCUSED=0
 
 # Prepared states are tarballs of w/ and state/; restoring empties the three folders (keeping
 # them) and unpacks over them.
-save_state()
-{
-	tar -C "$ROOT" -cf "$PREP/$1.tar" w state
-}
-
-restore()
-{
-	find "$S" "$T" "$ST" -mindepth 1 -delete
-	tar -C "$ROOT" -xf "$PREP/$1.tar"
-}
+SAVED=(w state)
+EMPTIED=("$S" "$T" "$ST")
 
 # The verdicts compare listings of W: type, path, link text, mode and the content (md5) of every
 # entry, temporary `.grove-*` ones included. lib.sh's `listing` says the same but starts Python
@@ -78,21 +62,6 @@ flist()
 fmeta()
 {
 	find "$W" -printf '%y %P %l ino=%i mtime=%T@ mode=%m\n' | LC_ALL=C sort
-}
-
-# "ID STATE" per transaction of the target, newest first.
-log_states()
-{
-	"$GROVE" log -t "$T" --json |
-		sed -n 's/.*{"id": \([0-9]*\), "time": "[^"]*", "state": "\([a-z-]*\)".*/\1 \2/p'
-}
-
-gr()
-{
-	"$GROVE" "$@" >/dev/null 2>"$LOGS/prep.err" || {
-		cat "$LOGS/prep.err" >&2
-		fail "preparing the scenario: '$GROVE $*' failed"
-	}
 }
 
 # ---------------------------------------------------------------- the scenario
@@ -159,12 +128,6 @@ FAFTER=
 N0=0
 CMD=()
 FAILS=0
-
-point_fail()
-{
-	FAILS=$((FAILS + 1))
-	echo "FAIL: crash: $*" >&2
-}
 
 # tree_outcome: prints "before", "after" or "other" for W now (the difference in $LOGS/diff).
 tree_outcome()
@@ -237,15 +200,6 @@ settle()
 	return 0
 }
 
-# traced_grove ACTION SYSCALL K ARGS…: runs grove under strace with SYSCALL's K-th call injected.
-traced_grove()
-{
-	local action=$1 sc=$2 k=$3
-	shift 3
-	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace="$sc" \
-		-e inject="$sc:$action:when=$k" -- "$GROVE" "$@"
-}
-
 # traced_grove_log ACTION SYSCALL K ARGS…: as traced_grove, also tracing fsync, with fd paths, to
 # $LOGS/trace (to tell SQLite's ignored folder syncs from grove's own).
 traced_grove_log()
@@ -270,21 +224,6 @@ excused_dir_sync()
 		/INJECTED/ && $0 ~ "fdatasync\\([0-9]+<" state ">\\)" { injected = 1; next }
 		injected && $0 ~ "fsync\\([0-9]+<" state ">\\) = 0" { ok = 1 }
 		END { exit !(injected && ok) }' "$LOGS/trace"
-}
-
-# count_syscalls OUTVAR ARGS…: runs grove traced (no injection) and fills the associative array
-# OUTVAR with the number of calls of each syscall in SYSCALLS; the exit status is grove's.
-count_syscalls()
-{
-	local -n _counts=$1
-	local rc=0 sc
-	shift
-	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o "$LOGS/strace" -e trace="$TRACE_SET" -- \
-		"$GROVE" "$@" >"$LOGS/count.out" 2>"$LOGS/count.err" || rc=$?
-	for sc in "${SYSCALLS[@]}"; do
-		_counts["$sc"]=$(grep -Ec "^([0-9]+ +)?$sc\(" "$LOGS/strace" || true)
-	done
-	return "$rc"
 }
 
 # kill_at SYSCALL K: the command killed at SYSCALL's K-th call; returns 0 when it was killed.

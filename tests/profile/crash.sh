@@ -20,6 +20,8 @@ set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
 TEST_NAME=profile-crash
+# shellcheck source=tests/crash/lib.sh
+. "$(dirname "$0")/../crash/lib.sh"
 
 RECOVERY_POINTS=${PROFILE_CRASH_RECOVERY_POINTS:-2}
 SQLITE_STRIDE=${PROFILE_CRASH_SQLITE_STRIDE:-4}
@@ -35,17 +37,7 @@ points()
 	return 0
 }
 SYSCALLS=(symlinkat renameat2 mkdirat unlinkat fsync fdatasync pwrite64 ftruncate write)
-TRACE_SET=$(
-	IFS=,
-	echo "${SYSCALLS[*]}"
-)
-TRACED_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-
-if ! command -v strace >/dev/null ||
-	! strace -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO -- true 2>/dev/null; then
-	echo "profile-crash: strace with fault injection is not available here" >&2
-	exit 77
-fi
+crash_init
 
 S=$ROOT/stow
 D=$ROOT/prof
@@ -55,31 +47,15 @@ PREP=$ROOT/prep
 LOGS=$ROOT/logs
 mkdir -p "$S" "$D" "$PREP" "$LOGS"
 
-save_state()
-{
-	tar -C "$ROOT" -cf "$PREP/$1.tar" prof state
-}
-
 # The profile dir keeps its inode (the log knows NAME.generations by device and inode).
-restore()
-{
-	find "$D" "$GROVE_STATE_DIR" -mindepth 1 -delete
-	tar -C "$ROOT" -xf "$PREP/$1.tar"
-}
+SAVED=(prof state)
+EMPTIED=("$D" "$GROVE_STATE_DIR")
 
 # Type, path, link text of every entry of D, and each file's content without the record's time.
 flist()
 {
 	find "$D" -mindepth 1 -printf '%y %P %l\n' | LC_ALL=C sort
 	find "$D" -type f -print0 | LC_ALL=C sort -z | xargs -0r grep -Hv '^time '
-}
-
-gr()
-{
-	"$GROVE" "$@" >/dev/null 2>"$LOGS/prep.err" || {
-		cat "$LOGS/prep.err" >&2
-		fail "preparing the scenario: '$GROVE $*' failed"
-	}
 }
 
 mk_file "$S/a/bin/a" a
@@ -108,11 +84,6 @@ declare -A ARGS_OF=(
 )
 
 FAILS=0
-point_fail()
-{
-	FAILS=$((FAILS + 1))
-	echo "FAIL: $TEST_NAME: $*" >&2
-}
 
 # The profile resolves to a complete generation, list agrees with the disk, the log is settled.
 consistent()
@@ -166,26 +137,12 @@ settle()
 	consistent "$label"
 }
 
-count_syscalls()
-{
-	local -n _counts=$1
-	local rc=0 sc
-	shift
-	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o "$LOGS/strace" -e trace="$TRACE_SET" -- \
-		"$GROVE" "$@" >"$LOGS/count.out" 2>"$LOGS/count.err" || rc=$?
-	for sc in "${SYSCALLS[@]}"; do
-		_counts["$sc"]=$(grep -Ec "^([0-9]+ +)?$sc\(" "$LOGS/strace" || true)
-	done
-	return "$rc"
-}
-
 kill_at()
 {
 	local sc=$1 k=$2 rc=0
 	shift 2
 	# (The braces keep bash's "Killed" notice out of the test's output.)
-	{ ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace="$sc" \
-		-e inject="$sc:signal=SIGKILL:when=$k" -- "$GROVE" "$@" >/dev/null 2>&1 || rc=$?; } 2>/dev/null
+	{ traced_grove signal=SIGKILL "$sc" "$k" "$@" >/dev/null 2>&1 || rc=$?; } 2>/dev/null
 	((rc == 137))
 }
 
