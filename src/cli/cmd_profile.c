@@ -133,18 +133,9 @@ json_ops(FILE *f, const struct grove_plan *plan)
 {
 	fputc('[', f);
 	for (size_t i = 0; i < plan->n_ops; i++) {
-		const struct grove_op *op = &plan->ops[i];
-
-		fprintf(f, "%s{\"op\": \"%s\", \"path\": ", i ? ", " : "",
-			grove_op_kind_name(op->kind));
-		grove_json_str(f, op->path);
-		fputs(", \"text\": ", f);
-		grove_json_str(f, op->text);
-		fputs(", \"old_text\": ", f);
-		grove_json_str(f, op->old_text);
-		fputs(", \"package\": ", f);
-		grove_json_str(f, op->package);
-		fputc('}', f);
+		if (i)
+			fputs(", ", f);
+		grove_json_op(f, &plan->ops[i]);
 	}
 	fputc(']', f);
 }

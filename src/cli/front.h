@@ -94,6 +94,10 @@ const char *grove_conflict_hint(const struct grove_conflict *c, const char *stow
  * is on for out. */
 void grove_print_plan(const struct grove_plan *plan, FILE *out);
 
+/* qsort order of pointers to conflicts, as bin/stow reports them: unstow before stow, then
+ * package, then message (output.c). */
+int grove_conflict_cmp(const void *pa, const void *pb);
+
 /* ---- JSON (json.c; the schema is docs/json.md) ---- */
 
 /* The schema version in every document's "grove" field. */
@@ -107,6 +111,9 @@ void grove_json_begin(FILE *f, const char *command);
 
 /* Time as RFC 3339 in UTC ("2026-12-03T09:32:03Z"). */
 void grove_json_time(FILE *f, double unix_time);
+
+/* One op object of docs/json.md: {"op", "path", "text", "old_text", "package"}. */
+void grove_json_op(FILE *f, const struct grove_op *op);
 
 /* The plan document's "ops", "conflicts" and "warnings" members (with a leading ", "). */
 void grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path);

@@ -48,22 +48,28 @@ grove_json_time(FILE *f, double unix_time)
 }
 
 void
+grove_json_op(FILE *f, const struct grove_op *op)
+{
+	fprintf(f, "{\"op\": \"%s\", \"path\": ", grove_op_kind_name(op->kind));
+	grove_json_str(f, op->path);
+	fputs(", \"text\": ", f);
+	grove_json_str(f, op->text);
+	fputs(", \"old_text\": ", f);
+	grove_json_str(f, op->old_text);
+	fputs(", \"package\": ", f);
+	grove_json_str(f, op->package);
+	fputc('}', f);
+}
+
+void
 grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path)
 {
 	size_t i = 0;
 
 	fputs(", \"ops\": [", f);
 	grove_plan_foreach_op (plan, op) {
-		fprintf(f, "%s\n  {\"op\": \"%s\", \"path\": ", i++ ? "," : "",
-			grove_op_kind_name(op->kind));
-		grove_json_str(f, op->path);
-		fputs(", \"text\": ", f);
-		grove_json_str(f, op->text);
-		fputs(", \"old_text\": ", f);
-		grove_json_str(f, op->old_text);
-		fputs(", \"package\": ", f);
-		grove_json_str(f, op->package);
-		fputs("}", f);
+		fputs(i++ ? ",\n  " : "\n  ", f);
+		grove_json_op(f, op);
 	}
 	fputs(i ? "\n], \"conflicts\": [" : "], \"conflicts\": [", f);
 	for (i = 0; i < plan->n_conflicts; i++) {

@@ -8,8 +8,8 @@
 #include "cli.h"
 #include "front.h"
 
-static int
-conflict_cmp(const void *pa, const void *pb)
+int
+grove_conflict_cmp(const void *pa, const void *pb)
 {
 	const struct grove_conflict *a = *(const struct grove_conflict *const *)pa;
 	const struct grove_conflict *b = *(const struct grove_conflict *const *)pb;
@@ -40,7 +40,7 @@ grove_print_conflicts(const struct grove_plan *plan, FILE *out)
 	if (sorted) {
 		for (size_t i = 0; i < plan->n_conflicts; i++)
 			sorted[i] = &plan->conflicts[i];
-		qsort(sorted, plan->n_conflicts, sizeof(*sorted), conflict_cmp);
+		qsort(sorted, plan->n_conflicts, sizeof(*sorted), grove_conflict_cmp);
 	}
 	for (size_t i = 0; i < plan->n_conflicts; i++) {
 		const struct grove_conflict *c = sorted ? sorted[i] : &plan->conflicts[i];

@@ -62,25 +62,6 @@ grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char 
 	return NULL;
 }
 
-static int
-conflict_cmp(const void *pa, const void *pb)
-{
-	const struct grove_conflict *a = *(const struct grove_conflict *const *)pa;
-	const struct grove_conflict *b = *(const struct grove_conflict *const *)pb;
-	bool a_unstow = !strcmp(a->action, "unstow");
-	bool b_unstow = !strcmp(b->action, "unstow");
-	int c;
-
-	if (a_unstow != b_unstow)
-		return a_unstow ? -1 : 1;
-	c = strcmp(a->action, b->action);
-	if (!c)
-		c = strcmp(a->package ? a->package : "", b->package ? b->package : "");
-	if (!c)
-		c = strcmp(a->message ? a->message : "", b->message ? b->message : "");
-	return c;
-}
-
 /* Prints each distinct hint of sorted[from, to) once. */
 static void
 print_hints(const struct grove_conflict **sorted, size_t from, size_t to, const char *stow_path,
@@ -124,7 +105,7 @@ grove_print_conflicts_hinted(const struct grove_plan *plan, const char *stow_pat
 	}
 	for (size_t i = 0; i < plan->n_conflicts; i++)
 		sorted[i] = &plan->conflicts[i];
-	qsort(sorted, plan->n_conflicts, sizeof(*sorted), conflict_cmp);
+	qsort(sorted, plan->n_conflicts, sizeof(*sorted), grove_conflict_cmp);
 	for (size_t i = 0; i < plan->n_conflicts; i++) {
 		const struct grove_conflict *c = sorted[i];
 		const char *pkg = c->package ? c->package : "";
