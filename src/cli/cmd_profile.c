@@ -145,17 +145,9 @@ json_conflicts(FILE *f, const struct grove_plan *plan)
 {
 	fputc('[', f);
 	for (size_t i = 0; i < plan->n_conflicts; i++) {
-		const struct grove_conflict *c = &plan->conflicts[i];
-
-		fprintf(f, "%s{\"action\": ", i ? ", " : "");
-		grove_json_str(f, c->action);
-		fputs(", \"package\": ", f);
-		grove_json_str(f, c->package);
-		fputs(", \"path\": ", f);
-		grove_json_str(f, c->path);
-		fputs(", \"message\": ", f);
-		grove_json_str(f, c->message);
-		fputs(", \"hint\": null}", f);
+		if (i)
+			fputs(", ", f);
+		grove_json_conflict(f, &plan->conflicts[i], NULL);
 	}
 	fputc(']', f);
 }

@@ -115,6 +115,9 @@ void grove_json_time(FILE *f, double unix_time);
 /* One op object of docs/json.md: {"op", "path", "text", "old_text", "package"}. */
 void grove_json_op(FILE *f, const struct grove_op *op);
 
+/* One conflict object of docs/json.md; hint may be NULL (null). */
+void grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint);
+
 /* The plan document's "ops", "conflicts" and "warnings" members (with a leading ", "). */
 void grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path);
 

@@ -62,6 +62,22 @@ grove_json_op(FILE *f, const struct grove_op *op)
 }
 
 void
+grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint)
+{
+	fputs("{\"action\": ", f);
+	grove_json_str(f, c->action);
+	fputs(", \"package\": ", f);
+	grove_json_str(f, c->package);
+	fputs(", \"path\": ", f);
+	grove_json_str(f, c->path);
+	fputs(", \"message\": ", f);
+	grove_json_str(f, c->message);
+	fputs(", \"hint\": ", f);
+	grove_json_str(f, hint);
+	fputc('}', f);
+}
+
+void
 grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path)
 {
 	size_t i = 0;
@@ -76,17 +92,8 @@ grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow
 		const struct grove_conflict *c = &plan->conflicts[i];
 		char buf[512];
 
-		fputs(i ? ",\n  {\"action\": " : "\n  {\"action\": ", f);
-		grove_json_str(f, c->action);
-		fputs(", \"package\": ", f);
-		grove_json_str(f, c->package);
-		fputs(", \"path\": ", f);
-		grove_json_str(f, c->path);
-		fputs(", \"message\": ", f);
-		grove_json_str(f, c->message);
-		fputs(", \"hint\": ", f);
-		grove_json_str(f, grove_conflict_hint(c, stow_path, buf, sizeof(buf)));
-		fputs("}", f);
+		fputs(i ? ",\n  " : "\n  ", f);
+		grove_json_conflict(f, c, grove_conflict_hint(c, stow_path, buf, sizeof(buf)));
 	}
 	fputs(plan->n_conflicts ? "\n], \"warnings\": [" : "], \"warnings\": [", f);
 	for (i = 0; i < plan->n_warnings; i++) {
