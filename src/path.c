@@ -112,6 +112,15 @@ join_plain(const char *a, const char *b, bool *ret_oom)
 	o = out;
 	if (abs)
 		*o++ = '/';
+	if (la > (size_t)abs && a[abs] != '.' && a[la - 1] != '/' && !strstr(a, "//") &&
+	    !strstr(a, "/.")) {
+		/* a is already clean, every component of it plain (the planner's
+		 * folders): copied whole instead of component by component. */
+		memcpy(o, a + abs, la - abs);
+		o += la - abs;
+		prev_normal = true;
+		a = "";
+	}
 	for (int i = 0; i < 2; i++) {
 		const char *p = i ? b : a;
 

@@ -111,33 +111,22 @@ static struct grove_node *
 stow_node_at(struct planner *p, const char *path_from_target)
 {
 	const char *rest = grove_path_strip_prefix(path_from_target, p->w->stow_path);
-	struct grove_node *n = p->w->stow;
-	const char *s = rest;
-	char name[256];
+	struct grove_node *n;
+	size_t off;
+	bool descends;
 
 	if (!rest)
 		return NULL;
-	while (*s) {
-		const char *e = strchr(s, '/');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-		struct grove_node *kid;
-
-		if (len >= sizeof(name))
-			return NULL;
-		memcpy(name, s, len);
-		name[len] = '\0';
-		kid = grove_node_child(n, name);
-		if (!kid) {
-			bool descends = n->type == GROVE_FT_DIR ||
-					(n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
-			if (!n->listed && descends)
-				need(p, rest);
-			return NULL;
-		}
-		n = kid;
-		s += len + (e ? 1 : 0);
-	}
-	return n;
+	n = grove_node_walk(p->w->stow, rest, &off);
+	if (!rest[off])
+		return n;
+	if (strcspn(rest + off, "/") > NAME_MAX)
+		return NULL;
+	descends = n->type == GROVE_FT_DIR ||
+		   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
+	if (!n->listed && descends)
+		need(p, rest);
+	return NULL;
 }
 
 /* Stow's -e on a path in the stow dir. */
@@ -257,7 +246,22 @@ disk_exists(struct planner *p, const char *path)
 	struct grove_node *n = p->w->target;
 	const char *s = path;
 	char name[256];
+	size_t off;
 
+	/* The common case first: every folder on the way is a folder on disk, so
+	 * the answer is the last node's (or "no" if the walk stops early). */
+	n = grove_node_walk(p->w->target, path, &off);
+	for (const struct grove_node *a = path[off] ? n : n->parent; a; a = a->parent)
+		if (a->orig_type != GROVE_FT_DIR)
+			goto slow;
+	if (path[off])
+		return false;
+	if (n->orig_type == GROVE_FT_LINK)
+		return n->dest_type != GROVE_FT_NONE && n->dest_type != GROVE_FT_UNKNOWN;
+	return n->orig_type != GROVE_FT_NONE;
+
+slow:
+	n = p->w->target;
 	while (*s) {
 		const char *e = strchr(s, '/');
 		size_t len = e ? (size_t)(e - s) : strlen(s);

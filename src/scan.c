@@ -282,8 +282,9 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 static struct grove_node *
 model_path(struct scan *s, const char *relpath, bool *ret_absent)
 {
-	struct grove_node *n = s->w->stow;
-	const char *p = relpath;
+	size_t off;
+	struct grove_node *n = grove_node_walk(s->w->stow, relpath, &off);
+	const char *p = relpath + off;
 
 	*ret_absent = false;
 	while (*p) {
@@ -357,31 +358,20 @@ load_subtree(struct scan *s, const char *relpath)
 static int
 model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 {
-	struct grove_node *n = s->w->stow;
-	const char *p = relpath;
-	char name[NAME_MAX + 1];
+	size_t off;
+	struct grove_node *n = grove_node_walk(s->w->stow, relpath, &off);
 
-	while (*p) {
-		const char *e = strchr(p, '/');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		struct grove_node *kid;
+	if (relpath[off]) {
+		bool dir = n->type == GROVE_FT_DIR ||
+			   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
 
-		if (len > NAME_MAX)
+		if (strcspn(relpath + off, "/") > NAME_MAX)
 			return 0;
-		memcpy(name, p, len);
-		name[len] = '\0';
-		kid = grove_node_child(n, name);
-		if (!kid) {
-			bool dir = n->type == GROVE_FT_DIR ||
-				   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
-			if (dir && n->listed) {
-				*ret_type = GROVE_FT_NONE;
-				return 1;
-			}
-			return 0;
+		if (dir && n->listed) {
+			*ret_type = GROVE_FT_NONE;
+			return 1;
 		}
-		n = kid;
-		p += len + (e ? 1 : 0);
+		return 0;
 	}
 	if (n->type == GROVE_FT_LINK) {
 		if (n->escapes || n->dest_type == GROVE_FT_UNKNOWN)

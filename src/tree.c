@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* In-memory trees with a per-folder hash index, so planning a 100k-entry folder stays linear. */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,31 @@
 
 /* Below this many kids a linear scan is faster than hashing. */
 #define INDEX_MIN 16
+
+/*
+ * The planner looks paths up from the root, one entry after the other in
+ * depth-first order, so consecutive lookups share most of their components.
+ * The nodes of the last path looked up are remembered by component, and the
+ * next lookup starts from the deepest one it shares: an entry at depth d then
+ * costs a byte compare of its path instead of d name lookups. Nodes are never
+ * renamed or moved, and their kids' names are unique, so a remembered prefix
+ * resolves to the same node until some node is freed: every free forgets it.
+ */
+#define MEMO_DEPTH 512
+#define MEMO_ROOTS 4 /* the target and the packages being planned */
+
+struct memo {
+	const struct grove_node *root;
+	unsigned long generation;
+	char path[PATH_MAX];
+	size_t n;               /* remembered components */
+	size_t end[MEMO_DEPTH]; /* path[0..end[i]) holds components 0..i */
+	const struct grove_node *node[MEMO_DEPTH];
+};
+
+static _Thread_local struct memo memos[MEMO_ROOTS];
+static _Thread_local unsigned memo_next;
+static _Thread_local unsigned long tree_generation = 1;
 
 struct grove_node *
 grove_node_new(const char *name, enum grove_ftype type, const char *link)
@@ -34,6 +60,7 @@ grove_node_free(struct grove_node *node)
 {
 	if (!node)
 		return NULL;
+	tree_generation++; /* what grove_node_lookup remembers may be gone */
 	for (size_t i = 0; i < node->n_kids; i++)
 		grove_node_free(node->kids[i]);
 	free(node->kids);
@@ -127,13 +154,85 @@ grove_node_add(struct grove_node *node, struct grove_node *child)
 	return 0;
 }
 
-struct grove_node *
-grove_node_lookup(const struct grove_node *node, const char *relpath)
+/* The memo of root, or a recycled one. */
+static struct memo *
+memo_of(const struct grove_node *root)
 {
-	const char *p = relpath;
+	struct memo *m;
+
+	for (unsigned i = 0; i < MEMO_ROOTS; i++)
+		if (memos[i].root == root)
+			return &memos[i];
+	m = &memos[memo_next++ % MEMO_ROOTS];
+	m->root = root;
+	m->n = 0;
+	return m;
+}
+
+/* How many leading bytes a and b share, of the first n. */
+static size_t
+shared_prefix(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			break;
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* The deepest remembered component of relpath: its node, and where in relpath
+ * the lookup goes on. */
+static const struct grove_node *
+memo_start(const struct memo *m, const char *relpath, size_t len, size_t *ret_off, size_t *ret_i)
+{
+	size_t common = 0, lo = 0, hi = m->n;
+
+	*ret_off = 0;
+	*ret_i = 0;
+	if (m->generation != tree_generation || !m->n)
+		return m->root;
+	common = shared_prefix(relpath, m->path, len < m->end[m->n - 1] ? len : m->end[m->n - 1]);
+	/* The last remembered component that ends inside the shared bytes, at a
+	 * component boundary of relpath too. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->end[mid] <= common)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo > 0) {
+		size_t e = m->end[lo - 1];
+		if (e == len || relpath[e] == '/')
+			break;
+		lo--;
+	}
+	if (!lo)
+		return m->root;
+	*ret_off = m->end[lo - 1];
+	*ret_i = lo;
+	return m->node[lo - 1];
+}
+
+struct grove_node *
+grove_node_walk(const struct grove_node *root, const char *relpath, size_t *ret_rest)
+{
+	size_t len = strlen(relpath), off = 0, i = 0;
+	struct memo *m = len < PATH_MAX ? memo_of(root) : NULL;
+	const struct grove_node *node = m ? memo_start(m, relpath, len, &off, &i) : root;
+	const char *p = relpath + off;
 	char name[256];
 
-	while (node && *p) {
+	for (;;) {
+		const struct grove_node *kid;
 		const char *s;
 		size_t n;
 
@@ -147,13 +246,39 @@ grove_node_lookup(const struct grove_node *node, const char *relpath)
 		n = (size_t)(p - s);
 		if (n == 1 && s[0] == '.')
 			continue;
-		if (n >= sizeof(name))
-			return NULL;
-		memcpy(name, s, n);
-		name[n] = '\0';
-		node = grove_node_child(node, name);
+		kid = NULL;
+		if (n < sizeof(name)) {
+			memcpy(name, s, n);
+			name[n] = '\0';
+			kid = grove_node_child(node, name);
+		}
+		if (!kid) {
+			p = s;
+			break;
+		}
+		node = kid;
+		if (m && i < MEMO_DEPTH) {
+			m->end[i] = (size_t)(p - relpath);
+			m->node[i] = node;
+			i++;
+		}
 	}
+	if (m) {
+		m->generation = tree_generation;
+		m->n = i;
+		memcpy(m->path, relpath, i ? m->end[i - 1] : 0);
+	}
+	*ret_rest = (size_t)(p - relpath);
 	return (struct grove_node *)node;
+}
+
+struct grove_node *
+grove_node_lookup(const struct grove_node *root, const char *relpath)
+{
+	size_t rest;
+	struct grove_node *n = grove_node_walk(root, relpath, &rest);
+
+	return relpath[rest] ? NULL : n;
 }
 
 static int

@@ -52,6 +52,13 @@ int grove_node_add(struct grove_node *node, struct grove_node *child);
 /* Follows a relative path ("a/b", "" or "." for node itself) through kids, or NULL. */
 struct grove_node *grove_node_lookup(const struct grove_node *node, const char *relpath);
 
+/* Follows relpath through kids as far as it goes: returns the deepest node
+ * reached and sets *ret_rest to the offset in relpath of the first component
+ * not found (strlen(relpath) when every one was). Empty and "." components
+ * are skipped; a name of 256 bytes or more is never found. */
+struct grove_node *grove_node_walk(const struct grove_node *node, const char *relpath,
+				   size_t *ret_rest);
+
 /* The kids sorted bytewise by name, in a new array (caller frees the array only). */
 struct grove_node **grove_node_sorted_kids(const struct grove_node *node);
 

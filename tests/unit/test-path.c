@@ -48,6 +48,18 @@ static const struct {
 	{ "", "", "" },
 	{ "a//b", "c//d", "a/b/c/d" },
 	{ "/", "/", "/" },
+	/* a clean folder copied whole (grove's second fast path), then b's components */
+	{ "x/y/z", "../../w", "x/w" },
+	{ "x/y", "../../../w", "../w" },
+	{ "x/y", "../../..", ".." },
+	{ "x.y/z", "../..", "" },
+	{ "x/y", "./z", "x/y/z" },
+	{ "x/y", "../.a", "x/.a" },
+	{ "a.b/c", "d/../e", "a.b/c/e" },
+	{ "a-b/c d", "e", "a-b/c d/e" },
+	{ "x/y", "z/", "x/y/z" },
+	{ "x/y.", "..z", "x/y./..z" },
+	{ "/x/y", "z", "/x/y/z" },
 };
 
 static void

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Unit tests: tree lookups and walks, which remember the last path per root, against a plain
+ * component-by-component walk. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#include "grove/tree.h"
+
+/* The reference: no memory between calls. */
+static struct grove_node *
+ref_walk(struct grove_node *n, const char *path, size_t *ret_rest)
+{
+	const char *p = path;
+
+	for (;;) {
+		const char *s;
+		char name[256];
+		size_t len;
+		struct grove_node *kid = NULL;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		s = p;
+		while (*p && *p != '/')
+			p++;
+		len = (size_t)(p - s);
+		if (len == 1 && s[0] == '.')
+			continue;
+		if (len < sizeof(name)) {
+			memcpy(name, s, len);
+			name[len] = '\0';
+			kid = grove_node_child(n, name);
+		}
+		if (!kid) {
+			p = s;
+			break;
+		}
+		n = kid;
+	}
+	*ret_rest = (size_t)(p - path);
+	return n;
+}
+
+static void
+check(struct grove_node *root, const char *path)
+{
+	size_t got_rest, want_rest;
+	struct grove_node *got = grove_node_walk(root, path, &got_rest);
+	struct grove_node *want = ref_walk(root, path, &want_rest);
+	struct grove_node *look = grove_node_lookup(root, path);
+
+	if (got != want || got_rest != want_rest)
+		fail_msg("walk('%s') stopped at '%s' +%zu, want '%s' +%zu", path, got->name,
+			 got_rest, want->name, want_rest);
+	if (look != (path[want_rest] ? NULL : want))
+		fail_msg("lookup('%s') disagrees with the walk", path);
+}
+
+static struct grove_node *
+add(struct grove_node *parent, const char *name)
+{
+	struct grove_node *n = grove_node_child(parent, name);
+
+	if (n)
+		return n;
+	n = grove_node_new(name, GROVE_FT_DIR, NULL);
+	assert_non_null(n);
+	assert_int_equal(grove_node_add(parent, n), 0);
+	return n;
+}
+
+/* Prefixes that share bytes but not components must not be taken for each other. */
+static void
+test_tree_walk_component_boundaries(void **state)
+{
+	struct grove_node *root = grove_node_new("", GROVE_FT_DIR, NULL);
+	struct grove_node *a = add(root, "a");
+	static const char *const paths[] = {
+		"a/b/c", "a/bc",  "a/b",   "a/b/cd", "a/b/c/", "a//b/./c", "a/bc/x", "a/b/c/d/e",
+		"ab",    "a/b/c", "a/x/y", ".",      "",       "a/b/c/.",  "a/b/zz", "a/b/c",
+	};
+
+	add(add(add(a, "b"), "c"), "d");
+	add(a, "bc");
+	add(root, "ab");
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+			check(root, paths[i]);
+	/* A name too long for a folder is never found, remembered prefix or not. */
+	{
+		char longp[400];
+
+		memset(longp, 'x', sizeof(longp));
+		memcpy(longp, "a/b/", 4);
+		longp[sizeof(longp) - 1] = '\0';
+		check(root, "a/b/c");
+		check(root, longp);
+	}
+	grove_node_free(root);
+	(void)state;
+}
+
+/* Several roots in turn, nodes added between lookups, and frees. */
+static void
+test_tree_walk_random_against_reference(void **state)
+{
+	struct grove_node *roots[6];
+	unsigned seed = 12345;
+
+	for (int r = 0; r < 6; r++)
+		roots[r] = grove_node_new("", GROVE_FT_DIR, NULL);
+	for (int iter = 0; iter < 200000; iter++) {
+		int r = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 6;
+		int depth = 1 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 12;
+		int op = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 10;
+		char path[256] = "";
+		size_t o = 0;
+
+		for (int d = 0; d < depth; d++) {
+			int c = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 5;
+			static const char *const names[] = { "a", "b", "ab", "l", "." };
+			o += (size_t)snprintf(path + o, sizeof(path) - o, "%s%s", d ? "/" : "",
+					      names[c]);
+		}
+		if (op < 2) {
+			/* Make the whole path. */
+			struct grove_node *n = roots[r];
+			char *copy = strdup(path), *save = NULL;
+
+			for (char *t = strtok_r(copy, "/", &save); t;
+			     t = strtok_r(NULL, "/", &save))
+				if (strcmp(t, ".") != 0)
+					n = add(n, t);
+			free(copy);
+		} else if (op == 2 && iter % 50 == 0) {
+			/* Drop a whole tree and start it again. */
+			grove_node_free(roots[r]);
+			roots[r] = grove_node_new("", GROVE_FT_DIR, NULL);
+		}
+		check(roots[r], path);
+	}
+	for (int r = 0; r < 6; r++)
+		grove_node_free(roots[r]);
+	(void)state;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tree_walk_component_boundaries),
+		cmocka_unit_test(test_tree_walk_random_against_reference),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
