@@ -250,11 +250,15 @@ disk_exists(struct planner *p, const char *path)
 
 	/* The common case first: every folder on the way is a folder on disk, so
 	 * the answer is the last node's (or "no" if the walk stops early). */
+	const struct grove_node *top = NULL;
+
 	n = grove_node_walk(p->w->target, path, &off);
 	for (const struct grove_node *a = path[off] ? n : n->parent; a; a = a->parent)
 		if (a->orig_type != GROVE_FT_DIR)
-			goto slow;
-	if (path[off])
+			top = a;
+	if (top && top->orig_type == GROVE_FT_LINK)
+		goto slow; /* the answer is inside the stow dir, if the link is ours */
+	if (top || path[off])
 		return false;
 	if (n->orig_type == GROVE_FT_LINK)
 		return n->dest_type != GROVE_FT_NONE && n->dest_type != GROVE_FT_UNKNOWN;
