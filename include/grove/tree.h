@@ -35,6 +35,7 @@ struct grove_node {
 	bool listed : 1;
 	bool escapes : 1; /* a package link that leaves the stow dir or loops */
 	bool cleaned : 1; /* target folder: the planner already removed its dangling links */
+	bool pruned : 1;  /* package folder read, checked and its entries dropped (unlisted) */
 	char name[];      /* one allocation per node: name, then the link text */
 };
 
