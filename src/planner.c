@@ -1181,6 +1181,8 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		grove_plan_sort_conflicts(plan);
 		return 0;
 	}
+	if (opts->release_stow)
+		w->stow = grove_node_free(w->stow); /* emitting reads the target only */
 	emit_kids(&p, w->target, "", emit_diff);
 	return p.rc;
 }

@@ -102,6 +102,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		.ignore = req->ignore,
 		.defer = req->defer,
 		.override = req->override,
+		.release_stow = true,
 	};
 	cleanup_free char **all = NULL;
 	size_t n_all = 0;
