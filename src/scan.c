@@ -934,15 +934,28 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 		rest = kid->orig_link[0] == '/' ? NULL
 						: grove_path_strip_prefix(joined, s->w->stow_path);
 		if (rest && rest[0]) {
-			/* Ours: the plan may ask what it points at, and unfold it. */
-			r = add_pending(s, kid, rest, NULL);
+			enum grove_ftype t;
+
+			/* Ours: the plan may ask what it points at, and unfold it. What the
+			 * model already knows (a package read whole) is final: answered now,
+			 * not kept as a pending entry (100,000 of them for a restow of
+			 * nofold100k). */
+			if (s->w->stow && model_answer(s, rest, &t))
+				kid->dest_type = t;
+			else
+				r = add_pending(s, kid, rest, NULL);
 			for (size_t i = 0; i < nm && r >= 0; i++) {
 				const char *slash = strchr(rest, '/');
-				cleanup_free char *owner =
-					slash ? strndup(rest, (size_t)(slash - rest))
+				cleanup_free char *owner = NULL;
+				cleanup_free char *unfold = NULL;
+
+				/* Only a folder (or a link to one) of a requested package
+				 * unfolds a link: a file there is a conflict. */
+				if (m[i].node->type == GROVE_FT_REG)
+					continue;
+				owner = slash ? strndup(rest, (size_t)(slash - rest))
 					      : strdup(rest);
-				cleanup_free char *unfold =
-					owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
+				unfold = owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
 				if (!unfold) {
 					r = oom(s);
 					break;
