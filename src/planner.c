@@ -152,6 +152,31 @@ pkg_node(struct planner *p, const char *package, const char *subpath)
 	return n ? grove_node_lookup(n, subpath) : NULL;
 }
 
+/* Whether the scan dropped the entries of package/subpath or of a folder on the way to it
+ * (a big folder it expected to fold whole): then the planner asks for it (need). */
+static bool
+pkg_pruned(struct planner *p, const char *package, const char *subpath)
+{
+	struct grove_node *n = grove_node_child(p->w->stow, package);
+	const char *s = subpath;
+	char name[256];
+
+	while (n && !n->pruned && *s) {
+		const char *e = strchr(s, '/');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (len >= sizeof(name))
+			return false;
+		memcpy(name, s, len);
+		name[len] = '\0';
+		s += len + (e ? 1 : 0);
+		if (len == 1 && name[0] == '.')
+			continue;
+		n = grove_node_child(n, name);
+	}
+	return n && n->pruned;
+}
+
 /* ---- ownership ---- */
 
 /*
@@ -457,7 +482,8 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			oom(p);
 			return;
 		}
-		if (!root || !root->listed || !pkg || !pkg->ignore_loaded) {
+		if (!root || !root->listed || !pkg || !pkg->ignore_loaded ||
+		    pkg_pruned(p, package, pkg_subdir)) {
 			need(p, rel); /* a package the scan read only in part */
 			return;
 		}
@@ -940,6 +966,15 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			return;
 	} else {
 		listing = pkg_node(p, package, pkg_subdir);
+		if ((!listing || !listing->listed) && pkg_pruned(p, package, pkg_subdir)) {
+			cleanup_free char *rel = grove_path_join(package, pkg_subdir);
+
+			if (!rel)
+				oom(p);
+			else
+				need(p, rel);
+			return;
+		}
 		if (!listing || follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
 			fail(p, -GROVE_E_PRECONDITION,
 			     "folder '%s' of package '%s' is missing, or changed while it was read",
@@ -1154,6 +1189,8 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		grove_plan_sort_conflicts(plan);
 		return 0;
 	}
+	if (opts->release_stow)
+		w->stow = grove_node_free(w->stow); /* emitting reads the target only */
 	emit_kids(&p, w->target, "", emit_diff);
 	return p.rc;
 }

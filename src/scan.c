@@ -17,6 +17,13 @@
 #define IGNORE_FILE_MAX (1024 * 1024)
 /* Followed package links nest at most this deep (a guard against link farms of links). */
 #define FOLLOW_DEPTH_MAX 32
+/* A package's folders are kept whole until it has this many entries loaded; past that, a
+ * folder of at least PRUNE_MIN entries (its whole subtree) that the planner cannot enter is
+ * dropped once read and checked (see load_dir). Small packages never pay for the checks. */
+#define PRUNE_START 1024
+#define PRUNE_MIN   16
+/* Checking where a folder lands costs a stat per other package: beyond this many, no pruning. */
+#define PRUNE_PKGS_MAX 32
 
 void
 grove_world_init(struct grove_world *w)
@@ -113,9 +120,17 @@ struct scan {
 	struct dev_ino {
 		dev_t dev;
 		ino_t ino;
+		int zone; /* pruning: 0 not checked, 1 the planner cannot enter it, -1 it can */
 	} * stack;
 	size_t depth, cap_stack;
 	size_t follows; /* package links being followed, nested */
+	/* Pruning (grove_scan_opts.prune), while load_package reads a package: */
+	bool prune;
+	const char *package; /* the package being read */
+	char *const *pkgs;   /* every package of the request */
+	size_t n_pkgs;
+	size_t loaded; /* nodes made for the package so far */
+	size_t bad;    /* entries validate_tree refuses, seen so far */
 	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
 	struct pending {
 		char *dest;   /* stow-relative path the link points at */
@@ -163,6 +178,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		if (grove_path_under(relpath, dest)) {
 			n->escapes = true;
 			n->dest_type = GROVE_FT_NONE;
+			s->bad++;
 			return 0;
 		}
 	}
@@ -170,6 +186,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
 		n->dest_type = GROVE_FT_NONE;
+		s->bad++;
 		return 0;
 	}
 	if (r < 0) {
@@ -182,6 +199,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (on_stack(s, st.dev, st.ino) || s->follows >= FOLLOW_DEPTH_MAX) {
 		/* A link back to a folder being loaded: following it never ends. */
 		n->escapes = true;
+		s->bad++;
 		return 0;
 	}
 	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
@@ -191,6 +209,136 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	r = load_dir(s, n, fd, relpath, st.dev, st.ino);
 	s->follows--;
 	return r;
+}
+
+/* Whether the target entry sub is a link to the stow-relative path prefix (this very folder:
+ * the package folded there). */
+static bool
+folded_here(struct scan *s, const char *sub, const char *prefix)
+{
+	cleanup_free char *parent = grove_path_parent(sub);
+	const char *base = strrchr(sub, '/');
+	cleanup_free char *text = NULL;
+	cleanup_free char *joined = NULL;
+	cleanup_fd int fd = -1;
+	struct grove_stat st;
+	struct grove_error e;
+	const char *rest;
+
+	if (!parent)
+		return false;
+	base = base ? base + 1 : sub;
+	fd = grove_fs_open_dir_beneath(s->target->fd, parent[0] ? parent : ".", &e);
+	if (fd < 0 || grove_fs_stat_at(fd, base, &st, &e) < 0 || st.type != GROVE_FT_LINK ||
+	    grove_fs_readlink_at(fd, base, &text, &e) < 0 || text[0] == '/')
+		return false;
+	joined = grove_path_join(parent, text);
+	rest = joined ? grove_path_strip_prefix(joined, s->w->stow_path) : NULL;
+	return rest && strcmp(rest, prefix) == 0;
+}
+
+/*
+ * Whether the planner can enter the package folder at the stow-relative path
+ * prefix ("pkg/a/b"): only when something is at the same place in the target
+ * ("a/b", links followed) but a link to this folder, or another package of the
+ * request has "a/b". Any error counts as "it can".
+ */
+static bool
+enterable(struct scan *s, const char *prefix)
+{
+	const char *sub = strchr(prefix, '/') + 1;
+	struct grove_stat st;
+	struct grove_error e;
+
+	int r = grove_fs_stat_beneath_follow(s->target->fd, sub, &st, &e);
+
+	/* A link leaving the target (EXDEV) may be the fold into the stow dir. */
+	if ((r < 0 && r != -EXDEV && r != -ELOOP) ||
+	    ((r < 0 || st.type != GROVE_FT_NONE) && !folded_here(s, sub, prefix)))
+		return true;
+	for (size_t i = 0; i < s->n_pkgs; i++) {
+		cleanup_free char *other = NULL;
+
+		if (strcmp(s->pkgs[i], s->package) == 0)
+			continue;
+		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
+		if (!other || grove_fs_stat_beneath_follow(s->stow->fd, other, &st, &e) < 0 ||
+		    st.type != GROVE_FT_NONE)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the folder node (at relpath, the top of the load stack), read whole
+ * and holding nothing validate_tree refuses, can be dropped: the planner will
+ * fold it into one link and never look inside. That holds when no folder on
+ * the way to it, below the package root, can be entered (enterable): then
+ * the target has nothing there either, so the plan links it whole. Each
+ * folder on the stack is checked once. Should the planner ask for it all the
+ * same, the node is marked pruned and the planner asks for it again (need).
+ */
+static bool
+may_prune(struct scan *s, const struct grove_node *node, const char *relpath)
+{
+	char prefix[PATH_MAX];
+	size_t len = 0;
+
+	if (!s->prune || s->follows || node->type != GROVE_FT_DIR || s->depth < 2 ||
+	    s->loaded < PRUNE_START || strlen(relpath) >= sizeof(prefix))
+		return false;
+	for (size_t i = 0; i < s->depth; i++) {
+		/* prefix = the first i + 1 components of relpath */
+		const char *end = strchr(relpath + len + (i ? 1 : 0), '/');
+
+		len = end ? (size_t)(end - relpath) : strlen(relpath);
+		if (i == 0)
+			continue; /* the package root: the target root itself */
+		if (s->stack[i].zone == 0) {
+			memcpy(prefix, relpath, len);
+			prefix[len] = '\0';
+			s->stack[i].zone = enterable(s, prefix) ? -1 : 1;
+		}
+		if (s->stack[i].zone > 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the model node at the stow-relative path is a pruned folder. */
+static bool
+pruned_at(struct scan *s, const char *relpath)
+{
+	struct grove_node *n = s->w->stow;
+	const char *p = relpath;
+	char name[NAME_MAX + 1];
+
+	while (n && *p) {
+		const char *e = strchr(p, '/');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len > NAME_MAX)
+			return false;
+		memcpy(name, p, len);
+		name[len] = '\0';
+		n = grove_node_child(n, name);
+		p += len + (e ? 1 : 0);
+	}
+	return n && n->pruned;
+}
+
+/* Drops a folder's entries, keeping the node: unlisted and marked pruned. */
+static void
+prune(struct grove_node *node)
+{
+	for (size_t i = 0; i < node->n_kids; i++)
+		grove_node_free(node->kids[i]);
+	free(node->kids);
+	free(node->index);
+	node->kids = node->index = NULL;
+	node->n_kids = node->cap_kids = node->index_cap = 0;
+	node->listed = false;
+	node->pruned = true;
 }
 
 /* Fills node (a folder, or a link to one) with the listing of dfd, recursively.
@@ -203,7 +351,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	 ino_t ino)
 {
 	struct grove_dirent *ents = NULL;
-	size_t n = 0;
+	size_t n = 0, loaded, bad;
 	int r;
 
 	if (node->listed)
@@ -225,7 +373,10 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	}
 	s->stack[s->depth].dev = dev;
 	s->stack[s->depth].ino = ino;
+	s->stack[s->depth].zone = 0;
 	s->depth++;
+	loaded = s->loaded;
+	bad = s->bad;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
 		cleanup_free char *kpath = grove_child_path(relpath, ents[i].name);
@@ -252,6 +403,9 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				r = oom(s);
 				break;
 			}
+			s->loaded++;
+			if (ents[i].type == GROVE_FT_OTHER)
+				s->bad++;
 		}
 		if (ents[i].type == GROVE_FT_DIR) {
 			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, ents[i].name, s->err);
@@ -270,10 +424,13 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 			r = load_link_dest(s, kid, kpath);
 		}
 	}
-	s->depth--;
 	grove_dirents_free(ents, n);
-	if (r >= 0)
-		node->listed = true;
+	if (r >= 0 && s->bad == bad && s->loaded - loaded >= PRUNE_MIN &&
+	    may_prune(s, node, relpath))
+		prune(node);
+	else if (r >= 0)
+		node->listed = true, node->pruned = false;
+	s->depth--;
 	return r;
 }
 
@@ -767,15 +924,28 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 		rest = kid->orig_link[0] == '/' ? NULL
 						: grove_path_strip_prefix(joined, s->w->stow_path);
 		if (rest && rest[0]) {
-			/* Ours: the plan may ask what it points at, and unfold it. */
-			r = add_pending(s, kid, rest, NULL);
+			enum grove_ftype t;
+
+			/* Ours: the plan may ask what it points at, and unfold it. What the
+			 * model already knows (a package read whole) is final: answered now,
+			 * not kept as a pending entry (100,000 of them for a restow of
+			 * nofold100k). */
+			if (s->w->stow && model_answer(s, rest, &t))
+				kid->dest_type = t;
+			else
+				r = add_pending(s, kid, rest, NULL);
 			for (size_t i = 0; i < nm && r >= 0; i++) {
 				const char *slash = strchr(rest, '/');
-				cleanup_free char *owner =
-					slash ? strndup(rest, (size_t)(slash - rest))
+				cleanup_free char *owner = NULL;
+				cleanup_free char *unfold = NULL;
+
+				/* Only a folder (or a link to one) of a requested package
+				 * unfolds a link: a file there is a conflict. */
+				if (m[i].node->type == GROVE_FT_REG)
+					continue;
+				owner = slash ? strndup(rest, (size_t)(slash - rest))
 					      : strdup(rest);
-				cleanup_free char *unfold =
-					owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
+				unfold = owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
 				if (!unfold) {
 					r = oom(s);
 					break;
@@ -881,9 +1051,14 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		free(at);
 		return oom(&s);
 	}
+	s.prune = opts->prune && !opts->dotfiles && !opts->full_target && n_pkgs <= PRUNE_PKGS_MAX;
+	s.pkgs = pkgs;
+	s.n_pkgs = n_pkgs;
 	for (size_t i = 0; i < n_pkgs && r >= 0; i++) {
 		struct grove_node *pn;
 
+		s.package = pkgs[i];
+		s.loaded = 0;
 		r = load_package(&s, pkgs[i]);
 		if (r < 0)
 			break;
@@ -895,6 +1070,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 			n_at++;
 		}
 	}
+	s.prune = false; /* what is read from here on, the planner asks for */
 	if (r >= 0) {
 		w->target->listed = true;
 		r = scan_target_dir(&s, w->target, target->fd, "", at, n_at);
@@ -911,6 +1087,8 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 				r = oom(&s);
 				break;
 			}
+			if (strcmp(p->unfold, p->dest) == 0 && pruned_at(&s, p->dest))
+				continue; /* its own fold, of a folder no other package has */
 			r = load_package_ignore(&s, owner);
 			if (r >= 0)
 				r = load_subtree(&s, p->unfold);

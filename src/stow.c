@@ -102,6 +102,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		.ignore = req->ignore,
 		.defer = req->defer,
 		.override = req->override,
+		.release_stow = true,
 	};
 	cleanup_free char **all = NULL;
 	size_t n_all = 0;
@@ -156,6 +157,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 	if (r < 0)
 		goto fail;
 	so.full_target = req->compat && req->n_unstow > 0;
+	so.prune = !req->no_folding;
 	r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &so, err);
 	if (r < 0)
 		goto fail;

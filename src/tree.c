@@ -39,20 +39,34 @@ static _Thread_local unsigned long tree_generation = 1;
 struct grove_node *
 grove_node_new(const char *name, enum grove_ftype type, const char *link)
 {
-	struct grove_node *n = calloc(1, sizeof(*n));
+	size_t nlen = name ? strlen(name) : 0;
+	size_t llen = link ? strlen(link) + 1 : 0;
+	struct grove_node *n;
 
+	if (nlen > UINT32_MAX || llen > UINT32_MAX)
+		return NULL;
+	n = malloc(sizeof(*n) + nlen + 1 + llen);
 	if (!n)
 		return NULL;
-	n->name = strdup(name ? name : "");
+	memset(n, 0, sizeof(*n));
+	memcpy(n->name, name ? name : "", nlen + 1);
 	n->orig_type = n->type = type;
 	n->dest_type = GROVE_FT_UNKNOWN;
 	if (link) {
-		n->orig_link = strdup(link);
-		n->link = strdup(link);
+		char *text = n->name + nlen + 1;
+		memcpy(text, link, llen);
+		n->orig_link = n->link = text;
 	}
-	if (!n->name || (link && (!n->orig_link || !n->link)))
-		return grove_node_free(n);
 	return n;
+}
+
+/* Frees the current link text when it is the node's own copy. */
+static void
+drop_link(struct grove_node *node)
+{
+	if (node->link != node->orig_link)
+		free((char *)node->link);
+	node->link = NULL;
 }
 
 struct grove_node *
@@ -65,9 +79,7 @@ grove_node_free(struct grove_node *node)
 		grove_node_free(node->kids[i]);
 	free(node->kids);
 	free(node->index);
-	free(node->name);
-	free(node->orig_link);
-	free(node->link);
+	drop_link(node);
 	free(node->adopt_to);
 	free(node);
 	return NULL;
@@ -132,8 +144,12 @@ int
 grove_node_add(struct grove_node *node, struct grove_node *child)
 {
 	if (node->n_kids == node->cap_kids) {
-		size_t cap = node->cap_kids ? node->cap_kids * 2 : 4;
-		struct grove_node **k = realloc(node->kids, cap * sizeof(*k));
+		size_t cap = node->cap_kids ? (size_t)node->cap_kids * 2 : 4;
+		struct grove_node **k;
+
+		if (cap > UINT32_MAX / 4)
+			return -ENOMEM;
+		k = realloc(node->kids, cap * sizeof(*k));
 		if (!k)
 			return -ENOMEM;
 		node->kids = k;
@@ -145,7 +161,7 @@ grove_node_add(struct grove_node *node, struct grove_node *child)
 		/* Keep the load factor at or below one half. */
 		if (node->n_kids * 2 > node->index_cap) {
 			size_t cap = 64;
-			while (cap < node->n_kids * 4)
+			while (cap < (size_t)node->n_kids * 4)
 				cap *= 2;
 			return index_rebuild(node, cap);
 		}
@@ -307,11 +323,13 @@ grove_node_sorted_kids(const struct grove_node *node)
 int
 grove_node_set_link(struct grove_node *node, const char *text)
 {
-	char *c = NULL;
+	const char *c = NULL;
 
-	if (text && !(c = strdup(text)))
+	if (text && node->orig_link && strcmp(text, node->orig_link) == 0)
+		c = node->orig_link;
+	else if (text && !(c = strdup(text)))
 		return -ENOMEM;
-	free(node->link);
+	drop_link(node);
 	node->link = c;
 	return 0;
 }

@@ -20,6 +20,9 @@ struct grove_plan_opts {
 	const struct grove_pattern_set *ignore;   /* may be NULL */
 	const struct grove_pattern_set *defer;    /* may be NULL */
 	const struct grove_pattern_set *override; /* may be NULL */
+	/* The caller is done with w->stow once a plan is found: it is freed (NULL) before the ops
+	 * are emitted, so the package model and the plan are not both in memory at the peak. */
+	bool release_stow;
 };
 
 /*

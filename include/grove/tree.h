@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "grove/fs.h"
 
@@ -20,21 +21,22 @@
  * to a folder inside a package - is "listed" when kids holds every entry.
  */
 struct grove_node {
-	char *name;
 	struct grove_node *parent;
-	enum grove_ftype orig_type;
-	char *orig_link;
-	enum grove_ftype type;
-	char *link;
-	enum grove_ftype dest_type;
-	bool listed;
-	bool escapes;   /* a package link that leaves the stow dir or loops */
-	char *adopt_to; /* target node: the plan moves the file here (stow-relative) */
-	bool cleaned;   /* target folder: the planner already removed its dangling links */
+	const char *orig_link; /* stored in the node, after name; NULL when not a link */
+	const char *link;      /* == orig_link until the plan changes it (then its own copy) */
+	char *adopt_to;        /* target node: the plan moves the file here (stow-relative) */
 	struct grove_node **kids;
-	size_t n_kids, cap_kids;
 	struct grove_node **index; /* open-addressing hash of kids by name, or NULL */
-	size_t index_cap;
+	uint32_t n_kids, cap_kids;
+	uint32_t index_cap;
+	enum grove_ftype orig_type : 4;
+	enum grove_ftype type : 4;
+	enum grove_ftype dest_type : 4;
+	bool listed : 1;
+	bool escapes : 1; /* a package link that leaves the stow dir or loops */
+	bool cleaned : 1; /* target folder: the planner already removed its dangling links */
+	bool pruned : 1;  /* package folder read, checked and its entries dropped (unlisted) */
+	char name[];      /* one allocation per node: name, then the link text */
 };
 
 /* A new node with orig == current state; link is copied (may be NULL). */
@@ -62,7 +64,8 @@ struct grove_node *grove_node_walk(const struct grove_node *node, const char *re
 /* The kids sorted bytewise by name, in a new array (caller frees the array only). */
 struct grove_node **grove_node_sorted_kids(const struct grove_node *node);
 
-/* Sets the current link text (copied; NULL for none). Returns 0 or -ENOMEM. */
+/* Sets the current link text (copied, or shared with orig_link when equal; NULL for none).
+ * Returns 0 or -ENOMEM. */
 int grove_node_set_link(struct grove_node *node, const char *text);
 
 /* The node's path relative to the tree's root, malloc'd ("" for the root). */

@@ -55,6 +55,10 @@ struct grove_world_pkg *grove_world_pkg(const struct grove_world *w, const char 
 struct grove_scan_opts {
 	bool dotfiles;
 	bool full_target; /* compat unstow walks the whole target */
+	/* Drop the entries of big package folders the plan folds without entering, once read
+	 * and checked (nodes marked pruned; the planner asks for them should it enter). For
+	 * stow and restow without --no-folding. */
+	bool prune;
 };
 
 /*
