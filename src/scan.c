@@ -309,21 +309,8 @@ may_prune(struct scan *s, const struct grove_node *node, const char *relpath)
 static bool
 pruned_at(struct scan *s, const char *relpath)
 {
-	struct grove_node *n = s->w->stow;
-	const char *p = relpath;
-	char name[NAME_MAX + 1];
+	struct grove_node *n = grove_node_lookup(s->w->stow, relpath);
 
-	while (n && *p) {
-		const char *e = strchr(p, '/');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-
-		if (len > NAME_MAX)
-			return false;
-		memcpy(name, p, len);
-		name[len] = '\0';
-		n = grove_node_child(n, name);
-		p += len + (e ? 1 : 0);
-	}
 	return n && n->pruned;
 }
 
