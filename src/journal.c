@@ -286,7 +286,14 @@ held_full_pathname(sqlite3_vfs *vfs, const char *path, int size, char *out)
 static void
 held_vfs_register(void)
 {
-	sqlite3_vfs *base = sqlite3_vfs_find("unix");
+	sqlite3_vfs *base;
+
+	/* Before sqlite initialises (sqlite3_vfs_find does): no allocation
+	 * statistics, so no global mutex around every sqlite3_malloc and free.
+	 * grove never reads them. Refused (and harmless) if sqlite is already
+	 * initialised by someone else in the process. */
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	base = sqlite3_vfs_find("unix");
 
 	if (!base)
 		return;
@@ -606,8 +613,10 @@ disconnect(struct grove_journal *j)
 static int
 db_connect(struct grove_journal *j, struct grove_error *err)
 {
+	/* NOMUTEX: a journal (and its connection) is used by one thread at a
+	 * time, so sqlite need not lock the connection around every call. */
 	const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW |
-			  SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE;
+			  SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_NOMUTEX;
 	sqlite3_stmt *s = NULL;
 	int64_t version;
 	int rc, r;
