@@ -125,11 +125,20 @@ static pcre2_match_data *match_block;
 static bool
 re_match(const pcre2_code *code, const char *s, size_t len)
 {
+	int rc;
+
 	if (!match_block)
 		match_block = pcre2_match_data_create(1, NULL);
 	if (!match_block)
 		return false;
-	return pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL) >= 0;
+	/* The JIT's own entry skips pcre2_match's checks of the arguments (a
+	 * quarter of a match's instructions); patterns are never in UTF mode, so
+	 * there is no UTF check to lose. A pattern the JIT refused says so and
+	 * runs in the interpreter. */
+	rc = pcre2_jit_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL);
+	if (rc == PCRE2_ERROR_JIT_BADOPTION)
+		rc = pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL);
+	return rc >= 0;
 }
 
 struct patterns {
