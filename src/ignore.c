@@ -21,7 +21,10 @@
 struct grove_ignore_list {
 	pcre2_code *path_re;    /* "(^|/)(q1|...)(/|$)" against "/" + path; NULL if none */
 	pcre2_code *segment_re; /* "^(p1|...)$" against the basename; NULL if none */
-	bool builtin;           /* Stow's list: builtin_match() decides paths without '\n' */
+	/* Stow's list: builtin_match() decides paths without '\n'; the regexes
+	 * (for the others) are compiled on the first such path, into regexes. */
+	bool builtin;
+	struct grove_ignore_list *regexes;
 };
 
 struct grove_pattern_set {
@@ -311,7 +314,6 @@ list_parse(const char *text, const char *source, bool builtin, struct grove_igno
 	list = calloc(1, sizeof(*list));
 	if (!list)
 		goto nomem;
-	list->builtin = builtin;
 	/* The built-in list's regexes only see paths with a newline (see
 	 * builtin_match): the interpreter serves them, no JIT compile (which
 	 * costs as much as a few hundred JIT matches). */
@@ -342,7 +344,13 @@ grove_ignore_list_parse(const char *text, const char *source, struct grove_ignor
 int
 grove_ignore_list_default(struct grove_ignore_list **ret, struct grove_error *err)
 {
-	return list_parse(default_list, "(built-in)", true, ret, err);
+	struct grove_ignore_list *list = calloc(1, sizeof(*list));
+
+	if (!list)
+		return grove_error_errno(err, -ENOMEM, "ignore list (built-in)");
+	list->builtin = true;
+	*ret = list;
+	return 0;
 }
 
 const char *
@@ -446,8 +454,18 @@ grove_ignore_list_match(const struct grove_ignore_list *list, const char *path)
 
 	if (!list || !path || !*path)
 		return false;
-	if (list->builtin && !strchr(path, '\n'))
-		return builtin_match(path);
+	if (list->builtin) {
+		struct grove_ignore_list *l = (struct grove_ignore_list *)list;
+
+		if (!strchr(path, '\n'))
+			return builtin_match(path);
+		/* Made once, on the first path with a newline (rare). Out of
+		 * memory: not ignored, like a failed match block. */
+		if (!l->regexes &&
+		    list_parse(default_list, "(built-in)", true, &l->regexes, NULL) < 0)
+			return false;
+		list = l->regexes;
+	}
 	if (list->path_re) {
 		size_t len = strlen(path);
 		char buf[256];
@@ -475,6 +493,7 @@ grove_ignore_list_free(struct grove_ignore_list *list)
 		return NULL;
 	pcre2_code_free(list->path_re);
 	pcre2_code_free(list->segment_re);
+	grove_ignore_list_free(list->regexes);
 	free(list);
 	return NULL;
 }
