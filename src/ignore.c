@@ -21,6 +21,10 @@
 struct grove_ignore_list {
 	pcre2_code *path_re;    /* "(^|/)(q1|...)(/|$)" against "/" + path; NULL if none */
 	pcre2_code *segment_re; /* "^(p1|...)$" against the basename; NULL if none */
+	/* Stow's list: builtin_match() decides paths without '\n'; the regexes
+	 * (for the others) are compiled on the first such path, into regexes. */
+	bool builtin;
+	struct grove_ignore_list *regexes;
 };
 
 struct grove_pattern_set {
@@ -125,11 +129,20 @@ static pcre2_match_data *match_block;
 static bool
 re_match(const pcre2_code *code, const char *s, size_t len)
 {
+	int rc;
+
 	if (!match_block)
 		match_block = pcre2_match_data_create(1, NULL);
 	if (!match_block)
 		return false;
-	return pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL) >= 0;
+	/* The JIT's own entry skips pcre2_match's checks of the arguments (a
+	 * quarter of a match's instructions); patterns are never in UTF mode, so
+	 * there is no UTF check to lose. A pattern the JIT refused says so and
+	 * runs in the interpreter. */
+	rc = pcre2_jit_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL);
+	if (rc == PCRE2_ERROR_JIT_BADOPTION)
+		rc = pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL);
+	return rc >= 0;
 }
 
 struct patterns {
@@ -214,7 +227,7 @@ clean_line(char *line, size_t len, char **ret_start)
 
 /* Compiles "pre(p1|p2|...)post" from the patterns that do (path) or do not contain '/'. */
 static int
-compile_group(const struct patterns *p, bool path, const char *source, pcre2_code **ret,
+compile_group(const struct patterns *p, bool path, bool jit, const char *source, pcre2_code **ret,
 	      struct grove_error *err)
 {
 	struct strbuf sb = { 0 };
@@ -262,7 +275,8 @@ compile_group(const struct patterns *p, bool path, const char *source, pcre2_cod
 		return -GROVE_E_CONFIG;
 	}
 	free(sb.buf);
-	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	if (jit)
+		(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
 	*ret = code;
 	return 0;
 nomem:
@@ -270,9 +284,9 @@ nomem:
 	return grove_error_errno(err, -ENOMEM, "ignore list %s", source);
 }
 
-int
-grove_ignore_list_parse(const char *text, const char *source, struct grove_ignore_list **ret,
-			struct grove_error *err)
+static int
+list_parse(const char *text, const char *source, bool builtin, struct grove_ignore_list **ret,
+	   struct grove_error *err)
 {
 	struct patterns pats = { 0 };
 	struct grove_ignore_list *list = NULL;
@@ -300,9 +314,12 @@ grove_ignore_list_parse(const char *text, const char *source, struct grove_ignor
 	list = calloc(1, sizeof(*list));
 	if (!list)
 		goto nomem;
-	r = compile_group(&pats, true, source, &list->path_re, err);
+	/* The built-in list's regexes only see paths with a newline (see
+	 * builtin_match): the interpreter serves them, no JIT compile (which
+	 * costs as much as a few hundred JIT matches). */
+	r = compile_group(&pats, true, !builtin, source, &list->path_re, err);
 	if (r >= 0)
-		r = compile_group(&pats, false, source, &list->segment_re, err);
+		r = compile_group(&pats, false, !builtin, source, &list->segment_re, err);
 	free(copy);
 	patterns_release(&pats);
 	if (r < 0) {
@@ -318,9 +335,75 @@ nomem:
 }
 
 int
+grove_ignore_list_parse(const char *text, const char *source, struct grove_ignore_list **ret,
+			struct grove_error *err)
+{
+	return list_parse(text, source, false, ret, err);
+}
+
+int
 grove_ignore_list_default(struct grove_ignore_list **ret, struct grove_error *err)
 {
-	return grove_ignore_list_parse(default_list, "(built-in)", ret, err);
+	struct grove_ignore_list *list = calloc(1, sizeof(*list));
+
+	if (!list)
+		return grove_error_errno(err, -ENOMEM, "ignore list (built-in)");
+	list->builtin = true;
+	*ret = list;
+	return 0;
+}
+
+const char *
+grove_ignore_list_default_text(void)
+{
+	return default_list;
+}
+
+static bool
+starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/*
+ * The built-in list's two regexes, decided in C for a path without a newline
+ * (with one, "$" and "." behave differently and the regexes decide):
+ *   "(^|/)(^/README.*|^/LICENSE.*|^/COPYING|^/\.stow\-local\-ignore$)(/|$)"
+ *   against "/" + path: every alternative starts with "^/", so the match
+ *   starts at the added slash; ".*" runs to the end, where "$" holds.
+ *   "^(RCS|.+,v|CVS|\.\#.+|\.cvsignore|\.svn|_darcs|\.hg|\.git|\.gitignore|
+ *   \.gitmodules|.+~|\#.*\#)$" against the basename (after the last '/'
+ *   past the first character, as segment_match takes it).
+ * tests/unit/test-ignore.c checks this against the regexes on generated paths.
+ */
+static bool
+builtin_match(const char *path)
+{
+	static const char *const names[] = { "RCS", "CVS",  ".cvsignore", ".svn",       "_darcs",
+					     ".hg", ".git", ".gitignore", ".gitmodules" };
+	const char *base = path, *slash;
+	size_t n;
+
+	if (starts_with(path, "README") || starts_with(path, "LICENSE") ||
+	    strcmp(path, "COPYING") == 0 || starts_with(path, "COPYING/") ||
+	    strcmp(path, ".stow-local-ignore") == 0)
+		return true;
+	slash = path[0] ? strrchr(path + 1, '/') : NULL;
+	if (slash)
+		base = slash + 1;
+	n = strlen(base);
+	if (n >= 3 && base[n - 2] == ',' && base[n - 1] == 'v')
+		return true;
+	if (n >= 3 && base[0] == '.' && base[1] == '#')
+		return true;
+	if (n >= 2 && base[n - 1] == '~')
+		return true;
+	if (n >= 2 && base[0] == '#' && base[n - 1] == '#')
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(base, names[i]) == 0)
+			return true;
+	return false;
 }
 
 /*
@@ -371,6 +454,18 @@ grove_ignore_list_match(const struct grove_ignore_list *list, const char *path)
 
 	if (!list || !path || !*path)
 		return false;
+	if (list->builtin) {
+		struct grove_ignore_list *l = (struct grove_ignore_list *)list;
+
+		if (!strchr(path, '\n'))
+			return builtin_match(path);
+		/* Made once, on the first path with a newline (rare). Out of
+		 * memory: not ignored, like a failed match block. */
+		if (!l->regexes &&
+		    list_parse(default_list, "(built-in)", true, &l->regexes, NULL) < 0)
+			return false;
+		list = l->regexes;
+	}
 	if (list->path_re) {
 		size_t len = strlen(path);
 		char buf[256];
@@ -398,6 +493,7 @@ grove_ignore_list_free(struct grove_ignore_list *list)
 		return NULL;
 	pcre2_code_free(list->path_re);
 	pcre2_code_free(list->segment_re);
+	grove_ignore_list_free(list->regexes);
 	free(list);
 	return NULL;
 }

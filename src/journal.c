@@ -242,6 +242,14 @@ struct grove_journal {
 	char fdpath[64]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
 	int busy_ms;
 	sqlite3_stmt *stmts[ST_COUNT];
+	/* A target grove_journal_target_deferred found unknown: registered by the
+	 * next grove_journal_begin with target_id 0, inside that transaction. */
+	struct {
+		bool pending;
+		char *path;
+		int64_t dev, ino, born;
+		int64_t id; /* once registered */
+	} target;
 };
 
 /* ---- the held-dir VFS ---- */
@@ -278,7 +286,14 @@ held_full_pathname(sqlite3_vfs *vfs, const char *path, int size, char *out)
 static void
 held_vfs_register(void)
 {
-	sqlite3_vfs *base = sqlite3_vfs_find("unix");
+	sqlite3_vfs *base;
+
+	/* Before sqlite initialises (sqlite3_vfs_find does): no allocation
+	 * statistics, so no global mutex around every sqlite3_malloc and free.
+	 * grove never reads them. Refused (and harmless) if sqlite is already
+	 * initialised by someone else in the process. */
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	base = sqlite3_vfs_find("unix");
 
 	if (!base)
 		return;
@@ -598,8 +613,10 @@ disconnect(struct grove_journal *j)
 static int
 db_connect(struct grove_journal *j, struct grove_error *err)
 {
+	/* NOMUTEX: a journal (and its connection) is used by one thread at a
+	 * time, so sqlite need not lock the connection around every call. */
 	const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW |
-			  SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE;
+			  SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_NOMUTEX;
 	sqlite3_stmt *s = NULL;
 	int64_t version;
 	int rc, r;
@@ -745,6 +762,7 @@ grove_journal_close(struct grove_journal *j)
 		return NULL;
 	disconnect(j);
 	grove_fd_close(j->dirfd);
+	free(j->target.path);
 	free(j->name);
 	free(j);
 	return NULL;
@@ -834,6 +852,99 @@ target_lookup(struct grove_journal *j, const struct grove_root *root, const char
 	return 0;
 }
 
+/* Inserts the target (or updates its path), inside the caller's write transaction. */
+static int
+target_put(struct grove_journal *j, const char *path, int64_t dev, int64_t ino, int64_t born,
+	   struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = stmt_get(j, ST_TARGET_PUT, &s, err);
+
+	if (r < 0)
+		return r;
+	bind_text(s, 1, path);
+	sqlite3_bind_int64(s, 2, dev);
+	sqlite3_bind_int64(s, 3, ino);
+	sqlite3_bind_int64(s, 4, born);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		return jfail(j, rc, err, "register target in");
+	return 0;
+}
+
+int
+grove_journal_target_deferred(struct grove_journal *j, const struct grove_root *root,
+			      int64_t *ret_id, struct grove_error *err)
+{
+	const char *path = root->real ? root->real : root->path;
+	bool same = false;
+	int64_t id = 0;
+	int r;
+
+	r = target_lookup(j, root, path, &id, &same, err);
+	if (r < 0)
+		return r;
+	if (id && !same)
+		return grove_journal_target(j, root, ret_id, err);
+	if (!id) {
+		char *copy = strdup(path);
+
+		if (!copy)
+			return grove_error_errno(err, -ENOMEM,
+						 "register target '%s' in journal '%s'", path,
+						 j->name);
+		free(j->target.path);
+		j->target.path = copy;
+		j->target.dev = (int64_t)root->dev;
+		j->target.ino = (int64_t)root->ino;
+		j->target.born = root->born;
+		j->target.pending = true;
+		j->target.id = 0;
+	}
+	*ret_id = id;
+	return 0;
+}
+
+int64_t
+grove_journal_target_registered(const struct grove_journal *j)
+{
+	return j->target.id;
+}
+
+/* Inside the intent's write transaction: the deferred target's row, and its id. */
+static int
+target_put_pending(struct grove_journal *j, int64_t *ret_id, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if (!j->target.pending && j->target.id) {
+		*ret_id = j->target.id;
+		return 0;
+	}
+	if (!j->target.pending)
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "log transaction in journal '%s': no target", j->name);
+	r = target_put(j, j->target.path, j->target.dev, j->target.ino, j->target.born, err);
+	if (r < 0)
+		return r;
+	r = stmt_get(j, ST_TARGET_GET, &s, err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, j->target.dev);
+	sqlite3_bind_int64(s, 2, j->target.ino);
+	sqlite3_bind_int64(s, 3, j->target.born);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? grove_error_set(err, -GROVE_E_INTERNAL,
+							   "register target '%s' in journal '%s': "
+							   "not found after writing it",
+							   j->target.path, j->name)
+					 : jfail(j, rc, err, "register target in");
+	*ret_id = sqlite3_column_int64(s, 0);
+	return 0;
+}
+
 int
 grove_journal_target(struct grove_journal *j, const struct grove_root *root, int64_t *ret_id,
 		     struct grove_error *err)
@@ -842,7 +953,7 @@ grove_journal_target(struct grove_journal *j, const struct grove_root *root, int
 	struct grove_error saved, local;
 	bool same = false, unknown;
 	int64_t id = 0;
-	int rc, r;
+	int r;
 
 	if (!err)
 		err = &local;
@@ -857,24 +968,10 @@ grove_journal_target(struct grove_journal *j, const struct grove_root *root, int
 	r = write_begin(j, err, "register target in");
 	if (r < 0)
 		return r;
-	{
-		cleanup_stmt sqlite3_stmt *s = NULL;
-
-		r = stmt_get(j, ST_TARGET_PUT, &s, err);
-		if (r < 0) {
-			rollback(j);
-			return r;
-		}
-		bind_text(s, 1, path);
-		sqlite3_bind_int64(s, 2, (int64_t)root->dev);
-		sqlite3_bind_int64(s, 3, (int64_t)root->ino);
-		sqlite3_bind_int64(s, 4, root->born);
-		rc = sqlite3_step(s);
-		if (rc != SQLITE_DONE) {
-			r = jfail(j, rc, err, "register target in");
-			rollback(j);
-			return r;
-		}
+	r = target_put(j, path, (int64_t)root->dev, (int64_t)root->ino, root->born, err);
+	if (r < 0) {
+		rollback(j);
+		return r;
 	}
 	r = write_commit(j, &unknown, err, "register target in");
 	if (r < 0 && !unknown)
@@ -1132,6 +1229,16 @@ grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *comm
 				       ret_txn, err);
 }
 
+/* The deferred target is in the log now (committed with the transaction). */
+static void
+target_registered(struct grove_journal *j, int64_t id)
+{
+	if (j->target.pending) {
+		j->target.pending = false;
+		j->target.id = id;
+	}
+}
+
 int
 grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
 			const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
@@ -1150,7 +1257,10 @@ grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *
 	r = write_begin(j, err, "log transaction in");
 	if (r < 0)
 		return r;
-	r = txn_insert(j, target_id, command, stow_dir, undoes, started, &id, err);
+	if (!target_id)
+		r = target_put_pending(j, &target_id, err);
+	if (r >= 0)
+		r = txn_insert(j, target_id, command, stow_dir, undoes, started, &id, err);
 	if (r >= 0)
 		r = ops_insert(j, id, plan, err);
 	if (r >= 0)
@@ -1161,6 +1271,7 @@ grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *
 	}
 	r = write_commit(j, &unknown, err, "log transaction in");
 	if (r >= 0) {
+		target_registered(j, target_id);
 		*ret_txn = id;
 		return 0;
 	}
@@ -1177,6 +1288,7 @@ grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *
 	    st.started == started && st.n_ops == (int64_t)plan->n_ops &&
 	    prefix_matches(st.command_prefix, st.command_null, command)) {
 		grove_error_clear(err);
+		target_registered(j, target_id);
 		*ret_txn = id;
 		return 0;
 	}

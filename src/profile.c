@@ -998,6 +998,8 @@ txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char 
 
 	if (r < 0)
 		return r;
+	if (!p->session.target_id)
+		p->session.target_id = grove_journal_target_registered(p->session.journal);
 	p->began = true;
 	r = grove_fs_sync(p->session.state.fd, err);
 	if (r < 0) {

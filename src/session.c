@@ -61,7 +61,9 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 			goto fail;
 		s->lock_fd = r;
 	}
-	r = grove_journal_target(s->journal, target, &s->target_id, err);
+	/* A target the log does not know yet is registered by the first intent
+	 * (one write transaction fewer; a dry run writes nothing). */
+	r = grove_journal_target_deferred(s->journal, target, &s->target_id, err);
 	if (r < 0)
 		goto fail;
 	if (!opts->profile_log) {
@@ -118,6 +120,8 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 	s->n_alt = 0;
 	if (r < 0)
 		return r;
+	if (!s->target_id)
+		s->target_id = grove_journal_target_registered(s->journal);
 	/* SQLite ignores a failing fsync of the folder after it creates or deletes
 	 * its -journal file; the intent is only durable once that folder is synced,
 	 * so do it here and stop before the first change if it fails. */

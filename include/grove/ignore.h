@@ -28,6 +28,8 @@ int grove_ignore_list_parse(const char *text, const char *source, struct grove_i
 
 /* The built-in default list (Stow's __DATA__ section). Never fails except -ENOMEM. */
 int grove_ignore_list_default(struct grove_ignore_list **ret, struct grove_error *err);
+/* Its text, as grove_ignore_list_parse takes it. */
+const char *grove_ignore_list_default_text(void);
 
 /* True if the target-relative path (e.g. "bin/foo~") is ignored by the list. */
 bool grove_ignore_list_match(const struct grove_ignore_list *list, const char *path);

@@ -82,6 +82,19 @@ int grove_journal_target(struct grove_journal *j, const struct grove_root *root,
 			 struct grove_error *err);
 
 /*
+ * Like grove_journal_target, without a write transaction of its own for a
+ * target the log does not know yet: *ret_id is then 0, and the next
+ * grove_journal_begin with target_id 0 registers it inside the intent's
+ * transaction (a target known under another path is updated at once, as by
+ * grove_journal_target). Queries by target id 0 find nothing, which is what a
+ * target never seen has. grove_journal_target_registered gives the id once
+ * that transaction is in the log (0 before).
+ */
+int grove_journal_target_deferred(struct grove_journal *j, const struct grove_root *root,
+				  int64_t *ret_id, struct grove_error *err);
+int64_t grove_journal_target_registered(const struct grove_journal *j);
+
+/*
  * Logs a transaction's intent durably: a row in state INTENT and every op of
  * plan with its before and after state (kind, path, old_text, text,
  * stow_path, package), in order. Nothing is changed on disk before this

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests: Stow's ignore lists and --ignore/--defer/--override patterns, checked against GNU
  * Stow 2.4.1. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,11 +246,78 @@ test_ignore_pattern_bad_regex(void **state)
 	grove_pattern_set_free(set);
 }
 
+static void
+compare_builtin(const struct grove_ignore_list *fast, const struct grove_ignore_list *re,
+		const char *path, size_t *n_ignored)
+{
+	bool a = grove_ignore_list_match(fast, path), b = grove_ignore_list_match(re, path);
+
+	if (a != b)
+		fail_msg("built-in list on '%s': %d, its regexes say %d", path, a, b);
+	*n_ignored += b;
+}
+
+/* The built-in list decides paths in C (no regex); the same text parsed as
+ * any other list goes through the regexes. Both must agree on every path:
+ * all strings up to 4 characters over an alphabet of the characters the
+ * patterns care about, and every sequence of up to 3 tokens from the list. */
+static void
+test_ignore_builtin_matches_its_regexes(void **state)
+{
+	static const char alphabet[] = "RCSv,.#~/_\na";
+	static const char *const tokens[] = {
+		"README",      "LICENSE", "COPYING",    ".stow-local-ignore",
+		"RCS",         "CVS",     ".cvsignore", ".svn",
+		"_darcs",      ".hg",     ".git",       ".gitignore",
+		".gitmodules", "/",       "\n",         "x",
+		",v",          "~",       "#",          ".#",
+		"README.md",   "x/",
+	};
+	const size_t n_alpha = sizeof(alphabet) - 1, n_tok = sizeof(tokens) / sizeof(tokens[0]);
+	struct grove_ignore_list *fast = NULL, *re = NULL;
+	struct grove_error err = { 0 };
+	size_t n_ignored = 0, n_paths = 0;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(grove_ignore_list_default(&fast, &err), 0);
+	assert_int_equal(
+		grove_ignore_list_parse(grove_ignore_list_default_text(), "(test)", &re, &err), 0);
+	for (size_t len = 1; len <= 4; len++) {
+		size_t total = 1;
+
+		for (size_t i = 0; i < len; i++)
+			total *= n_alpha;
+		for (size_t v = 0; v < total; v++) {
+			size_t x = v;
+
+			for (size_t i = 0; i < len; i++, x /= n_alpha)
+				buf[i] = alphabet[x % n_alpha];
+			buf[len] = '\0';
+			compare_builtin(fast, re, buf, &n_ignored);
+			n_paths++;
+		}
+	}
+	for (size_t a = 0; a < n_tok; a++)
+		for (size_t b = 0; b <= n_tok; b++)
+			for (size_t c = 0; c <= n_tok; c++) {
+				snprintf(buf, sizeof(buf), "%s%s%s", tokens[a],
+					 b < n_tok ? tokens[b] : "", c < n_tok ? tokens[c] : "");
+				compare_builtin(fast, re, buf, &n_ignored);
+				n_paths++;
+			}
+	/* Both answers occur often enough for the comparison to mean something. */
+	assert_true(n_ignored > n_paths / 20 && n_ignored < n_paths - n_paths / 20);
+	grove_ignore_list_free(fast);
+	grove_ignore_list_free(re);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ignore_default_list),
+		cmocka_unit_test(test_ignore_builtin_matches_its_regexes),
 		cmocka_unit_test(test_ignore_local_list),
 		cmocka_unit_test(test_ignore_empty_list_keeps_local_ignore_file),
 		cmocka_unit_test(test_ignore_bad_regex_names_it),

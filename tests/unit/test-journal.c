@@ -610,6 +610,61 @@ test_journal_target(void **state)
 	free(db);
 }
 
+/* A target the log does not know is registered by the first intent, in that
+ * transaction: looking it up writes nothing. */
+static void
+test_journal_target_deferred(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_root r2 = { .fd = -1 };
+	struct grove_plan p = { 0 };
+	struct grove_txn t = { 0 };
+	char *fresh = tu_path(fx->dir, "fresh");
+	char *db = tu_path(fx->state, "grove.db");
+	int64_t id = -1, txn = 0, again = 0, n_before;
+	char sql[256];
+
+	/* Known: the id at once. */
+	assert_int_equal(grove_journal_target_deferred(fx->j, &fx->troot, &id, &fx->err), 0);
+	assert_int_equal(id, fx->tid);
+	assert_int_equal(grove_journal_target_registered(fx->j), 0);
+
+	tu_build(fx->dir, "d fresh\n");
+	assert_int_equal(grove_root_open(&r2, fresh, &fx->err), 0);
+	n_before = raw_int(db, "SELECT count(*) FROM targets");
+	assert_int_equal(grove_journal_target_deferred(fx->j, &r2, &id, &fx->err), 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM targets"), n_before);
+	assert_int_equal(grove_journal_unfinished(fx->j, 0, &txn, &fx->err), 0);
+	assert_int_equal(txn, 0);
+
+	/* The intent registers it. */
+	grove_plan_init(&p);
+	assert_int_equal(grove_plan_add_op(&p, GROVE_OP_MKDIR, "d", NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(grove_journal_begin(fx->j, 0, "stow a", NULL, 0, &p, &txn, &fx->err), 0);
+	id = grove_journal_target_registered(fx->j);
+	assert_true(id > 0 && id != fx->tid);
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM targets WHERE id = %" PRId64 " AND path = '%s'", id, fresh);
+	assert_int_equal(raw_int(db, sql), 1);
+	snprintf(sql, sizeof(sql), "SELECT target_id FROM txns WHERE id = %" PRId64, txn);
+	assert_int_equal(raw_int(db, sql), id);
+	assert_int_equal(grove_journal_target(fx->j, &r2, &again, &fx->err), 0);
+	assert_int_equal(again, id);
+	assert_int_equal(grove_journal_unfinished(fx->j, id, &again, &fx->err), 0);
+	assert_int_equal(again, txn);
+	/* A second intent with 0 goes to the same target. */
+	assert_int_equal(grove_journal_finish(fx->j, txn, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_begin(fx->j, 0, "stow b", NULL, 0, &p, &txn, &fx->err), 0);
+	assert_int_equal(grove_journal_get(fx->j, txn, &t, &fx->err), 0);
+	assert_int_equal(t.target_id, id);
+	grove_txn_release(&t);
+	grove_plan_release(&p);
+	grove_root_release(&r2);
+	free(fresh);
+	free(db);
+}
+
 static void
 test_journal_unfinished(void **state)
 {
@@ -1378,6 +1433,7 @@ main(void)
 		T(test_journal_held_dir),
 		T(test_journal_roundtrip),
 		T(test_journal_target),
+		T(test_journal_target_deferred),
 		T(test_journal_unfinished),
 		T(test_journal_list),
 		T(test_journal_last_undoable),

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests: lexical paths, against values GNU Stow 2.4.1's Stow::Util and File::Spec print. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,11 +162,60 @@ test_path_canon_and_prefix(void **state)
 	assert_int_equal(grove_path_slashes("a/b/c"), 2);
 }
 
+static void
+random_path(unsigned long *seed, char *buf, size_t n_comp, bool may_abs)
+{
+	static const char *const comps[] = { "x", "yy", "..", ".", "..z", ".h", "", "a.b" };
+
+	buf[0] = '\0';
+	*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+	if (may_abs && (*seed >> 60) % 4 == 0)
+		strcat(buf, "/");
+	for (size_t i = 0; i < n_comp; i++) {
+		*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+		if (i)
+			strcat(buf, "/");
+		strcat(buf, comps[(*seed >> 33) % (sizeof(comps) / sizeof(comps[0]))]);
+	}
+}
+
+/* Joins of plain paths take join_plain's one pass; a "." component forces the long way
+ * (canonicalise, join, collapse), which must give the same path: a with "./"
+ * put in front (after the root's '/' for an absolute a) is the same folder. */
+static void
+test_path_join_shortcuts_match_long_way(void **state)
+{
+	unsigned long seed = 7;
+	char a[64], b[64], dotted[80];
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		char *fast, *slow;
+
+		random_path(&seed, a, 1 + (size_t)(seed >> 40) % 4, true);
+		random_path(&seed, b, 1 + (size_t)(seed >> 50) % 2, false);
+		if (!a[0] || !b[0])
+			continue;
+		if (a[0] == '/')
+			snprintf(dotted, sizeof(dotted), "/./%s", a + 1);
+		else
+			snprintf(dotted, sizeof(dotted), "./%s", a);
+		fast = grove_path_join(a, b);
+		slow = grove_path_join(dotted, b);
+		if ((fast == NULL) != (slow == NULL) || (fast && strcmp(fast, slow) != 0))
+			fail_msg("join('%s', '%s') = '%s', join('%s', '%s') = '%s'", a, b,
+				 fast ? fast : "(null)", dotted, b, slow ? slow : "(null)");
+		free(fast);
+		free(slow);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_join_matches_stow),
+		cmocka_unit_test(test_path_join_shortcuts_match_long_way),
 		cmocka_unit_test(test_path_parent_matches_stow),
 		cmocka_unit_test(test_path_abs2rel_matches_file_spec),
 		cmocka_unit_test(test_path_dotfiles_match_stow),
