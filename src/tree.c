@@ -74,7 +74,7 @@ grove_node_free(struct grove_node *node)
 {
 	if (!node)
 		return NULL;
-	tree_generation++; /* what grove_node_lookup remembers may be gone */
+	tree_generation++; /* what grove_node_walk remembers may be gone */
 	for (size_t i = 0; i < node->n_kids; i++)
 		grove_node_free(node->kids[i]);
 	free(node->kids);
