@@ -158,23 +158,10 @@ static bool
 pkg_pruned(struct planner *p, const char *package, const char *subpath)
 {
 	struct grove_node *n = grove_node_child(p->w->stow, package);
-	const char *s = subpath;
-	char name[256];
+	size_t off;
 
-	while (n && !n->pruned && *s) {
-		const char *e = strchr(s, '/');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-
-		if (len >= sizeof(name))
-			return false;
-		memcpy(name, s, len);
-		name[len] = '\0';
-		s += len + (e ? 1 : 0);
-		if (len == 1 && name[0] == '.')
-			continue;
-		n = grove_node_child(n, name);
-	}
-	return n && n->pruned;
+	/* A pruned folder has no kids, so a walk stops at the first one on the way. */
+	return n && grove_node_walk(n, subpath, &off)->pruned;
 }
 
 /* ---- ownership ---- */
