@@ -807,6 +807,23 @@ match_index_find(const struct match_index *mi, const char *name)
 	return lo < mi->n && strcmp(mi->k[lo].key, name) == 0 ? lo : mi->n;
 }
 
+/* Appends package entry kid of the folder at pa to out[*k]; on failure frees
+ * every subpath appended so far and returns -ENOMEM. */
+static int
+put_match(struct pkg_at *out, size_t *k, const struct pkg_at *pa, struct grove_node *kid)
+{
+	char *sub = grove_path_join(pa->subpath, kid->name);
+
+	if (!sub) {
+		while (*k > 0)
+			free(out[--*k].subpath);
+		return -ENOMEM;
+	}
+	out[*k] = (struct pkg_at){ .package = pa->package, .node = kid, .subpath = sub };
+	(*k)++;
+	return 0;
+}
+
 /*
  * The package entries that land on target name `name` in this folder: the
  * entry of that name and, with --dotfiles, "dot-X" for ".X", in package order.
@@ -824,17 +841,8 @@ matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
 	if (mi) {
 		for (size_t x = match_index_find(mi, name);
 		     x < mi->n && strcmp(mi->k[x].key, name) == 0; x++) {
-			const struct pkg_at *pa = &pkgs[mi->k[x].pkg];
-
-			out[k].package = pa->package;
-			out[k].node = mi->k[x].kid;
-			out[k].subpath = grove_path_join(pa->subpath, mi->k[x].kid->name);
-			if (!out[k].subpath) {
-				while (k-- > 0)
-					free(out[k].subpath);
+			if (put_match(out, &k, &pkgs[mi->k[x].pkg], mi->k[x].kid) < 0)
 				return -ENOMEM;
-			}
-			k++;
 		}
 		*ret_n = k;
 		return 0;
@@ -851,17 +859,8 @@ matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
 			struct grove_node *kid =
 				forms[f] ? grove_node_child(pkgs[i].node, forms[f]) : NULL;
 
-			if (!kid)
-				continue;
-			out[k].package = pkgs[i].package;
-			out[k].node = kid;
-			out[k].subpath = grove_path_join(pkgs[i].subpath, kid->name);
-			if (!out[k].subpath) {
-				while (k-- > 0)
-					free(out[k].subpath);
+			if (kid && put_match(out, &k, &pkgs[i], kid) < 0)
 				return -ENOMEM;
-			}
-			k++;
 		}
 	}
 	*ret_n = k;
