@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <pcre2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,10 @@
 struct grove_ignore_list {
 	pcre2_code *path_re;    /* "(^|/)(q1|...)(/|$)" against "/" + path; NULL if none */
 	pcre2_code *segment_re; /* "^(p1|...)$" against the basename; NULL if none */
+	/* For a match over budget: the source, and the patterns one per line, to
+	 * name the one that is too costly. */
+	char *source;
+	char *patterns;
 	/* Stow's list: builtin_match() decides paths without '\n'; the regexes
 	 * (for the others) are compiled on the first such path, into regexes. */
 	bool builtin;
@@ -30,6 +35,7 @@ struct grove_ignore_list {
 struct grove_pattern_set {
 	enum grove_pattern_anchor anchor;
 	pcre2_code **res;
+	char **src; /* the patterns as given, for messages */
 	size_t n, cap;
 };
 
@@ -98,7 +104,8 @@ perl_space(char c)
 }
 
 static pcre2_code *
-compile(const char *re, size_t len, char *why, size_t why_size, size_t *ret_offset)
+compile_opts(const char *re, size_t len, uint32_t opts, char *why, size_t why_size,
+	     size_t *ret_offset)
 {
 	pcre2_compile_context *ctx = pcre2_compile_context_create(NULL);
 	pcre2_code *code;
@@ -110,7 +117,7 @@ compile(const char *re, size_t len, char *why, size_t why_size, size_t *ret_offs
 		return NULL;
 	}
 	pcre2_set_compile_extra_options(ctx, GROVE_PCRE2_EXTRA);
-	code = pcre2_compile((PCRE2_SPTR)re, len, 0, &rc, &off, ctx);
+	code = pcre2_compile((PCRE2_SPTR)re, len, opts, &rc, &off, ctx);
 	pcre2_compile_context_free(ctx);
 	if (!code) {
 		pcre2_get_error_message(rc, (PCRE2_UCHAR *)why, why_size);
@@ -120,29 +127,109 @@ compile(const char *re, size_t len, char *why, size_t why_size, size_t *ret_offs
 	return code;
 }
 
+static pcre2_code *
+compile(const char *re, size_t len, char *why, size_t why_size, size_t *ret_offset)
+{
+	return compile_opts(re, len, 0, why, why_size, ret_offset);
+}
+
+/*
+ * Budgets (DESIGN.md invariant 8): a pattern comes from a file another user
+ * may write, and a backtracking regex can cost exponential time in the length
+ * of a name. Every match first runs under MATCH_LIMIT_CHEAP, which honest
+ * patterns over names and paths never reach, so the cost of the cheap matches
+ * grows linearly with the number of entries. A match that hits it runs again
+ * under the rest of the process's budget for such matches (at most
+ * MATCH_LIMIT_ONE), and is charged that limit: a pattern has at most
+ * MATCH_BUDGET / MATCH_LIMIT_ONE costly matches in a whole run. A match that
+ * hits the second limit, or the PCRE2 depth or heap limits, is an error:
+ * never a silent "no match" (an ignored file would then be linked).
+ */
+#define MATCH_LIMIT_CHEAP 10000u
+#define MATCH_LIMIT_ONE   2000000u
+#define MATCH_BUDGET      40000000u
+#define DEPTH_LIMIT       10000u
+#define HEAP_LIMIT_KIB    (64u * 1024u)
+
+static uint64_t budget_left = MATCH_BUDGET;
+
+void
+grove_ignore_budget_reset(void)
+{
+	budget_left = MATCH_BUDGET;
+}
+
 /* Only whether a pattern matches is asked, so one match block with a single
  * pair serves every pattern (pcre2_match then returns 0 on a match with more
  * groups). Made once and kept for the process: a planner asks this for every
  * package entry. */
 static pcre2_match_data *match_block;
+static pcre2_match_context *match_cheap, *match_costly;
+
+static pcre2_match_context *
+match_context(uint32_t limit)
+{
+	pcre2_match_context *c = pcre2_match_context_create(NULL);
+
+	if (c) {
+		pcre2_set_match_limit(c, limit);
+		pcre2_set_depth_limit(c, DEPTH_LIMIT);
+		pcre2_set_heap_limit(c, HEAP_LIMIT_KIB);
+	}
+	return c;
+}
+
+static int
+run_match(const pcre2_code *code, const char *s, size_t len, pcre2_match_context *ctx)
+{
+	/* The JIT's own entry skips pcre2_match's checks of the arguments (a
+	 * quarter of a match's instructions); patterns are never in UTF mode, so
+	 * there is no UTF check to lose. A pattern the JIT refused says so and
+	 * runs in the interpreter. Both honour the match context's limits. */
+	int rc = pcre2_jit_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, ctx);
+
+	if (rc == PCRE2_ERROR_JIT_BADOPTION)
+		rc = pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, ctx);
+	return rc;
+}
 
 static bool
+over_limit(int rc)
+{
+	return rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+	       rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT;
+}
+
+/* 1 on a match, 0 on none, -GROVE_E_BADINPUT when the match is over budget,
+ * -ENOMEM; err is left to the caller, who knows what to name. */
+static int
 re_match(const pcre2_code *code, const char *s, size_t len)
 {
+	uint64_t limit;
 	int rc;
 
 	if (!match_block)
 		match_block = pcre2_match_data_create(1, NULL);
-	if (!match_block)
-		return false;
-	/* The JIT's own entry skips pcre2_match's checks of the arguments (a
-	 * quarter of a match's instructions); patterns are never in UTF mode, so
-	 * there is no UTF check to lose. A pattern the JIT refused says so and
-	 * runs in the interpreter. */
-	rc = pcre2_jit_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL);
-	if (rc == PCRE2_ERROR_JIT_BADOPTION)
-		rc = pcre2_match(code, (PCRE2_SPTR)s, len, 0, 0, match_block, NULL);
-	return rc >= 0;
+	if (!match_cheap)
+		match_cheap = match_context(MATCH_LIMIT_CHEAP);
+	if (!match_costly)
+		match_costly = match_context(MATCH_LIMIT_ONE);
+	if (!match_block || !match_cheap || !match_costly)
+		return -ENOMEM;
+	rc = run_match(code, s, len, match_cheap);
+	if (over_limit(rc)) {
+		limit = budget_left < MATCH_LIMIT_ONE ? budget_left : MATCH_LIMIT_ONE;
+		budget_left -= limit;
+		if (limit <= MATCH_LIMIT_CHEAP)
+			return -GROVE_E_BADINPUT;
+		pcre2_set_match_limit(match_costly, (uint32_t)limit);
+		rc = run_match(code, s, len, match_costly);
+		if (over_limit(rc))
+			return -GROVE_E_BADINPUT;
+	}
+	if (rc == PCRE2_ERROR_NOMEMORY)
+		return -ENOMEM;
+	return rc >= 0 ? 1 : 0;
 }
 
 struct patterns {
@@ -320,6 +407,17 @@ list_parse(const char *text, const char *source, bool builtin, struct grove_igno
 	r = compile_group(&pats, true, !builtin, source, &list->path_re, err);
 	if (r >= 0)
 		r = compile_group(&pats, false, !builtin, source, &list->segment_re, err);
+	if (r >= 0) {
+		struct strbuf sb = { 0 };
+
+		for (size_t i = 0; i < pats.n && r >= 0; i++)
+			if (sb_adds(&sb, pats.v[i]) < 0 || sb_add(&sb, "\n", 1) < 0)
+				r = -ENOMEM;
+		list->patterns = sb.buf;
+		list->source = strdup(source);
+		if (r < 0 || !list->source || !list->patterns)
+			r = grove_error_errno(err, -ENOMEM, "ignore list %s", source);
+	}
 	free(copy);
 	patterns_release(&pats);
 	if (r < 0) {
@@ -411,7 +509,7 @@ builtin_match(const char *path)
  * other than newline that ends in a '/' (greedily, the last one in that run)
  * is removed, whatever comes before it stays.
  */
-static bool
+static int
 segment_match(const pcre2_code *code, const char *path)
 {
 	size_t len = strlen(path);
@@ -431,10 +529,10 @@ segment_match(const pcre2_code *code, const char *path)
 		if (found) {
 			char buf[256];
 			char *base = len + 1 <= sizeof(buf) ? buf : malloc(len + 1);
-			bool hit;
+			int hit;
 
 			if (!base)
-				return false;
+				return -ENOMEM;
 			memcpy(base, path, a);
 			memcpy(base + a, path + k + 1, len - k);
 			hit = re_match(code, base, a + len - k - 1);
@@ -447,43 +545,106 @@ segment_match(const pcre2_code *code, const char *path)
 	return re_match(code, path, len);
 }
 
-bool
-grove_ignore_list_match(const struct grove_ignore_list *list, const char *path)
+static int
+list_match(const struct grove_ignore_list *list, const char *path)
 {
-	bool hit = false;
+	int hit = 0;
 
-	if (!list || !path || !*path)
-		return false;
-	if (list->builtin) {
-		struct grove_ignore_list *l = (struct grove_ignore_list *)list;
-
-		if (!strchr(path, '\n'))
-			return builtin_match(path);
-		/* Made once, on the first path with a newline (rare). Out of
-		 * memory: not ignored, like a failed match block. */
-		if (!l->regexes &&
-		    list_parse(default_list, "(built-in)", true, &l->regexes, NULL) < 0)
-			return false;
-		list = l->regexes;
-	}
 	if (list->path_re) {
 		size_t len = strlen(path);
 		char buf[256];
 		char *slashed = len + 2 <= sizeof(buf) ? buf : malloc(len + 2);
 
 		if (!slashed)
-			return false;
+			return -ENOMEM;
 		slashed[0] = '/';
 		memcpy(slashed + 1, path, len + 1);
 		hit = re_match(list->path_re, slashed, len + 1);
 		if (slashed != buf)
 			free(slashed);
-		if (hit)
-			return true;
+		if (hit != 0)
+			return hit;
 	}
 	if (!list->segment_re)
-		return false;
+		return 0;
 	return segment_match(list->segment_re, path);
+}
+
+/* The first pattern of list that is over the cheap limit on path alone (for
+ * the message), or NULL. Each is tried once, under the cheap limit only. */
+static char *
+costly_pattern(const struct grove_ignore_list *list, const char *path)
+{
+	const char *line = list->patterns;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		bool is_path = memchr(line, '/', len) != NULL;
+		struct strbuf sb = { 0 };
+		struct grove_ignore_list one = { 0 };
+		pcre2_code *code = NULL;
+		char why[256];
+		int rc = 0;
+
+		if (sb_adds(&sb, is_path ? "(^|/)(" : "^(") == 0 && sb_add(&sb, line, len) == 0 &&
+		    sb_adds(&sb, is_path ? ")(/|$)" : ")$") == 0)
+			/* Without start-up optimisations: alone, a pattern may be
+			 * refused at once for a literal the subject lacks, which inside
+			 * the alternation does not save it. */
+			code = compile_opts(sb.buf, sb.len, PCRE2_NO_START_OPTIMIZE, why,
+					    sizeof(why), NULL);
+		free(sb.buf);
+		if (code) {
+			uint64_t saved = budget_left;
+
+			*(is_path ? &one.path_re : &one.segment_re) = code;
+			budget_left = 0; /* the cheap limit only */
+			rc = list_match(&one, path);
+			budget_left = saved;
+			pcre2_code_free(code);
+		}
+		if (rc == -GROVE_E_BADINPUT)
+			return strndup(line, len);
+		line = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+int
+grove_ignore_list_match(const struct grove_ignore_list *list, const char *path,
+			struct grove_error *err)
+{
+	int r;
+
+	if (!list || !path || !*path)
+		return 0;
+	if (list->builtin) {
+		struct grove_ignore_list *l = (struct grove_ignore_list *)list;
+
+		if (!strchr(path, '\n'))
+			return builtin_match(path);
+		/* Made once, on the first path with a newline (rare). */
+		if (!l->regexes) {
+			r = list_parse(default_list, "(built-in)", true, &l->regexes, err);
+			if (r < 0)
+				return r;
+		}
+		list = l->regexes;
+	}
+	r = list_match(list, path);
+	if (r == -ENOMEM)
+		return grove_error_errno(err, r, "ignore list %s", list->source);
+	if (r == -GROVE_E_BADINPUT) {
+		char *pat = costly_pattern(list, path);
+
+		grove_error_set(err, r,
+				"ignore list %s: pattern '%s' costs too much on '%s' (over grove's "
+				"match budget; simplify the pattern)",
+				list->source, pat ? pat : "(one of its patterns)", path);
+		free(pat);
+	}
+	return r;
 }
 
 struct grove_ignore_list *
@@ -494,6 +655,8 @@ grove_ignore_list_free(struct grove_ignore_list *list)
 	pcre2_code_free(list->path_re);
 	pcre2_code_free(list->segment_re);
 	grove_ignore_list_free(list->regexes);
+	free(list->source);
+	free(list->patterns);
 	free(list);
 	return NULL;
 }
@@ -529,13 +692,22 @@ grove_pattern_set_add(struct grove_pattern_set *set, const char *re, struct grov
 	if (set->n == set->cap) {
 		size_t cap = set->cap ? set->cap * 2 : 4;
 		pcre2_code **v = realloc(set->res, cap * sizeof(*v));
+		char **src = v ? realloc(set->src, cap * sizeof(*src)) : NULL;
 
-		if (!v) {
+		if (v)
+			set->res = v;
+		if (src)
+			set->src = src;
+		if (!v || !src) {
 			pcre2_code_free(code);
 			return grove_error_errno(err, -ENOMEM, "option '%s'", opt);
 		}
-		set->res = v;
 		set->cap = cap;
+	}
+	set->src[set->n] = strdup(re);
+	if (!set->src[set->n]) {
+		pcre2_code_free(code);
+		return grove_error_errno(err, -ENOMEM, "option '%s'", opt);
 	}
 	set->res[set->n++] = code;
 	return 0;
@@ -544,15 +716,29 @@ nomem:
 	return grove_error_errno(err, -ENOMEM, "option '%s'", opt);
 }
 
-bool
-grove_pattern_set_match(const struct grove_pattern_set *set, const char *path)
+int
+grove_pattern_set_match(const struct grove_pattern_set *set, const char *path,
+			struct grove_error *err)
 {
+	const char *opt =
+		set && set->anchor == GROVE_ANCHOR_END ? "--ignore" : "--defer/--override";
+
 	if (!set || !path)
-		return false;
-	for (size_t i = 0; i < set->n; i++)
-		if (re_match(set->res[i], path, strlen(path)))
-			return true;
-	return false;
+		return 0;
+	for (size_t i = 0; i < set->n; i++) {
+		int r = re_match(set->res[i], path, strlen(path));
+
+		if (r == -ENOMEM)
+			return grove_error_errno(err, r, "option '%s'", opt);
+		if (r == -GROVE_E_BADINPUT)
+			return grove_error_set(err, r,
+					       "option '%s': pattern '%s' costs too much on '%s' "
+					       "(over grove's match budget; simplify the pattern)",
+					       opt, set->src[i], path);
+		if (r)
+			return 1;
+	}
+	return 0;
 }
 
 size_t
@@ -566,9 +752,12 @@ grove_pattern_set_free(struct grove_pattern_set *set)
 {
 	if (!set)
 		return NULL;
-	for (size_t i = 0; i < set->n; i++)
+	for (size_t i = 0; i < set->n; i++) {
 		pcre2_code_free(set->res[i]);
+		free(set->src[i]);
+	}
 	free(set->res);
+	free(set->src);
 	free(set);
 	return NULL;
 }

@@ -379,29 +379,52 @@ do_rmdir(struct planner *p, const char *path)
 
 /* ---- ignore, defer, override ---- */
 
+/* A pattern over its match budget fails the plan (an answer either way would be a guess) and
+ * counts as a match meanwhile, so that nothing more is planned for that path. */
+static bool
+pattern_answer(struct planner *p, int r, const struct grove_error *e)
+{
+	if (r < 0)
+		fail(p, r, "%s%s", e->msg, NULL);
+	return r != 0;
+}
+
 static bool
 ignored(struct planner *p, const char *package, const char *target_path)
 {
 	const struct grove_world_pkg *pkg;
 	const struct grove_ignore_list *list;
+	struct grove_error e = { 0 };
 
-	if (p->o->ignore && grove_pattern_set_match(p->o->ignore, target_path))
+	if (p->rc)
+		return true; /* failing already: no more matching */
+	if (p->o->ignore &&
+	    pattern_answer(p, grove_pattern_set_match(p->o->ignore, target_path, &e), &e))
 		return true;
 	pkg = pkg_record(p, package);
 	list = pkg && pkg->local_ignore ? pkg->local_ignore : p->w->global_ignore;
-	return list && grove_ignore_list_match(list, target_path);
+	return list && pattern_answer(p, grove_ignore_list_match(list, target_path, &e), &e);
 }
 
 static bool
 deferred(struct planner *p, const char *path)
 {
-	return p->o->defer && grove_pattern_set_match(p->o->defer, path);
+	struct grove_error e = { 0 };
+
+	if (p->rc)
+		return false;
+	return p->o->defer && pattern_answer(p, grove_pattern_set_match(p->o->defer, path, &e), &e);
 }
 
 static bool
 overridden(struct planner *p, const char *path)
 {
-	return p->o->override && grove_pattern_set_match(p->o->override, path);
+	struct grove_error e = { 0 };
+
+	if (p->rc)
+		return false;
+	return p->o->override &&
+	       pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
 }
 
 static bool

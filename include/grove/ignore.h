@@ -31,8 +31,19 @@ int grove_ignore_list_default(struct grove_ignore_list **ret, struct grove_error
 /* Its text, as grove_ignore_list_parse takes it. */
 const char *grove_ignore_list_default_text(void);
 
-/* True if the target-relative path (e.g. "bin/foo~") is ignored by the list. */
-bool grove_ignore_list_match(const struct grove_ignore_list *list, const char *path);
+/*
+ * Whether the target-relative path (e.g. "bin/foo~") is ignored by the list:
+ * 1 yes, 0 no. Every match has a budget (an ignore file may be another
+ * user's): a pattern that costs too much on a path is -GROVE_E_BADINPUT with
+ * err naming the list's source, the pattern and the path, never a silent
+ * answer; -ENOMEM likewise.
+ */
+int grove_ignore_list_match(const struct grove_ignore_list *list, const char *path,
+			    struct grove_error *err);
+
+/* The budget is kept per process (a run of grove): the matches that pass the
+ * cheap per-match limit share one total. Tests reset it. */
+void grove_ignore_budget_reset(void);
 
 struct grove_ignore_list *grove_ignore_list_free(struct grove_ignore_list *list);
 
@@ -51,7 +62,9 @@ struct grove_pattern_set;
 struct grove_pattern_set *grove_pattern_set_new(enum grove_pattern_anchor anchor);
 /* Compiles and adds one pattern; a bad regex is GROVE_E_USAGE naming the option and the pattern. */
 int grove_pattern_set_add(struct grove_pattern_set *set, const char *re, struct grove_error *err);
-bool grove_pattern_set_match(const struct grove_pattern_set *set, const char *path);
+/* 1 if path matches any pattern of set, 0 if none; over budget, as grove_ignore_list_match. */
+int grove_pattern_set_match(const struct grove_pattern_set *set, const char *path,
+			    struct grove_error *err);
 size_t grove_pattern_set_count(const struct grove_pattern_set *set);
 struct grove_pattern_set *grove_pattern_set_free(struct grove_pattern_set *set);
 

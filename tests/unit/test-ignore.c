@@ -57,7 +57,7 @@ test_ignore_default_list(void **state)
 	(void)state;
 	assert_int_equal(grove_ignore_list_default(&list, &err), 0);
 	for (size_t i = 0; i < sizeof(default_cases) / sizeof(default_cases[0]); i++) {
-		bool got = grove_ignore_list_match(list, default_cases[i].path);
+		bool got = grove_ignore_list_match(list, default_cases[i].path, NULL);
 
 		if (got != default_cases[i].ignored)
 			fail_msg("built-in list: '%s' expected %d got %d", default_cases[i].path,
@@ -124,7 +124,7 @@ test_ignore_local_list(void **state)
 	assert_int_equal(
 		grove_ignore_list_parse(local_text, "'pkg/.stow-local-ignore'", &list, &err), 0);
 	for (size_t i = 0; i < sizeof(local_cases) / sizeof(local_cases[0]); i++) {
-		bool got = grove_ignore_list_match(list, local_cases[i].path);
+		bool got = grove_ignore_list_match(list, local_cases[i].path, NULL);
 
 		if (got != local_cases[i].ignored)
 			fail_msg("local list: '%s' expected %d got %d", local_cases[i].path,
@@ -141,9 +141,9 @@ test_ignore_empty_list_keeps_local_ignore_file(void **state)
 
 	(void)state;
 	assert_int_equal(grove_ignore_list_parse("# nothing\n\n", "'x'", &list, &err), 0);
-	assert_true(grove_ignore_list_match(list, ".stow-local-ignore"));
-	assert_false(grove_ignore_list_match(list, "README"));
-	assert_false(grove_ignore_list_match(list, "a"));
+	assert_true(grove_ignore_list_match(list, ".stow-local-ignore", NULL));
+	assert_false(grove_ignore_list_match(list, "README", NULL));
+	assert_false(grove_ignore_list_match(list, "a", NULL));
 	grove_ignore_list_free(list);
 }
 
@@ -207,7 +207,7 @@ test_ignore_pattern_anchors(void **state)
 
 		assert_non_null(set);
 		assert_int_equal(grove_pattern_set_add(set, c->re, &err), 0);
-		if (grove_pattern_set_match(set, c->path) != c->match)
+		if (grove_pattern_set_match(set, c->path, NULL) != c->match)
 			fail_msg("pattern '%s' on '%s': expected %d", c->re, c->path, c->match);
 		grove_pattern_set_free(set);
 	}
@@ -221,13 +221,13 @@ test_ignore_pattern_set_any(void **state)
 
 	(void)state;
 	assert_int_equal(grove_pattern_set_count(set), 0);
-	assert_false(grove_pattern_set_match(set, "bin"));
+	assert_false(grove_pattern_set_match(set, "bin", NULL));
 	assert_int_equal(grove_pattern_set_add(set, "bin", &err), 0);
 	assert_int_equal(grove_pattern_set_add(set, "man", &err), 0);
 	assert_int_equal(grove_pattern_set_count(set), 2);
-	assert_true(grove_pattern_set_match(set, "man/man1"));
-	assert_true(grove_pattern_set_match(set, "bin/ls"));
-	assert_false(grove_pattern_set_match(set, "share/man"));
+	assert_true(grove_pattern_set_match(set, "man/man1", NULL));
+	assert_true(grove_pattern_set_match(set, "bin/ls", NULL));
+	assert_false(grove_pattern_set_match(set, "share/man", NULL));
 	assert_null(grove_pattern_set_free(set));
 	assert_null(grove_pattern_set_free(NULL));
 }
@@ -250,7 +250,8 @@ static void
 compare_builtin(const struct grove_ignore_list *fast, const struct grove_ignore_list *re,
 		const char *path, size_t *n_ignored)
 {
-	bool a = grove_ignore_list_match(fast, path), b = grove_ignore_list_match(re, path);
+	bool a = grove_ignore_list_match(fast, path, NULL),
+	     b = grove_ignore_list_match(re, path, NULL);
 
 	if (a != b)
 		fail_msg("built-in list on '%s': %d, its regexes say %d", path, a, b);
@@ -312,6 +313,120 @@ test_ignore_builtin_matches_its_regexes(void **state)
 	grove_ignore_list_free(re);
 }
 
+/* A run of 'a's: catastrophic for (a|a)* and friends in a backtracking engine. */
+static char *
+run_of(char c, size_t n, const char *tail)
+{
+	size_t t = strlen(tail);
+	char *s = malloc(n + t + 1);
+
+	assert_non_null(s);
+	memset(s, c, n);
+	memcpy(s + n, tail, t + 1);
+	return s;
+}
+
+/* A pattern with catastrophic backtracking is an error naming the list, the
+ * pattern and the entry, in bounded work: never "not ignored" (that would link
+ * a file the user asked to ignore), whatever the other patterns say. */
+static void
+test_ignore_costly_pattern_is_an_error(void **state)
+{
+	static const char *const lists[] = {
+		"(a|a)*\n",
+		"(a|a)*/nomatch\na+/secret\n",
+		"x\n(a*)*b\ny\n",
+		"((a+)+)+c\n",
+	};
+	char *name = run_of('a', 40, "!bc");
+	char *path = run_of('a', 40, "/secret");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		struct grove_ignore_list *list = NULL;
+		struct grove_error err = { 0 };
+		int r;
+
+		grove_ignore_budget_reset();
+		assert_int_equal(
+			grove_ignore_list_parse(lists[i], "'pkg/.stow-local-ignore'", &list, &err),
+			0);
+		r = grove_ignore_list_match(list, i == 1 ? path : name, &err);
+		if (r != -GROVE_E_BADINPUT)
+			fail_msg("list %zu: %d, expected an error", i, r);
+		print_message("%s\n", err.msg);
+		assert_non_null(strstr(err.msg, "'pkg/.stow-local-ignore'"));
+		assert_non_null(strstr(err.msg, i == 1   ? "(a|a)*/nomatch"
+						: i == 2 ? "(a*)*b"
+							 : "a"));
+		assert_non_null(strstr(err.msg, "costs too much"));
+		grove_ignore_list_free(list);
+	}
+	free(name);
+	free(path);
+}
+
+/* 10,000 costly entries: every one is an error (the budget does not run out
+ * into "no match"), and the budget bounds the total work of the run. */
+static void
+test_ignore_budget_over_many_entries(void **state)
+{
+	struct grove_ignore_list *list = NULL;
+	struct grove_pattern_set *set = grove_pattern_set_new(GROVE_ANCHOR_END);
+	struct grove_error err = { 0 };
+	size_t errors = 0;
+
+	(void)state;
+	grove_ignore_budget_reset();
+	assert_int_equal(grove_ignore_list_parse("(a|a)*\n", "(t)", &list, &err), 0);
+	assert_int_equal(grove_pattern_set_add(set, "(x+x+)+y", &err), 0);
+	for (size_t i = 0; i < 10000; i++) {
+		char *name = run_of('a', 30 + i % 20, "!");
+		char *xs = run_of('x', 30 + i % 20, "!y");
+
+		errors += grove_ignore_list_match(list, name, &err) == -GROVE_E_BADINPUT;
+		errors += grove_pattern_set_match(set, xs, &err) == -GROVE_E_BADINPUT;
+		free(name);
+		free(xs);
+	}
+	assert_int_equal(errors, 20000);
+	assert_non_null(strstr(err.msg, "'--ignore'"));
+	assert_non_null(strstr(err.msg, "(x+x+)+y"));
+	grove_pattern_set_free(set);
+	grove_ignore_list_free(list);
+}
+
+/* Honest patterns over long paths stay under the cheap limit: no error, and
+ * the same answers as without a budget. */
+static void
+test_ignore_honest_patterns_within_budget(void **state)
+{
+	struct grove_ignore_list *list = NULL;
+	struct grove_error err = { 0 };
+	char *deep = malloc(4096);
+	size_t len = 0;
+
+	(void)state;
+	assert_non_null(deep);
+	while (len + 9 < 4000) {
+		memcpy(deep + len, "dir.d/sub", 9);
+		len += 9;
+		deep[len++] = '/';
+	}
+	memcpy(deep + len, "x.swp", 6);
+	grove_ignore_budget_reset();
+	assert_int_equal(grove_ignore_list_parse(".*\\.swp\n.*\\.o\nbuild/.+\n"
+						 "^/README.*\n(foo|bar)+baz\n",
+						 "(t)", &list, &err),
+			 0);
+	for (size_t i = 0; i < 20000; i++)
+		assert_int_equal(grove_ignore_list_match(list, deep, &err), 1);
+	deep[len + 4] = 'q';
+	assert_int_equal(grove_ignore_list_match(list, deep, &err), 0);
+	grove_ignore_list_free(list);
+	free(deep);
+}
+
 int
 main(void)
 {
@@ -324,6 +439,9 @@ main(void)
 		cmocka_unit_test(test_ignore_pattern_anchors),
 		cmocka_unit_test(test_ignore_pattern_set_any),
 		cmocka_unit_test(test_ignore_pattern_bad_regex),
+		cmocka_unit_test(test_ignore_costly_pattern_is_an_error),
+		cmocka_unit_test(test_ignore_budget_over_many_entries),
+		cmocka_unit_test(test_ignore_honest_patterns_within_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -398,11 +398,11 @@ test_stow_opts_rc_merge(void **state)
 	assert_true(p.req.compat);
 	assert_false(p.cli.simulate); /* the line with the unmatched quote is skipped */
 	assert_int_equal(grove_pattern_set_count(p.req.ignore), 3);
-	assert_true(grove_pattern_set_match(p.req.ignore, "x/h1"));
-	assert_true(grove_pattern_set_match(p.req.ignore, "c1"));
-	assert_true(grove_pattern_set_match(p.req.ignore, "cli1"));
+	assert_true(grove_pattern_set_match(p.req.ignore, "x/h1", NULL));
+	assert_true(grove_pattern_set_match(p.req.ignore, "c1", NULL));
+	assert_true(grove_pattern_set_match(p.req.ignore, "cli1", NULL));
 	assert_int_equal(grove_pattern_set_count(p.req.defer), 1);
-	assert_true(grove_pattern_set_match(p.req.defer, "with space/x"));
+	assert_true(grove_pattern_set_match(p.req.defer, "with space/x", NULL));
 	assert_int_equal(grove_pattern_set_count(p.req.override), 0);
 	assert_list(p.req.stow, p.req.n_stow, LIST("a")); /* rc package names are ignored */
 	done(&p);
