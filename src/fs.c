@@ -190,6 +190,11 @@ openat2_beneath(int rootfd, const char *relpath, int flags, bool follow)
 	};
 	const char *p = (!relpath || !*relpath) ? "." : relpath;
 
+	/* A fifo (or a link to one) where grove expects a file or folder must not
+	 * hang it while it holds a target's lock: never block in open. O_PATH
+	 * takes no other flags. */
+	if (!(flags & O_PATH))
+		how.flags |= O_NONBLOCK | O_NOCTTY;
 	if (!follow)
 		how.resolve |= RESOLVE_NO_SYMLINKS;
 	for (int i = 0; i < OPENAT2_RETRIES; i++) {
