@@ -1325,6 +1325,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	so.state_opt = req->state_opt;
 	so.wait_seconds = req->wait_seconds;
 	so.no_lock = readonly;
+	so.read_only = readonly;
 	r = grove_session_open(&s, &c.inst, &so, err);
 	if (r < 0)
 		goto out;

@@ -86,6 +86,7 @@ fill_stat(struct grove_stat *ret, const struct stat *st)
 {
 	ret->type = ftype_of_mode(st->st_mode);
 	ret->mode = st->st_mode;
+	ret->uid = st->st_uid;
 	ret->dev = st->st_dev;
 	ret->ino = st->st_ino;
 	ret->size = st->st_size;
@@ -93,8 +94,22 @@ fill_stat(struct grove_stat *ret, const struct stat *st)
 
 /* ---- roots ---- */
 
+static int root_open(struct grove_root *root, const char *path, int flags, struct grove_error *err);
+
 int
 grove_root_open(struct grove_root *root, const char *path, struct grove_error *err)
+{
+	return root_open(root, path, 0, err);
+}
+
+int
+grove_root_open_nofollow(struct grove_root *root, const char *path, struct grove_error *err)
+{
+	return root_open(root, path, O_NOFOLLOW, err);
+}
+
+static int
+root_open(struct grove_root *root, const char *path, int flags, struct grove_error *err)
 {
 	cleanup_fd int fd = -1;
 	cleanup_free char *real = NULL;
@@ -106,9 +121,18 @@ grove_root_open(struct grove_root *root, const char *path, struct grove_error *e
 	/* The one place a user's path string reaches the kernel: open it, then
 	 * canonicalise it and check the canonical path still names the folder we
 	 * hold, so root->real never describes a different folder than root->fd. */
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* grove: root-open */
-	if (fd < 0)
-		return grove_error_errno(err, -errno, "open root '%s'", path);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | flags); /* grove: root-open */
+	if (fd < 0) {
+		struct stat lst;
+		int e = -errno;
+
+		/* O_DIRECTORY wins over O_NOFOLLOW: a symlink gives ENOTDIR. */
+		if ((flags & O_NOFOLLOW) && (e == -ELOOP || e == -ENOTDIR) &&
+		    lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) /* grove: root-open */
+			return grove_error_set(err, -ELOOP, "open root '%s': it is a symlink",
+					       path);
+		return grove_error_errno(err, e, "open root '%s'", path);
+	}
 	if (fstat(fd, &st) < 0)
 		return grove_error_errno(err, -errno, "stat root '%s'", path);
 	real = realpath(path, NULL); /* grove: root-open */

@@ -28,6 +28,7 @@ grove_fs_stat_fd(int fd, struct grove_stat *ret, struct grove_error *err)
 		return grove_error_errno(err, -errno, "stat open file");
 	ret->type = mode_type(st.st_mode);
 	ret->mode = st.st_mode;
+	ret->uid = st.st_uid;
 	ret->dev = st.st_dev;
 	ret->ino = st.st_ino;
 	ret->size = st.st_size;

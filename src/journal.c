@@ -4,16 +4,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "grove/alt.h"
 #include "grove/journal.h"
+#include "grove/path.h"
 #include "journal_owned.h"
 #include "util.h"
 
@@ -109,6 +112,12 @@ static const char *const migrations[] = {
 	"  before TEXT,"
 	"  after TEXT,"
 	"  PRIMARY KEY (txn_id, dir_id, name)) WITHOUT ROWID;",
+	/* 3 -> 4: the stow dir's identity (device, inode, birth time) when the
+	 * transaction began, so that recovery re-opening it by path can tell it
+	 * from a folder (or a symlink) put in its place since. */
+	"ALTER TABLE txns ADD COLUMN stow_dev INTEGER;"
+	"ALTER TABLE txns ADD COLUMN stow_ino INTEGER;"
+	"ALTER TABLE txns ADD COLUMN stow_born INTEGER;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -124,7 +133,8 @@ static const char *const state_names[] = {
 
 #define TXN_COLUMNS                                                                 \
 	"id, target_id, state, command, stow_dir, note, undoes, started, finished," \
-	" (SELECT count(*) FROM ops WHERE ops.txn_id = txns.id)"
+	" (SELECT count(*) FROM ops WHERE ops.txn_id = txns.id),"                   \
+	" stow_dev, stow_ino, stow_born"
 
 /*
  * Plans of OPS_BATCH_MIN ops or more are logged OPS_BATCH rows per INSERT:
@@ -148,6 +158,7 @@ enum stmt_id {
 	ST_TARGET_GET,
 	ST_TARGET_PUT,
 	ST_TXN_INSERT,
+	ST_STOW_USED,
 	ST_OP_INSERT,
 	ST_OP_INSERT_BATCH,
 	ST_TXN_FINISH,
@@ -181,8 +192,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_TARGET_GET] = "SELECT id, path FROM targets WHERE dev = ?1 AND ino = ?2 AND born = ?3",
 	[ST_TARGET_PUT] = "INSERT INTO targets (path, dev, ino, born) VALUES (?1, ?2, ?3, ?4)"
 			  " ON CONFLICT (dev, ino, born) DO UPDATE SET path = excluded.path",
-	[ST_TXN_INSERT] = "INSERT INTO txns (target_id, state, command, stow_dir, undoes, started)"
-			  " VALUES (?1, 'intent', ?2, ?3, ?4, ?5)",
+	[ST_TXN_INSERT] = "INSERT INTO txns (target_id, state, command, stow_dir, undoes, started,"
+			  " stow_dev, stow_ino, stow_born)"
+			  " VALUES (?1, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_STOW_USED] = "SELECT 1 FROM txns WHERE target_id = ?1 AND state = 'committed'"
+			 " AND stow_dir = ?2 AND stow_dev = ?3 AND stow_ino = ?4"
+			 " AND stow_born = ?5 LIMIT 1",
 	[ST_OP_INSERT] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text, stow_path,"
 			 " package) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_OP_INSERT_BATCH] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text,"
@@ -241,6 +256,7 @@ struct grove_journal {
 	int dirfd;       /* our own dup of the held state dir's fd */
 	char fdpath[64]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
 	int busy_ms;
+	bool readonly; /* GROVE_JOURNAL_READONLY: nothing is made or written */
 	sqlite3_stmt *stmts[ST_COUNT];
 	/* A target grove_journal_target_deferred found unknown: registered by the
 	 * next grove_journal_begin with target_id 0, inside that transaction. */
@@ -615,8 +631,10 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 {
 	/* NOMUTEX: a journal (and its connection) is used by one thread at a
 	 * time, so sqlite need not lock the connection around every call. */
-	const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW |
-			  SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_NOMUTEX;
+	const int flags =
+		(j->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+		SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE |
+		SQLITE_OPEN_NOMUTEX;
 	sqlite3_stmt *s = NULL;
 	int64_t version;
 	int rc, r;
@@ -634,7 +652,7 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 	/* The unix VFS quietly falls back to read-only when O_RDWR is refused
 	 * (EACCES, EROFS); a journal grove cannot write is an error now, not at
 	 * the first transaction. */
-	if (sqlite3_db_readonly(j->db, "main") == 1) {
+	if (!j->readonly && sqlite3_db_readonly(j->db, "main") == 1) {
 		r = grove_error_set(err, -EROFS,
 				    "open journal '%s': cannot write it (the file or the file "
 				    "system is read-only)",
@@ -652,6 +670,16 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 	r = schema_check(j, &version, err);
 	if (r < 0)
 		goto fail;
+	if (j->readonly) {
+		if (version < GROVE_JOURNAL_VERSION) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s' is read-only and has an older schema "
+					    "(%" PRId64 "); a grove that can write it updates it",
+					    j->name, version);
+			goto fail;
+		}
+		return 0;
+	}
 	rc = sqlite3_prepare_v2(j->db, "PRAGMA journal_mode = DELETE", -1, &s, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(s);
@@ -697,39 +725,122 @@ reconnect(struct grove_journal *j, struct grove_error *err)
 	return db_connect(j, err);
 }
 
+/*
+ * The state dir and its database are trusted only when the user running grove
+ * controls them (DESIGN.md invariant 8), as ssh trusts a key file: owned by
+ * the caller and writable by no one else. A state dir the user named with
+ * --state may also be root's, and then its mode is the user's choice.
+ */
+static int
+check_trusted(const char *what, const char *name, const struct grove_stat *st, bool named,
+	      struct grove_error *err)
+{
+	uid_t me = geteuid();
+
+	if (named && (st->uid == me || st->uid == 0))
+		return 0;
+	if (st->uid != me)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "%s '%s' is owned by uid %u, not by the user running grove "
+				       "(uid %u): refusing a log another user controls",
+				       what, name, (unsigned)st->uid, (unsigned)me);
+	if (st->mode & (S_IWGRP | S_IWOTH))
+		return grove_error_set(
+			err, -GROVE_E_CONFIG,
+			"%s '%s' is writable by %s: refusing a log others can change "
+			"(chmod go-w it)",
+			what, name, (st->mode & S_IWOTH) ? "everyone" : "its group");
+	return 0;
+}
+
 int
 grove_journal_open(const char *path, struct grove_root *ret_root, struct grove_journal **ret,
 		   struct grove_error *err)
 {
+	return grove_journal_open_with(path, 0, ret_root, ret, err);
+}
+
+int
+grove_journal_open_with(const char *path, unsigned int flags, struct grove_root *ret_root,
+			struct grove_journal **ret, struct grove_error *err)
+{
 	struct grove_root root = { .fd = -1 };
 	struct grove_journal *j = NULL;
+	struct grove_stat st;
+	bool readonly = flags & GROVE_JOURNAL_READONLY, named = flags & GROVE_JOURNAL_NAMED;
 	size_t len;
 	int r, fd;
 
 	if (!path || !*path)
 		return grove_error_set(err, -GROVE_E_USAGE, "open state dir '': empty path");
-	r = grove_fs_make_dirs(path, 0700, err);
-	if (r < 0)
-		return grove_error_prefix(err, "open state dir '%s'", path);
-	r = grove_root_open(&root, path, err);
-	if (r < 0)
-		return grove_error_prefix(err, "open state dir '%s'", path);
-	/* Making locks/ now also finds a read-only state dir before sqlite does. */
-	fd = grove_fs_open_or_make_dir(root.fd, LOCKS_DIR, 0700, err);
-	if (fd < 0) {
-		r = grove_error_prefix(err, "open state dir '%s'", path);
-		goto fail;
+	if (!readonly) {
+		r = grove_fs_make_dirs(path, 0700, err);
+		if (r < 0)
+			return grove_error_prefix(err, "open state dir '%s'", path);
 	}
-	grove_fd_close(fd);
-
-	j = calloc(1, sizeof(*j));
-	if (j)
-		j->dirfd = -1;
+	r = grove_root_open_nofollow(&root, path, err);
+	if (r < 0)
+		return grove_error_prefix(err, "open state dir '%s'", path);
+	r = grove_fs_stat_fd(root.fd, &st, err);
+	if (r >= 0)
+		r = check_trusted("state dir", path, &st, named, err);
+	if (r >= 0)
+		r = grove_fs_stat_at(root.fd, DB_NAME, &st, err);
+	if (r < 0)
+		goto fail;
 	len = strlen(path);
 	while (len > 1 && path[len - 1] == '/')
 		len--;
-	if (j)
+	if (st.type != GROVE_FT_NONE) {
+		char name[PATH_MAX + 16];
+
+		snprintf(name, sizeof(name), "%.*s/%s", (int)len, path, DB_NAME);
+		if (st.type != GROVE_FT_REG) {
+			r = grove_error_set(
+				err, -GROVE_E_CONFIG, "journal '%s' is not a regular file (%s)",
+				name, st.type == GROVE_FT_LINK ? "a symlink" : "a special file");
+			goto fail;
+		}
+		r = check_trusted("journal", name, &st, named, err);
+		if (r < 0)
+			goto fail;
+		/* grove writes its schema in the transaction that makes the file:
+		 * an empty one is a damaged log, not a new one. */
+		if (st.size == 0) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s' is empty (0 bytes), so its history is "
+					    "lost: move it aside to start a new log",
+					    name);
+			goto fail;
+		}
+	} else if (readonly) {
+		r = grove_error_set(err, -ENOENT, "open state dir '%s': no journal in it", path);
+		goto fail;
+	} else {
+		/* Made here (not by sqlite) so that it is ours and private from the start. */
+		fd = grove_fs_open_file_at(root.fd, DB_NAME, O_RDWR | O_CREAT | O_EXCL, 0600, err);
+		if (fd < 0) {
+			r = grove_error_prefix(err, "open state dir '%s'", path);
+			goto fail;
+		}
+		grove_fd_close(fd);
+	}
+	if (!readonly) {
+		/* Making locks/ now also finds a read-only state dir before sqlite does. */
+		fd = grove_fs_open_or_make_dir(root.fd, LOCKS_DIR, 0700, err);
+		if (fd < 0) {
+			r = grove_error_prefix(err, "open state dir '%s'", path);
+			goto fail;
+		}
+		grove_fd_close(fd);
+	}
+
+	j = calloc(1, sizeof(*j));
+	if (j) {
+		j->dirfd = -1;
+		j->readonly = readonly;
 		j->name = grove_strdupf("%.*s/%s", (int)len, path, DB_NAME);
+	}
 	if (!j || !j->name) {
 		r = grove_error_errno(err, -ENOMEM, "open journal in '%s'", path);
 		goto fail;
@@ -1090,8 +1201,9 @@ prefix_matches(const char *prefix, bool is_null, const char *want)
 }
 
 static int
-txn_insert(struct grove_journal *j, int64_t target_id, const char *command, const char *stow_dir,
-	   int64_t undoes, double started, int64_t *ret_id, struct grove_error *err)
+txn_insert(struct grove_journal *j, int64_t target_id, const char *command,
+	   const struct grove_root *stow, int64_t undoes, double started, int64_t *ret_id,
+	   struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	int rc, r = stmt_get(j, ST_TXN_INSERT, &s, err);
@@ -1100,10 +1212,15 @@ txn_insert(struct grove_journal *j, int64_t target_id, const char *command, cons
 		return r;
 	sqlite3_bind_int64(s, 1, target_id);
 	bind_text(s, 2, command);
-	bind_text(s, 3, stow_dir);
+	bind_text(s, 3, stow ? stow->real : NULL);
 	if (undoes)
 		sqlite3_bind_int64(s, 4, undoes);
 	sqlite3_bind_double(s, 5, started);
+	if (stow) {
+		sqlite3_bind_int64(s, 6, (int64_t)stow->dev);
+		sqlite3_bind_int64(s, 7, (int64_t)stow->ino);
+		sqlite3_bind_int64(s, 8, stow->born);
+	}
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE)
 		return jfail(j, rc, err, "log transaction in");
@@ -1222,11 +1339,11 @@ alt_changes_insert(struct grove_journal *j, int64_t txn, const struct grove_jour
 
 int
 grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *command,
-		    const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
+		    const struct grove_root *stow, int64_t undoes, const struct grove_plan *plan,
 		    int64_t *ret_txn, struct grove_error *err)
 {
-	return grove_journal_begin_alt(j, target_id, command, stow_dir, undoes, plan, NULL, 0,
-				       ret_txn, err);
+	return grove_journal_begin_alt(j, target_id, command, stow, undoes, plan, NULL, 0, ret_txn,
+				       err);
 }
 
 /* The deferred target is in the log now (committed with the transaction). */
@@ -1241,9 +1358,9 @@ target_registered(struct grove_journal *j, int64_t id)
 
 int
 grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
-			const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
-			const struct grove_journal_alt_change *alt, size_t n_alt, int64_t *ret_txn,
-			struct grove_error *err)
+			const struct grove_root *stow, int64_t undoes,
+			const struct grove_plan *plan, const struct grove_journal_alt_change *alt,
+			size_t n_alt, int64_t *ret_txn, struct grove_error *err)
 {
 	struct grove_error saved, local;
 	struct txn_state st;
@@ -1260,7 +1377,7 @@ grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *
 	if (!target_id)
 		r = target_put_pending(j, &target_id, err);
 	if (r >= 0)
-		r = txn_insert(j, target_id, command, stow_dir, undoes, started, &id, err);
+		r = txn_insert(j, target_id, command, stow, undoes, started, &id, err);
 	if (r >= 0)
 		r = ops_insert(j, id, plan, err);
 	if (r >= 0)
@@ -1431,6 +1548,12 @@ txn_from_row(struct grove_journal *j, sqlite3_stmt *s, struct grove_txn *t, stru
 	x.started = sqlite3_column_double(s, 7);
 	x.finished = sqlite3_column_double(s, 8);
 	x.n_ops = (size_t)sqlite3_column_int64(s, 9);
+	x.stow_known = sqlite3_column_type(s, 10) == SQLITE_INTEGER &&
+		       sqlite3_column_type(s, 11) == SQLITE_INTEGER &&
+		       sqlite3_column_type(s, 12) == SQLITE_INTEGER;
+	x.stow_dev = sqlite3_column_int64(s, 10);
+	x.stow_ino = sqlite3_column_int64(s, 11);
+	x.stow_born = sqlite3_column_int64(s, 12);
 	*t = x;
 	return 0;
 }
@@ -1496,6 +1619,66 @@ fail:
 	return r;
 }
 
+/* Column col of s as text, NULL for SQL NULL; false when it holds a NUL byte
+ * or is PATH_MAX long or longer (a row grove did not write). */
+static bool
+column_text_ok(sqlite3_stmt *s, int col, const char **ret)
+{
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	int n = sqlite3_column_bytes(s, col);
+
+	*ret = t;
+	if (!t)
+		return sqlite3_column_type(s, col) == SQLITE_NULL;
+	return n >= 0 && (size_t)n == strlen(t) && n < PATH_MAX;
+}
+
+/*
+ * Checks an op row read back (columns from first: path, old_text, text,
+ * stow_path, package) before anything uses it; returns why it is refused, or
+ * NULL. Paths are relative to the target (or stow dir) and stay beneath it
+ * lexically, so no op can name anything outside its root, whatever the
+ * filesystem would do with a ".." (DESIGN.md invariant 8).
+ */
+static const char *
+op_row_check(sqlite3_stmt *s, int first)
+{
+	const char *path, *old_text, *text, *stow_path, *package;
+
+	if (!column_text_ok(s, first, &path) || !column_text_ok(s, first + 1, &old_text) ||
+	    !column_text_ok(s, first + 2, &text) || !column_text_ok(s, first + 3, &stow_path) ||
+	    !column_text_ok(s, first + 4, &package))
+		return "a field holds a NUL byte, is not text or is too long";
+	if (!grove_path_is_clean_relative(path))
+		return "its path is not a clean relative path beneath the target";
+	if (stow_path && !grove_path_is_clean_relative(stow_path))
+		return "its stow path is not a clean relative path beneath the stow dir";
+	if (package && !grove_path_is_name(package))
+		return "its package is not a single name";
+	return NULL;
+}
+
+int
+grove_journal_stow_used(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+			int64_t dev, int64_t ino, int64_t born, bool *ret, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = stmt_get(j, ST_STOW_USED, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, target_id);
+	bind_text(s, 2, stow_dir);
+	sqlite3_bind_int64(s, 3, dev);
+	sqlite3_bind_int64(s, 4, ino);
+	sqlite3_bind_int64(s, 5, born);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return jfail(j, rc, err, "read");
+	*ret = rc == SQLITE_ROW;
+	return 0;
+}
+
 int
 grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 		  struct grove_error *err)
@@ -1509,8 +1692,16 @@ grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 	sqlite3_bind_int64(s, 1, txn);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 0);
+		const char *why;
 		enum grove_op_kind k;
 
+		why = op_row_check(s, 1);
+		if (why) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s': transaction %" PRId64 " op %zu: %s",
+					    j->name, txn, plan->n_ops - n0, why);
+			goto fail;
+		}
 		if (parse_kind(kind, &k) < 0) {
 			r = grove_error_set(err, -GROVE_E_CONFIG,
 					    "journal '%s': transaction %" PRId64
@@ -1567,9 +1758,20 @@ grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_own
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 0);
 		const char *path = (const char *)sqlite3_column_text(s, 1);
+		const char *text, *package;
 		enum grove_op_kind k;
 
-		if (parse_kind(kind, &k) < 0 || !path) {
+		if (!grove_path_is_clean_relative(path) || !column_text_ok(s, 1, &path) ||
+		    !column_text_ok(s, 2, &text) || !column_text_ok(s, 3, &package) ||
+		    (package && !grove_path_is_name(package))) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s': an op of target %" PRId64
+					    " has a path that is not clean and relative, or a bad "
+					    "text or package",
+					    j->name, target_id);
+			goto out;
+		}
+		if (parse_kind(kind, &k) < 0) {
 			r = grove_error_set(err, -GROVE_E_CONFIG,
 					    "journal '%s': an op of target %" PRId64
 					    " has an unknown kind '%s' or no path",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Lexical path arithmetic as GNU Stow does it; no I/O, so links the planner computes match Stow's
  * text. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,4 +331,30 @@ grove_dotfile_unadjust(const char *name)
 	strcpy(out, "dot-");
 	strcpy(out + 4, name + 1);
 	return out;
+}
+
+bool
+grove_path_is_clean_relative(const char *path)
+{
+	const char *c = path;
+
+	if (!path || !*path || strlen(path) >= PATH_MAX)
+		return false;
+	for (;;) {
+		const char *e = strchr(c, '/');
+		size_t len = e ? (size_t)(e - c) : strlen(c);
+
+		if (len == 0 || len > NAME_MAX || (len == 1 && c[0] == '.') ||
+		    (len == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!e)
+			return true;
+		c = e + 1;
+	}
+}
+
+bool
+grove_path_is_name(const char *name)
+{
+	return name && !strchr(name, '/') && grove_path_is_clean_relative(name);
 }

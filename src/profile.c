@@ -989,12 +989,12 @@ set_txn_tag(int64_t txn)
  * tag to the transaction. */
 static int
 txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char *command,
-	  const char *stow_dir, int64_t *ret_txn, struct grove_error *err)
+	  const struct grove_root *stow, int64_t *ret_txn, struct grove_error *err)
 {
 	struct grove_error xerr = { 0 };
 	int r = grove_journal_begin(p->session.journal, p->session.target_id,
-				    command ? command : "grove profile", stow_dir, 0, summary,
-				    ret_txn, err);
+				    command ? command : "grove profile", stow, 0, summary, ret_txn,
+				    err);
 
 	if (r < 0)
 		return r;
@@ -1685,7 +1685,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		keep_plan(p, &summary, &forest);
 		goto out;
 	}
-	r = txn_begin(p, &summary, spec->command, stow.real, &txn, err);
+	r = txn_begin(p, &summary, spec->command, &stow, &txn, err);
 	if (r < 0)
 		goto out;
 	rec.txn = txn;

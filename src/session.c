@@ -47,7 +47,15 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 		return r;
 	/* Lock first, so that no other run changes the target between our
 	 * recovery, scan and execution. The lock lives in the state dir. */
-	r = grove_journal_open(s->state_path, &s->state, &s->journal, err);
+	{
+		unsigned int flags = opts->state_opt ? GROVE_JOURNAL_NAMED : 0;
+
+		r = grove_journal_open_with(s->state_path, flags, &s->state, &s->journal, err);
+		/* A state dir grove cannot write still answers read-only commands. */
+		if ((r == -EROFS || r == -EACCES) && opts->no_lock && opts->read_only)
+			r = grove_journal_open_with(s->state_path, flags | GROVE_JOURNAL_READONLY,
+						    &s->state, &s->journal, err);
+	}
 	if (r < 0)
 		goto fail;
 	if (!opts->profile_log) {
@@ -113,8 +121,8 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 			*ret_txn = 0;
 		return 0;
 	}
-	r = grove_journal_begin_alt(s->journal, s->target_id, command, stow_dir, undoes, plan,
-				    s->alt, s->n_alt, &txn, err);
+	r = grove_journal_begin_alt(s->journal, s->target_id, command, stow_dir ? stow : NULL,
+				    undoes, plan, s->alt, s->n_alt, &txn, err);
 	grove_journal_alt_changes_free(s->alt, s->n_alt);
 	s->alt = NULL;
 	s->n_alt = 0;
@@ -883,6 +891,61 @@ recover_adopt(struct grove_session *s, const struct grove_root *stow, const stru
 	return r < 0 ? r : grove_fs_sync(fd, err);
 }
 
+static bool
+same_root(const struct grove_root *r, const struct grove_txn *hdr)
+{
+	return hdr->stow_known && (int64_t)r->dev == hdr->stow_dev &&
+	       (int64_t)r->ino == hdr->stow_ino && r->born == hdr->stow_born;
+}
+
+/*
+ * The stow dir an interrupted ADOPT moved files into, read back from the log:
+ * never trusted by its path alone (DESIGN.md invariant 8). The command's own
+ * stow dir serves when it is that folder (same path and identity). Otherwise
+ * the path is opened and must still be the folder the transaction recorded
+ * (device, inode, birth time: a folder swapped for a symlink or another
+ * folder since is refused), and one that a committed transaction of this
+ * target used before (a row someone else added to the log cannot name a
+ * new one). Anything else is STUCK, touching nothing.
+ */
+static int
+recovery_stow(struct grove_session *s, const struct grove_txn *hdr, const struct grove_root *stow,
+	      struct grove_root *own, const struct grove_root **ret, struct grove_error *err)
+{
+	bool used = false;
+	int r;
+
+	if (stow && stow->real && !strcmp(stow->real, hdr->stow_dir) && same_root(stow, hdr)) {
+		*ret = stow;
+		return 0;
+	}
+	if (!hdr->stow_known)
+		return grove_error_set(err, -GROVE_E_STUCK,
+				       "the log does not record which folder the stow dir '%s' "
+				       "was; run the command again with -d naming it",
+				       hdr->stow_dir);
+	r = grove_journal_stow_used(s->journal, s->target_id, hdr->stow_dir, hdr->stow_dev,
+				    hdr->stow_ino, hdr->stow_born, &used, err);
+	if (r < 0)
+		return r;
+	if (!used)
+		return grove_error_set(err, -GROVE_E_STUCK,
+				       "the stow dir '%s' named by the log was never used by a "
+				       "committed transaction of this target; if it is yours, "
+				       "run the command again with -d '%s'",
+				       hdr->stow_dir, hdr->stow_dir);
+	r = grove_root_open(own, hdr->stow_dir, err);
+	if (r < 0)
+		return grove_error_set(err, -GROVE_E_STUCK, "%s", err->msg);
+	if (!same_root(own, hdr))
+		return grove_error_set(err, -GROVE_E_STUCK,
+				       "the stow dir '%s' is not the folder the interrupted "
+				       "transaction used (it was replaced, or is a symlink now)",
+				       hdr->stow_dir);
+	*ret = own;
+	return 0;
+}
+
 static int
 recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	    struct grove_error *err)
@@ -909,10 +972,12 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 		r = grove_journal_ops(s->journal, txn, &logged, err);
 	if (r >= 0 && touch_plan(&ts, &logged) < 0)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
-	if (r >= 0 && ts.adopts && hdr.stow_dir &&
-	    (!stow || !stow->real || strcmp(stow->real, hdr.stow_dir) != 0)) {
-		r = grove_root_open(&own_stow, hdr.stow_dir, err);
-		stow = r >= 0 ? &own_stow : NULL;
+	if (r >= 0 && ts.adopts) {
+		const struct grove_root *use = NULL;
+
+		if (hdr.stow_dir)
+			r = recovery_stow(s, &hdr, stow, &own_stow, &use, err);
+		stow = use;
 	}
 	for (size_t i = 0; i < logged.n_ops && r >= 0; i++)
 		if (logged.ops[i].kind == GROVE_OP_ADOPT)

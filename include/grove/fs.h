@@ -48,6 +48,7 @@ struct grove_root {
 struct grove_stat {
 	enum grove_ftype type;
 	mode_t mode;
+	uid_t uid;
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -62,6 +63,11 @@ struct grove_dirent {
 /* Opens the folder at path (following symlinks in path, as a user expects) and
  * holds it. root->real is its canonical absolute path. -ENOTDIR if not a folder. */
 int grove_root_open(struct grove_root *root, const char *path, struct grove_error *err);
+
+/* As grove_root_open, but a symlink as the last component of path is refused
+ * (-ELOOP, "it is a symlink"): for grove's own state dir, which must be the
+ * folder named, not wherever a link someone planted leads. */
+int grove_root_open_nofollow(struct grove_root *root, const char *path, struct grove_error *err);
 
 /* Closes the fd and frees the strings; safe on a zeroed or released root. */
 void grove_root_release(struct grove_root *root);

@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 3
+#define GROVE_JOURNAL_VERSION 4
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -52,8 +52,13 @@ struct grove_txn {
 	int64_t id;
 	int64_t target_id;
 	enum grove_txn_state state;
-	char *command;   /* the command line, for `grove log` */
-	char *stow_dir;  /* canonical stow dir path, or NULL */
+	char *command;  /* the command line, for `grove log` */
+	char *stow_dir; /* canonical stow dir path, or NULL */
+	/* The stow dir's identity when the transaction began (schema v4; false
+	 * for older rows): recovery re-opens the stow dir by path and refuses a
+	 * folder that is not this one. */
+	bool stow_known;
+	int64_t stow_dev, stow_ino, stow_born;
 	char *note;      /* why it was rolled back or is stuck, or NULL */
 	int64_t undoes;  /* the transaction this one undid (grove undo), or 0 */
 	double started;  /* seconds since the epoch */
@@ -72,6 +77,23 @@ int grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove
  * state dir (the caller releases it after closing the journal). */
 int grove_journal_open(const char *path, struct grove_root *ret_root, struct grove_journal **ret,
 		       struct grove_error *err);
+
+/*
+ * grove_journal_open with flags:
+ *   GROVE_JOURNAL_READONLY  makes nothing and writes nothing (read-only commands
+ *                           on a state dir grove cannot write); no journal there
+ *                           is -ENOENT; an older schema is GROVE_E_CONFIG.
+ *   GROVE_JOURNAL_NAMED     the user named the state dir (--state): it may then
+ *                           also be root's, with any mode.
+ * Either way (DESIGN.md invariant 8) the state dir and grove.db must not be
+ * symlinks, must be owned by the user running grove and writable by no one
+ * else (unless NAMED, as above), and an existing grove.db must be a regular,
+ * non-empty file (an empty one is a damaged log): GROVE_E_CONFIG otherwise.
+ */
+#define GROVE_JOURNAL_READONLY 0x1u
+#define GROVE_JOURNAL_NAMED    0x2u
+int grove_journal_open_with(const char *path, unsigned int flags, struct grove_root *ret_root,
+			    struct grove_journal **ret, struct grove_error *err);
 
 /* Closes the database; accepts NULL; returns NULL. */
 struct grove_journal *grove_journal_close(struct grove_journal *j);
@@ -97,12 +119,13 @@ int64_t grove_journal_target_registered(const struct grove_journal *j);
 /*
  * Logs a transaction's intent durably: a row in state INTENT and every op of
  * plan with its before and after state (kind, path, old_text, text,
- * stow_path, package), in order. Nothing is changed on disk before this
+ * stow_path, package), in order, and the stow dir (stow->real and its
+ * identity; stow may be NULL). Nothing is changed on disk before this
  * returns 0.
  */
 int grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *command,
-			const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
-			int64_t *ret_txn, struct grove_error *err);
+			const struct grove_root *stow, int64_t undoes,
+			const struct grove_plan *plan, int64_t *ret_txn, struct grove_error *err);
 
 /* Marks txn COMMITTED (or ROLLED_BACK / STUCK with note). */
 int grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,
@@ -117,9 +140,23 @@ int grove_journal_get(struct grove_journal *j, int64_t txn, struct grove_txn *re
 		      struct grove_error *err);
 void grove_txn_release(struct grove_txn *txn);
 
-/* Reads a transaction's ops, in order, into plan (which the caller has initialised). */
+/*
+ * Reads a transaction's ops, in order, into plan (which the caller has
+ * initialised). Nothing read back is trusted (DESIGN.md invariant 8): every
+ * path and stow path must be a clean relative path, every package a single
+ * name, every text free of NUL bytes and shorter than PATH_MAX; a row that is
+ * not is -GROVE_E_CONFIG naming the transaction and the op, and plan is left
+ * as it was.
+ */
 int grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 		      struct grove_error *err);
+
+/* Whether a COMMITTED transaction of target_id used the stow dir stow_dir
+ * with this identity (dev, ino, born): recovery trusts a stow dir read back
+ * from the log only then, or when the command named it itself. */
+int grove_journal_stow_used(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+			    int64_t dev, int64_t ino, int64_t born, bool *ret,
+			    struct grove_error *err);
 
 /* Lists the target's transactions, newest first (all states), at most limit (0: all). */
 int grove_journal_list(struct grove_journal *j, int64_t target_id, size_t limit,
@@ -206,7 +243,8 @@ void grove_journal_alt_changes_free(struct grove_journal_alt_change *v, size_t n
 
 /* grove_journal_begin, with the group changes the transaction carries. */
 int grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
-			    const char *stow_dir, int64_t undoes, const struct grove_plan *plan,
+			    const struct grove_root *stow, int64_t undoes,
+			    const struct grove_plan *plan,
 			    const struct grove_journal_alt_change *alt, size_t n_alt,
 			    int64_t *ret_txn, struct grove_error *err);
 

@@ -26,6 +26,16 @@ char *grove_path_join(const char *a, const char *b);
 char *grove_path_parent(const char *path);
 char *grove_path_abs2rel(const char *path, const char *base);
 
+/*
+ * Checks for paths and names read back from a file another user may have
+ * written (the journal, records; DESIGN.md invariant 8).
+ * grove_path_is_clean_relative: non-empty, shorter than PATH_MAX, no leading
+ * '/', no empty, "." or ".." component, no trailing '/'.
+ * grove_path_is_name: one such component (no '/'), shorter than NAME_MAX + 1.
+ */
+bool grove_path_is_clean_relative(const char *path);
+bool grove_path_is_name(const char *name);
+
 /* Number of '/' characters in path. */
 int grove_path_slashes(const char *path);
 

@@ -48,6 +48,7 @@ struct grove_session_opts {
 	const char *state_opt; /* --state, or NULL */
 	double wait_seconds;   /* --wait; 0 fails at once when locked */
 	bool no_lock;          /* read-only commands: no lock, no recovery */
+	bool read_only;        /* nothing will be written: a read-only journal will do */
 	bool profile_log;      /* target may be a profile's log (grove profile, grove log) */
 };
 

@@ -30,7 +30,7 @@ struct txn_args {
  */
 static int
 parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char **ret_target,
-	     struct grove_error *err)
+	     char **ret_dir, struct grove_error *err)
 {
 	char **v = calloc((size_t)argc + 3, sizeof(char *));
 	struct grove_stow_request req;
@@ -82,6 +82,8 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 		} else {
 			*ret_target = req.target;
 			req.target = NULL;
+			*ret_dir = req.dir;
+			req.dir = NULL;
 		}
 	}
 	grove_stow_request_release(&req);
@@ -538,7 +540,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	struct grove_session s;
 	struct grove_root target = { .fd = -1 };
 	struct grove_error err = { 0 };
-	char *target_path = NULL;
+	char *target_path = NULL, *stow_path = NULL;
+	struct grove_root stow = { .fd = -1 };
 	bool writes = !strcmp(cmd, "undo") || !strcmp(cmd, "rollback") || !strcmp(cmd, "recover");
 	int64_t recovered = 0;
 	int r, status;
@@ -546,27 +549,36 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	ta.json = global->json;
 	ta.verbose = global->verbose;
 	ta.dry_run = global->dry_run;
-	r = parse_target(argc, argv, cmd, &ta, &target_path, &err);
+	r = parse_target(argc, argv, cmd, &ta, &target_path, &stow_path, &err);
 	if (r < 0)
 		return grove_report_error(&err, r);
+	/* The stow dir (-d, else Stow's default) lets recovery use the folder the
+	 * user names for an interrupted --adopt; recovery checks it is the one the
+	 * log recorded, and does without it when it cannot be opened. */
+	if (writes && !ta.dry_run && stow_path && grove_root_open(&stow, stow_path, NULL) < 0)
+		stow.fd = -1;
+	free(stow_path);
 	r = grove_root_open(&target, target_path, &err);
 	free(target_path);
 	if (r < 0) {
+		grove_root_release(&stow);
 		grove_error_prefix(&err, "target");
 		return grove_report_error(&err, r);
 	}
 	so.state_opt = global->state_dir;
 	so.wait_seconds = global->wait_seconds;
 	so.no_lock = !writes || ta.dry_run;
+	so.read_only = so.no_lock;
 	/* grove log shows a profile's history; the others would read its ops as a target's. */
 	so.profile_log = !strcmp(cmd, "log");
 	r = grove_session_open(&s, &target, &so, &err);
 	if (r < 0) {
+		grove_root_release(&stow);
 		grove_root_release(&target);
 		return grove_report_error(&err, r);
 	}
 	if (writes && !ta.dry_run) {
-		r = grove_session_recover(&s, NULL, ta.force, &recovered, &err);
+		r = grove_session_recover(&s, stow.path ? &stow : NULL, ta.force, &recovered, &err);
 		if (r < 0) {
 			status = grove_report_error(&err, r);
 			goto out;
@@ -591,6 +603,7 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 		status = GROVE_EXIT_OK;
 out:
 	grove_session_close(&s);
+	grove_root_release(&stow);
 	grove_root_release(&target);
 	return status;
 }
