@@ -779,6 +779,11 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 			return grove_error_prefix(err, "open state dir '%s'", path);
 	}
 	r = grove_root_open_nofollow(&root, path, err);
+	if (r == -ELOOP)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "state dir '%s' is a symlink: refusing a log that may be "
+				       "someone else's (name the folder itself)",
+				       path);
 	if (r < 0)
 		return grove_error_prefix(err, "open state dir '%s'", path);
 	r = grove_fs_stat_fd(root.fd, &st, err);

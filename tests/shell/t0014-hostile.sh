@@ -1,0 +1,315 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Hostile input (DESIGN.md invariant 8): rows someone else wrote into the journal, a state dir
+# others control, a stow dir swapped while a transaction is interrupted, fifos where grove reads a
+# file, and costly ignore patterns. Each ends with a clear error and nothing outside the roots (and
+# nothing inside them) changed.
+set -euo pipefail
+# shellcheck source=tests/shell/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 >/dev/null || fail "sqlite3 (the command) is needed to craft journal rows"
+
+S=$ROOT/stow
+T=$ROOT/tgt
+V=$ROOT/victim
+ST=$ROOT/state
+mkdir -p "$S" "$T" "$V/ssh"
+mk_file "$V/ssh/sshd_config" secret
+mk_file "$S/p/f" x
+mk_file "$S/q/g" y
+cd "$ROOT"
+G=("$GROVE" --state "$ST")
+
+"${G[@]}" stow -d "$S" -t "$T" p
+DB=$ST/grove.db
+TID=$(sqlite3 "$DB" 'select id from targets')
+sql()
+{
+	sqlite3 "$DB" "$1"
+}
+# intent_with_op KIND PATH TEXT STOW_PATH PACKAGE [STOW_DIR]: an interrupted transaction of T with
+# one op, as a writer of the state dir could add it.
+intent_with_op()
+{
+	local sd=${6:-$S}
+	sql "insert into txns(target_id,state,command,stow_dir,started) values($TID,'intent','x','$sd',0);
+	     insert into ops(txn_id,seq,kind,path,text,stow_path,package)
+	       values((select max(id) from txns),0,'$1','$2','$3',$4,$5);"
+}
+# Everything but the state dir (whose journal records the refusals).
+snap()
+{
+	snapshot "$T" t
+	snapshot "$S" s
+	snapshot "$V" v
+}
+unchanged()
+{
+	expect_unchanged "$T" t
+	expect_unchanged "$S" s
+	expect_unchanged "$V" v
+}
+clear_unfinished()
+{
+	sql "delete from ops where txn_id in (select id from txns where state in ('intent','stuck'));
+	     delete from txns where state in ('intent','stuck');"
+}
+
+# ---------------------------------------------------------------- crafted journal rows
+
+snap
+intent_with_op adopt sshd_config ../victim/ssh/sshd_config "'ssh/sshd_config'" "'ssh'" "$V"
+expect_exit 4 "${G[@]}" recover -t "$T"
+expect_err_has "the log does not record which folder the stow dir '$V' was"
+unchanged
+# The same row with the victim folder's own identity, as a careful forger would write it.
+sql "update txns set stow_dev = $(stat -c %d "$V"), stow_ino = $(stat -c %i "$V"), stow_born = 0
+     where state in ('intent', 'stuck')"
+expect_exit 4 "${G[@]}" recover -t "$T"
+expect_err_has "never used by a committed transaction of this target"
+unchanged
+expect_tree "$V" <<'EOF'
+d ssh
+f ssh/sshd_config secret
+EOF
+check "an adopt row naming a stow dir the target never used: STUCK, the file stays where it is"
+
+clear_unfinished
+snap
+intent_with_op unlink ../victim/ssh/sshd_config ../stow/p/f NULL "'p'"
+expect_exit 4 "${G[@]}" recover -t "$T"
+expect_err_has "op 0: its path is not a clean relative path beneath the target"
+unchanged
+check "an op path with '..': STUCK naming the row, nothing touched"
+
+for bad in /etc/passwd "a//b" "./f" "f/" ""; do
+	clear_unfinished
+	intent_with_op unlink "$bad" ../stow/p/f NULL "'p'"
+	expect_exit 4 "${G[@]}" recover -t "$T"
+	expect_err_has "not a clean relative path"
+	unchanged
+done
+check "absolute, empty, '.'-component and trailing-slash op paths: STUCK, nothing touched"
+
+clear_unfinished
+intent_with_op adopt f ../stow/p/f "'../../victim/ssh/sshd_config'" "'p'"
+expect_exit 4 "${G[@]}" recover -t "$T"
+expect_err_has "its stow path is not a clean relative path beneath the stow dir"
+clear_unfinished
+intent_with_op link f ../stow/p/f NULL "'../p'"
+expect_exit 4 "${G[@]}" recover -t "$T"
+expect_err_has "its package is not a single name"
+unchanged
+check "stow paths and packages read back are checked too"
+
+# A path through a symlink inside the target: lexically clean, refused by the held-root walk.
+clear_unfinished
+ln -s ../victim "$T/lnk"
+snap
+intent_with_op link lnk/ssh/new ../stow/p/f NULL "'p'"
+# Nothing is there to roll back beneath the target (the path is not visible through the link).
+expect_exit_in "0 4" "${G[@]}" recover -t "$T"
+unchanged
+[[ ! -e $V/ssh/new ]] || fail "recovery made a link through a symlink, outside the target"
+check "an op whose path crosses a symlink: nothing made or removed outside"
+rm "$T/lnk"
+clear_unfinished
+
+# Committed rows someone added: undo, rollback, status and verify refuse them, touching nothing.
+sql "insert into txns(target_id,state,command,stow_dir,started,finished) values($TID,'committed','x','$S',1,1);
+     insert into ops(txn_id,seq,kind,path,text,package)
+       values((select max(id) from txns),0,'link','../victim/ssh/sshd_config','../stow/p/f','p');"
+snap
+for cmd in undo status verify; do
+	expect_exit 78 "${G[@]}" "$cmd" -t "$T"
+	expect_err_has "journal '$ST/grove.db'"
+	unchanged
+done
+expect_exit 78 "${G[@]}" rollback -t "$T" --to 1
+unchanged
+check "a committed row with '..': undo, rollback, status and verify exit 78, nothing touched"
+sql "delete from ops where txn_id = (select max(id) from txns); delete from txns where id = (select max(id) from txns);"
+expect_exit 0 "${G[@]}" verify -t "$T"
+check "with the row gone, the log is usable again"
+
+# ---------------------------------------------------------------- a stow dir swapped mid-transaction
+
+# The adopt is killed just before its link is made: the user's file is in the package then.
+kill_adopt()
+{
+	local rc=0
+	(strace -f -qq -o /dev/null -e trace=symlinkat -e inject=symlinkat:signal=SIGKILL:when=1 -- \
+		"${G[@]}" stow --adopt -d "$S" -t "$T" q >/dev/null 2>&1) 2>/dev/null || rc=$?
+	((rc == 137)) || fail "the adopt was not killed at its link (exit $rc)"
+}
+strace -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO -- true 2>/dev/null ||
+	fail "strace with fault injection is needed here"
+mk_file "$T/g" mine
+kill_adopt
+[[ $(cat "$S/q/g") == mine ]] || fail "the killed adopt did not move the user's file yet"
+# The stow dir's owner swaps it for a symlink to another folder holding q/g.
+mkdir -p "$ROOT/other/q"
+mk_file "$ROOT/other/q/g" rootonly
+mv "$S" "$ROOT/stow.real"
+ln -s other "$S"
+snapshot "$ROOT/other" other
+expect_exit 4 "${G[@]}" recover -t "$T"
+expect_err_has "is not the folder the interrupted transaction used"
+expect_unchanged "$ROOT/other" other
+[[ ! -e $T/g ]] || fail "recovery moved a file out of the swapped-in folder"
+check "a stow dir swapped for a symlink after a crash: STUCK, nothing moved out of the other folder"
+rm "$S"
+mv "$ROOT/stow.real" "$S"
+expect_exit 0 "${G[@]}" recover -t "$T"
+[[ $(cat "$T/g") == mine ]] || fail "recovery did not put the user's file back"
+[[ $(cat "$S/q/g") == y ]] || fail "recovery did not put the package's file back"
+check "the folder back in place: recovery puts both files back"
+
+# A first transaction of a new target: no committed history vouches for the stow dir.
+T2=$ROOT/tgt2
+mkdir -p "$T2"
+mk_file "$T2/g" mine2
+rc=0
+(strace -f -qq -o /dev/null -e trace=symlinkat -e inject=symlinkat:signal=SIGKILL:when=1 -- \
+	"${G[@]}" stow --adopt -d "$S" -t "$T2" q >/dev/null 2>&1) 2>/dev/null || rc=$?
+((rc == 137)) || fail "the first adopt was not killed (exit $rc)"
+(cd "$ROOT/victim" && expect_exit 4 "${G[@]}" recover -t "$T2")
+expect_err_has "run the command again with -d '$S'"
+expect_exit 0 "${G[@]}" recover -t "$T2" -d "$S"
+[[ $(cat "$T2/g") == mine2 && $(cat "$S/q/g") == y ]] || fail "recovery with -d did not restore"
+check "recovery trusts a never-committed stow dir only when the user names it with -d"
+
+# ---------------------------------------------------------------- state dirs others control
+
+mkdir -p "$ROOT/st-g" "$ROOT/st-o"
+chmod 0770 "$ROOT/st-g"
+chmod 0777 "$ROOT/st-o"
+for d in st-g st-o; do
+	GROVE_STATE_DIR=$ROOT/$d expect_exit 78 "$GROVE" status -t "$T"
+	expect_err_has "is writable by"
+	[[ ! -e $ROOT/$d/grove.db ]] || fail "grove made a log in $d"
+done
+check "a group- or world-writable state dir: exit 78, no log made in it"
+mkdir -p "$ROOT/st-real"
+ln -s st-real "$ROOT/st-link"
+GROVE_STATE_DIR=$ROOT/st-link expect_exit 78 "$GROVE" status -t "$T"
+expect_err_has "is a symlink: refusing a log"
+check "a state dir that is a symlink: exit 78"
+mkdir -p "$ROOT/st-dbl"
+chmod 0700 "$ROOT/st-dbl"
+ln -s "$DB" "$ROOT/st-dbl/grove.db"
+GROVE_STATE_DIR=$ROOT/st-dbl expect_exit 78 "$GROVE" status -t "$T"
+expect_err_has "is not a regular file (a symlink)"
+check "a grove.db that is a symlink: exit 78"
+mkdir -p "$ROOT/st-nb"
+chmod 0700 "$ROOT/st-nb"
+chown 65534:65534 "$ROOT/st-nb"
+GROVE_STATE_DIR=$ROOT/st-nb expect_exit 78 "$GROVE" stow -d "$S" -t "$T" q
+expect_err_has "is owned by uid 65534, not by the user running grove (uid 0)"
+check "a state dir owned by another user: exit 78"
+mkdir -p "$ROOT/st-zero"
+chmod 0700 "$ROOT/st-zero"
+: >"$ROOT/st-zero/grove.db"
+GROVE_STATE_DIR=$ROOT/st-zero expect_exit 78 "$GROVE" status -t "$T"
+expect_err_has "is empty (0 bytes)"
+check "an empty grove.db is a damaged log, not a new one: exit 78"
+# A state dir the user names with --state may be root's (read by another user).
+mkdir -p "$ROOT/st-named"
+chmod 0777 "$ROOT/st-named"
+expect_exit 0 "$GROVE" --state "$ROOT/st-named" status -t "$T"
+check "a state dir named with --state and owned by root is accepted"
+
+# A read-only state dir: read-only commands still answer.
+NB=$ROOT/nb
+mkdir -p "$NB/stow/p" "$NB/t"
+mk_file "$NB/stow/p/x" x
+chown -R 65534:65534 "$NB"
+as_nobody()
+{
+	setpriv --reuid=65534 --regid=65534 --clear-groups env GROVE_STATE_DIR="$NB/state" "$@"
+}
+as_nobody "$GROVE" stow -d "$NB/stow" -t "$NB/t" p
+chmod 0500 "$NB/state"
+as_nobody "$GROVE" log -t "$NB/t" >/dev/null || fail "grove log failed on a read-only state dir"
+as_nobody "$GROVE" verify -t "$NB/t" >/dev/null || fail "grove verify failed on a read-only state dir"
+as_nobody "$GROVE" status -t "$NB/t" >"$OUT" || fail "grove status failed on a read-only state dir"
+expect_out_has "p"
+check "a read-only state dir: log, status and verify still work"
+chmod 0700 "$NB/state"
+
+# ---------------------------------------------------------------- fifos where grove reads a file
+
+# no_hang WHAT CMD…: CMD must finish within 10 s with a non-zero exit and an error naming a file
+# that is not regular.
+no_hang()
+{
+	local what=$1 rc=0
+	shift
+	timeout 10 "$@" >"$OUT" 2>"$ERR" || rc=$?
+	((rc != 124)) || fail "$what: grove hung on a fifo"
+	((rc != 0)) || fail "$what: grove accepted a fifo"
+	grep -q "not a regular file" "$ERR" || fail "$what: unexpected error: $(cat "$ERR")"
+}
+F=$ROOT/fifo
+mkdir -p "$F/stow/p" "$F/stow/r" "$F/t" "$F/cwd" "$F/home/.config/grove"
+mk_file "$F/stow/p/a" a
+mk_file "$F/stow/r/b" b
+mkfifo "$F/the-fifo" "$F/stow/p/.stow-local-ignore" "$F/stow/fifo2"
+ln -s ../fifo2 "$F/stow/r/.stow-local-ignore"
+no_hang "fifo .stow-local-ignore" "${G[@]}" plan stow -d "$F/stow" -t "$F/t" p
+no_hang "link to a fifo as .stow-local-ignore" "${G[@]}" stow -d "$F/stow" -t "$F/t" r
+rm "$F/stow/p/.stow-local-ignore" "$F/stow/r/.stow-local-ignore"
+ln -s ../the-fifo "$F/cwd/.stowrc"
+(cd "$F/cwd" && no_hang "fifo ./.stowrc" "${G[@]}" stow -d "$F/stow" -t "$F/t" p)
+mkfifo "$F/home/.stowrc"
+HOME=$F/home no_hang "fifo ~/.stowrc" "${G[@]}" stow -d "$F/stow" -t "$F/t" p
+rm "$F/home/.stowrc"
+mkfifo "$F/home/.stow-global-ignore"
+HOME=$F/home no_hang "fifo ~/.stow-global-ignore" "${G[@]}" stow -d "$F/stow" -t "$F/t" p
+rm "$F/home/.stow-global-ignore"
+mkfifo "$F/grove.yaml"
+no_hang "fifo grove.yaml" "${G[@]}" apply -f "$F/grove.yaml"
+mkfifo "$F/home/.config/grove/config.yaml"
+printf 'targets:\n  - path: %s\n    dir: %s\n    packages: [p]\n' "$F/t" "$F/stow" >"$F/ok.yaml"
+HOME=$F/home XDG_CONFIG_HOME=$F/home/.config no_hang "fifo config.yaml" \
+	"${G[@]}" apply -f "$F/ok.yaml"
+rm "$F/home/.config/grove/config.yaml"
+[[ -z $(ls -A "$F/t") ]] || fail "a refused run changed the target"
+check "fifos (and links to them) as ignore files, .stowrc, global ignore, grove.yaml, config.yaml: a clear error, no hang"
+
+# Admin files and the --log of grove alt.
+A=$ROOT/alt
+mkdir -p "$A/admin" "$A/alts"
+mkfifo "$A/admin/ed"
+rc=0
+timeout 10 "${G[@]}" alt --altdir "$A/alts" --admindir "$A/admin" import >"$OUT" 2>"$ERR" || rc=$?
+((rc == 0)) || fail "grove alt import with a fifo as an admin file: exit $rc: $(cat "$ERR")"
+expect_out_has "took over 0 link groups"
+check "a fifo as an admin file is not read (no hang) and is no group"
+
+# ---------------------------------------------------------------- costly ignore patterns
+
+C=$ROOT/costly
+mkdir -p "$C/stow/pkg" "$C/t"
+printf '(a|a)*\n' >"$C/stow/pkg/.stow-local-ignore"
+long=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+for ((i = 0; i < 10000; i++)); do
+	: >"$C/stow/pkg/$long.$i"
+done
+snapshot "$C" c
+expect_exit 1 "${G[@]}" stow --no-folding -d "$C/stow" -t "$C/t" pkg
+expect_err_line "ignore list '.*pkg/\\.stow-local-ignore'" "pattern '\\(a\\|a\\)\\*' costs too much on '$long\\.[0-9]+'"
+expect_unchanged "$C" c
+check "(a|a)* over 10,000 entries: a clear error naming file, pattern and entry, nothing changed"
+
+# The limit is never a silent "not ignored": the file the user asked to ignore is not linked.
+rm -rf "$C/stow/pkg"
+mkdir -p "$C/stow/pkg/$long"
+mk_file "$C/stow/pkg/$long/secret" s
+printf '(a|a)*/nomatch\na+/secret\n' >"$C/stow/pkg/.stow-local-ignore"
+rc=0
+"${G[@]}" stow --no-folding -d "$C/stow" -t "$C/t" pkg 2>"$ERR" || rc=$?
+[[ ! -e $C/t/$long/secret ]] || fail "a file the ignore list names was linked"
+((rc == 1)) || [[ $rc == 0 ]] || fail "unexpected exit $rc"
+check "a pattern over its budget never links the file it should ignore"
