@@ -17,6 +17,7 @@
 #include "grove/alt.h"
 #include "grove/journal.h"
 #include "grove/path.h"
+#include "grove/tree.h"
 #include "journal_owned.h"
 #include "util.h"
 
@@ -1656,6 +1657,8 @@ op_row_check(sqlite3_stmt *s, int first)
 		return "a field holds a NUL byte, is not text or is too long";
 	if (!grove_path_is_clean_relative(path))
 		return "its path is not a clean relative path beneath the target";
+	if (grove_path_slashes(path) >= GROVE_TREE_MAX_DEPTH)
+		return "its path is deeper than grove supports";
 	if (stow_path && !grove_path_is_clean_relative(stow_path))
 		return "its stow path is not a clean relative path beneath the stow dir";
 	if (package && !grove_path_is_name(package))

@@ -1034,12 +1034,16 @@ txn_end(struct grove_profile *p, int64_t txn, int r, struct grove_error *err)
 		r = grove_journal_finish(p->session.journal, txn, GROVE_TXN_COMMITTED, NULL, err);
 		if (r >= 0) {
 			r = grove_fs_sync(p->session.state.fd, err);
-			if (r < 0)
-				return grove_error_prefix(
+			if (r < 0) {
+				grove_error_prefix(
 					err,
-					"transaction %lld is done and committed, "
-					"but syncing the log's folder '%s' failed",
+					"transaction %lld is done and committed, but "
+					"syncing the log's folder '%s' failed, so a power "
+					"loss could still lose the record",
 					(long long)txn, p->session.state_path);
+				err->code = -GROVE_E_NOT_DURABLE;
+				return -GROVE_E_NOT_DURABLE;
+			}
 			return 0;
 		}
 		committed = true;

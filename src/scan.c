@@ -343,6 +343,11 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 
 	if (node->listed)
 		return 0;
+	if (grove_path_slashes(relpath) >= GROVE_TREE_MAX_DEPTH)
+		return grove_error_set(s->err, -GROVE_E_BADINPUT,
+				       "read package folder '%s/%.200s...': more than %d folders "
+				       "deep, which grove does not support",
+				       s->stow->path, relpath, GROVE_TREE_MAX_DEPTH);
 	r = grove_fs_list(dfd, &ents, &n, s->err);
 	if (r < 0)
 		return grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,

@@ -176,11 +176,17 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 	if (ret_txn)
 		*ret_txn = txn;
 	r = grove_fs_sync(s->state.fd, err);
-	if (r < 0)
-		return grove_error_prefix(err,
-					  "transaction %lld is done and committed, but syncing "
-					  "the log's folder '%s' failed",
-					  (long long)txn, s->state_path);
+	/* The change is made and committed: not a refusal (exit 1), which says
+	 * nothing changed. Its own code tells scripts to check the disk. */
+	if (r < 0) {
+		grove_error_prefix(
+			err,
+			"transaction %lld is done and committed, but syncing the log's "
+			"folder '%s' failed, so a power loss could still lose the record",
+			(long long)txn, s->state_path);
+		err->code = -GROVE_E_NOT_DURABLE;
+		return -GROVE_E_NOT_DURABLE;
+	}
 	return 0;
 }
 

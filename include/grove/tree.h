@@ -39,6 +39,14 @@ struct grove_node {
 	char name[];      /* one allocation per node: name, then the link text */
 };
 
+/*
+ * How deep a package may nest folders (DESIGN.md invariant 8: every loop over
+ * input a user controls is bounded). Planning, emitting and freeing walk the
+ * trees recursively; the scan refuses a package deeper than this with a clear
+ * error before any of them runs, so their stacks stay bounded.
+ */
+#define GROVE_TREE_MAX_DEPTH 1024
+
 /* A new node with orig == current state; link is copied (may be NULL). */
 struct grove_node *grove_node_new(const char *name, enum grove_ftype type, const char *link);
 

@@ -17,6 +17,7 @@ enum {
 	GROVE_EXIT_USAGE = 2,
 	GROVE_EXIT_PARTIAL = 3,
 	GROVE_EXIT_ATTENTION = 4,
+	GROVE_EXIT_NOT_DURABLE = 5, /* changed and committed; the log's last sync failed */
 	GROVE_EXIT_LOCKED = 75,
 	GROVE_EXIT_CONFIG = 78,
 };

@@ -106,6 +106,8 @@ grove_exit_status(int code)
 		return GROVE_EXIT_PARTIAL;
 	case GROVE_E_STUCK:
 		return GROVE_EXIT_ATTENTION;
+	case GROVE_E_NOT_DURABLE:
+		return GROVE_EXIT_NOT_DURABLE;
 	default:
 		/* Refusals, bad input, preconditions and errno values: 1, as Stow. */
 		return GROVE_EXIT_REFUSED;

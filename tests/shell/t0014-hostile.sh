@@ -9,6 +9,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 >/dev/null || fail "sqlite3 (the command) is needed to craft journal rows"
+# LeakSanitizer cannot run under ptrace: traced runs of an ASan build keep it quiet.
+TRACED_ASAN=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 
 S=$ROOT/stow
 T=$ROOT/tgt
@@ -139,7 +141,7 @@ check "with the row gone, the log is usable again"
 kill_adopt()
 {
 	local rc=0
-	(strace -f -qq -o /dev/null -e trace=symlinkat -e inject=symlinkat:signal=SIGKILL:when=1 -- \
+	(ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace=symlinkat -e inject=symlinkat:signal=SIGKILL:when=1 -- \
 		"${G[@]}" stow --adopt -d "$S" -t "$T" q >/dev/null 2>&1) 2>/dev/null || rc=$?
 	((rc == 137)) || fail "the adopt was not killed at its link (exit $rc)"
 }
@@ -171,8 +173,8 @@ T2=$ROOT/tgt2
 mkdir -p "$T2"
 mk_file "$T2/g" mine2
 rc=0
-(strace -f -qq -o /dev/null -e trace=symlinkat -e inject=symlinkat:signal=SIGKILL:when=1 -- \
-	"${G[@]}" stow --adopt -d "$S" -t "$T2" q >/dev/null 2>&1) 2>/dev/null || rc=$?
+(ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/null -e trace=symlinkat \
+	-e inject=symlinkat:signal=SIGKILL:when=1 -- "${G[@]}" stow --adopt -d "$S" -t "$T2" q >/dev/null 2>&1) 2>/dev/null || rc=$?
 ((rc == 137)) || fail "the first adopt was not killed (exit $rc)"
 (cd "$ROOT/victim" && expect_exit 4 "${G[@]}" recover -t "$T2")
 expect_err_has "run the command again with -d '$S'"
@@ -313,3 +315,69 @@ rc=0
 [[ ! -e $C/t/$long/secret ]] || fail "a file the ignore list names was linked"
 ((rc == 1)) || [[ $rc == 0 ]] || fail "unexpected exit $rc"
 check "a pattern over its budget never links the file it should ignore"
+
+# ---------------------------------------------------------------- a commit that is not yet durable
+
+# The last fsync of a stow is the state dir's, after the commit: when it fails, the change is made
+# and committed (not refused: exit 1 would say nothing changed), exit 5.
+D=$ROOT/durable
+mkdir -p "$D/stow/p" "$D/t" "$D/t2"
+mk_file "$D/stow/p/f" x
+n=$(ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o /dev/stdout -e trace=fsync -- "${G[@]}" stow -d "$D/stow" -t "$D/t2" p |
+	grep -c '^.*fsync(')
+((n > 1)) || fail "expected several fsync calls in a stow, saw $n"
+ASAN_OPTIONS=$TRACED_ASAN expect_exit 5 strace -f -qq -o /dev/null -e trace=fsync -e inject=fsync:error=EIO:when="$n" -- \
+	"${G[@]}" stow -d "$D/stow" -t "$D/t" p
+expect_err_has "is done and committed, but syncing the log's folder"
+expect_tree "$D/t" "l f -> ../stow/p/f"
+"${G[@]}" log -t "$D/t" >"$OUT"
+grep -q committed "$OUT" || fail "the log does not show the transaction committed: $(cat "$OUT")"
+check "the final sync of the log failing: exit 5 (changed, committed, not yet durable), not 1"
+
+# ---------------------------------------------------------------- depth a package owner chooses
+
+# nest DIR N: N folders "a" nested in DIR, a file "leaf" at the bottom (made through fds: the path
+# is longer than PATH_MAX).
+nest()
+{
+	"$GROVE_TEST_PY" - "$1" "$2" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+for _ in range(int(sys.argv[2])):
+    os.mkdir("a", dir_fd=fd)
+    nfd = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = nfd
+os.close(os.open("leaf", os.O_CREAT | os.O_WRONLY, 0o644, dir_fd=fd))
+PY
+}
+N=$ROOT/nest
+mkdir -p "$N/stow/deep" "$N/stow/max" "$N/stow/ok" "$N/t"
+nest "$N/stow/deep" 8000
+nest "$N/stow/max" 1023
+nest "$N/stow/ok" 600
+snapshot "$N/t" nt
+for cmd in "plan stow --no-folding" "stow --no-folding" "stow" "plan unstow"; do
+	# shellcheck disable=SC2086
+	expect_exit 1 "${G[@]}" $cmd -d "$N/stow" -t "$N/t" deep
+	expect_err_has "more than 1024 folders deep, which grove does not support"
+	expect_unchanged "$N/t" nt
+done
+check "a package 8,000 folders deep: a clear error (no crash), nothing changed"
+for opt in --no-folding --adopt; do
+	expect_exit_in "0 1" "${G[@]}" stow "$opt" -d "$N/stow" -t "$N/t" max
+	if ((RC == 1)); then
+		expect_err_has "too long"
+	else
+		expect_exit 0 "${G[@]}" unstow -d "$N/stow" -t "$N/t" max
+	fi
+	expect_unchanged --rolled-back "$N/t" nt
+done
+check "a package 1,023 folders deep (grove's limit) is planned to the end: no crash"
+expect_exit 0 "${G[@]}" stow -d "$N/stow" -t "$N/t" ok
+expect_tree "$N/t" "l a -> ../stow/ok/a"
+expect_exit 0 "${G[@]}" restow --no-folding -d "$N/stow" -t "$N/t" ok
+[[ -L $N/t/$(printf 'a/%.0s' {1..600})leaf ]] || fail "the 600-deep leaf is not linked"
+expect_exit 0 "${G[@]}" unstow -d "$N/stow" -t "$N/t" ok
+[[ -z $(find "$N/t" -type l) ]] || fail "links are left after unstowing the 600-deep package"
+check "a package 600 folders deep stows folded, restows unfolded and unstows"
