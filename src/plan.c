@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "grove/plan.h"
+#include "grove/text.h"
 
 void
 grove_plan_init(struct grove_plan *plan)
@@ -191,22 +192,28 @@ grove_op_kind_name(enum grove_op_kind kind)
 void
 grove_plan_print(const struct grove_plan *plan, FILE *out)
 {
+	/* Names and texts are shown escaped (grove/text.h): a name in a package
+	 * cannot forge a plan line or drive the reviewer's terminal. */
 	grove_plan_foreach_op (plan, op) {
-		fprintf(out, "%-6s %s", grove_op_kind_name(op->kind), op->path);
+		fprintf(out, "%-6s ", grove_op_kind_name(op->kind));
+		grove_fput_shown(op->path, out);
 		switch (op->kind) {
 		case GROVE_OP_LINK:
 		case GROVE_OP_FOLD:
-			fprintf(out, " -> %s", op->text);
-			break;
+		case GROVE_OP_ADOPT:
+		case GROVE_OP_RELINK:
+			fputs(" -> ", out);
+			grove_fput_shown(op->text, out);
+			if (op->kind == GROVE_OP_ADOPT)
+				fputs(" (file moved into the package)", out);
+			if (op->kind != GROVE_OP_RELINK)
+				break;
+			/* fall through */
 		case GROVE_OP_UNLINK:
 		case GROVE_OP_UNFOLD:
-			fprintf(out, " (was -> %s)", op->old_text);
-			break;
-		case GROVE_OP_RELINK:
-			fprintf(out, " -> %s (was -> %s)", op->text, op->old_text);
-			break;
-		case GROVE_OP_ADOPT:
-			fprintf(out, " -> %s (file moved into the package)", op->text);
+			fputs(" (was -> ", out);
+			grove_fput_shown(op->old_text, out);
+			fputc(')', out);
 			break;
 		default:
 			break;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "grove/text.h"
 #include "front.h"
 #include "grove/alt.h"
 #include "grove/apply.h"
@@ -1095,8 +1096,11 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 		if (t->run.recovered)
 			fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 				(long long)t->run.recovered);
-		for (size_t k = 0; k < t->run.plan.n_warnings; k++)
-			fprintf(stderr, "WARNING: %s\n", t->run.plan.warnings[k]);
+		for (size_t k = 0; k < t->run.plan.n_warnings; k++) {
+			fputs("WARNING: ", stderr);
+			grove_fput_shown(t->run.plan.warnings[k], stderr);
+			fputc('\n', stderr);
+		}
 		if (t->run.plan.n_conflicts) {
 			fprintf(stderr, "grove: target '%s':\n", t->run.target_root.real);
 			grove_print_conflicts(&t->run.plan, stderr);

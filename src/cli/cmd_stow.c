@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "grove/text.h"
 #include "front.h"
 #include "grove-config.h"
 
@@ -78,8 +79,11 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
-	for (size_t i = 0; i < run.plan.n_warnings; i++)
-		fprintf(stderr, "WARNING: %s\n", run.plan.warnings[i]);
+	for (size_t i = 0; i < run.plan.n_warnings; i++) {
+		fputs("WARNING: ", stderr);
+		grove_fput_shown(run.plan.warnings[i], stderr);
+		fputc('\n', stderr);
+	}
 	if (run.plan.n_conflicts) {
 		/* Invoked as "stow": Stow's words only; as grove: with the hints. */
 		if (global)

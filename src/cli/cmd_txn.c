@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "grove/text.h"
 #include "front.h"
 #include "grove/path.h"
 #include "grove/session.h"
@@ -163,11 +164,15 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		}
 		printf("%6lld  %s  ", (long long)txns[i].id, when);
 		grove_paint(stdout, state_sgr(txns[i].state), "%-11s", state_name(txns[i].state));
-		printf("  %4zu ops  %s", txns[i].n_ops, txns[i].command ? txns[i].command : "");
+		printf("  %4zu ops  ", txns[i].n_ops);
+		grove_fput_shown(txns[i].command ? txns[i].command : "", stdout);
 		if (txns[i].undoes)
 			printf("  (undoes %lld)", (long long)txns[i].undoes);
-		if (txns[i].note && txns[i].state != GROVE_TXN_COMMITTED)
-			printf("  [%s]", txns[i].note);
+		if (txns[i].note && txns[i].state != GROVE_TXN_COMMITTED) {
+			fputs("  [", stdout);
+			grove_fput_shown(txns[i].note, stdout);
+			putchar(']');
+		}
 		putchar('\n');
 	}
 	if (ta->json)
@@ -204,7 +209,9 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		grove_json_str(stdout, s->target->real);
 		printf(", \"unfinished\": %lld, \"packages\": [", (long long)unfinished);
 	} else {
-		printf("target %s\n", s->target->real);
+		fputs("target ", stdout);
+		grove_fput_shown(s->target->real, stdout);
+		putchar('\n');
 	}
 	for (size_t i = 0; i < n;) {
 		size_t j = i, links = 0, dirs = 0;
@@ -219,7 +226,10 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 				printf(", \"links\": %zu}", links);
 			} else {
 				fputs("  ", stdout);
-				grove_paint(stdout, GROVE_SGR_BOLD, "%-24s", pkg);
+				char *shown = grove_text_shown(pkg);
+
+				grove_paint(stdout, GROVE_SGR_BOLD, "%-24s", shown ? shown : "");
+				free(shown);
 				printf(" %zu link%s\n", links, links == 1 ? "" : "s");
 			}
 			groups++;
@@ -340,7 +350,9 @@ report_foreign(struct grove_session *s, const struct grove_owned *own, size_t n,
 				fputs(", \"issue\": \"foreign\", \"expected\": null}", stdout);
 			} else {
 				grove_paint(stdout, GROVE_SGR_WARN, "%-8s", "foreign");
-				printf(" %s (in a folder grove made, but not grove's)\n", p);
+				putchar(' ');
+				grove_fput_shown(p, stdout);
+				fputs(" (in a folder grove made, but not grove's)\n", stdout);
 			}
 		}
 		free(p);
@@ -410,11 +422,15 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 				fputs("}", stdout);
 			} else {
 				grove_paint(stdout, GROVE_SGR_ERROR, "%-8s", what);
-				if (own[i].text)
-					printf(" %s (grove made it a link to %s)\n", own[i].path,
-					       own[i].text);
-				else
-					printf(" %s (grove made it a folder)\n", own[i].path);
+				putchar(' ');
+				grove_fput_shown(own[i].path, stdout);
+				if (own[i].text) {
+					fputs(" (grove made it a link to ", stdout);
+					grove_fput_shown(own[i].text, stdout);
+					fputs(")\n", stdout);
+				} else {
+					fputs(" (grove made it a folder)\n", stdout);
+				}
 			}
 		}
 		free(text);
@@ -452,8 +468,11 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 	}
 	if (plan.n_conflicts) {
 		fprintf(stderr, "WARNING! %s would cause conflicts:\n", command);
-		for (size_t i = 0; i < plan.n_conflicts; i++)
-			fprintf(stderr, "  * %s\n", plan.conflicts[i].message);
+		for (size_t i = 0; i < plan.n_conflicts; i++) {
+			fputs("  * ", stderr);
+			grove_fput_shown(plan.conflicts[i].message, stderr);
+			fputc('\n', stderr);
+		}
 		fputs("All operations aborted.\n", stderr);
 		grove_plan_release(&plan);
 		return GROVE_EXIT_REFUSED;

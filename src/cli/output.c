@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "front.h"
+#include "grove/text.h"
 
 int
 grove_conflict_cmp(const void *pa, const void *pb)
@@ -47,9 +48,14 @@ grove_print_conflicts(const struct grove_plan *plan, FILE *out)
 		const char *pkg = c->package ? c->package : "";
 
 		if (!prev || strcmp(prev->action, c->action) ||
-		    strcmp(prev->package ? prev->package : "", pkg))
-			fprintf(out, "WARNING! %sing %s would cause conflicts:\n", c->action, pkg);
-		fprintf(out, "  * %s\n", c->message ? c->message : "");
+		    strcmp(prev->package ? prev->package : "", pkg)) {
+			fprintf(out, "WARNING! %sing ", c->action);
+			grove_fput_shown(pkg, out);
+			fputs(" would cause conflicts:\n", out);
+		}
+		fputs("  * ", out);
+		grove_fput_shown(c->message ? c->message : "", out);
+		fputc('\n', out);
 		prev = c;
 	}
 	fputs("All operations aborted.\n", out);
@@ -118,6 +124,8 @@ int
 grove_report_error(const struct grove_error *err, int code)
 {
 	grove_paint(stderr, GROVE_SGR_ERROR, "grove:");
-	fprintf(stderr, " %s\n", err->msg[0] ? err->msg : grove_strerror(code));
+	fputc(' ', stderr);
+	grove_fput_shown(err->msg[0] ? err->msg : grove_strerror(code), stderr);
+	fputc('\n', stderr);
 	return grove_exit_status(code);
 }

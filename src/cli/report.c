@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "front.h"
 #include "grove/path.h"
+#include "grove/text.h"
 
 /* The package a link text (found at path, in the target) points into: the first component
  * after the stow dir; NULL when it does not point into it. */
@@ -84,7 +85,12 @@ print_hints(const struct grove_conflict **sorted, size_t from, size_t to, const 
 		if (dup)
 			continue;
 		snprintf(seen[n_seen++], sizeof(seen[0]), "%s", h);
-		grove_paint(out, GROVE_SGR_HINT, "  hint: %s", h);
+		{
+			char *shown = grove_text_shown(h);
+
+			grove_paint(out, GROVE_SGR_HINT, "  hint: %s", shown ? shown : "");
+			free(shown);
+		}
 		fputc('\n', out);
 	}
 	free(seen);
@@ -112,9 +118,13 @@ grove_print_conflicts_hinted(const struct grove_plan *plan, const char *stow_pat
 
 		if (i == group) {
 			grove_paint(out, GROVE_SGR_WARN, "WARNING!");
-			fprintf(out, " %sing %s would cause conflicts:\n", c->action, pkg);
+			fprintf(out, " %sing ", c->action);
+			grove_fput_shown(pkg, out);
+			fputs(" would cause conflicts:\n", out);
 		}
-		fprintf(out, "  * %s\n", c->message ? c->message : "");
+		fputs("  * ", out);
+		grove_fput_shown(c->message ? c->message : "", out);
+		fputc('\n', out);
 		if (i + 1 == plan->n_conflicts || strcmp(sorted[i + 1]->action, c->action) ||
 		    strcmp(sorted[i + 1]->package ? sorted[i + 1]->package : "", pkg)) {
 			print_hints(sorted, group, i + 1, stow_path, out);

@@ -381,3 +381,31 @@ expect_exit 0 "${G[@]}" restow --no-folding -d "$N/stow" -t "$N/t" ok
 expect_exit 0 "${G[@]}" unstow -d "$N/stow" -t "$N/t" ok
 [[ -z $(find "$N/t" -type l) ]] || fail "links are left after unstowing the 600-deep package"
 check "a package 600 folders deep stows folded, restows unfolded and unstows"
+
+# ---------------------------------------------------------------- names shown, never obeyed
+
+E=$ROOT/esc
+mkdir -p "$E/stow/p" "$E/t"
+forged=$'x\nunlink .ssh (was -> ..)'
+esc=$'\e]0;owned\a\e[1Ay'
+: >"$E/stow/p/$forged"
+: >"$E/stow/p/$esc"
+: >"$E/stow/p/café"
+expect_exit 0 "${G[@]}" plan stow --no-folding -d "$E/stow" -t "$E/t" p
+[[ $(wc -l <"$OUT") == 3 ]] || fail "a name with a newline forged a plan line: $(cat -A "$OUT")"
+grep -q $'\e' "$OUT" && fail "an escape sequence reached the plan output: $(cat -A "$OUT")"
+expect_out_has 'link   x\x0aunlink .ssh (was -> ..) -> ../stow/p/x\x0aunlink .ssh (was -> ..)'
+expect_out_has 'link   \x1b]0;owned\x07\x1b[1Ay -> '
+expect_out_has 'link   café -> ../stow/p/café'
+: >"$E/t/$esc"
+expect_exit 1 "${G[@]}" stow --no-folding -d "$E/stow" -t "$E/t" p
+grep -q $'\e' "$ERR" && fail "an escape sequence reached the conflict report: $(cat -A "$ERR")"
+expect_err_has 'over existing target \x1b]0;owned\x07\x1b[1Ay since'
+rm "$E/t/$esc"
+expect_exit 0 "${G[@]}" stow -v --no-folding -d "$E/stow" -t "$E/t" p
+grep -q $'\e' "$OUT" "$ERR" && fail "an escape sequence reached -v output"
+"${G[@]}" verify -t "$E/t" >"$OUT" 2>&1 || true
+rm "$E/t/$forged"
+expect_exit 4 "${G[@]}" verify -t "$E/t"
+expect_out_has 'x\x0aunlink .ssh (was -> ..) (grove made it a link to '
+check "names with newlines and terminal escapes are shown as \\xHH in plans, conflicts, -v and verify"

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests: error values, messages and context. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
 
 #include "grove/error.h"
+#include "grove/text.h"
 
 static void
 test_error_errno_appends_reason(void **state)
@@ -59,11 +61,46 @@ test_error_long_messages_keep_their_reason(void **state)
 			    ": Input/output error");
 }
 
+/* Names shown to people: controls, C1 controls and broken UTF-8 as \xHH, the rest as it is. */
+static void
+test_text_shown_escapes_what_could_forge_or_drive_a_terminal(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain name.txt", "plain name.txt" },
+		{ "a\nb", "a\\x0ab" },
+		{ "\x1b[1A\x07", "\\x1b[1A\\x07" },
+		{ "tab\there\x7f", "tab\\x09here\\x7f" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8c\xb3",
+		  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x8c\xb3" },
+		{ "c1\xc2\x9b[1A", "c1\\xc2\\x9b[1A" },      /* CSI as UTF-8 */
+		{ "raw\x9b", "raw\\x9b" },                   /* a lone continuation */
+		{ "over\xc0\xaf", "over\\xc0\\xaf" },        /* overlong '/' */
+		{ "sur\xed\xa0\x80", "sur\\xed\\xa0\\x80" }, /* a surrogate */
+		{ "cut\xe2\x82", "cut\\xe2\\x82" },          /* truncated */
+		{ "back\\slash", "back\\slash" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = grove_text_shown(cases[i].in);
+
+		assert_non_null(got);
+		if (strcmp(got, cases[i].out) != 0)
+			fail_msg("case %zu: got '%s', want '%s'", i, got, cases[i].out);
+		assert_int_equal(grove_text_is_plain(cases[i].in),
+				 !strcmp(cases[i].in, cases[i].out));
+		free(got);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_error_errno_appends_reason),
+		cmocka_unit_test(test_text_shown_escapes_what_could_forge_or_drive_a_terminal),
 		cmocka_unit_test(test_error_prefix_adds_context),
 		cmocka_unit_test(test_error_null_is_allowed_and_codes_have_text),
 		cmocka_unit_test(test_error_long_messages_keep_their_reason),
