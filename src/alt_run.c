@@ -13,6 +13,7 @@
 #include "grove/alt.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
+#include "grove/path.h"
 #include "grove/plan.h"
 #include "grove/session.h"
 #include "util.h"
@@ -120,6 +121,28 @@ rel_ok(const char *rel)
 
 	return *rel && !strstr(rel, "/../") && strncmp(rel, "../", 3) != 0 &&
 	       !(l >= 3 && !strcmp(rel + l - 3, "/..")) && strcmp(rel, "..") != 0;
+}
+
+/* path's part beneath root (both as the user gave them), canonical and without "..", or NULL when
+ * path is not beneath root; malloc'd. */
+static char *
+under_root(const char *root, const char *path)
+{
+	size_t l = strlen(root);
+	char *rel;
+
+	while (l > 0 && root[l - 1] == '/')
+		l--;
+	if (strncmp(path, root, l) != 0 || path[l] != '/')
+		return NULL;
+	rel = grove_path_canon(path + l + 1);
+	while (rel && rel[0] == '/')
+		memmove(rel, rel + 1, strlen(rel));
+	if (rel && (!*rel || !rel_ok(rel))) {
+		free(rel);
+		return NULL;
+	}
+	return rel;
 }
 
 /* What update-alternatives puts before a path in some messages: its --root. */
@@ -1060,7 +1083,8 @@ group_change(struct grove_session *s, int64_t dir_id, char *before, struct grove
 /* Opens req->log for appending beneath its held folder: the fd, 0 when there is no log or it
  * may not be written (EACCES: update-alternatives then logs nothing either), or an error. */
 static int
-log_open(const struct grove_alt_request *req, struct grove_error *err)
+log_open(const struct grove_alt_request *req, const struct grove_root *inst,
+	 struct grove_error *err)
 {
 	cleanup_free char *dir = NULL;
 	struct grove_root root = { .fd = -1 };
@@ -1070,8 +1094,40 @@ log_open(const struct grove_alt_request *req, struct grove_error *err)
 
 	if (!req->log)
 		return 0;
-	/* Inside --root the log is too, as update-alternatives has it. */
-	dir = req->root ? grove_strdupf("%s/%s", req->root, req->log) : strdup(req->log);
+	/* Inside --root the log is too, as update-alternatives has it: opened
+	 * beneath the held root, following no symlink on the way. */
+	if (req->root) {
+		cleanup_free char *rel = grove_path_canon(req->log);
+		char *p = rel;
+
+		while (p && *p == '/')
+			p++;
+		if (!rel)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		if (!*p || !rel_ok(p))
+			return grove_error_set(err, -EINVAL,
+					       "cannot append to '%s': not a file "
+					       "inside '%s'",
+					       req->log, req->root);
+		slash = strrchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		r = slash ? grove_root_open_beneath(&root, inst, p, true, 0755, err) : 0;
+		if (r >= 0)
+			r = fd = grove_fs_open_file_at(slash ? root.fd : inst->fd,
+						       slash ? slash + 1 : p,
+						       O_WRONLY | O_APPEND | O_CREAT, 0644, err);
+		grove_root_release(&root);
+		if (r == -EACCES) {
+			grove_error_clear(err);
+			return 0;
+		}
+		if (r < 0)
+			return grove_error_set(err, r, "cannot append to '%s': %s", req->log,
+					       err->msg);
+		return r;
+	}
+	dir = strdup(req->log);
 	if (!dir)
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	slash = strrchr(dir, '/');
@@ -1135,8 +1191,13 @@ int
 grove_alt_log(const struct grove_alt_request *req, const char *const *lines, size_t n,
 	      struct grove_error *err)
 {
-	int fd = log_open(req, err), r;
+	struct grove_root inst = { .fd = -1 };
+	int fd, r;
 
+	if (req->root && grove_root_open(&inst, req->root, err) < 0)
+		return grove_error_prefix(err, "cannot append to '%s'", req->log);
+	fd = log_open(req, &inst, err);
+	grove_root_release(&inst);
 	if (fd <= 0)
 		return fd;
 	r = log_write(fd, req, lines, n, err);
@@ -1286,7 +1347,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	bool readonly = req->action == GROVE_ALT_QUERY || req->action == GROVE_ALT_DISPLAY ||
 			req->action == GROVE_ALT_LIST || req->action == GROVE_ALT_GET_SELECTIONS;
 	bool session = false, save = false;
-	cleanup_free char *before = NULL;
+	cleanup_free char *before = NULL, *adm_rel = NULL;
 	size_t n = 0, len;
 	int64_t dir_id = 0;
 	int lock_fd = -1, log_fd = 0;
@@ -1304,10 +1365,17 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	r = grove_root_open(&c.inst, req->root ? req->root : req->instdir, err);
 	if (r < 0)
 		goto out;
-	/* The admindir only names the state; holding it gives its canonical path. */
-	r = grove_fs_make_dirs(req->admindir, 0755, err);
-	if (r >= 0)
-		r = grove_root_open(&adm, req->admindir, err);
+	/* The admindir only names the state; holding it gives its canonical path.
+	 * Inside --root it is opened beneath the held root, following no symlink
+	 * (an image's /var may lead anywhere on the host). */
+	adm_rel = req->root ? under_root(req->root, req->admindir) : NULL;
+	if (adm_rel) {
+		r = grove_root_open_beneath(&adm, &c.inst, adm_rel, true, 0755, err);
+	} else {
+		r = grove_fs_make_dirs(req->admindir, 0755, err);
+		if (r >= 0)
+			r = grove_root_open(&adm, req->admindir, err);
+	}
 	if (r < 0) {
 		grove_error_prefix(err, "cannot create administrative directory '%s'",
 				   req->admindir);
@@ -1380,7 +1448,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		}
 		goto out;
 	}
-	log_fd = log_open(req, err);
+	log_fd = log_open(req, &c.inst, err);
 	if (log_fd < 0) {
 		r = log_fd;
 		goto out;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -112,4 +113,72 @@ grove_fs_flock(int fd, int op, struct grove_error *err)
 	if (r < 0)
 		return grove_error_errno(err, -errno, "lock");
 	return 0;
+}
+
+int
+grove_root_open_beneath(struct grove_root *root, const struct grove_root *parent,
+			const char *relpath, bool make, mode_t mode, struct grove_error *err)
+{
+	char *copy = strdup(relpath), *save = NULL;
+	struct stat st;
+	int fd = fcntl(parent->fd, F_DUPFD_CLOEXEC, 3), r = 0;
+
+	if (!copy || fd < 0) {
+		r = grove_error_errno(err, !copy ? -ENOMEM : -errno, "open '%s' beneath '%s'",
+				      relpath, parent->path);
+		goto out;
+	}
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		int next;
+
+		if (!strcmp(c, ".") || !strcmp(c, "..")) {
+			r = grove_error_set(err, -GROVE_E_ESCAPE,
+					    "open '%s' beneath '%s': '%s' "
+					    "is not allowed there",
+					    relpath, parent->path, c);
+			goto out;
+		}
+		next = make ? grove_fs_open_or_make_dir(fd, c, mode, err)
+			    : grove_fs_open_dir_at(fd, c, err);
+		grove_fd_close(fd);
+		fd = next;
+		if (fd < 0) {
+			r = fd == -ELOOP ? grove_error_set(err, -ELOOP,
+							   "open '%s/%s': a symlink is in the way "
+							   "at '%s' (grove stays inside '%s')",
+							   parent->path, relpath, c, parent->path)
+					 : grove_error_prefix(err, "open '%s/%s'", parent->path,
+							      relpath);
+			goto out;
+		}
+	}
+	if (fstat(fd, &st) < 0) {
+		r = grove_error_errno(err, -errno, "open '%s/%s'", parent->path, relpath);
+		goto out;
+	}
+	size_t pl = strlen(parent->path) + strlen(relpath) + 2;
+	size_t rl = parent->real ? strlen(parent->real) + strlen(relpath) + 2 : 0;
+
+	root->path = malloc(pl);
+	root->real = parent->real ? malloc(rl) : NULL;
+	if (!root->path || (parent->real && !root->real)) {
+		free(root->path);
+		free(root->real);
+		root->path = root->real = NULL;
+		r = grove_error_errno(err, -ENOMEM, "open '%s/%s'", parent->path, relpath);
+		goto out;
+	}
+	snprintf(root->path, pl, "%s/%s", parent->path, relpath);
+	if (root->real)
+		snprintf(root->real, rl, "%s%s%s", parent->real,
+			 parent->real[strlen(parent->real) - 1] == '/' ? "" : "/", relpath);
+	root->fd = fd;
+	fd = -1;
+	root->dev = st.st_dev;
+	root->ino = st.st_ino;
+	root->born = 0;
+out:
+	grove_fd_close(fd);
+	free(copy);
+	return r;
 }

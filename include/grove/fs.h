@@ -69,6 +69,13 @@ int grove_root_open(struct grove_root *root, const char *path, struct grove_erro
  * folder named, not wherever a link someone planted leads. */
 int grove_root_open_nofollow(struct grove_root *root, const char *path, struct grove_error *err);
 
+/* Holds the folder relpath beneath parent as a root of its own, following no
+ * symlink on the way (one in the way is -ELOOP, "a symlink is in the way"),
+ * and making missing folders with mode when make is true. root->path and
+ * root->real are parent's with relpath appended. relpath is clean and relative. */
+int grove_root_open_beneath(struct grove_root *root, const struct grove_root *parent,
+			    const char *relpath, bool make, mode_t mode, struct grove_error *err);
+
 /* Closes the fd and frees the strings; safe on a zeroed or released root. */
 void grove_root_release(struct grove_root *root);
 

@@ -409,3 +409,27 @@ rm "$E/t/$forged"
 expect_exit 4 "${G[@]}" verify -t "$E/t"
 expect_out_has 'x\x0aunlink .ssh (was -> ..) (grove made it a link to '
 check "names with newlines and terminal escapes are shown as \\xHH in plans, conflicts, -v and verify"
+
+# ---------------------------------------------------------------- grove alt --root stays inside
+
+R=$ROOT/img
+mkdir -p "$R/root/usr/bin" "$R/host"
+: >"$R/root/prog"
+ln -s ../host "$R/root/var"
+snapshot "$R/host" host
+expect_exit 2 "${G[@]}" alt --root "$R/root" --log /var/log/alt.log --install /usr/bin/ed ed /prog 10
+expect_err_has "a symlink is in the way at 'var'"
+expect_unchanged "$R/host" host
+rm "$R/root/var"
+mkdir -p "$R/root/var"
+ln -s ../../host "$R/root/var/log"
+expect_exit 2 "${G[@]}" alt --root "$R/root" --log /var/log/alt.log --install /usr/bin/ed ed /prog 10
+expect_err_has "a symlink is in the way at 'log'"
+expect_unchanged "$R/host" host
+[[ ! -e $R/root/usr/bin/ed ]] || fail "the alternative was installed although its log could not be opened"
+rm "$R/root/var/log"
+expect_exit 0 "${G[@]}" alt --root "$R/root" --log /var/log/alt.log --install /usr/bin/ed ed /prog 10
+[[ -s $R/root/var/log/alt.log && -d $R/root/var/lib/dpkg/alternatives ]] ||
+	fail "the log or the admindir inside the root was not made"
+[[ $(readlink "$R/root/usr/bin/ed") == /etc/alternatives/ed ]] || fail "the generic link is not made"
+check "grove alt --root: admindir and log opened beneath the root; a symlink out of it is a clear error"
