@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "grove/exec.h"
 #include "grove/path.h"
@@ -239,7 +241,26 @@ record_parse(char *buf, struct grove_generation *g)
 		else if (!strcmp(line, "package") && add_package(g, sp) < 0)
 			return -ENOMEM;
 	}
-	return magic && g->stow_dir ? 0 : -EINVAL;
+	if (!magic || !g->stow_dir)
+		return -EINVAL;
+	/* Nothing read back is trusted (DESIGN.md invariant 8): the stow dir an
+	 * install or remove defaults to must be an absolute, canonical path, and
+	 * every package a single name. */
+	{
+		cleanup_free char *canon = grove_path_canon(g->stow_dir);
+
+		if (!canon)
+			return -ENOMEM;
+		if (g->stow_dir[0] != '/' || strcmp(canon, g->stow_dir) != 0 ||
+		    strstr(g->stow_dir, "/../") || strlen(g->stow_dir) >= PATH_MAX ||
+		    (strlen(g->stow_dir) >= 3 &&
+		     !strcmp(g->stow_dir + strlen(g->stow_dir) - 3, "/..")))
+			return -EINVAL;
+	}
+	for (size_t i = 0; i < g->n_packages; i++)
+		if (!grove_path_is_name(g->packages[i]))
+			return -EINVAL;
+	return 0;
 }
 
 /* ---- opening ---- */
@@ -625,7 +646,22 @@ read_record(struct grove_profile *p, struct grove_generation *g, const char *tex
 	if (fd < 0 ||
 	    grove_fs_read_file_at(fd, GROVE_PROFILE_RECORD, RECORD_MAX, &buf, &len, &ignore) < 0)
 		return;
+	/* A record someone else could have written is no record: its generation
+	 * counts as incomplete (install and remove then refuse to start from it). */
+	{
+		struct grove_stat st;
+
+		if (grove_fs_stat_at(fd, GROVE_PROFILE_RECORD, &st, &ignore) < 0 ||
+		    (st.uid != geteuid() && st.uid != 0) || (st.mode & (S_IWGRP | S_IWOTH)))
+			return;
+	}
 	g->complete = record_parse(buf, g) == 0;
+	if (!g->complete) {
+		struct grove_generation keep = { .number = g->number, .current = g->current };
+
+		grove_generation_release(g);
+		*g = keep;
+	}
 }
 
 int

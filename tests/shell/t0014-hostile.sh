@@ -433,3 +433,40 @@ expect_exit 0 "${G[@]}" alt --root "$R/root" --log /var/log/alt.log --install /u
 	fail "the log or the admindir inside the root was not made"
 [[ $(readlink "$R/root/usr/bin/ed") == /etc/alternatives/ed ]] || fail "the generic link is not made"
 check "grove alt --root: admindir and log opened beneath the root; a symlink out of it is a clear error"
+
+# ---------------------------------------------------------------- records and groups read back
+
+P=$ROOT/prof
+mkdir -p "$P/stow/a/bin" "$P/secret/a/bin" "$P/pr"
+mk_file "$P/stow/a/bin/x" x
+mk_file "$P/secret/a/bin/key" key
+expect_exit 0 "${G[@]}" profile -p "$P/pr/p" build -d "$P/stow" a
+rec=$P/pr/p.generations/1/.grove-generation
+# A record that names another folder, as someone who could write it would.
+sed -i "s|^stow .*|stow $P/stow/../secret|" "$rec"
+expect_exit 1 "${G[@]}" profile -p "$P/pr/p" install a
+expect_err_has "has no readable record"
+[[ ! -e $P/pr/p.generations/2 ]] || fail "a generation was built from a record naming another folder"
+sed -i "s|^stow .*|stow $P/stow|; s|^package a|package ../secret/a|" "$rec"
+expect_exit 1 "${G[@]}" profile -p "$P/pr/p" install a
+expect_err_has "has no readable record"
+sed -i "s|^package .*|package a|" "$rec"
+chmod 0666 "$rec"
+expect_exit 1 "${G[@]}" profile -p "$P/pr/p" install a
+expect_err_has "has no readable record"
+chmod 0644 "$rec"
+expect_exit 0 "${G[@]}" profile -p "$P/pr/p" install a
+check "a generation record naming a folder with '..', a package path, or writable by others is no record"
+
+# An alternatives group whose link leaves the root, as a writer of the log could save it.
+AL=$ROOT/altroot
+mkdir -p "$AL/root/usr/bin" "$AL/outside"
+: >"$AL/root/prog"
+expect_exit 0 "${G[@]}" alt --root "$AL/root" --install /usr/bin/ed ed /prog 10
+sql "update alt_groups set link = '/../../outside/ed' where name = 'ed'"
+snapshot "$AL/outside" out
+expect_exit_in "1 2" "${G[@]}" alt --root "$AL/root" --install /usr/bin/ed ed /prog 20
+expect_unchanged "$AL/outside" out
+expect_exit_in "0 1 2" "${G[@]}" alt --root "$AL/root" --remove-all ed
+expect_unchanged "$AL/outside" out
+check "an alternatives group read back with a link leaving the root touches nothing outside it"
