@@ -12,6 +12,7 @@
 #include "grove/ignore.h"
 #include "grove/manifest.h"
 #include "grove/path.h"
+#include "grove/profile.h"
 #include "grove/stow.h"
 #include "manifest_yaml.h"
 #include "util.h"
@@ -777,6 +778,13 @@ parse_profile(const struct mctx *c, const struct grove_ynode *n, struct grove_ma
 		return bad(c, n, "a profile needs a 'name'");
 	if (strchr(p->name, '/') || !strcmp(p->name, ".") || !strcmp(p->name, ".."))
 		return bad(c, n, "invalid profile name '%s'", p->name);
+	{
+		struct grove_error e = { 0 };
+
+		/* What grove profile would refuse later is refused here, with a position. */
+		if (grove_profile_check_name(p->name, &e) < 0)
+			return bad(c, n, "invalid %s", e.msg);
+	}
 	return 0;
 }
 

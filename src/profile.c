@@ -368,8 +368,8 @@ grove_profile_close(struct grove_profile *p)
 	return NULL;
 }
 
-static int
-check_profile_name(const char *name, struct grove_error *err)
+int
+grove_profile_check_name(const char *name, struct grove_error *err)
 {
 	size_t l;
 
@@ -496,7 +496,7 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	}
 	if (!dir || !p->name)
 		goto nomem;
-	r = check_profile_name(p->name, err);
+	r = grove_profile_check_name(p->name, err);
 	if (r < 0)
 		goto fail;
 	p->link_path = grove_strdupf("%s/%s", strcmp(dir, "/") ? dir : "", p->name);

@@ -95,6 +95,11 @@ struct grove_generation {
 	bool complete; /* its folder and record were found and read */
 };
 
+/* Whether name may name a profile: not empty, ".", "..", a name grove uses for its own entries
+ * (".grove-…", "…-link", "….generations"), longer than NAME_MAX or holding control characters;
+ * -GROVE_E_BADINPUT naming the reason otherwise. */
+int grove_profile_check_name(const char *name, struct grove_error *err);
+
 void grove_generation_release(struct grove_generation *g);
 void grove_generations_free(struct grove_generation *g, size_t n);
 

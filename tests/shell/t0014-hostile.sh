@@ -470,3 +470,9 @@ expect_unchanged "$AL/outside" out
 expect_exit_in "0 1 2" "${G[@]}" alt --root "$AL/root" --remove-all ed
 expect_unchanged "$AL/outside" out
 check "an alternatives group read back with a link leaving the root touches nothing outside it"
+
+# A manifest profile name grove refuses: exit 78 with the position, as every other bad manifest.
+printf 'profiles:\n  - name: .grove-1\n    packages: [a]\n    dir: %s\n' "$P/stow" >"$ROOT/badprof.yaml"
+expect_exit 78 "${G[@]}" apply -f "$ROOT/badprof.yaml" --check
+expect_err_line "badprof\\.yaml:2:5: invalid profile name '\\.grove-1': not allowed"
+check "a manifest profile named .grove-1: exit 78 with FILE:LINE:COLUMN"
