@@ -259,6 +259,8 @@ mk_file "$F/stow/p/a" a
 mk_file "$F/stow/r/b" b
 mkfifo "$F/the-fifo" "$F/stow/p/.stow-local-ignore" "$F/stow/fifo2"
 ln -s ../fifo2 "$F/stow/r/.stow-local-ignore"
+# The package's owner is another user, as in a shared stow dir.
+chown -R 65534:65534 "$F/stow"
 no_hang "fifo .stow-local-ignore" "${G[@]}" plan stow -d "$F/stow" -t "$F/t" p
 no_hang "link to a fifo as .stow-local-ignore" "${G[@]}" stow -d "$F/stow" -t "$F/t" r
 rm "$F/stow/p/.stow-local-ignore" "$F/stow/r/.stow-local-ignore"
