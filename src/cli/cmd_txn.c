@@ -510,6 +510,12 @@ cmd_undo(struct grove_session *s, const struct txn_args *ta)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (!txn) {
+		struct grove_plan none;
+
+		grove_plan_init(&none);
+		if (ta->json)
+			print_revert_json(s, "undo", &none, &txn, 0, ta->dry_run, 0);
+		grove_plan_release(&none);
 		fprintf(stderr, "grove: nothing to undo on '%s'\n", s->target->real);
 		return GROVE_EXIT_REFUSED;
 	}

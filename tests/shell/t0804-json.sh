@@ -98,6 +98,10 @@ n3=$("$GROVE_TEST_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["t
 expect_exit 0 "$GROVE" --json rollback --to "$n3" -t t2
 valid rollback
 field 'not d["changed"] and d["transaction"] == 0 and d["reverts"] == [] and d["ops"] == []'
+mkdir -p "$ROOT/t3"
+expect_exit 1 "$GROVE" --json undo -t t3
+valid undo
+field 'not d["changed"] and d["transaction"] == 0 and d["reverts"] == [] and d["conflicts"] == []'
 rm "$ROOT/t2/bin" && mkdir "$ROOT/t2/bin" && mk_file "$ROOT/t2/bin/y" mine
 expect_exit 1 "$GROVE" --json undo -t t2
 valid undo
