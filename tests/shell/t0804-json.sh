@@ -143,5 +143,21 @@ valid apply
 field 'd["applied"] and d["targets"][0]["txn"] > 0'
 expect_exit 0 "$GROVE" --json apply --check -f grove.yaml
 valid apply
-field 'not d["changed"]'
+field 'not d["changed"] and d["targets"][0]["conflicts"] == []'
 check "apply --json: what would change, what was applied, then nothing to do; valid each time"
+
+mkdir -p "$ROOT/home2/bin" && mk_file "$ROOT/home2/bin/y" mine
+cat >"$ROOT/grove2.yaml" <<-'YAML'
+	defaults:
+	  dir: stow
+	targets:
+	  - path: home2
+	    packages: [b]
+YAML
+expect_exit 1 "$GROVE" --json apply -f grove2.yaml
+valid apply
+field 'not d["applied"] and d["targets"][0]["txn"] == 0 and d["targets"][0]["conflicts"][0]["path"] == "bin/y"'
+expect_exit 1 "$GROVE" --json apply --check -f grove2.yaml
+valid apply
+field 'd["targets"][0]["conflicts"][0]["package"] == "b"'
+check "apply --json with a conflict: the document lists it, exit 1, nothing applied"
