@@ -124,6 +124,11 @@ commands:
   type: list
   elements: list
   sample: [["--install", "/usr/bin/editor", "editor", "/usr/bin/vim.basic", "50"], ["--set", "editor", "/usr/bin/vim.basic"]]
+transactions:
+  description: The transactions made, one per command run (C(--install) and C(--set) are two).
+  returned: always
+  type: list
+  elements: int
 transaction:
   description: The last transaction made (0 when nothing changed, and in check mode).
   returned: always
@@ -143,6 +148,7 @@ rc:
 '''
 
 import copy
+import os
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.grove.farm.plugins.module_utils.grove import (
@@ -236,7 +242,14 @@ def main():
             alt += ['--' + opt, p[opt]]
     log_target = p['root'] or '/'
 
-    rc, _, out, err = grove.run(alt + ['--query', p['name']], json_out=False)
+    admindir = p['admindir'] or os.path.join(
+        p['root'] or '/', (os.environ.get('DPKG_ADMINDIR') or '/var/lib/dpkg').lstrip('/'), 'alternatives')
+    if not os.path.isdir(admindir):
+        # No group was ever made here; grove alt --query would make the folder (check mode
+        # must not), so answer without it.
+        rc, out, err = EXIT_USAGE, '', ''
+    else:
+        rc, _, out, err = grove.run(alt + ['--query', p['name']], json_out=False)
     if rc == EXIT_OK:
         before = parse_query(out)
     elif rc == EXIT_USAGE and not out.strip():
@@ -298,16 +311,21 @@ def main():
 
     result = dict(changed=bool(commands), commands=commands, transaction=0,
                   before=before, after=after, rc=0)
+    result['transactions'] = []
     if commands and not module.check_mode:
-        last = 0
+        def log_ids():
+            rc, doc, out, err = grove.run(['log', '-t', log_target])
+            if rc != EXIT_OK or doc is None:
+                return None
+            return [t.get('id') for t in doc.get('transactions') or [] if t.get('state') == 'committed']
+        seen = set(log_ids() or [])
         for cmd in commands:
             rc, _, out, err = grove.run(alt + cmd, json_out=False)
             if rc != EXIT_OK:
                 grove.fail(rc, None, out, err, 'alt %s' % ' '.join(cmd), commands=commands)
-        rc, doc, out, err = grove.run(['log', '-t', log_target])
-        if rc == EXIT_OK and doc and doc.get('transactions'):
-            last = doc['transactions'][0].get('id') or 0
-        result['transaction'] = last
+        # Each grove alt command is one transaction on the alternatives root.
+        result['transactions'] = sorted(i for i in (log_ids() or []) if i not in seen)
+        result['transaction'] = max(result['transactions'] or [0])
         rc, _, out, err = grove.run(alt + ['--query', p['name']], json_out=False)
         result['after'] = parse_query(out) if rc == EXIT_OK else None
     if module._diff:

@@ -88,7 +88,7 @@ EXAMPLES = r'''
 - name: Dotfiles of the user, dot-x becoming .x
   grove.farm.package:
     dir: ~/dotfiles
-    target: ~
+    target: "~"
     packages: [bash, git, vim]
     dotfiles: true
 

@@ -180,15 +180,31 @@ def main():
     grove = Grove(module)
     base = ['profile'] + (['-p', p['profile']] if p['profile'] else [])
     steps = []
-    if p['packages'] is not None:
-        if not p['packages'] and p['state'] != 'exact':
+    packages = p['packages']
+    if packages is not None and p['state'] == 'absent':
+        # grove refuses to remove a package the current generation lacks; for a state that is
+        # already reached, nothing to do.
+        rc, doc, out, err = grove.run(base + ['list'])
+        if rc != EXIT_OK or doc is None:
+            grove.fail(rc if rc != EXIT_OK else 1, doc, out, err, 'profile list')
+        have = set()
+        for g in doc.get('generations') or []:
+            if g.get('current'):
+                have = set(g.get('packages') or [])
+        packages = [x for x in packages if x in have]
+        if not packages:
+            module.exit_json(changed=False, profile=doc.get('profile'), generation=doc.get('current') or 0,
+                             previous=doc.get('current') or 0, deleted=[], removed=0, ops=[],
+                             conflicts=[], rc=0, transaction=0, packages=sorted(have))
+    if packages is not None:
+        if not packages and p['state'] != 'exact':
             module.fail_json(msg='packages: at least one package is needed')
         args = [SUB[p['state']]]
         if p['dir']:
             args += ['-d', p['dir']]
         if p['state'] != 'absent':
             args += bool_flag(p['dotfiles'], '--dotfiles') + bool_flag(p['no_folding'], '--no-folding')
-        steps.append(args + ['--'] + p['packages'])
+        steps.append(args + ['--'] + packages)
     elif p['switch'] is not None:
         steps.append(['switch', str(p['switch'])])
     elif p['rollback']:
