@@ -25,7 +25,7 @@ cat >"$work/dotfiles.yml" <<'YML'
         grove: "{{ fleet_root }}/bin/grove"
         state_dir: "{{ fleet_root }}/state"
         dir: ~/dotfiles
-        target: ~
+        target: "~"
         packages: [bash, git, vim, tmux]
         dotfiles: true
 YML
@@ -37,18 +37,20 @@ cat >"$work/ping.yml" <<'YML'
       ansible.builtin.ping:
 YML
 
-now() { date +%s.%N; }
-# secs CMD...: runs CMD (quietly), prints its wall time in seconds; fails the bench when CMD fails.
+# secs CMD...: runs CMD (quietly); prints "WALL/CPU" - its wall time and the CPU time (user + system)
+# of it and its children, in seconds. CPU time is the figure to compare on a shared machine: other
+# loads stretch the wall time, not it. Fails the bench when CMD fails.
 secs()
 {
-	local t0 t1
-	t0=$(now)
-	"$@" >"$work/out" 2>&1 || { cat "$work/out" >&2; echo "bench/fleet.sh: failed: $*" >&2; exit 1; }
-	t1=$(now)
-	python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$t1"
+	local t
+	t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$work/out" 2>&1; } 2>&1 ) ||
+		{ cat "$work/out" >&2; echo "bench/fleet.sh: failed: $*" >&2; exit 1; }
+	python3 -c "import sys; r, u, s = map(float, sys.argv[1:]); print('%.1f/%.1f' % (r, u + s))" $t
 }
+cpu() { echo "${1#*/}"; }
 
-printf '%-6s %8s %8s %8s %8s %10s %10s %8s\n' hosts first no-op check ping grove-1st grove-noop no-op/ping
+echo 'each: wall/CPU seconds; no-op/ping is the ratio of CPU times'
+printf '%-6s %12s %12s %12s %12s %10s %10s %8s\n' hosts first no-op check ping grove-1st grove-noop no-op/ping
 for n in "${sizes[@]}"; do
 	f=$work/f$n
 	bash "$src/examples/fleet/make-fleet.sh" "$f" "$n" "$grove" >/dev/null 2>&1
@@ -74,8 +76,8 @@ for n in "${sizes[@]}"; do
 	}
 	g1=$(secs stow_all)
 	g2=$(secs stow_all)
-	printf '%-6s %8s %8s %8s %8s %10s %10s %8s\n' "$n" "$first" "$noop" "$check" "$ping" "$g1" "$g2" \
-		"$(python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))" "$noop" "$ping")"
+	printf '%-6s %12s %12s %12s %12s %10s %10s %8s\n' "$n" "$first" "$noop" "$check" "$ping" "$g1" "$g2" \
+		"$(python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))" "$(cpu "$noop")" "$(cpu "$ping")")"
 	rm -rf "$f" "$g"
 done
-echo "(seconds of wall time; forks 8; ansible-core $(ansible --version | head -1 | grep -o '[0-9.]*]' | tr -d ']'); load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(seconds of wall time; forks 8; ansible-core $(ansible --version 2>/dev/null | sed -n '1s/.*core \([0-9.]*\).*/\1/p'); load $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -55,6 +55,7 @@ class Grove(object):
         self.state_dir = p.get('state_dir')
         self.wait = p.get('wait') or 0
         self.commands = []
+        self.last_rc = None
 
     def argv(self, args, json_out=True, dry_run=False):
         cmd = [self.exe]
@@ -76,6 +77,7 @@ class Grove(object):
         rc, out, err = self.module.run_command(
             cmd, data=data, binary_data=data is not None,
             environ_update={'NO_COLOR': '1', 'LC_ALL': 'C'})
+        self.last_rc = rc
         doc = None
         if json_out and out.strip():
             try:
@@ -88,6 +90,8 @@ class Grove(object):
         """Fails the task with grove's exit status explained, its stderr and any conflicts."""
         conflicts = (doc or {}).get('conflicts') or []
         words = EXIT_WORDS.get(rc, 'exit status %d' % rc)
+        if doc is None and rc in (EXIT_OK, EXIT_REFUSED) and self.last_rc == EXIT_OK:
+            words = 'grove exited 0 but printed no JSON document (stdout %d bytes)' % len(out)
         msg = '%s: %s' % (what, words)
         if conflicts:
             msg += ': ' + '; '.join(conflict_line(c) for c in conflicts)
