@@ -7,6 +7,9 @@ __metaclass__ = type
 
 import json
 import os
+import subprocess
+
+from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 
 EXIT_OK = 0
 EXIT_REFUSED = 1
@@ -74,9 +77,20 @@ class Grove(object):
         cmd = self.argv(args, json_out=json_out, dry_run=dry_run)
         self.commands.append(cmd)
         # LC_ALL=C: grove's words are English anyway; NO_COLOR: never escape codes in results.
-        rc, out, err = self.module.run_command(
-            cmd, data=data, binary_data=data is not None,
-            environ_update={'NO_COLOR': '1', 'LC_ALL': 'C'})
+        # subprocess's communicate() reads both pipes to the end. ansible-core 2.14's run_command
+        # does not always: when its 1-second select() times out just before the command writes
+        # and exits, it stops reading, and a slow grove's whole JSON document is lost (seen on a
+        # loaded machine: exit 0, empty stdout).
+        env = dict(os.environ, NO_COLOR='1', LC_ALL='C')
+        try:
+            p = subprocess.Popen(cmd, stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+            b_out, b_err = p.communicate(to_bytes(data) if data is not None else None)
+        except (OSError, IOError) as e:
+            self.module.fail_json(msg='cannot run %s: %s' % (cmd[0], to_native(e)), rc=127, cmd=cmd)
+        rc = p.returncode
+        out = to_text(b_out, errors='surrogate_or_replace')
+        err = to_text(b_err, errors='surrogate_or_replace')
         self.last_rc = rc
         doc = None
         if json_out and out.strip():
