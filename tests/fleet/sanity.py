@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-# The offline stand-in for `ansible-test sanity` (which wants pip and the network): every plugin
+# The offline part of `ansible-test sanity` (the rest wants pip and the network) and a stand-in for
+# the rest: every plugin
 # of the grove.farm collection compiles, `ansible-doc` renders every module, and every module's
 # DOCUMENTATION (with its doc fragment) is valid YAML that matches its argument spec - names,
 # types, elements, required, defaults, choices, aliases, suboptions - and EXAMPLES/RETURN parse.
@@ -8,6 +9,7 @@ import ast
 import json
 import os
 import py_compile
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -101,6 +103,13 @@ def compare(where, doc_opts, spec):
 
 def main():
     top = tempfile.mkdtemp(prefix='grove-sanity.')
+    try:
+        run(top)
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def run(top):
     os.makedirs(os.path.join(top, 'ansible_collections/grove'))
     os.symlink(COLL, os.path.join(top, 'ansible_collections/grove/farm'))
     sys.path.insert(0, top)
@@ -158,6 +167,29 @@ def main():
             bad('%s: DOCUMENTATION does not state full check mode support' % m)
         compare(m, opts, kw['argument_spec'])
         ok('grove.farm.%s: ansible-doc renders it; DOCUMENTATION, EXAMPLES, RETURN parse; options match the spec' % m)
+    # ansible-test sanity: the tests that run offline (the others build a virtualenv with pip and
+    # the network: ansible-doc, import, pep8, pylint, runtime-metadata, validate-modules, yamllint
+    # - what they check of the modules is checked above). It wants the collection at
+    # ansible_collections/NS/NAME in a git tree, so a copy is made.
+    at = os.path.join(top, 'at', 'ansible_collections', 'grove', 'farm')
+    shutil.copytree(COLL, at, ignore=shutil.ignore_patterns('__pycache__', 'tests'))
+    subprocess.run(['git', 'init', '-q', '.'], cwd=at, check=True)
+    subprocess.run(['git', 'add', '-A'], cwd=at, check=True)
+    offline = ['action-plugin-docs', 'compile', 'empty-init', 'future-import-boilerplate',
+               'line-endings', 'metaclass-boilerplate', 'no-assert', 'no-basestring',
+               'no-dict-iteritems', 'no-dict-iterkeys', 'no-dict-itervalues', 'no-get-exception',
+               'no-illegal-filenames', 'no-main-display', 'no-smart-quotes', 'no-unicode-literals',
+               'replace-urlopen', 'shebang', 'symlinks', 'use-argspec-type-path', 'use-compat-six']
+    cmd = ['ansible-test', 'sanity', '--python', '%d.%d' % sys.version_info[:2]]
+    for t in offline:
+        cmd += ['--test', t]
+    r = subprocess.run(cmd, cwd=at, capture_output=True, text=True,
+                       env=dict(env, HOME=os.path.join(top, 'home')))
+    if r.returncode != 0:
+        bad('ansible-test sanity (offline tests): exit %d:\n%s%s' % (r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+    else:
+        ok('ansible-test sanity: the %d tests that run offline pass' % len(offline))
+
     # The comparison itself must catch a mismatch.
     before = len(failed)
     quiet.append(True)
@@ -176,3 +208,4 @@ def main():
 
 if __name__ == '__main__':
     main()
+

@@ -125,6 +125,7 @@ grove_rc:
 '''
 
 import os
+import pwd
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
@@ -163,7 +164,7 @@ def main():
     tmp = None
     try:
         if p['content'] is not None:
-            basedir = p['basedir'] or os.path.expanduser('~')
+            basedir = p['basedir'] or os.environ.get('HOME') or pwd.getpwuid(os.getuid()).pw_dir
             fd, tmp = tempfile.mkstemp(prefix='.grove-ansible-', suffix='.yaml', dir=basedir)
             with os.fdopen(fd, 'wb') as f:
                 f.write(to_bytes(p['content']))
