@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what grove needs to build and test on Debian 12 (a fresh machine lacks meson, cmocka, scdoc;
-# zsh and fish are there to test the completions);
+# zsh and fish are there to test the completions; ansible-core and openssh-server for the fleet test);
 # as root, or through sudo when run by another user.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -13,7 +13,8 @@ fi
 pkgs=(build-essential pkg-config meson ninja-build
       libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
       python3 perl dpkg util-linux strace clang-format tree sqlite3
-      zsh fish)
+      zsh fish
+      ansible-core openssh-server openssh-client python3-yaml)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

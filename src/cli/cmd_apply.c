@@ -833,6 +833,14 @@ print_json(const struct apply *ap, bool applied)
 			grove_json_str(f, op->package);
 			fputc('}', f);
 		}
+		fputs("], \"conflicts\": [", f);
+		for (size_t k = 0; k < t->run.plan.n_conflicts; k++) {
+			const struct grove_conflict *c = &t->run.plan.conflicts[k];
+			char buf[512];
+
+			fputs(k ? ", " : "", f);
+			grove_json_conflict(f, c, grove_conflict_hint(c, NULL, buf, sizeof(buf)));
+		}
 		fputs("]}", f);
 	}
 	fputs("], \"alternatives\": [", f);
@@ -1108,6 +1116,9 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 		}
 	}
 	if (conflicts) {
+		/* The document lists every target's conflicts, so a script need not read stderr. */
+		if (ap.a.json)
+			print_json(&ap, false);
 		status = GROVE_EXIT_REFUSED;
 		goto out;
 	}

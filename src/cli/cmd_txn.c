@@ -451,14 +451,35 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 
 /* ---- undo, rollback ---- */
 
+/*
+ * The "undo"/"rollback" document (docs/json.md): what was (or, with -n, would be) reverted,
+ * and the transaction made, so a script need not diff the log to learn it.
+ */
+static void
+print_revert_json(const struct grove_session *s, const char *name, const struct grove_plan *plan,
+		  const int64_t *txns, size_t n, bool dry_run, int64_t made)
+{
+	grove_json_begin(stdout, name);
+	fputs(", \"target\": ", stdout);
+	grove_json_str(stdout, s->target->real);
+	fprintf(stdout, ", \"dry_run\": %s, \"changed\": %s, \"transaction\": %lld, \"reverts\": [",
+		dry_run ? "true" : "false", plan->n_ops && !plan->n_conflicts ? "true" : "false",
+		(long long)made);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stdout, "%s%lld", i ? ", " : "", (long long)txns[i]);
+	fputs("]", stdout);
+	grove_json_plan_members(stdout, plan, NULL);
+	fputs("}\n", stdout);
+}
+
 static int
 apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t undoes,
-	     const char *command, const struct txn_args *ta)
+	     const char *command, const struct txn_args *ta, const char *name)
 {
 	struct grove_plan plan;
 	struct grove_error err = { 0 };
 	int64_t made = 0;
-	int r;
+	int r = 0;
 
 	grove_plan_init(&plan);
 	r = grove_session_plan_revert(s, txns, n, &plan, &err);
@@ -466,6 +487,8 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 		grove_plan_release(&plan);
 		return grove_report_error(&err, r);
 	}
+	if (plan.n_conflicts && ta->json)
+		print_revert_json(s, name, &plan, txns, n, ta->dry_run, 0);
 	if (plan.n_conflicts) {
 		fprintf(stderr, "WARNING! %s would cause conflicts:\n", command);
 		for (size_t i = 0; i < plan.n_conflicts; i++) {
@@ -477,8 +500,8 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 		grove_plan_release(&plan);
 		return GROVE_EXIT_REFUSED;
 	}
-	if (ta->verbose || ta->dry_run)
-		grove_print_plan(&plan, ta->dry_run ? stdout : stderr);
+	if (ta->verbose || (ta->dry_run && !ta->json))
+		grove_print_plan(&plan, ta->dry_run && !ta->json ? stdout : stderr);
 	if (!ta->dry_run) {
 		struct grove_progress pg;
 
@@ -489,6 +512,8 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 		grove_progress_end(&pg);
 		s->progress = NULL;
 	}
+	if (r >= 0 && ta->json)
+		print_revert_json(s, name, &plan, txns, n, ta->dry_run, made);
 	grove_plan_release(&plan);
 	if (r < 0)
 		return grove_report_error(&err, r);
@@ -506,11 +531,17 @@ cmd_undo(struct grove_session *s, const struct txn_args *ta)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (!txn) {
+		struct grove_plan none;
+
+		grove_plan_init(&none);
+		if (ta->json)
+			print_revert_json(s, "undo", &none, &txn, 0, ta->dry_run, 0);
+		grove_plan_release(&none);
 		fprintf(stderr, "grove: nothing to undo on '%s'\n", s->target->real);
 		return GROVE_EXIT_REFUSED;
 	}
 	snprintf(cmd, sizeof(cmd), "grove undo (of %lld)", (long long)txn);
-	return apply_revert(s, &txn, 1, txn, cmd, ta);
+	return apply_revert(s, &txn, 1, txn, cmd, ta, "undo");
 }
 
 static int
@@ -541,12 +572,20 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 			ids[k++] = txns[i].id;
 	grove_txns_free(txns, n);
 	if (!k) {
-		printf("nothing to roll back: no committed transaction after %lld\n", ta->to);
+		struct grove_plan none;
+
+		grove_plan_init(&none);
+		if (ta->json)
+			print_revert_json(s, "rollback", &none, ids, 0, ta->dry_run, 0);
+		else
+			printf("nothing to roll back: no committed transaction after %lld\n",
+			       ta->to);
+		grove_plan_release(&none);
 		free(ids);
 		return GROVE_EXIT_OK;
 	}
 	snprintf(cmd, sizeof(cmd), "grove rollback --to %lld", ta->to);
-	status = apply_revert(s, ids, k, 0, cmd, ta);
+	status = apply_revert(s, ids, k, 0, cmd, ta, "rollback");
 	free(ids);
 	return status;
 }

@@ -166,8 +166,16 @@ dispatch(int argc, char **argv, const char *whole)
 			i++;
 		return grove_cmd_stow(argc - i, argv + i, action, true, &global);
 	}
-	if (!strcmp(cmd, "alt"))
+	if (!strcmp(cmd, "alt")) {
+		/* update-alternatives has no dry run: refuse -n rather than ignore it and change
+		 * links. */
+		if (global.dry_run) {
+			fputs("grove: 'alt' has no dry run (-n); see 'grove alt --query'\n",
+			      stderr);
+			return GROVE_EXIT_USAGE;
+		}
 		return grove_cmd_alt(argc - i, argv + i, &global);
+	}
 	if (!strcmp(cmd, "profile"))
 		return grove_cmd_profile(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "apply"))

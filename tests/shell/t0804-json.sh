@@ -79,6 +79,35 @@ field 'd["missing"] == 1 and d["changed"] == 1'
 field 'sorted((i["issue"], i["path"], i["expected"]) for i in d["issues"]) == [("changed", "share", "../stow/a/share"), ("missing", "bin", "../stow/a/bin")]'
 check "verify --json: clean, then a missing and a changed link (exit 4), valid both times"
 
+# undo and rollback (issue 19: the fleet's undo module reads the transaction from here).
+# Transaction numbers are per state dir, so they are read back rather than assumed.
+mkdir -p "$ROOT/t2"
+expect_exit 0 "$GROVE" --json stow -d stow -t t2 b
+n1=$("$GROVE_TEST_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["transaction"])' "$OUT")
+expect_exit 0 "$GROVE" --json -n undo -t t2
+valid undo
+field 'd["dry_run"] and d["changed"] and d["transaction"] == 0 and d["reverts"] == ['"$n1"'] and d["ops"]'
+expect_exit 0 "$GROVE" --json undo -t t2
+valid undo
+field 'not d["dry_run"] and d["changed"] and d["transaction"] > '"$n1"' and d["reverts"] == ['"$n1"']'
+n2=$("$GROVE_TEST_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["transaction"])' "$OUT")
+expect_exit 0 "$GROVE" --json rollback --to "$n1" -t t2
+valid rollback
+field 'd["changed"] and d["transaction"] > '"$n2"' and d["reverts"] == ['"$n2"']'
+n3=$("$GROVE_TEST_PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["transaction"])' "$OUT")
+expect_exit 0 "$GROVE" --json rollback --to "$n3" -t t2
+valid rollback
+field 'not d["changed"] and d["transaction"] == 0 and d["reverts"] == [] and d["ops"] == []'
+mkdir -p "$ROOT/t3"
+expect_exit 1 "$GROVE" --json undo -t t3
+valid undo
+field 'not d["changed"] and d["transaction"] == 0 and d["reverts"] == [] and d["conflicts"] == []'
+rm "$ROOT/t2/bin" && mkdir "$ROOT/t2/bin" && mk_file "$ROOT/t2/bin/y" mine
+expect_exit 1 "$GROVE" --json undo -t t2
+valid undo
+field 'not d["changed"] and d["conflicts"] and d["conflicts"][0]["action"] == "revert"'
+check "undo and rollback --json: what they revert, the transaction made, conflicts, valid"
+
 # The per-command spelling (after the command) gives the same documents.
 expect_exit 0 "$GROVE" log -t target --json
 valid log
@@ -114,5 +143,21 @@ valid apply
 field 'd["applied"] and d["targets"][0]["txn"] > 0'
 expect_exit 0 "$GROVE" --json apply --check -f grove.yaml
 valid apply
-field 'not d["changed"]'
+field 'not d["changed"] and d["targets"][0]["conflicts"] == []'
 check "apply --json: what would change, what was applied, then nothing to do; valid each time"
+
+mkdir -p "$ROOT/home2/bin" && mk_file "$ROOT/home2/bin/y" mine
+cat >"$ROOT/grove2.yaml" <<-'YAML'
+	defaults:
+	  dir: stow
+	targets:
+	  - path: home2
+	    packages: [b]
+YAML
+expect_exit 1 "$GROVE" --json apply -f grove2.yaml
+valid apply
+field 'not d["applied"] and d["targets"][0]["txn"] == 0 and d["targets"][0]["conflicts"][0]["path"] == "bin/y"'
+expect_exit 1 "$GROVE" --json apply --check -f grove2.yaml
+valid apply
+field 'd["targets"][0]["conflicts"][0]["package"] == "b"'
+check "apply --json with a conflict: the document lists it, exit 1, nothing applied"

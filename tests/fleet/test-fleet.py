@@ -1,0 +1,440 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The fleet test (issue 19): the grove.farm collection, built and installed with ansible-galaxy, run
+# by real ansible-playbook against 9 hosts of this machine - 8 with ansible_connection=local, each its
+# own root, and 1 reached over real SSH on 127.0.0.1 (sshd started here with throwaway keys, stopped
+# at the end). Checks check mode (tree hashes), diff, idempotence on every host, one transaction per
+# changed task in every host's grove log, --limit, forks, a conflict on one host, undo and rollback.
+# Prints TAP-like "ok N - ..." lines; any failure exits 1 (a missing tool is a failure, not a skip).
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+GROVE = os.environ.get('GROVE')
+SRC = os.environ.get('GROVE_SOURCE_ROOT') or os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+N_LOCAL = 8
+SSH_HOST = 'h09'
+GROVE_TASKS = ("The user's dotfiles (dot-x becomes ~/.x)",
+               "hello in /usr/local, the version this host's group wants",
+               'vim, with its man page, as an editor',
+               'nano too, and the editor on the servers',
+               "ripgrep and fd in the user's profile")
+
+n_checks = 0
+
+
+def ok(desc):
+    global n_checks
+    n_checks += 1
+    print('ok %d - %s' % (n_checks, desc), flush=True)
+
+
+def fail(msg):
+    print('FAIL: test-fleet: %s' % msg, file=sys.stderr, flush=True)
+    print('# test-fleet: FAILED after %d checks passed' % n_checks, flush=True)
+    sys.exit(1)
+
+
+def expect(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+class Inetd(object):
+    """sshd on 127.0.0.1, a port the kernel picks: this process listens (so the port is ready
+    before any client starts, with no polling) and runs one 'sshd -i' per connection."""
+
+    def __init__(self, sshd, config, log):
+        self.sshd, self.config, self.log = sshd, config, log
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(('127.0.0.1', 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.procs = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+        self.thread.start()
+
+    def loop(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with open(self.log, 'ab') as log:
+                p = subprocess.Popen([self.sshd, '-i', '-e', '-f', self.config], stdin=conn,
+                                     stdout=conn, stderr=log, close_fds=True)
+            conn.close()
+            with self.lock:
+                self.procs.append(p)
+
+    def stop(self):
+        self.sock.close()
+        with self.lock:
+            for p in self.procs:
+                if p.poll() is None:
+                    p.terminate()
+            for p in self.procs:
+                try:
+                    p.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+
+
+def tree_listing(root):
+    """Every entry beneath root: type, path, link text or content hash, mode. grove's own database
+    and lock files are left out (grove -n may open, even create, its log; it records nothing)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in sorted(dirnames + filenames):
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            if rel.startswith('state/grove.db') or rel.startswith('state/locks'):
+                continue
+            st = os.lstat(path)
+            if os.path.islink(path):
+                out.append('l %s -> %s' % (rel, os.readlink(path)))
+            elif os.path.isdir(path):
+                out.append('d %s %o' % (rel, st.st_mode & 0o7777))
+            else:
+                with open(path, 'rb') as f:
+                    h = hashlib.sha256(f.read()).hexdigest()[:16]
+                out.append('f %s %s %o' % (rel, h, st.st_mode & 0o7777))
+    return sorted(out)
+
+
+def tree_hash(root):
+    return hashlib.sha256('\n'.join(tree_listing(root)).encode()).hexdigest()
+
+
+class Fleet(object):
+    def __init__(self, top):
+        self.top = top
+        self.dir = os.path.join(top, 'fleet')
+        self.hosts = ['h%02d' % i for i in range(1, N_LOCAL + 2)]
+        self.env = dict(os.environ)
+        self.env.update({
+            'ANSIBLE_CONFIG': os.path.join(self.dir, 'ansible.cfg'),
+            'ANSIBLE_HOME': os.path.join(top, 'ansible-home'),
+            'ANSIBLE_LOCAL_TEMP': os.path.join(top, 'ansible-local'),
+            'ANSIBLE_REMOTE_TMP': os.path.join(top, 'ansible-remote'),
+            'ANSIBLE_SSH_CONTROL_PATH_DIR': os.path.join(top, 'cp'),
+            'ANSIBLE_STDOUT_CALLBACK': 'fleet_json',
+            'ANSIBLE_CALLBACK_PLUGINS': os.path.join(HERE, 'callback'),
+            'ANSIBLE_NOCOLOR': '1',
+            'ANSIBLE_DEPRECATION_WARNINGS': '0',
+            'ANSIBLE_PIPELINING': '1',
+        })
+        for k in ('ANSIBLE_COLLECTIONS_PATH', 'ANSIBLE_COLLECTIONS_PATHS', 'ANSIBLE_INVENTORY'):
+            self.env.pop(k, None)
+
+    def root(self, h):
+        return os.path.join(self.dir, 'hosts', h)
+
+    def hashes(self):
+        return dict((h, tree_hash(self.root(h))) for h in self.hosts)
+
+    def listings(self):
+        return dict((h, tree_listing(self.root(h))) for h in self.hosts)
+
+    def grove_json(self, h, *args):
+        r = subprocess.run([GROVE, '--state', os.path.join(self.root(h), 'state'), '--json'] +
+                           list(args), capture_output=True, text=True)
+        expect(r.returncode == 0, 'grove %s on %s: exit %d: %s' % (args, h, r.returncode, r.stderr))
+        return json.loads(r.stdout)
+
+    def txns(self, h):
+        """Every committed transaction in the host's log, by target."""
+        r = self.root(h)
+        out = {}
+        for t in (r + '/home', r + '/usr/local', r, r + '/state/profiles/default.generations'):
+            if not os.path.exists(t):
+                continue
+            d = self.grove_json(h, 'log', '-t', t)
+            for x in d['transactions']:
+                expect(x['state'] == 'committed', '%s: transaction %s is %s' % (h, x['id'], x['state']))
+                out[x['id']] = t
+        return out
+
+    def play(self, playbook, *args):
+        r = subprocess.run(['ansible-playbook', playbook] + list(args), capture_output=True,
+                           text=True, env=self.env, cwd=self.top)
+        try:
+            doc = json.loads(r.stdout)
+        except ValueError:
+            fail('ansible-playbook %s %s printed no JSON (exit %d):\n%s\n%s' % (
+                playbook, ' '.join(args), r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+        return r.returncode, Run(doc, r.stderr)
+
+
+class Run(object):
+    def __init__(self, doc, stderr):
+        self.doc = doc
+        self.stderr = stderr
+        self.stats = doc.get('stats', {})
+
+    def results(self, task):
+        for play in self.doc.get('plays', []):
+            for t in play.get('tasks', []):
+                if t['task']['name'] == task:
+                    return t['hosts']
+        return {}
+
+    def tasks(self):
+        for play in self.doc.get('plays', []):
+            for t in play.get('tasks', []):
+                yield t['task']['name'], t['hosts']
+
+    def dump(self, host):
+        out = []
+        for name, hosts in self.tasks():
+            if host in hosts:
+                r = hosts[host]
+                out.append('%s: changed=%s failed=%s %s' % (name, r.get('changed'), r.get('failed'),
+                                                             r.get('msg', '')))
+        return '\n'.join(out)
+
+
+def diff_links(diff):
+    """The link lines of a grove.farm diff's 'after' text: {path: text}."""
+    out = {}
+    for line in (diff or {}).get('after', '').splitlines():
+        if ' -> ' in line:
+            p, t = line.split(' -> ', 1)
+            out[p] = t
+    return out
+
+
+def main():
+    expect(GROVE and os.access(GROVE, os.X_OK), 'GROVE must name the grove binary')
+    for tool in ('ansible-playbook', 'ansible-galaxy', 'ssh', 'ssh-keygen'):
+        expect(shutil.which(tool), '%s not found (bash scripts/install-deps.sh installs it)' % tool)
+    sshd = '/usr/sbin/sshd'
+    expect(os.access(sshd, os.X_OK), 'sshd not found at %s (openssh-server)' % sshd)
+    expect(os.geteuid() == 0, 'the fleet test logs in over SSH as root (sshd -i): run it as root')
+
+    top = tempfile.mkdtemp(prefix='grove-fleet.')
+    os.chmod(top, 0o755)
+    inetd = None
+    try:
+        fleet = Fleet(top)
+        # The fleet, and the collection built and installed with ansible-galaxy.
+        r = subprocess.run(['bash', os.path.join(SRC, 'examples/fleet/make-fleet.sh'), fleet.dir,
+                            str(N_LOCAL + 1), GROVE], capture_output=True, text=True, env=fleet.env)
+        expect(r.returncode == 0, 'make-fleet.sh failed:\n%s\n%s' % (r.stdout, r.stderr))
+        expect(os.path.isdir(os.path.join(fleet.dir, 'collections/ansible_collections/grove/farm/plugins')),
+               'the collection was not installed')
+        ok('ansible-galaxy builds and installs the collection; a fleet of %d hosts' % len(fleet.hosts))
+
+        # h09 over SSH: a throwaway host key and user key, sshd on 127.0.0.1.
+        ssh = os.path.join(top, 'ssh')
+        os.makedirs(ssh, mode=0o700)
+        for k in ('host', 'user'):
+            subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', os.path.join(ssh, k)],
+                           check=True)
+        shutil.copy(os.path.join(ssh, 'user.pub'), os.path.join(ssh, 'authorized_keys'))
+        with open(os.path.join(ssh, 'sshd_config'), 'w') as f:
+            f.write('HostKey %s/host\nAuthorizedKeysFile %s/authorized_keys\nPidFile none\n'
+                    'UsePAM no\nStrictModes no\nPermitRootLogin prohibit-password\n'
+                    'PasswordAuthentication no\nKbdInteractiveAuthentication no\n'
+                    'ListenAddress 127.0.0.1\nSubsystem sftp /usr/lib/openssh/sftp-server\n'
+                    'LogLevel ERROR\n' % (ssh, ssh))
+        os.makedirs('/run/sshd', mode=0o755, exist_ok=True)  # sshd's privilege separation folder
+        inetd = Inetd(sshd, os.path.join(ssh, 'sshd_config'), os.path.join(ssh, 'sshd.log'))
+        os.makedirs(os.path.join(fleet.dir, 'host_vars'))
+        with open(os.path.join(fleet.dir, 'host_vars', SSH_HOST + '.yml'), 'w') as f:
+            json.dump({'ansible_connection': 'ssh', 'ansible_host': '127.0.0.1',
+                       'ansible_port': inetd.port, 'ansible_user': 'root',
+                       'ansible_ssh_private_key_file': os.path.join(ssh, 'user'),
+                       'ansible_ssh_common_args': '-o StrictHostKeyChecking=no '
+                       '-o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes'}, f)
+        # The SSH host gets grove from the install role, over SSH.
+        os.unlink(os.path.join(fleet.root(SSH_HOST), 'bin/grove'))
+        site = os.path.join(SRC, 'examples/fleet/site.yml')
+
+        rc, run = fleet.play(site, '--tags', 'install', '--limit', 'h01,' + SSH_HOST)
+        expect(rc == 0, 'the install play failed (exit %d):\n%s\n%s' % (rc, run.dump(SSH_HOST), run.stderr[-2000:]))
+        res = run.results('grove.farm.install : The grove binary')
+        expect(res.get(SSH_HOST, {}).get('changed') and not res.get('h01', {}).get('changed'),
+               'install role: expected changed on %s only: %s' % (SSH_HOST, res))
+        expect(os.access(os.path.join(fleet.root(SSH_HOST), 'bin/grove'), os.X_OK), 'no grove on the SSH host')
+        expect(os.path.getsize(os.path.join(ssh, 'sshd.log')) >= 0 and inetd.procs,
+               'no SSH connection reached sshd')
+        ok('grove.farm.install puts grove on the SSH host (over sshd on 127.0.0.1:%d), ok where it is' % inetd.port)
+
+        # Check mode with --diff: every grove task changed on every host, nothing on disk.
+        before = fleet.listings()
+        rc, check = fleet.play(site, '--skip-tags', 'install', '--check', '--diff', '--forks', '8')
+        expect(rc == 0, 'check run failed (exit %d)' % rc)
+        for h in fleet.hosts:
+            for t in GROVE_TASKS:
+                r = check.results(t).get(h)
+                expect(r and r.get('changed') and not r.get('failed'),
+                       'check mode: %s on %s: %s' % (t, h, r))
+                expect(r.get('transaction', 0) == 0, 'check mode reported a transaction: %s' % r)
+        after = fleet.listings()
+        for h in fleet.hosts:
+            expect(before[h] == after[h], 'check mode changed %s: %s' % (
+                h, sorted(set(before[h]) ^ set(after[h]))))
+            expect(fleet.txns(h) == {}, 'check mode logged a transaction on %s' % h)
+        ok('--check --diff: every grove task of every host changed, no tree changed, no transaction logged')
+
+        # For real, with --diff, forks 8.
+        rc, real = fleet.play(site, '--skip-tags', 'install', '--diff', '--forks', '8')
+        expect(rc == 0, 'real run failed (exit %d): %s' % (rc, real.stats))
+        for h in fleet.hosts:
+            expect(real.stats[h]['changed'] == len(GROVE_TASKS) and real.stats[h]['failures'] == 0,
+                   'first run on %s: %s' % (h, real.stats[h]))
+        ok('first run: all %d grove tasks changed on every host (forks 8)' % len(GROVE_TASKS))
+
+        # The diff shows the links made, in check mode as for real.
+        task = GROVE_TASKS[0]
+        for h in fleet.hosts:
+            home = os.path.join(fleet.root(h), 'home')
+            want = diff_links(check.results(task)[h].get('diff'))
+            got = diff_links(real.results(task)[h].get('diff'))
+            disk = dict((n, os.readlink(os.path.join(home, n))) for n in os.listdir(home)
+                        if os.path.islink(os.path.join(home, n)) and n != '.grove-profile')
+            expect(want == got == disk and len(disk) == 4,
+                   'diff on %s: check %s, real %s, disk %s' % (h, want, got, disk))
+            want = diff_links(check.results(GROVE_TASKS[1])[h].get('diff'))
+            ul = os.path.join(fleet.root(h), 'usr/local')
+            disk = dict((n, os.readlink(os.path.join(ul, n))) for n in ('bin', 'share'))
+            ver = '2.13' if h <= 'h05' else '2.12'
+            expect(want == disk and disk['bin'] == 'stow/hello-%s/bin' % ver,
+                   'apply diff on %s: %s vs disk %s' % (h, want, disk))
+        ok('--diff: the links shown (check mode and for real) are the links on disk, on every host')
+
+        # One transaction per changed task (grove alt: one per command), each the one the task reported.
+        for h in fleet.hosts:
+            log = fleet.txns(h)
+            reported = []
+            for t in GROVE_TASKS:
+                r = real.results(t)[h]
+                if 'transactions' in r and isinstance(r['transactions'], list) and r['transactions'] \
+                        and isinstance(r['transactions'][0], dict):
+                    reported += [x['txn'] for x in r['transactions']]
+                elif 'commands' in r:
+                    expect(len(r['transactions']) == len(r['commands']),
+                           'alternative on %s: %s transactions for %s' % (h, r['transactions'], r['commands']))
+                    reported += r['transactions']
+                else:
+                    reported.append(r['transaction'])
+            expect(sorted(reported) == sorted(log) and 0 not in reported,
+                   '%s: tasks reported transactions %s, the log has %s' % (h, reported, log))
+        ok('grove log on every host: exactly the transactions the changed tasks reported, one per task (per alt command)')
+
+        # Again: all ok, nothing changed, no new transaction, no tree changed (forks 2).
+        before = fleet.hashes()
+        logs = dict((h, fleet.txns(h)) for h in fleet.hosts)
+        rc, again = fleet.play(site, '--skip-tags', 'install', '--forks', '2')
+        expect(rc == 0, 'second run failed (exit %d)' % rc)
+        for h in fleet.hosts:
+            expect(again.stats[h]['changed'] == 0 and again.stats[h]['failures'] == 0 and
+                   again.stats[h]['ok'] == len(GROVE_TASKS), 'second run on %s: %s' % (h, again.stats[h]))
+            expect(fleet.txns(h) == logs[h], 'second run logged a transaction on %s' % h)
+        expect(fleet.hashes() == before, 'the second run changed a tree')
+        ok('second run (forks 2): every task ok on every host, no transaction, no tree changed')
+
+        # --limit: switch hello on two hosts only, in one transaction each.
+        before = fleet.hashes()
+        rc, lim = fleet.play(site, '--skip-tags', 'install', '--limit', 'h07,h08', '-e', 'hello_version=2.13')
+        expect(rc == 0 and sorted(lim.stats) == ['h07', 'h08'], '--limit run: exit %d, hosts %s' % (rc, sorted(lim.stats)))
+        for h in fleet.hosts:
+            if h in ('h07', 'h08'):
+                r = lim.results(GROVE_TASKS[1])[h]
+                expect(lim.stats[h]['changed'] == 1 and len(r['transactions']) == 1 and
+                       r['targets'][0]['unstow'] == ['hello-2.12'] and r['targets'][0]['stow'] == ['hello-2.13'],
+                       '--limit on %s: %s' % (h, r))
+                expect(os.readlink(os.path.join(fleet.root(h), 'usr/local/bin')) == 'stow/hello-2.13/bin',
+                       'hello not switched on %s' % h)
+            else:
+                expect(before[h] == fleet.hashes()[h], '--limit h07,h08 changed %s' % h)
+        ok('--limit h07,h08: hello switched there in one transaction each, no other host touched')
+
+        # A conflict on one host fails that host only, lists the conflict, changes nothing there.
+        mine = os.path.join(fleet.root('h03'), 'home/.tmux.conf')
+        with open(mine, 'w') as f:
+            f.write('my own tmux.conf\n')
+        before = fleet.hashes()
+        logs = dict((h, fleet.txns(h)) for h in fleet.hosts)
+        rc, con = fleet.play(os.path.join(HERE, 'tmux.yml'), '--forks', '8')
+        expect(rc != 0, 'the conflict run succeeded')
+        res = con.results('tmux')
+        for h in fleet.hosts:
+            r = res[h]
+            if h == 'h03':
+                expect(r.get('failed') and r['conflicts'] and r['conflicts'][0]['path'] == '.tmux.conf'
+                       and '.tmux.conf' in r['msg'], 'h03 conflict result: %s' % r)
+                expect(fleet.hashes()['h03'] == before['h03'] and fleet.txns('h03') == logs['h03'],
+                       'the conflict changed h03')
+                with open(mine) as f:
+                    expect(f.read() == 'my own tmux.conf\n', 'the user\'s file changed')
+            else:
+                expect(r.get('changed') and not r.get('failed') and r['transaction'] > 0,
+                       'tmux on %s: %s' % (h, r))
+        ok('a conflict on h03: only h03 fails, with the conflict in msg and conflicts; its tree and log untouched; the others changed')
+
+        # A target locked by another run: exit 75, reported as locked, nothing changed.
+        locks = []
+        lockdir = os.path.join(fleet.root('h01'), 'state/locks')
+        for name in sorted(os.listdir(lockdir)):
+            fd = os.open(os.path.join(lockdir, name), os.O_RDWR | os.O_CLOEXEC)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            locks.append(fd)
+        try:
+            before = fleet.hashes()['h01']
+            rc, lk = fleet.play(os.path.join(HERE, 'tmux.yml'), '--limit', 'h01')
+        finally:
+            for fd in locks:
+                os.close(fd)
+        r = lk.results('tmux').get('h01', {})
+        expect(rc != 0 and r.get('failed') and r.get('rc') == 75 and r.get('locked') and
+               'locked' in r.get('msg', ''), 'locked target: %s' % r)
+        expect(fleet.hashes()['h01'] == before, 'the locked run changed h01')
+        ok('a target locked by another run: the task fails with rc 75 and locked=true, nothing changed')
+
+        # Undo (check mode, real, then rollback with nothing to do) and profile rollback, on the others.
+        # Three hosts (one over SSH) are enough here, and keep the test's CI time down.
+        hosts = ['h01', 'h02', SSH_HOST]
+        before = fleet.hashes()
+        rc, und = fleet.play(os.path.join(HERE, 'undo.yml'), '--limit', ','.join(hosts), '--forks', '8')
+        expect(rc == 0, 'undo run failed: %s' % und.stats)
+        for h in hosts:
+            c = und.results('undo, check mode')[h]
+            u = und.results('undo')[h]
+            t = res[h]['transaction']
+            expect(c['changed'] and c['transaction'] == 0 and c['reverts'] == [t], 'undo check on %s: %s' % (h, c))
+            expect(u['changed'] and u['transaction'] > t and u['reverts'] == [t], 'undo on %s: %s' % (h, u))
+            expect(not und.results('rollback to the undo, nothing to do')[h]['changed'], 'rollback on %s changed' % h)
+            expect(not os.path.lexists(os.path.join(fleet.root(h), 'home/.tmux.conf')), 'tmux still on %s' % h)
+            p = und.results('fd out of the profile')[h]
+            expect(p['changed'] and p['generation'] == 2 and p['previous'] == 1 and p['transaction'] > 0,
+                   'profile remove on %s: %s' % (h, p))
+            expect(und.results('the profile one generation back')[h]['changed'], 'profile rollback on %s' % h)
+            expect(not und.results('switch to the generation it was on, nothing to do')[h]['changed'],
+                   'profile switch on %s changed' % h)
+            d = fleet.grove_json(h, 'profile', 'list')
+            expect(d['current'] == 1, 'profile on %s is at %s' % (h, d['current']))
+        after = fleet.hashes()
+        for h in fleet.hosts:
+            expect(h in hosts or after[h] == before[h], 'the undo play touched %s' % h)
+        ok('undo (check mode, real, then rollback --to with nothing to do) and profile remove/rollback/switch on h01, h02 and the SSH host')
+    finally:
+        if inetd:
+            inetd.stop()
+        shutil.rmtree(top, ignore_errors=True)
+    print('# test-fleet: %d checks passed' % n_checks)
+
+
+if __name__ == '__main__':
+    main()
