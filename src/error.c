@@ -135,6 +135,8 @@ grove_strerror(int code)
 		return "operation not supported by the filesystem";
 	case GROVE_E_INTERNAL:
 		return "internal error";
+	case GROVE_E_NOPACKAGE:
+		return "no such package";
 	default:
 		break;
 	}

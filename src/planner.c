@@ -1141,13 +1141,29 @@ static bool
 check_package(struct planner *p, const char *package)
 {
 	struct grove_node *n = grove_node_child(p->w->stow, package);
+	const char *why = "";
 
-	if (!n || follow_type(n) != GROVE_FT_DIR || !n->listed) {
-		fail(p, -GROVE_E_BADINPUT, "the stow directory '%s' does not contain package '%s'",
+	if (n && follow_type(n) == GROVE_FT_DIR && n->listed)
+		return true;
+	if (p->o->stow_words) {
+		fail(p, -GROVE_E_NOPACKAGE, "The stow directory %s does not contain package %s",
 		     p->w->stow_path, package);
 		return false;
 	}
-	return true;
+	if (n && n->type == GROVE_FT_LINK && n->link[0] == '/')
+		why = " (it is an absolute link: grove follows package links only beneath the stow "
+		      "directory)";
+	else if (n && n->type == GROVE_FT_LINK && n->escapes)
+		why = " (it is a link that leaves the stow directory or loops)";
+	else if (n && n->type == GROVE_FT_LINK)
+		why = " (it is a link to something that is not a folder)";
+	else if (n && n->type != GROVE_FT_NONE)
+		why = " (it is a file, not a folder)";
+	if (!p->rc)
+		p->rc = grove_error_set(p->err, -GROVE_E_NOPACKAGE,
+					"the stow directory '%s' does not contain package '%s'%s",
+					p->w->stow_path, package, why);
+	return false;
 }
 
 int

@@ -656,7 +656,14 @@ load_package(struct scan *s, const char *package)
 	} else {
 		r = 0; /* not a folder: the planner reports it */
 	}
-	return r < 0 ? r : load_package_ignore(s, package);
+	if (r < 0)
+		return r;
+	/* A file named as a package (`stow *` in a folder with a README) has no ignore file
+	 * to look for: the planner says the stow dir does not contain it. */
+	if (n->type != GROVE_FT_DIR &&
+	    (n->type != GROVE_FT_LINK || n->escapes || n->dest_type != GROVE_FT_DIR))
+		return 0;
+	return load_package_ignore(s, package);
 }
 
 /* ---- the target ---- */

@@ -103,6 +103,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		.defer = req->defer,
 		.override = req->override,
 		.release_stow = true,
+		.stow_words = req->stow_words,
 	};
 	cleanup_free char **all = NULL;
 	size_t n_all = 0;

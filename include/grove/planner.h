@@ -23,6 +23,8 @@ struct grove_plan_opts {
 	/* The caller is done with w->stow once a plan is found: it is freed (NULL) before the ops
 	 * are emitted, so the package model and the plan are not both in memory at the peak. */
 	bool release_stow;
+	/* Messages in GNU Stow's words (invoked as "stow"), rather than grove's. */
+	bool stow_words;
 };
 
 /*

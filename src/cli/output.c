@@ -112,6 +112,16 @@ grove_exit_status(int code)
 	}
 }
 
+void
+grove_print_warning(FILE *out, const char *msg, bool as_stow)
+{
+	/* Stow warns "WARNING: skipping …" but prints its absolute-link notice bare. */
+	if (as_stow && !strncmp(msg, "Ignoring an absolute symlink: ", 30))
+		fprintf(out, "%s\n", msg);
+	else
+		fprintf(out, "WARNING: %s\n", msg);
+}
+
 int
 grove_report_error(const struct grove_error *err, int code)
 {
