@@ -93,4 +93,3 @@ expect_err_line "'vim' is a package"
 expect_unchanged "$W"
 check "grove PKG (no verb): names the package and 'grove stow PKG', exit 2, nothing changed"
 
-echo "# $TEST_NAME: $_lib_checks checks passed"
