@@ -109,11 +109,34 @@ gone_links_release(struct gone_links *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static const char *
-base(const char *p)
+/* How the link at target path `path`, whose destination is `sub` inside its package, was
+ * stowed: the two paths name the same entries from the end, and any package component "dot-X"
+ * shows it ("dot-config/nvim" at ".config/nvim": DOT_ON; at "dot-config/nvim": DOT_OFF). */
+static enum dot_use
+dot_use_of(const char *path, const char *sub)
 {
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
+	const char *pe = path + strlen(path), *se = sub + strlen(sub);
+
+	while (pe > path && se > sub) {
+		const char *pc = pe, *sc = se;
+		size_t pl, sl;
+
+		while (pc > path && pc[-1] != '/')
+			pc--;
+		while (sc > sub && sc[-1] != '/')
+			sc--;
+		pl = (size_t)(pe - pc);
+		sl = (size_t)(se - sc);
+		if (sl > 4 && !strncmp(sc, "dot-", 4)) {
+			if (pl == sl && !strncmp(pc, sc, sl))
+				return DOT_OFF;
+			if (pl == sl - 3 && pc[0] == '.' && !strncmp(pc + 1, sc + 4, sl - 4))
+				return DOT_ON;
+		}
+		pe = pc > path ? pc - 1 : pc;
+		se = sc > sub ? sc - 1 : sc;
+	}
+	return DOT_UNKNOWN;
 }
 
 /* The packages of the links grove owns in the target that land in the stow
@@ -155,8 +178,8 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 			own[i].package = NULL;
 			continue;
 		}
-		if (slash && !strncmp(base(rest), "dot-", 4) && base(rest)[4])
-			dot = !strcmp(base(own[i].path), base(rest)) ? DOT_OFF : DOT_ON;
+		if (slash)
+			dot = dot_use_of(own[i].path, slash + 1);
 		for (k = 0; k < n && strcmp(rec[k].name, own[i].package); k++)
 			;
 		if (k == n) {
