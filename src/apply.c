@@ -204,6 +204,11 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 		struct grove_stat st;
 
 		r = grove_fs_stat_beneath_follow(run->stow_root.fd, rec[k].name, &st, err);
+		if (r == -EXDEV || r == -ELOOP) {
+			/* A package that is a link the scan rebases (or refuses): not gone. */
+			rec[k].gone = false;
+			continue;
+		}
 		if (r < 0)
 			goto out;
 		rec[k].gone = st.type != GROVE_FT_DIR;

@@ -151,6 +151,79 @@ oom(struct scan *s)
 static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath,
 		    dev_t dev, ino_t ino);
 
+/*
+ * Where the text of a package that is a link leads, beneath the stow dir at real, when
+ * it climbs out and comes straight back in ("../stow/pkg7a/stow/pkg7b" for the stow dir
+ * "/x/stow", as Stow's own tests write it) or is absolute into it: the rest of the path
+ * below the stow dir ("pkg7a/stow/pkg7b"). RESOLVE_BENEATH refuses any ".." above the
+ * held stow dir, even one that comes back, so such a text is rebased lexically (the stow
+ * dir's path is canonical: going up k folders and down the same k names is the stow dir).
+ * NULL when the text does not do that (whatever it leads to is resolved as it is).
+ */
+static const char *
+package_link_rest(const char *real, const char *text)
+{
+	const char *t = text, *r;
+	size_t up = 0;
+
+	if (text[0] == '/') {
+		r = grove_path_strip_prefix(text, real);
+		if (!r || strstr(text, "/../") || strstr(text, "/./") || strstr(text, "//"))
+			return NULL;
+		return r[0] && strcmp(r, "..") && strncmp(r, "../", 3) ? r : NULL;
+	}
+	while (!strncmp(t, "../", 3))
+		t += 3, up++;
+	if (up == 0)
+		return NULL;
+	/* The last `up` components of real, in order, must be the next ones of t. */
+	r = real + strlen(real);
+	for (size_t i = 0; i < up; i++) {
+		if (r == real)
+			return NULL;
+		do
+			r--;
+		while (r > real && *r != '/');
+	}
+	if (*r != '/')
+		return NULL;
+	r++;
+	while (*r) {
+		size_t l = strcspn(r, "/");
+
+		if (strncmp(t, r, l) || t[l] != '/')
+			return NULL;
+		t += l + 1;
+		r += l;
+		if (*r == '/')
+			r++;
+	}
+	while (*t == '/')
+		t++;
+	return *t ? t : NULL;
+}
+
+/* relpath as the kernel must resolve it beneath the stow dir: with a package link that
+ * leaves and comes back rebased (package_link_rest). Malloc'd, or NULL on ENOMEM. */
+static char *
+phys_path(struct scan *s, const char *relpath)
+{
+	size_t l = strcspn(relpath, "/");
+	char name[NAME_MAX + 1];
+	struct grove_node *n;
+	const char *rest;
+
+	if (l > NAME_MAX)
+		return strdup(relpath);
+	memcpy(name, relpath, l);
+	name[l] = '\0';
+	n = grove_node_child(s->w->stow, name);
+	if (!n || n->type != GROVE_FT_LINK || !n->link ||
+	    !(rest = package_link_rest(s->stow->real, n->link)))
+		return strdup(relpath);
+	return grove_strdupf("%s%s", rest, relpath + l);
+}
+
 static bool
 on_stack(struct scan *s, dev_t dev, ino_t ino)
 {
@@ -167,6 +240,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	struct grove_stat st;
 	struct grove_error e;
 	cleanup_fd int fd = -1;
+	cleanup_free char *phys = NULL;
 	int r;
 
 	/* A link to its own folder or above it would be followed forever. */
@@ -182,7 +256,10 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 			return 0;
 		}
 	}
-	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, &e);
+	phys = phys_path(s, relpath);
+	if (!phys)
+		return oom(s);
+	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, &e);
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
 		n->dest_type = GROVE_FT_NONE;
@@ -202,7 +279,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		s->bad++;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
+	fd = grove_fs_open_beneath(s->stow->fd, phys, O_RDONLY | O_DIRECTORY, true, s->err);
 	if (fd < 0)
 		return fd;
 	s->follows++;
@@ -262,6 +339,12 @@ enterable(struct scan *s, const char *prefix)
 		if (strcmp(s->pkgs[i], s->package) == 0)
 			continue;
 		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
+		if (other) {
+			char *p = phys_path(s, other);
+
+			free(other);
+			other = p;
+		}
 		if (!other || grove_fs_stat_beneath_follow(s->stow->fd, other, &st, &e) < 0 ||
 		    st.type != GROVE_FT_NONE)
 			return true;
@@ -467,6 +550,7 @@ load_subtree(struct scan *s, const char *relpath)
 	struct grove_node *n = model_path(s, relpath, &absent);
 	struct grove_stat st;
 	cleanup_fd int fd = -1;
+	cleanup_free char *phys = NULL;
 	int r;
 
 	if (!n)
@@ -478,7 +562,10 @@ load_subtree(struct scan *s, const char *relpath)
 		if (model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
 			return 0; /* a file (or nothing) the model already knows */
 	}
-	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
+	phys = phys_path(s, relpath);
+	if (!phys)
+		return oom(s);
+	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP)
 		return 0;
 	if (r < 0)
@@ -487,7 +574,7 @@ load_subtree(struct scan *s, const char *relpath)
 		n->type = n->orig_type = st.type;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
+	fd = grove_fs_open_beneath(s->stow->fd, phys, O_RDONLY | O_DIRECTORY, true, s->err);
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
@@ -536,12 +623,16 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	bool absent;
 	struct grove_node *n;
 	struct grove_stat st;
+	cleanup_free char *phys = NULL;
 	int r;
 
 	if (model_answer(s, relpath, ret_type))
 		return 0;
 
-	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
+	phys = phys_path(s, relpath);
+	if (!phys)
+		return oom(s);
+	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP) {
 		st.type = GROVE_FT_NONE;
 		r = 0;
@@ -563,6 +654,7 @@ load_package_ignore(struct scan *s, const char *package)
 	struct grove_world *w = s->w;
 	struct grove_world_pkg *pkg = grove_world_pkg(w, package);
 	cleanup_free char *rel = NULL;
+	cleanup_free char *phys = NULL;
 	cleanup_free char *text = NULL;
 	cleanup_fd int pfd = -1;
 	struct grove_stat st;
@@ -599,12 +691,15 @@ load_package_ignore(struct scan *s, const char *package)
 		if (root && root->listed && !grove_node_child(root, ".stow-local-ignore"))
 			return 0;
 	}
-	r = grove_fs_stat_beneath_follow(s->stow->fd, rel, &st, s->err);
+	phys = phys_path(s, rel);
+	if (!phys)
+		return oom(s);
+	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP || (r == 0 && st.type == GROVE_FT_NONE))
 		return 0;
 	if (r < 0)
 		return r;
-	pfd = grove_fs_open_beneath(s->stow->fd, rel, O_RDONLY, true, s->err);
+	pfd = grove_fs_open_beneath(s->stow->fd, phys, O_RDONLY, true, s->err);
 	if (pfd < 0)
 		return pfd;
 	r = grove_fs_read_fd(pfd, IGNORE_FILE_MAX, &text, &len, s->err);
