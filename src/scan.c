@@ -203,25 +203,45 @@ package_link_rest(const char *real, const char *text)
 	return *t ? t : NULL;
 }
 
-/* relpath as the kernel must resolve it beneath the stow dir: with a package link that
- * leaves and comes back rebased (package_link_rest). Malloc'd, or NULL on ENOMEM. */
-static char *
-phys_path(struct scan *s, const char *relpath)
+/*
+ * Stats relpath beneath the stow dir, links followed. Where the kernel refuses it (EXDEV: a
+ * ".." above the held stow dir) because its first component is a package link that leaves
+ * and comes straight back (package_link_rest), tries the rebased path; *ret_phys is then that
+ * path (malloc'd, to open it by), else NULL. The usual case costs nothing more.
+ */
+static int
+stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
+	    struct grove_error *err)
 {
 	size_t l = strcspn(relpath, "/");
 	char name[NAME_MAX + 1];
+	cleanup_free char *text = NULL;
 	struct grove_node *n;
+	struct grove_error e;
 	const char *rest;
+	char *alt;
+	int r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, st, err);
 
-	if (l > NAME_MAX)
-		return strdup(relpath);
+	*ret_phys = NULL;
+	if (r != -EXDEV || l > NAME_MAX)
+		return r;
 	memcpy(name, relpath, l);
 	name[l] = '\0';
 	n = grove_node_child(s->w->stow, name);
-	if (!n || n->type != GROVE_FT_LINK || !n->link ||
-	    !(rest = package_link_rest(s->stow->real, n->link)))
-		return strdup(relpath);
-	return grove_strdupf("%s%s", rest, relpath + l);
+	if (n && n->type == GROVE_FT_LINK && n->link)
+		rest = package_link_rest(s->stow->real, n->link);
+	else if (grove_fs_readlink_at(s->stow->fd, name, &text, &e) == 0)
+		rest = package_link_rest(s->stow->real, text);
+	else
+		rest = NULL;
+	if (!rest)
+		return r;
+	alt = grove_strdupf("%s%s", rest, relpath + l);
+	if (!alt)
+		return oom(s);
+	r = grove_fs_stat_beneath_follow(s->stow->fd, alt, st, err);
+	*ret_phys = alt;
+	return r;
 }
 
 static bool
@@ -256,10 +276,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 			return 0;
 		}
 	}
-	phys = phys_path(s, relpath);
-	if (!phys)
-		return oom(s);
-	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, &e);
+	r = stat_follow(s, relpath, &phys, &st, &e);
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
 		n->dest_type = GROVE_FT_NONE;
@@ -279,7 +296,8 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		s->bad++;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, phys, O_RDONLY | O_DIRECTORY, true, s->err);
+	fd = grove_fs_open_beneath(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY, true,
+				   s->err);
 	if (fd < 0)
 		return fd;
 	s->follows++;
@@ -338,15 +356,10 @@ enterable(struct scan *s, const char *prefix)
 
 		if (strcmp(s->pkgs[i], s->package) == 0)
 			continue;
-		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
-		if (other) {
-			char *p = phys_path(s, other);
+		cleanup_free char *phys = NULL;
 
-			free(other);
-			other = p;
-		}
-		if (!other || grove_fs_stat_beneath_follow(s->stow->fd, other, &st, &e) < 0 ||
-		    st.type != GROVE_FT_NONE)
+		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
+		if (!other || stat_follow(s, other, &phys, &st, &e) < 0 || st.type != GROVE_FT_NONE)
 			return true;
 	}
 	return false;
@@ -562,10 +575,7 @@ load_subtree(struct scan *s, const char *relpath)
 		if (model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
 			return 0; /* a file (or nothing) the model already knows */
 	}
-	phys = phys_path(s, relpath);
-	if (!phys)
-		return oom(s);
-	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, s->err);
+	r = stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP)
 		return 0;
 	if (r < 0)
@@ -574,7 +584,8 @@ load_subtree(struct scan *s, const char *relpath)
 		n->type = n->orig_type = st.type;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, phys, O_RDONLY | O_DIRECTORY, true, s->err);
+	fd = grove_fs_open_beneath(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY, true,
+				   s->err);
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
@@ -629,10 +640,7 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	if (model_answer(s, relpath, ret_type))
 		return 0;
 
-	phys = phys_path(s, relpath);
-	if (!phys)
-		return oom(s);
-	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, s->err);
+	r = stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP) {
 		st.type = GROVE_FT_NONE;
 		r = 0;
@@ -691,15 +699,12 @@ load_package_ignore(struct scan *s, const char *package)
 		if (root && root->listed && !grove_node_child(root, ".stow-local-ignore"))
 			return 0;
 	}
-	phys = phys_path(s, rel);
-	if (!phys)
-		return oom(s);
-	r = grove_fs_stat_beneath_follow(s->stow->fd, phys, &st, s->err);
+	r = stat_follow(s, rel, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP || (r == 0 && st.type == GROVE_FT_NONE))
 		return 0;
 	if (r < 0)
 		return r;
-	pfd = grove_fs_open_beneath(s->stow->fd, phys, O_RDONLY, true, s->err);
+	pfd = grove_fs_open_beneath(s->stow->fd, phys ? phys : rel, O_RDONLY, true, s->err);
 	if (pfd < 0)
 		return pfd;
 	r = grove_fs_read_fd(pfd, IGNORE_FILE_MAX, &text, &len, s->err);

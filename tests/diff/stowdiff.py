@@ -62,6 +62,9 @@ KNOWN_KINDS = {
     # or moves a file twice, and dies half-way (exit 2, target half-changed). grove's plan is checked op
     # by op and completes; every link it made must resolve.
     'stow-dies-executing': 'Stow dies half-way applying its own plan; grove completes',
+    # A package that is itself a symlink leaving the stow dir (or looping back to it): Stow follows it
+    # wherever it leads; grove refuses the package (exit 1, nothing changed) and says why.
+    'package-link-leaves': 'a package that is a link leaving the stow dir or looping: grove refuses it',
 }
 
 
@@ -119,6 +122,10 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
     # exposes it.  Its name ('escape') must appear in grove's message, so other refusals are not hidden here.
     if scn.escaping_pkgs and grc == 1 and stow_res['rc'] != 1 and 'escape' in grove_res['stderr']:
         return 'escaping-package-link'
+    if scn.plink_leaves and grc == 1 and \
+            "does not contain package 'plink' (it is a link that leaves the stow directory or loops)" \
+            in grove_res['stderr'] and (before is None or lb == before):
+        return 'package-link-leaves'
     if before is None:
         return None
     changed = set(la) ^ set(lb)
@@ -242,6 +249,11 @@ class Scenario:
         self.pkg_files = {}    # pkg -> set of file relpaths inside the package (as named in the package)
         self.pkg_dirs = {}     # pkg -> set of folder relpaths inside the package
         self._gen()
+        # Features added later draw from their own generator, so the scenarios above stay as they were.
+        self.r2 = random.Random(seed * 7919 + 17)
+        self.plink = None
+        self.plink_leaves = False
+        self._gen_plink()
 
     # -- building ---------------------------------------------------------------------------------------------
     def mkdir(self, p):
@@ -332,6 +344,32 @@ class Scenario:
             self.pkg_files[pkg] = files
             self.pkg_dirs[pkg] = dirs
         self._gen_target()
+
+    def _gen_plink(self):
+        """A package that is itself a symlink (Stow's t/unstow.t pkg7b): to a package or a folder of one,
+        straight or climbing out of the stow dir and back in, or leaving it, or looping."""
+        r, S = self.r2, self.stow_rel
+        if r.random() >= 0.15:
+            return
+        pkg = r.choice(self.pkgs)
+        dirs = sorted(self.pkg_dirs[pkg])
+        inner = pkg + ('/' + r.choice(dirs) if dirs and r.random() < 0.4 else '')
+        parts = S.split('/')
+        up = r.choice([1, 1, 2]) if len(parts) >= 2 else 1
+        back = '/'.join(['..'] * up + parts[-up:])
+        kind = r.choice(['plain', 'back', 'back', 'back', 'leave', 'loop'])
+        if kind == 'plain':
+            text = inner
+        elif kind == 'back':
+            text = back + '/' + inner
+        elif kind == 'leave':
+            text = rel(S, 'ext/d')
+            self.plink_leaves = True
+        else:
+            text = r.choice([back, '..', 'plink'])
+            self.plink_leaves = True
+        self.mklink(S + '/plink', text)
+        self.plink = text
 
     def _target_name(self, p, dotfiles=None):
         if dotfiles is None:
@@ -470,6 +508,17 @@ class Scenario:
                 opts.append('-p')
             spelling = r.choice(['short'] * 6 + ['long', 'long-sep'])
             ops.append({'opts': opts, 'actions': actions, 'pkgs': pkgs, 'spelling': spelling})
+        if self.plink:
+            # The package link in one op (or two: stow it, then unstow or restow it).
+            r2 = random.Random(self.seed * 7919 + 29)
+            for letter in r2.choice([['S'], ['S', 'D'], ['S', 'R'], ['D']]):
+                opts = ['--dotfiles'] if self.dotfiles_bias else []
+                actions = ['-' + letter, 'plink']
+                if r2.random() < 0.3:
+                    actions += ['-S', r2.choice(self.pkgs)]
+                ops.insert(r2.randint(0, len(ops)), {'opts': opts, 'actions': actions,
+                                                     'pkgs': [a for a in actions if a[0] != '-'],
+                                                     'spelling': 'short'})
         return ops
 
     def _re_opt(self, name, pool):
