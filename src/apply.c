@@ -310,7 +310,7 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 		n->type = GROVE_FT_NONE;
 	}
 	for (int dot = DOT_UNKNOWN; dot <= DOT_ON; dot++) {
-		struct grove_plan_opts po = { 0 };
+		struct grove_plan_opts po = { .other_stow_dirs = true };
 		size_t n = 0;
 
 		for (size_t i = 0; i < n_rec; i++) {
@@ -345,6 +345,7 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 			.ignore = g->ignore,
 			.defer = g->defer,
 			.override = g->override,
+			.other_stow_dirs = true,
 		};
 		size_t n = 0;
 
@@ -504,6 +505,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		grove_plan_init(&run->plan);
 		grove_world_reset_plan(&w);
 		r = grove_scan_needs(&w, &run->stow_root, err);
+		if (r >= 0)
+			r = grove_scan_target_needs(&w, &run->target_root, err);
 		if (r < 0)
 			goto fail;
 	}

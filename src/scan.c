@@ -49,6 +49,9 @@ grove_world_release(struct grove_world *w)
 	for (size_t i = 0; i < w->n_needs; i++)
 		free(w->needs[i]);
 	free(w->needs);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	free(w->tneeds);
 	grove_world_init(w);
 }
 
@@ -1340,4 +1343,40 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 	free(s.pend);
 	free(s.stack);
 	return r < 0 ? r : 0;
+}
+
+int
+grove_world_tneed(struct grove_world *w, const char *tpath)
+{
+	char *c;
+
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		if (strcmp(w->tneeds[i], tpath) == 0)
+			return 0;
+	if (w->n_tneeds == w->cap_tneeds) {
+		size_t cap = w->cap_tneeds ? w->cap_tneeds * 2 : 8;
+		char **n = realloc(w->tneeds, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		w->tneeds = n;
+		w->cap_tneeds = cap;
+	}
+	if (!(c = strdup(tpath)))
+		return -ENOMEM;
+	w->tneeds[w->n_tneeds++] = c;
+	return 0;
+}
+
+int
+grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
+			struct grove_error *err)
+{
+	int r = 0;
+
+	if (w->n_tneeds)
+		r = grove_scan_target_paths(w, target, w->tneeds, w->n_tneeds, err);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	w->n_tneeds = 0;
+	return r;
 }

@@ -25,6 +25,10 @@ struct grove_plan_opts {
 	bool release_stow;
 	/* Messages in GNU Stow's words (invoked as "stow"), rather than grove's. */
 	bool stow_words;
+	/* A link into a folder marked with .stow beneath the target (a second stow dir) is
+	 * Stow's, as in Stow: the planner asks for those folders through w->tneeds (the
+	 * caller lists them with grove_scan_target_needs and plans again). */
+	bool other_stow_dirs;
 };
 
 /*

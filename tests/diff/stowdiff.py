@@ -254,6 +254,8 @@ class Scenario:
         self.plink = None
         self.plink_leaves = False
         self._gen_plink()
+        self.stow2_ops = []
+        self._gen_stow2()
 
     # -- building ---------------------------------------------------------------------------------------------
     def mkdir(self, p):
@@ -370,6 +372,46 @@ class Scenario:
             self.plink_leaves = True
         self.mklink(S + '/plink', text)
         self.plink = text
+
+    def _gen_stow2(self):
+        """A second stow dir inside the target (Stow's t/examples.t "bug 2"): T/stow2, usually marked with
+        .stow, with a package zeta2 sharing a folder with this stow dir's packages, and in the target the
+        link (folded, or a folder of links) zeta2 left there."""
+        r, T = random.Random(self.seed * 7919 + 43), self.target_rel
+        if r.random() >= 0.2:
+            return
+        dirs = sorted({d for p in self.pkgs for d in self.pkg_dirs[p]})
+        if not dirs:
+            return
+        d = r.choice(dirs)
+        tp = self._target_name(d)
+        used = [a[1] for a in self.actions if a[1].startswith(T + '/')]
+        full = T + '/' + tp
+        if any(u == full or u.startswith(full + '/') or full.startswith(u + '/') and a != 'd'
+               for u, a in ((a[1], a[0]) for a in self.actions if a[1].startswith(T + '/'))):
+            return
+        del used
+        Z = T + '/stow2'
+        self.mkdir(Z)
+        if r.random() < 0.85:
+            self.mkfile(Z + '/.stow', '')
+        files = ['z2file'] + (['sub/z2deep'] if r.random() < 0.4 else [])
+        for f in files:
+            self.mkfile(Z + '/zeta2/' + d + '/' + f, 'zeta2:%s\n' % f)
+        parent = os.path.dirname(tp)
+        for i, _ in enumerate(parent.split('/') if parent else []):
+            self.mkdir(T + '/' + '/'.join(parent.split('/')[:i + 1]))
+        here = T + '/' + parent if parent else T
+        if r.random() < 0.7:
+            self.mklink(full, rel(here, Z + '/zeta2/' + d))
+        else:
+            self.mkdir(full)
+            self.mklink(full + '/z2file', rel(full, Z + '/zeta2/' + d + '/z2file'))
+            if 'sub/z2deep' in files:
+                self.mklink(full + '/sub', rel(full, Z + '/zeta2/' + d + '/sub'))
+        for _ in range(r.choice([0, 1, 1, 2])):
+            self.stow2_ops.append((r.randint(0, 4), r.choice(['-S', '-D', '-R']),
+                                   r.random() < 0.5))
 
     def _target_name(self, p, dotfiles=None):
         if dotfiles is None:
@@ -519,6 +561,11 @@ class Scenario:
                 ops.insert(r2.randint(0, len(ops)), {'opts': opts, 'actions': actions,
                                                      'pkgs': [a for a in actions if a[0] != '-'],
                                                      'spelling': 'short'})
+        for pos, letter, dot in self.stow2_ops:
+            # An operation run from the second stow dir (-d TARGET/stow2).
+            ops.insert(min(pos, len(ops)), {'opts': ['--dotfiles'] if dot and self.dotfiles_bias else [],
+                                            'actions': [letter, 'zeta2'], 'pkgs': ['zeta2'],
+                                            'spelling': 'short', 'stow_rel': self.target_rel + '/stow2'})
         return ops
 
     def _re_opt(self, name, pool):
@@ -590,7 +637,8 @@ def run_scenario(args):
             os.mkdir(os.path.join(work, d))
         for i, op in enumerate(ops):
             def argv(root):
-                d, t = os.path.join(root, scn.stow_rel), os.path.join(root, scn.target_rel)
+                d = os.path.join(root, op.get('stow_rel', scn.stow_rel))
+                t = os.path.join(root, scn.target_rel)
                 dt = {'short': ['-d', d, '-t', t], 'long': ['--dir=' + d, '--target=' + t],
                       'long-sep': ['--target', t, '--dir', d]}[op['spelling']]
                 return dt + op['opts'] + op['actions']
