@@ -93,3 +93,42 @@ expect_err_line "'vim' is a package"
 expect_unchanged "$W"
 check "grove PKG (no verb): names the package and 'grove stow PKG', exit 2, nothing changed"
 
+# Stow's own examples, run as `stow` and by GNU Stow on twin trees: the trees must be equal.
+# twin_run DIR ARGS…: in $ROOT/a/DIR under GNU Stow and $ROOT/b/DIR as stow, same exit status.
+twin_run()
+{
+	local dir=$1 rc_ref
+	shift
+	cd "$ROOT/a/$dir" && run stow_ref "$@"
+	rc_ref=$RC
+	cd "$ROOT/b/$dir" && run "$STOW" "$@"
+	[[ $RC == "$rc_ref" ]] || { _lib_show_run; fail "stow $*: exit $RC, GNU Stow $rc_ref"; }
+	cd "$ROOT"
+	expect_same_tree "$ROOT/a" "$ROOT/b"
+}
+# t/examples.t "bug 2": two marked stow dirs inside the target.
+mk_file "$ROOT/a/t/stow/.stow" ""
+mk_file "$ROOT/a/t/stow/pkg2a/bin2/file2a" "a"
+mk_file "$ROOT/a/t/stow2b/.stow" ""
+mk_file "$ROOT/a/t/stow2b/pkg2b/bin2/file2b" "b"
+cp -a "$ROOT/a" "$ROOT/b"
+twin_run t -d stow -t . pkg2a
+twin_run t -d stow2b -t . pkg2b
+[[ -d $ROOT/b/t/bin2 && ! -L $ROOT/b/t/bin2 ]] || fail "bin2 was not unfolded"
+twin_run t -d stow2b -t . -D pkg2b
+[[ $(readlink "$ROOT/b/t/bin2") == stow/pkg2a/bin2 ]] || fail "bin2 was not folded back"
+twin_run t -d stow2b -t . pkg2b
+twin_run t -d stow -t . -D pkg2a
+[[ $(readlink "$ROOT/b/t/bin2") == stow2b/pkg2b/bin2 ]] || fail "bin2 was not folded into stow2b"
+check "a second marked stow dir inside the target: unfolded and folded as GNU Stow does"
+
+# t/unstow.t: a package that is a link out of the stow dir and back in.
+rm -rf "$ROOT/a" "$ROOT/b"
+mk_file "$ROOT/a/t/stow/pkg7a/stow/pkg7b/file7b" "7b"
+mk_link "$ROOT/a/t/stow/pkg7b" ../stow/pkg7a/stow/pkg7b
+cp -a "$ROOT/a" "$ROOT/b"
+twin_run t -d stow -t . pkg7b
+[[ $(readlink "$ROOT/b/t/file7b") == stow/pkg7b/file7b ]] || fail "pkg7b was not stowed"
+twin_run t -d stow -t . -D pkg7b
+twin_run t -d stow -t . -R pkg7b
+check "a package that is a link out of the stow dir and back in: used as GNU Stow uses it"
