@@ -1289,11 +1289,9 @@ check_package(struct planner *p, const char *package)
 		     p->w->stow_path, package);
 		return false;
 	}
-	if (n && n->type == GROVE_FT_LINK && n->link[0] == '/')
-		why = " (it is an absolute link: grove follows package links only beneath the stow "
-		      "directory)";
-	else if (n && n->type == GROVE_FT_LINK && n->escapes)
-		why = " (it is a link that leaves the stow directory or loops)";
+	if (n && n->type == GROVE_FT_LINK && n->escapes)
+		why = n->link[0] == '/' ? " (it is an absolute link out of the stow directory)"
+					: " (it is a link that leaves the stow directory or loops)";
 	else if (n && n->type == GROVE_FT_LINK)
 		why = " (it is a link to something that is not a folder)";
 	else if (n && n->type != GROVE_FT_NONE)

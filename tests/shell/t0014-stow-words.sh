@@ -65,7 +65,7 @@ expect_exit 1 "$GROVE" stow README.md vim
 expect_err_line "^grove: the stow directory 'd' does not contain package 'README.md' \(it is a file, not a folder\)$"
 ln -s /nonexistent "$W/t/d/abs"
 expect_exit 1 "$GROVE" stow abs
-expect_err_line "'abs' \(it is an absolute link"
+expect_err_line "'abs' \(it is an absolute link out of the stow directory\)"
 rm "$W/t/d/abs"
 check "as grove, a missing package or a file: one line saying which and why, exit 1"
 
