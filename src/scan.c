@@ -163,6 +163,16 @@ static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char
  * dir's path is canonical: going up k folders and down the same k names is the stow dir).
  * NULL when the text does not do that (whatever it leads to is resolved as it is).
  */
+/* Whether path has a ".." component (the rebased rest must only go down). */
+static bool
+has_dotdot(const char *path)
+{
+	for (const char *c = path; *c; c += strcspn(c, "/"), c += *c == '/')
+		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]))
+			return true;
+	return false;
+}
+
 static const char *
 package_link_rest(const char *real, const char *text)
 {
@@ -173,7 +183,7 @@ package_link_rest(const char *real, const char *text)
 		r = grove_path_strip_prefix(text, real);
 		if (!r || strstr(text, "/../") || strstr(text, "/./") || strstr(text, "//"))
 			return NULL;
-		return r[0] && strcmp(r, "..") && strncmp(r, "../", 3) ? r : NULL;
+		return r[0] && !has_dotdot(r) ? r : NULL;
 	}
 	while (!strncmp(t, "../", 3))
 		t += 3, up++;
@@ -203,7 +213,7 @@ package_link_rest(const char *real, const char *text)
 	}
 	while (*t == '/')
 		t++;
-	return *t ? t : NULL;
+	return *t && !has_dotdot(t) ? t : NULL;
 }
 
 /*
