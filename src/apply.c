@@ -109,11 +109,34 @@ gone_links_release(struct gone_links *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static const char *
-base(const char *p)
+/* How the link at target path `path`, whose destination is `sub` inside its package, was
+ * stowed: the two paths name the same entries from the end, and any package component "dot-X"
+ * shows it ("dot-config/nvim" at ".config/nvim": DOT_ON; at "dot-config/nvim": DOT_OFF). */
+static enum dot_use
+dot_use_of(const char *path, const char *sub)
 {
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
+	const char *pe = path + strlen(path), *se = sub + strlen(sub);
+
+	while (pe > path && se > sub) {
+		const char *pc = pe, *sc = se;
+		size_t pl, sl;
+
+		while (pc > path && pc[-1] != '/')
+			pc--;
+		while (sc > sub && sc[-1] != '/')
+			sc--;
+		pl = (size_t)(pe - pc);
+		sl = (size_t)(se - sc);
+		if (sl > 4 && !strncmp(sc, "dot-", 4)) {
+			if (pl == sl && !strncmp(pc, sc, sl))
+				return DOT_OFF;
+			if (pl == sl - 3 && pc[0] == '.' && !strncmp(pc + 1, sc + 4, sl - 4))
+				return DOT_ON;
+		}
+		pe = pc > path ? pc - 1 : pc;
+		se = sc > sub ? sc - 1 : sc;
+	}
+	return DOT_UNKNOWN;
 }
 
 /* The packages of the links grove owns in the target that land in the stow
@@ -155,8 +178,8 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 			own[i].package = NULL;
 			continue;
 		}
-		if (slash && !strncmp(base(rest), "dot-", 4) && base(rest)[4])
-			dot = !strcmp(base(own[i].path), base(rest)) ? DOT_OFF : DOT_ON;
+		if (slash)
+			dot = dot_use_of(own[i].path, slash + 1);
 		for (k = 0; k < n && strcmp(rec[k].name, own[i].package); k++)
 			;
 		if (k == n) {
@@ -181,6 +204,11 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 		struct grove_stat st;
 
 		r = grove_fs_stat_beneath_follow(run->stow_root.fd, rec[k].name, &st, err);
+		if (r == -EXDEV || r == -ELOOP) {
+			/* A package that is a link the scan rebases (or refuses): not gone. */
+			rec[k].gone = false;
+			continue;
+		}
 		if (r < 0)
 			goto out;
 		rec[k].gone = st.type != GROVE_FT_DIR;
@@ -282,7 +310,7 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 		n->type = GROVE_FT_NONE;
 	}
 	for (int dot = DOT_UNKNOWN; dot <= DOT_ON; dot++) {
-		struct grove_plan_opts po = { 0 };
+		struct grove_plan_opts po = { .other_stow_dirs = true };
 		size_t n = 0;
 
 		for (size_t i = 0; i < n_rec; i++) {
@@ -317,6 +345,7 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 			.ignore = g->ignore,
 			.defer = g->defer,
 			.override = g->override,
+			.other_stow_dirs = true,
 		};
 		size_t n = 0;
 
@@ -476,6 +505,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		grove_plan_init(&run->plan);
 		grove_world_reset_plan(&w);
 		r = grove_scan_needs(&w, &run->stow_root, err);
+		if (r >= 0)
+			r = grove_scan_target_needs(&w, &run->target_root, err);
 		if (r < 0)
 			goto fail;
 	}

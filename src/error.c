@@ -137,6 +137,8 @@ grove_strerror(int code)
 		return "internal error";
 	case GROVE_E_NOT_DURABLE:
 		return "done, but not yet durable";
+	case GROVE_E_NOPACKAGE:
+		return "no such package";
 	default:
 		break;
 	}

@@ -103,6 +103,27 @@ yerr(struct grove_error *err, const char *file, size_t line0, size_t col0, const
 			       what);
 }
 
+/* Line and column (0-based, the column in characters as libyaml counts them) of
+ * byte OFF of BUF. */
+static void
+offset_position(const char *buf, size_t len, size_t off, size_t *ret_line, size_t *ret_col)
+{
+	size_t line = 0, col = 0;
+
+	if (off > len)
+		off = len;
+	for (size_t i = 0; i < off; i++) {
+		unsigned char c = (unsigned char)buf[i];
+
+		if (c == '\n')
+			line++, col = 0;
+		else if ((c & 0xC0) != 0x80)
+			col++;
+	}
+	*ret_line = line;
+	*ret_col = col;
+}
+
 int
 grove_yaml_load(const char *buf, size_t len, const char *file, struct grove_ynode **ret,
 		struct grove_error *err)
@@ -144,8 +165,15 @@ grove_yaml_load(const char *buf, size_t len, const char *file, struct grove_ynod
 					 parser.problem ? parser.problem : "invalid YAML",
 					 parser.context ? " " : "",
 					 parser.context ? parser.context : "");
-				r = yerr(err, file, parser.problem_mark.line,
-					 parser.problem_mark.column, "%s", what);
+				size_t eline = parser.problem_mark.line;
+				size_t ecol = parser.problem_mark.column;
+
+				/* libyaml's reader (bad encoding) leaves problem_mark at
+				 * zero and gives a byte offset instead. */
+				if (parser.error == YAML_READER_ERROR)
+					offset_position(buf, len, parser.problem_offset, &eline,
+							&ecol);
+				r = yerr(err, file, eline, ecol, "%s", what);
 			}
 			goto fail;
 		}

@@ -34,6 +34,9 @@ struct planner {
 	 * and a linear search per entry over hundreds of packages was quadratic. */
 	const char *pkg_name;
 	struct grove_world_pkg *pkg;
+	/* While unfolding a link into a second stow dir beneath the target: that stow dir's
+	 * path from the target, whose packages are read from the target tree. NULL: w->stow. */
+	const char *src_stow;
 };
 
 static struct grove_world_pkg *
@@ -129,26 +132,101 @@ stow_node_at(struct planner *p, const char *path_from_target)
 	return NULL;
 }
 
-/* Stow's -e on a path in the stow dir. */
+/* Asks for the target folder tpath to be listed (see need). */
+static void
+tneed(struct planner *p, const char *tpath)
+{
+	if (grove_world_tneed(p->w, tpath) < 0) {
+		oom(p);
+		return;
+	}
+	p->incomplete = true;
+}
+
+/*
+ * The target node at path as on disk (the scanned state), or NULL when nothing is there. The
+ * way there is folders only: a second stow dir beneath the target is read through the held
+ * target, no symlink followed. A folder on the way that the scan has not listed is asked for
+ * (NULL meanwhile, with p->incomplete set).
+ */
+static struct grove_node *
+disk_node(struct planner *p, const char *path)
+{
+	struct grove_node *n = p->w->target;
+	const char *s = path;
+	char name[NAME_MAX + 1];
+
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (!n || n->orig_type != GROVE_FT_DIR || len > NAME_MAX)
+			return NULL;
+		if (!n->listed) {
+			cleanup_free char *pre =
+				strndup(path, s > path ? (size_t)(s - path) - 1 : 0);
+
+			if (!pre)
+				oom(p);
+			else
+				tneed(p, pre);
+			return NULL;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		n = grove_node_child(n, name);
+		if (n && n->orig_type == GROVE_FT_NONE)
+			n = NULL;
+		s += len + (e ? 1 : 0);
+	}
+	return n;
+}
+
+/* Whether a target-relative path lies in a second stow dir, read from the target tree. */
+static bool
+in_other_stow(struct planner *p, const char *path)
+{
+	return p->o->other_stow_dirs && !grove_path_strip_prefix(path, p->w->stow_path);
+}
+
+/* Stow's -e on a path in the stow dir (or a second one beneath the target). */
 static bool
 stow_exists(struct planner *p, const char *path)
 {
+	if (in_other_stow(p, path))
+		return disk_node(p, path) != NULL;
 	return follow_type(stow_node_at(p, path)) != GROVE_FT_NONE;
 }
 
-/* Stow's -d on a path in the stow dir. */
+/* Stow's -d on a path in the stow dir (or a second one beneath the target). */
 static bool
 stow_isdir(struct planner *p, const char *path)
 {
+	if (in_other_stow(p, path)) {
+		struct grove_node *n = disk_node(p, path);
+		return n && n->orig_type == GROVE_FT_DIR;
+	}
 	return follow_type(stow_node_at(p, path)) == GROVE_FT_DIR;
 }
 
-/* The package node for package/subpath. */
+/* The package node for package/subpath (in the second stow dir being unfolded from, when
+ * p->src_stow is set). */
 static struct grove_node *
 pkg_node(struct planner *p, const char *package, const char *subpath)
 {
-	struct grove_node *n = grove_node_child(p->w->stow, package);
+	struct grove_node *n;
 
+	if (p->src_stow) {
+		cleanup_free char *pp = grove_path_join(p->src_stow, package);
+		cleanup_free char *full = pp ? grove_path_join(pp, subpath) : NULL;
+
+		if (!full) {
+			oom(p);
+			return NULL;
+		}
+		return disk_node(p, full);
+	}
+	n = grove_node_child(p->w->stow, package);
 	return n ? grove_node_lookup(n, subpath) : NULL;
 }
 
@@ -157,7 +235,7 @@ pkg_node(struct planner *p, const char *package, const char *subpath)
 static bool
 pkg_pruned(struct planner *p, const char *package, const char *subpath)
 {
-	struct grove_node *n = grove_node_child(p->w->stow, package);
+	struct grove_node *n = p->src_stow ? NULL : grove_node_child(p->w->stow, package);
 	size_t off;
 
 	/* A pruned folder has no kids, so a walk stops at the first one on the way. */
@@ -170,16 +248,22 @@ pkg_pruned(struct planner *p, const char *package, const char *subpath)
  * Stow's find_stowed_path: a link is ours when its text, joined to the folder
  * it sits in, lands in the stow dir; the package is the next component.
  * Returns the path from the target (malloc'd) and the package, or NULL.
- * Links into other stow dirs marked with .stow are not followed: they lie
- * outside the roots grove holds, so they count as foreign.
+ * With other_stow_dirs, a link landing in a folder marked with .stow beneath
+ * the target (a second stow dir, read through the target tree) is Stow's too:
+ * *ret_stow (when asked for) is then that folder's path, malloc'd; NULL for
+ * this run's stow dir. Marked stow dirs outside the target (and the target's
+ * parents) lie outside the roots grove holds: such links count as foreign.
  */
 static char *
-find_stowed_path(struct planner *p, const char *target_path, const char *link, char **ret_pkg)
+find_owner(struct planner *p, const char *target_path, const char *link, char **ret_pkg,
+	   char **ret_stow)
 {
 	cleanup_free char *parent = NULL;
 	char *joined;
 	const char *rest, *slash;
 
+	if (ret_stow)
+		*ret_stow = NULL;
 	if (link[0] == '/')
 		return NULL;
 	parent = grove_path_parent(target_path);
@@ -188,6 +272,31 @@ find_stowed_path(struct planner *p, const char *target_path, const char *link, c
 		return NULL;
 	}
 	rest = grove_path_strip_prefix(joined, p->w->stow_path);
+	if (!rest && p->o->other_stow_dirs && strcmp(joined, "..") && strncmp(joined, "../", 3)) {
+		/* Stow's marked_stow_dir walk, folder by folder down the destination. */
+		for (const char *e = strchr(joined, '/'); e && !rest; e = strchr(e + 1, '/')) {
+			cleanup_free char *dir = strndup(joined, (size_t)(e - joined));
+			struct grove_node *d = dir ? disk_node(p, dir) : NULL;
+			struct grove_node *mark;
+
+			if (!dir) {
+				oom(p);
+				break;
+			}
+			if (!d || d->orig_type != GROVE_FT_DIR)
+				break;
+			if (!d->listed) {
+				tneed(p, dir);
+				break;
+			}
+			mark = grove_node_child(d, ".stow");
+			if (mark && mark->orig_type != GROVE_FT_NONE) {
+				rest = e + 1;
+				if (ret_stow && !(*ret_stow = steal_ptr(dir)))
+					oom(p);
+			}
+		}
+	}
 	if (!rest || !rest[0]) {
 		free(joined);
 		return NULL;
@@ -202,6 +311,12 @@ find_stowed_path(struct planner *p, const char *target_path, const char *link, c
 		}
 	}
 	return joined;
+}
+
+static char *
+find_stowed_path(struct planner *p, const char *target_path, const char *link, char **ret_pkg)
+{
+	return find_owner(p, target_path, link, ret_pkg, NULL);
 }
 
 /* ---- the target view ---- */
@@ -401,7 +516,8 @@ ignored(struct planner *p, const char *package, const char *target_path)
 	if (p->o->ignore &&
 	    pattern_answer(p, grove_pattern_set_match(p->o->ignore, target_path, &e), &e))
 		return true;
-	pkg = pkg_record(p, package);
+	/* A second stow dir's package: its own ignore file is not read (the global list). */
+	pkg = p->src_stow ? NULL : pkg_record(p, package);
 	list = pkg && pkg->local_ignore ? pkg->local_ignore : p->w->global_ignore;
 	return list && pattern_answer(p, grove_ignore_list_match(list, target_path, &e), &e);
 }
@@ -483,8 +599,22 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	if (p->rc || should_skip_target(p, pkg_subdir))
 		return;
 	dir = pkg_node(p, package, pkg_subdir);
-	pkg = pkg_record(p, package);
-	if (!dir || !dir->listed || !pkg || !pkg->ignore_loaded) {
+	if (p->src_stow) {
+		/* A package of a second stow dir, read from the target tree. */
+		if (!dir && p->incomplete)
+			return;
+		if (dir && dir->orig_type == GROVE_FT_DIR && !dir->listed) {
+			cleanup_free char *pp = grove_path_join(p->src_stow, package);
+			cleanup_free char *full = pp ? grove_path_join(pp, pkg_subdir) : NULL;
+
+			if (!full)
+				oom(p);
+			else
+				tneed(p, full);
+			return;
+		}
+	} else if ((pkg = pkg_record(p, package)),
+		   !dir || !dir->listed || !pkg || !pkg->ignore_loaded) {
 		struct grove_node *root = grove_node_child(p->w->stow, package);
 		cleanup_free char *rel = grove_path_join(package, pkg_subdir);
 
@@ -523,6 +653,8 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			oom(p);
 			return;
 		}
+		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
+			continue; /* the target tree: an entry only this plan makes */
 		if (ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles) {
@@ -551,6 +683,7 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 	struct grove_node *t = tnode(p, target_subpath);
 	cleanup_free char *existing = strdup(t->link);
 	cleanup_free char *owner = NULL;
+	cleanup_free char *owner_stow = NULL;
 	cleanup_free char *existing_path = NULL;
 	char msg[GROVE_ERROR_MSG_MAX];
 
@@ -558,7 +691,7 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 		oom(p);
 		return;
 	}
-	existing_path = find_stowed_path(p, target_subpath, existing, &owner);
+	existing_path = find_owner(p, target_subpath, existing, &owner, &owner_stow);
 	if (!existing_path) {
 		snprintf(msg, sizeof(msg), "existing target is not owned by stow: %s",
 			 target_subpath);
@@ -582,9 +715,13 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 	}
 	if (stow_isdir(p, existing_path) && stow_isdir(p, pkg_path)) {
 		/* Unfold: the folder becomes real, holding both packages' links. */
+		const char *src = p->src_stow;
+
 		do_unlink(p, target_subpath);
 		do_mkdir(p, target_subpath);
+		p->src_stow = owner_stow; /* the owner may live in a second stow dir */
 		stow_contents(p, owner, pkg_subpath, target_subpath);
+		p->src_stow = src;
 		stow_contents(p, package, pkg_subpath, target_subpath);
 		return;
 	}
@@ -597,7 +734,8 @@ static void
 stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 	  const char *target_subpath)
 {
-	cleanup_free char *pkg_path = join3(p->w->stow_path, package, pkg_subpath);
+	cleanup_free char *pkg_path =
+		join3(p->src_stow ? p->src_stow : p->w->stow_path, package, pkg_subpath);
 	cleanup_free char *ups = NULL;
 	cleanup_free char *link_dest = NULL;
 	struct grove_node *src = pkg_node(p, package, pkg_subpath);
@@ -1048,12 +1186,13 @@ emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *o
      const char *text, const char *stow_path)
 {
 	cleanup_free char *package = NULL;
+	cleanup_free char *other = NULL;
 	const char *t = text ? text : old_text;
-	cleanup_free char *dest = t ? find_stowed_path(p, path, t, &package) : NULL;
+	cleanup_free char *dest = t ? find_owner(p, path, t, &package, &other) : NULL;
 
-	/* The package an op serves, for the log and `grove status`. */
+	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
 	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path,
-			      dest ? package : NULL) < 0) {
+			      dest && !other ? package : NULL) < 0) {
 		oom(p);
 		return -ENOMEM;
 	}
@@ -1164,13 +1303,27 @@ static bool
 check_package(struct planner *p, const char *package)
 {
 	struct grove_node *n = grove_node_child(p->w->stow, package);
+	const char *why = "";
 
-	if (!n || follow_type(n) != GROVE_FT_DIR || !n->listed) {
-		fail(p, -GROVE_E_BADINPUT, "the stow directory '%s' does not contain package '%s'",
+	if (n && follow_type(n) == GROVE_FT_DIR && n->listed)
+		return true;
+	if (p->o->stow_words) {
+		fail(p, -GROVE_E_NOPACKAGE, "The stow directory %s does not contain package %s",
 		     p->w->stow_path, package);
 		return false;
 	}
-	return true;
+	if (n && n->type == GROVE_FT_LINK && n->escapes)
+		why = n->link[0] == '/' ? " (it is an absolute link out of the stow directory)"
+					: " (it is a link that leaves the stow directory or loops)";
+	else if (n && n->type == GROVE_FT_LINK)
+		why = " (it is a link to something that is not a folder)";
+	else if (n && n->type != GROVE_FT_NONE)
+		why = " (it is a file, not a folder)";
+	if (!p->rc)
+		p->rc = grove_error_set(p->err, -GROVE_E_NOPACKAGE,
+					"the stow directory '%s' does not contain package '%s'%s",
+					p->w->stow_path, package, why);
+	return false;
 }
 
 int

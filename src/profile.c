@@ -1780,23 +1780,42 @@ grove_profile_select(const struct grove_generation *gens, size_t n, const char *
 	long num = 0;
 	int r = 0;
 
-	if (!strcmp(spec, "old")) {
+	if (!strcmp(spec, "+0")) {
+		return grove_error_set(
+			err, -GROVE_E_USAGE,
+			"delete '+0': must keep at least one generation (the current "
+			"one)");
+	} else if (!strcmp(spec, "old")) {
 		for (size_t i = 0; i < n && r >= 0; i++)
 			if (!gens[i].current)
 				r = push_number(numbers, n_numbers, gens[i].number);
 	} else if (spec[0] == '+' && parse_number(spec + 1, l - 1, &num)) {
-		/* gens is sorted by number: keep the num highest, and the current one. */
-		for (size_t i = 0; i + (size_t)num < n && r >= 0; i++)
+		/* As nix-env: every generation newer than the current one stays, and the
+		 * current one with the num - 1 below it; the rest go. */
+		size_t c = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (gens[i].current)
+				c = i;
+		for (size_t i = 0; c < n && i + (size_t)num <= c && r >= 0; i++)
+			r = push_number(numbers, n_numbers, gens[i].number);
+	} else if (l > 1 && spec[l - 1] == 'd' && parse_number(spec, l - 1, &num)) {
+		/* As nix-env: the newest generation built before the cutoff stays (it was
+		 * the profile N days ago, so rolling back to it stays possible); the ones
+		 * older than it go. */
+		double cutoff = now - (double)num * 86400.0;
+		size_t k = n;
+
+		for (size_t i = n; i-- > 0 && k == n;)
+			if (gens[i].time < cutoff)
+				k = i;
+		for (size_t i = 0; i < k && k < n && r >= 0; i++)
 			if (!gens[i].current)
 				r = push_number(numbers, n_numbers, gens[i].number);
-	} else if (l > 1 && spec[l - 1] == 'd' && parse_number(spec, l - 1, &num)) {
-		double cutoff = now - (double)num * 86400.0;
-
-		for (size_t i = 0; i < n && r >= 0; i++)
-			if (!gens[i].current && gens[i].time < cutoff)
-				r = push_number(numbers, n_numbers, gens[i].number);
 	} else if (parse_number(spec, l, &num)) {
-		r = push_number(numbers, n_numbers, num);
+		/* As nix-env: a number that names no generation is ignored. */
+		if (has_generation(gens, n, num))
+			r = push_number(numbers, n_numbers, num);
 	} else {
 		return grove_error_set(err, -GROVE_E_USAGE,
 				       "delete '%s': not a generation number, 'old', '+N' or 'Nd'",

@@ -49,6 +49,9 @@ grove_world_release(struct grove_world *w)
 	for (size_t i = 0; i < w->n_needs; i++)
 		free(w->needs[i]);
 	free(w->needs);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	free(w->tneeds);
 	grove_world_init(w);
 }
 
@@ -151,6 +154,109 @@ oom(struct scan *s)
 static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath,
 		    dev_t dev, ino_t ino);
 
+/*
+ * Where the text of a package that is a link leads, beneath the stow dir at real, when
+ * it climbs out and comes straight back in ("../stow/pkg7a/stow/pkg7b" for the stow dir
+ * "/x/stow", as Stow's own tests write it) or is absolute into it: the rest of the path
+ * below the stow dir ("pkg7a/stow/pkg7b"). RESOLVE_BENEATH refuses any ".." above the
+ * held stow dir, even one that comes back, so such a text is rebased lexically (the stow
+ * dir's path is canonical: going up k folders and down the same k names is the stow dir).
+ * NULL when the text does not do that (whatever it leads to is resolved as it is).
+ */
+/* Whether path has a ".." component (the rebased rest must only go down). */
+static bool
+has_dotdot(const char *path)
+{
+	for (const char *c = path; *c; c += strcspn(c, "/"), c += *c == '/')
+		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]))
+			return true;
+	return false;
+}
+
+static const char *
+package_link_rest(const char *real, const char *text)
+{
+	const char *t = text, *r;
+	size_t up = 0;
+
+	if (text[0] == '/') {
+		r = grove_path_strip_prefix(text, real);
+		if (!r || strstr(text, "/../") || strstr(text, "/./") || strstr(text, "//"))
+			return NULL;
+		return r[0] && !has_dotdot(r) ? r : NULL;
+	}
+	while (!strncmp(t, "../", 3))
+		t += 3, up++;
+	if (up == 0)
+		return NULL;
+	/* The last `up` components of real, in order, must be the next ones of t. */
+	r = real + strlen(real);
+	for (size_t i = 0; i < up; i++) {
+		if (r == real)
+			return NULL;
+		do
+			r--;
+		while (r > real && *r != '/');
+	}
+	if (*r != '/')
+		return NULL;
+	r++;
+	while (*r) {
+		size_t l = strcspn(r, "/");
+
+		if (strncmp(t, r, l) || t[l] != '/')
+			return NULL;
+		t += l + 1;
+		r += l;
+		if (*r == '/')
+			r++;
+	}
+	while (*t == '/')
+		t++;
+	return *t && !has_dotdot(t) ? t : NULL;
+}
+
+/*
+ * Stats relpath beneath the stow dir, links followed. Where the kernel refuses it (EXDEV: a
+ * ".." above the held stow dir) because its first component is a package link that leaves
+ * and comes straight back (package_link_rest), tries the rebased path; *ret_phys is then that
+ * path (malloc'd, to open it by), else NULL. The usual case costs nothing more.
+ */
+static int
+stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
+	    struct grove_error *err)
+{
+	size_t l = strcspn(relpath, "/");
+	char name[NAME_MAX + 1];
+	cleanup_free char *text = NULL;
+	struct grove_node *n;
+	struct grove_error e;
+	const char *rest;
+	char *alt;
+	int r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, st, err);
+
+	*ret_phys = NULL;
+	if (r != -EXDEV || l > NAME_MAX)
+		return r;
+	memcpy(name, relpath, l);
+	name[l] = '\0';
+	n = grove_node_child(s->w->stow, name);
+	if (n && n->type == GROVE_FT_LINK && n->link)
+		rest = package_link_rest(s->stow->real, n->link);
+	else if (grove_fs_readlink_at(s->stow->fd, name, &text, &e) == 0)
+		rest = package_link_rest(s->stow->real, text);
+	else
+		rest = NULL;
+	if (!rest)
+		return r;
+	alt = grove_strdupf("%s%s", rest, relpath + l);
+	if (!alt)
+		return oom(s);
+	r = grove_fs_stat_beneath_follow(s->stow->fd, alt, st, err);
+	*ret_phys = alt;
+	return r;
+}
+
 static bool
 on_stack(struct scan *s, dev_t dev, ino_t ino)
 {
@@ -167,6 +273,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	struct grove_stat st;
 	struct grove_error e;
 	cleanup_fd int fd = -1;
+	cleanup_free char *phys = NULL;
 	int r;
 
 	/* A link to its own folder or above it would be followed forever. */
@@ -182,7 +289,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 			return 0;
 		}
 	}
-	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, &e);
+	r = stat_follow(s, relpath, &phys, &st, &e);
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
 		n->dest_type = GROVE_FT_NONE;
@@ -202,7 +309,8 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		s->bad++;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
+	fd = grove_fs_open_beneath(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY, true,
+				   s->err);
 	if (fd < 0)
 		return fd;
 	s->follows++;
@@ -261,9 +369,10 @@ enterable(struct scan *s, const char *prefix)
 
 		if (strcmp(s->pkgs[i], s->package) == 0)
 			continue;
+		cleanup_free char *phys = NULL;
+
 		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
-		if (!other || grove_fs_stat_beneath_follow(s->stow->fd, other, &st, &e) < 0 ||
-		    st.type != GROVE_FT_NONE)
+		if (!other || stat_follow(s, other, &phys, &st, &e) < 0 || st.type != GROVE_FT_NONE)
 			return true;
 	}
 	return false;
@@ -472,6 +581,7 @@ load_subtree(struct scan *s, const char *relpath)
 	struct grove_node *n = model_path(s, relpath, &absent);
 	struct grove_stat st;
 	cleanup_fd int fd = -1;
+	cleanup_free char *phys = NULL;
 	int r;
 
 	if (!n)
@@ -483,7 +593,7 @@ load_subtree(struct scan *s, const char *relpath)
 		if (model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
 			return 0; /* a file (or nothing) the model already knows */
 	}
-	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
+	r = stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP)
 		return 0;
 	if (r < 0)
@@ -492,7 +602,8 @@ load_subtree(struct scan *s, const char *relpath)
 		n->type = n->orig_type = st.type;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, relpath, O_RDONLY | O_DIRECTORY, true, s->err);
+	fd = grove_fs_open_beneath(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY, true,
+				   s->err);
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
@@ -541,12 +652,13 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	bool absent;
 	struct grove_node *n;
 	struct grove_stat st;
+	cleanup_free char *phys = NULL;
 	int r;
 
 	if (model_answer(s, relpath, ret_type))
 		return 0;
 
-	r = grove_fs_stat_beneath_follow(s->stow->fd, relpath, &st, s->err);
+	r = stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP) {
 		st.type = GROVE_FT_NONE;
 		r = 0;
@@ -568,6 +680,7 @@ load_package_ignore(struct scan *s, const char *package)
 	struct grove_world *w = s->w;
 	struct grove_world_pkg *pkg = grove_world_pkg(w, package);
 	cleanup_free char *rel = NULL;
+	cleanup_free char *phys = NULL;
 	cleanup_free char *text = NULL;
 	cleanup_fd int pfd = -1;
 	struct grove_stat st;
@@ -604,12 +717,12 @@ load_package_ignore(struct scan *s, const char *package)
 		if (root && root->listed && !grove_node_child(root, ".stow-local-ignore"))
 			return 0;
 	}
-	r = grove_fs_stat_beneath_follow(s->stow->fd, rel, &st, s->err);
+	r = stat_follow(s, rel, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP || (r == 0 && st.type == GROVE_FT_NONE))
 		return 0;
 	if (r < 0)
 		return r;
-	pfd = grove_fs_open_beneath(s->stow->fd, rel, O_RDONLY, true, s->err);
+	pfd = grove_fs_open_beneath(s->stow->fd, phys ? phys : rel, O_RDONLY, true, s->err);
 	if (pfd < 0)
 		return pfd;
 	r = grove_fs_read_fd(pfd, IGNORE_FILE_MAX, &text, &len, s->err);
@@ -661,7 +774,14 @@ load_package(struct scan *s, const char *package)
 	} else {
 		r = 0; /* not a folder: the planner reports it */
 	}
-	return r < 0 ? r : load_package_ignore(s, package);
+	if (r < 0)
+		return r;
+	/* A file named as a package (`stow *` in a folder with a README) has no ignore file
+	 * to look for: the planner says the stow dir does not contain it. */
+	if (n->type != GROVE_FT_DIR &&
+	    (n->type != GROVE_FT_LINK || n->escapes || n->dest_type != GROVE_FT_DIR))
+		return 0;
+	return load_package_ignore(s, package);
 }
 
 /* ---- the target ---- */
@@ -1238,4 +1358,40 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 	free(s.pend);
 	free(s.stack);
 	return r < 0 ? r : 0;
+}
+
+int
+grove_world_tneed(struct grove_world *w, const char *tpath)
+{
+	char *c;
+
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		if (strcmp(w->tneeds[i], tpath) == 0)
+			return 0;
+	if (w->n_tneeds == w->cap_tneeds) {
+		size_t cap = w->cap_tneeds ? w->cap_tneeds * 2 : 8;
+		char **n = realloc(w->tneeds, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		w->tneeds = n;
+		w->cap_tneeds = cap;
+	}
+	if (!(c = strdup(tpath)))
+		return -ENOMEM;
+	w->tneeds[w->n_tneeds++] = c;
+	return 0;
+}
+
+int
+grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
+			struct grove_error *err)
+{
+	int r = 0;
+
+	if (w->n_tneeds)
+		r = grove_scan_target_paths(w, target, w->tneeds, w->n_tneeds, err);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	w->n_tneeds = 0;
+	return r;
 }

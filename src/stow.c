@@ -103,6 +103,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		.defer = req->defer,
 		.override = req->override,
 		.release_stow = true,
+		.stow_words = req->stow_words,
+		.other_stow_dirs = true,
 	};
 	cleanup_free char **all = NULL;
 	size_t n_all = 0;
@@ -176,6 +178,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		grove_plan_release(&run->plan);
 		grove_world_reset_plan(&w);
 		r = grove_scan_needs(&w, &run->stow_root, err);
+		if (r >= 0)
+			r = grove_scan_target_needs(&w, &run->target_root, err);
 		if (r < 0)
 			goto fail;
 	}

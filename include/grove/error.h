@@ -35,6 +35,7 @@ enum grove_code {
 	GROVE_E_UNSUPPORTED,  /* the filesystem lacks a needed atomic operation */
 	GROVE_E_INTERNAL,     /* a bug */
 	GROVE_E_NOT_DURABLE,  /* done and committed, but syncing the log's folder failed */
+	GROVE_E_NOPACKAGE,    /* a package the stow dir does not contain (Stow: exit 2) */
 };
 
 struct grove_error {

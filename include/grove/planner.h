@@ -23,6 +23,12 @@ struct grove_plan_opts {
 	/* The caller is done with w->stow once a plan is found: it is freed (NULL) before the ops
 	 * are emitted, so the package model and the plan are not both in memory at the peak. */
 	bool release_stow;
+	/* Messages in GNU Stow's words (invoked as "stow"), rather than grove's. */
+	bool stow_words;
+	/* A link into a folder marked with .stow beneath the target (a second stow dir) is
+	 * Stow's, as in Stow: the planner asks for those folders through w->tneeds (the
+	 * caller lists them with grove_scan_target_needs and plans again). */
+	bool other_stow_dirs;
 };
 
 /*

@@ -147,10 +147,13 @@ int grove_profile_rollback(struct grove_profile *p, const char *command, long *r
 
 /*
  * Which generations a delete request names, from gens (as
- * grove_profile_generations gives them) and one spec: "old" (all but the
- * current), "+N" (all but the N highest numbers), "Nd" (built more than N
- * days before now), or a number. Never the current generation, except when
- * named by number (the caller refuses that). Appends to *numbers.
+ * grove_profile_generations gives them, sorted by number) and one spec, with
+ * nix-env --delete-generations' meaning: "old" (all but the current), "+N"
+ * (those older than the current one and the N - 1 below it; newer ones stay;
+ * "+0" is a usage error), "Nd" (those older than the newest generation built
+ * more than N days before now, which stays), or a number (ignored when no
+ * generation has it). Never the current generation, except when named by
+ * number (the caller refuses that). Appends to *numbers.
  */
 int grove_profile_select(const struct grove_generation *gens, size_t n, const char *spec,
 			 double now, long **numbers, size_t *n_numbers, struct grove_error *err);

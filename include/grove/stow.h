@@ -28,7 +28,8 @@ struct grove_stow_request {
 	bool no_folding;
 	bool adopt;
 	bool dotfiles;
-	bool compat; /* -p: legacy unstow that walks the target */
+	bool compat;     /* -p: legacy unstow that walks the target */
+	bool stow_words; /* errors in GNU Stow's words (invoked as "stow") */
 	int verbose;
 	struct grove_pattern_set *ignore;   /* --ignore, anchored at the end */
 	struct grove_pattern_set *defer;    /* --defer, anchored at the start */

@@ -44,6 +44,10 @@ struct grove_world {
 	 */
 	char **needs;
 	size_t n_needs, cap_needs;
+	/* Target-relative folders the planner needed listed (a marked stow dir beneath the
+	 * target, see grove_plan_opts.other_stow_dirs) but the scan had not read. */
+	char **tneeds;
+	size_t n_tneeds, cap_tneeds;
 };
 
 void grove_world_init(struct grove_world *w);
@@ -73,6 +77,14 @@ int grove_scan(struct grove_world *w, const struct grove_root *stow,
 /* Records that the planner needs the stow-relative path (a package's folder
  * or entry, with the package's ignore list). Returns 0 or -ENOMEM. */
 int grove_world_need(struct grove_world *w, const char *relpath);
+
+/* Records that the planner needs the target folder tpath listed. 0 or -ENOMEM. */
+int grove_world_tneed(struct grove_world *w, const char *tpath);
+
+/* Lists every folder in w->tneeds (and those on the way to it) beneath the held target, no
+ * symlink followed, then clears the list. */
+int grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
+			    struct grove_error *err);
 
 /* Reads every path in w->needs (whole folders), then clears the list. */
 int grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct grove_error *err);

@@ -100,6 +100,8 @@ int grove_exit_status(int code);
 
 /* Prints "grove: MESSAGE" once on stderr and returns grove_exit_status(code). */
 int grove_report_error(const struct grove_error *err, int code);
+/* Prints one plan warning: "WARNING: MSG", or as Stow prints it (as_stow). */
+void grove_print_warning(FILE *out, const char *msg, bool as_stow);
 
 /* "grove" and argv[1..], shell-quoted where needed, as the log records a command (malloc'd). */
 char *grove_command_line(int argc, char **argv);

@@ -1104,11 +1104,8 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 		if (t->run.recovered)
 			fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 				(long long)t->run.recovered);
-		for (size_t k = 0; k < t->run.plan.n_warnings; k++) {
-			fputs("WARNING: ", stderr);
-			grove_fput_shown(t->run.plan.warnings[k], stderr);
-			fputc('\n', stderr);
-		}
+		for (size_t k = 0; k < t->run.plan.n_warnings; k++)
+			grove_print_warning(stderr, t->run.plan.warnings[k], false);
 		if (t->run.plan.n_conflicts) {
 			fprintf(stderr, "grove: target '%s':\n", t->run.target_root.real);
 			grove_print_conflicts(&t->run.plan, stderr);

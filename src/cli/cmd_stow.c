@@ -71,7 +71,14 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 		so.state_opt = global ? global->state_dir : NULL;
 		so.wait_seconds = global ? global->wait_seconds : 0;
 	}
+	req.stow_words = !global;
 	r = grove_stow_prepare(&req, cli.plan_only || cli.simulate ? NULL : &so, &run, &err);
+	if (r == -GROVE_E_NOPACKAGE && !global) {
+		/* Stow's error(): its words, exit 2. */
+		fprintf(stderr, "stow: ERROR: %s\n", err.msg);
+		status = GROVE_EXIT_USAGE;
+		goto out;
+	}
 	if (r < 0) {
 		status = grove_report_error(&err, r);
 		goto out;
@@ -79,11 +86,8 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
-	for (size_t i = 0; i < run.plan.n_warnings; i++) {
-		fputs("WARNING: ", stderr);
-		grove_fput_shown(run.plan.warnings[i], stderr);
-		fputc('\n', stderr);
-	}
+	for (size_t i = 0; i < run.plan.n_warnings; i++)
+		grove_print_warning(stderr, run.plan.warnings[i], !global);
 	if (run.plan.n_conflicts) {
 		/* Invoked as "stow": Stow's words only; as grove: with the hints. */
 		if (global)

@@ -54,6 +54,33 @@ cmd_switch(int argc, char **argv, const struct grove_global_opts *global)
 	return status;
 }
 
+/* Whether word names a package (a folder, or a link to one beneath it) in the stow dir the
+ * packages commands would use: -d from .stowrc, else $STOW_DIR, else the current folder. */
+static bool
+names_package(const char *word)
+{
+	char *argv[] = { "grove", "-S", (char *)word, NULL };
+	struct grove_stow_request req;
+	struct grove_stow_cli cli;
+	struct grove_root root = { 0 };
+	struct grove_stat st;
+	struct grove_error err = { 0 };
+	bool yes = false;
+
+	if (!word[0] || strchr(word, '/') || !strcmp(word, ".") || !strcmp(word, ".."))
+		return false;
+	grove_stow_request_init(&req);
+	if (grove_stow_cli_parse(3, argv, GROVE_ACTION_STOW, getenv("HOME"), ".stowrc", true, &req,
+				 &cli, &err) == 0 &&
+	    req.dir && grove_root_open(&root, req.dir, &err) == 0) {
+		yes = grove_fs_stat_beneath_follow(root.fd, word, &st, &err) == 0 &&
+		      st.type == GROVE_FT_DIR;
+		grove_root_release(&root);
+	}
+	grove_stow_request_release(&req);
+	return yes;
+}
+
 static int
 stow_action(const char *name, enum grove_stow_action *ret)
 {
@@ -185,6 +212,16 @@ dispatch(int argc, char **argv, const char *whole)
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
 		if (!strcmp(cmd, txn_cmds[k]))
 			return grove_cmd_txn(argc - i, argv + i, cmd, &global);
+	/* `stow PKG…` spelled with grove's name: say how grove spells it. */
+	if (names_package(cmd)) {
+		fprintf(stderr,
+			"grove: unknown command '%s' ('%s' is a package: to stow, run 'grove stow",
+			cmd, cmd);
+		for (int k = i; k < argc; k++)
+			fprintf(stderr, " %s", argv[k]);
+		fputs("')\n", stderr);
+		return GROVE_EXIT_USAGE;
+	}
 	fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
 	return GROVE_EXIT_USAGE;
 }

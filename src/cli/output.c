@@ -120,6 +120,16 @@ grove_exit_status(int code)
 	}
 }
 
+void
+grove_print_warning(FILE *out, const char *msg, bool as_stow)
+{
+	/* Stow warns "WARNING: skipping …" but prints its absolute-link notice bare. */
+	if (!as_stow || strncmp(msg, "Ignoring an absolute symlink: ", 30) != 0)
+		fputs("WARNING: ", out);
+	grove_fput_shown(msg, out);
+	fputc('\n', out);
+}
+
 int
 grove_report_error(const struct grove_error *err, int code)
 {

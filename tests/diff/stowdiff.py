@@ -62,6 +62,9 @@ KNOWN_KINDS = {
     # or moves a file twice, and dies half-way (exit 2, target half-changed). grove's plan is checked op
     # by op and completes; every link it made must resolve.
     'stow-dies-executing': 'Stow dies half-way applying its own plan; grove completes',
+    # A package that is itself a symlink leaving the stow dir (or looping back to it): Stow follows it
+    # wherever it leads; grove refuses the package (exit 1, nothing changed) and says why.
+    'package-link-leaves': 'a package that is a link leaving the stow dir or looping: grove refuses it',
 }
 
 
@@ -119,6 +122,10 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
     # exposes it.  Its name ('escape') must appear in grove's message, so other refusals are not hidden here.
     if scn.escaping_pkgs and grc == 1 and stow_res['rc'] != 1 and 'escape' in grove_res['stderr']:
         return 'escaping-package-link'
+    if scn.plink_leaves and grc == 1 and \
+            "does not contain package 'plink' (it is a link that leaves the stow directory or loops)" \
+            in grove_res['stderr'] and (before is None or lb == before):
+        return 'package-link-leaves'
     if before is None:
         return None
     changed = set(la) ^ set(lb)
@@ -242,6 +249,13 @@ class Scenario:
         self.pkg_files = {}    # pkg -> set of file relpaths inside the package (as named in the package)
         self.pkg_dirs = {}     # pkg -> set of folder relpaths inside the package
         self._gen()
+        # Features added later draw from their own generator, so the scenarios above stay as they were.
+        self.r2 = random.Random(seed * 7919 + 17)
+        self.plink = None
+        self.plink_leaves = False
+        self._gen_plink()
+        self.stow2_ops = []
+        self._gen_stow2()
 
     # -- building ---------------------------------------------------------------------------------------------
     def mkdir(self, p):
@@ -332,6 +346,72 @@ class Scenario:
             self.pkg_files[pkg] = files
             self.pkg_dirs[pkg] = dirs
         self._gen_target()
+
+    def _gen_plink(self):
+        """A package that is itself a symlink (Stow's t/unstow.t pkg7b): to a package or a folder of one,
+        straight or climbing out of the stow dir and back in, or leaving it, or looping."""
+        r, S = self.r2, self.stow_rel
+        if r.random() >= 0.15:
+            return
+        pkg = r.choice(self.pkgs)
+        dirs = sorted(self.pkg_dirs[pkg])
+        inner = pkg + ('/' + r.choice(dirs) if dirs and r.random() < 0.4 else '')
+        parts = S.split('/')
+        up = r.choice([1, 1, 2]) if len(parts) >= 2 else 1
+        back = '/'.join(['..'] * up + parts[-up:])
+        kind = r.choice(['plain', 'back', 'back', 'back', 'leave', 'loop'])
+        if kind == 'plain':
+            text = inner
+        elif kind == 'back':
+            text = back + '/' + inner
+        elif kind == 'leave':
+            text = rel(S, 'ext/d')
+            self.plink_leaves = True
+        else:
+            text = r.choice([back, '..', 'plink'])
+            self.plink_leaves = True
+        self.mklink(S + '/plink', text)
+        self.plink = text
+
+    def _gen_stow2(self):
+        """A second stow dir inside the target (Stow's t/examples.t "bug 2"): T/stow2, usually marked with
+        .stow, with a package zeta2 sharing a folder with this stow dir's packages, and in the target the
+        link (folded, or a folder of links) zeta2 left there."""
+        r, T = random.Random(self.seed * 7919 + 43), self.target_rel
+        if r.random() >= 0.2:
+            return
+        dirs = sorted({d for p in self.pkgs for d in self.pkg_dirs[p]})
+        if not dirs:
+            return
+        d = r.choice(dirs)
+        tp = self._target_name(d)
+        used = [a[1] for a in self.actions if a[1].startswith(T + '/')]
+        full = T + '/' + tp
+        if any(u == full or u.startswith(full + '/') or full.startswith(u + '/') and a != 'd'
+               for u, a in ((a[1], a[0]) for a in self.actions if a[1].startswith(T + '/'))):
+            return
+        del used
+        Z = T + '/stow2'
+        self.mkdir(Z)
+        if r.random() < 0.85:
+            self.mkfile(Z + '/.stow', '')
+        files = ['z2file'] + (['sub/z2deep'] if r.random() < 0.4 else [])
+        for f in files:
+            self.mkfile(Z + '/zeta2/' + d + '/' + f, 'zeta2:%s\n' % f)
+        parent = os.path.dirname(tp)
+        for i, _ in enumerate(parent.split('/') if parent else []):
+            self.mkdir(T + '/' + '/'.join(parent.split('/')[:i + 1]))
+        here = T + '/' + parent if parent else T
+        if r.random() < 0.7:
+            self.mklink(full, rel(here, Z + '/zeta2/' + d))
+        else:
+            self.mkdir(full)
+            self.mklink(full + '/z2file', rel(full, Z + '/zeta2/' + d + '/z2file'))
+            if 'sub/z2deep' in files:
+                self.mklink(full + '/sub', rel(full, Z + '/zeta2/' + d + '/sub'))
+        for _ in range(r.choice([0, 1, 1, 2])):
+            self.stow2_ops.append((r.randint(0, 4), r.choice(['-S', '-D', '-R']),
+                                   r.random() < 0.5))
 
     def _target_name(self, p, dotfiles=None):
         if dotfiles is None:
@@ -470,6 +550,22 @@ class Scenario:
                 opts.append('-p')
             spelling = r.choice(['short'] * 6 + ['long', 'long-sep'])
             ops.append({'opts': opts, 'actions': actions, 'pkgs': pkgs, 'spelling': spelling})
+        if self.plink:
+            # The package link in one op (or two: stow it, then unstow or restow it).
+            r2 = random.Random(self.seed * 7919 + 29)
+            for letter in r2.choice([['S'], ['S', 'D'], ['S', 'R'], ['D']]):
+                opts = ['--dotfiles'] if self.dotfiles_bias else []
+                actions = ['-' + letter, 'plink']
+                if r2.random() < 0.3:
+                    actions += ['-S', r2.choice(self.pkgs)]
+                ops.insert(r2.randint(0, len(ops)), {'opts': opts, 'actions': actions,
+                                                     'pkgs': [a for a in actions if a[0] != '-'],
+                                                     'spelling': 'short'})
+        for pos, letter, dot in self.stow2_ops:
+            # An operation run from the second stow dir (-d TARGET/stow2).
+            ops.insert(min(pos, len(ops)), {'opts': ['--dotfiles'] if dot and self.dotfiles_bias else [],
+                                            'actions': [letter, 'zeta2'], 'pkgs': ['zeta2'],
+                                            'spelling': 'short', 'stow_rel': self.target_rel + '/stow2'})
         return ops
 
     def _re_opt(self, name, pool):
@@ -541,7 +637,8 @@ def run_scenario(args):
             os.mkdir(os.path.join(work, d))
         for i, op in enumerate(ops):
             def argv(root):
-                d, t = os.path.join(root, scn.stow_rel), os.path.join(root, scn.target_rel)
+                d = os.path.join(root, op.get('stow_rel', scn.stow_rel))
+                t = os.path.join(root, scn.target_rel)
                 dt = {'short': ['-d', d, '-t', t], 'long': ['--dir=' + d, '--target=' + t],
                       'long-sep': ['--target', t, '--dir', d]}[op['spelling']]
                 return dt + op['opts'] + op['actions']

@@ -5,7 +5,7 @@
 # create, change or delete anything outside its roots.
 #
 # Environment: GROVE (the binary under test), RACE_SWAPPER (tests/race/swapper.c built).
-# Optional: RACE_ROUNDS (rounds per attack mode, default 25: 2 modes x 4 runs x 25 = 200
+# Optional: RACE_ROUNDS (rounds per attack mode, default 25: 3 modes x 4 runs x 25 = 300
 # runs), RACE_SELFTEST_ROUNDS (default 10), RACE_KEEP=1 to keep the work folder.
 #
 # Before testing grove, the harness proves it can fail: it runs the same attack against a
@@ -75,6 +75,10 @@ make_roots() {
     put "$w/stow/a/bin/a" "a bin"
     put "$w/stow/b/bin/b" "b bin"
     put "$w/stow/c/lib/c.so" "c lib"
+    # A second stow dir inside the target (issue 16): grove reads it through the target.
+    put "$w/target/stow2/.stow" ""
+    put "$w/target/stow2/z/share/doc/z.txt" "z doc"
+    put "$w/target/stow2/z/share/man/man1/z.1" "z man"
     ln -s "$w/victim" "$w/attack/S"
 }
 
@@ -160,7 +164,9 @@ stop_swapper() {
 # One round: set up the roots, stow a and b undisturbed, then attack while the tool stows,
 # unstows and restows, then compare the outside with its snapshot.
 # mode "target": the attacker swaps target/share (a real folder after unfolding);
-# mode "package": it swaps stow/c/share (a folder inside a package).
+# mode "package": it swaps stow/c/share (a folder inside a package);
+# mode "stow2": it swaps target/stow2/z/share, a package folder of a second stow dir inside the
+# target, which stowing a unfolds (reading it) and unstowing a folds back.
 round() {
     local tool=$1 w=$2 mode=$3 folder
     make_roots "$w"
@@ -169,9 +175,16 @@ round() {
     # the old one's inode on a filesystem without birth times.
     rm -rf "$w.meta/state"
     export GROVE_STATE_DIR=$w.meta/state
-    "$tool" -d "$w/stow" -t "$w/target" -S a b >/dev/null 2>>"$w.meta/tool.log" ||
-        die "setup: '$tool -S a b' failed without any attacker (see $w.meta/tool.log)"
-    if [ "$mode" = target ]; then
+    if [ "$mode" = stow2 ]; then
+        "$tool" -d "$w/target/stow2" -t "$w/target" -S z >/dev/null 2>>"$w.meta/tool.log" ||
+            die "setup: '$tool -S z' failed without any attacker (see $w.meta/tool.log)"
+    else
+        "$tool" -d "$w/stow" -t "$w/target" -S a b >/dev/null 2>>"$w.meta/tool.log" ||
+            die "setup: '$tool -S a b' failed without any attacker (see $w.meta/tool.log)"
+    fi
+    if [ "$mode" = stow2 ]; then
+        folder=$w/target/stow2/z/share
+    elif [ "$mode" = target ]; then
         if [ ! -d "$w/target/share" ] || [ -L "$w/target/share" ]; then
             die "setup: target/share is not an unfolded folder"
         fi
@@ -180,7 +193,12 @@ round() {
         folder=$w/stow/c/share
     fi
     start_swapper "$w" "$folder"
-    if [ "$mode" = target ]; then
+    if [ "$mode" = stow2 ]; then
+        run_tool "$tool" "$w" -S a
+        run_tool "$tool" "$w" -D a
+        run_tool "$tool" "$w" -S a b
+        run_tool "$tool" "$w" -D a b
+    elif [ "$mode" = target ]; then
         run_tool "$tool" "$w" -S c
         run_tool "$tool" "$w" -D b
         run_tool "$tool" "$w" -R a
@@ -233,7 +251,7 @@ RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0
 W=$TOP/grove
 new_world "$W"
 for ((i = 0; i < ROUNDS; i++)); do
-    for mode in target package; do
+    for mode in target package stow2; do
         round "$GROVE" "$W" "$mode"
     done
 done

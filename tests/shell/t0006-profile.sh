@@ -154,19 +154,27 @@ snapshot "$D" del
 expect_exit 1 "$GROVE" profile -p "$P" delete 6
 expect_err_line "generation 6 is the current one"
 expect_exit 1 "$GROVE" profile -p "$P" delete 1 6
-expect_exit 1 "$GROVE" profile -p "$P" delete 1 77
-expect_err_line "has no generation 77"
 expect_exit 2 "$GROVE" profile -p "$P" delete yesterday
+expect_exit 2 "$GROVE" profile -p "$P" delete +0
+expect_err_line "must keep at least one generation"
 expect_unchanged "$D" del
-check "delete naming the current (or a missing) generation is refused whole, nothing changed"
+check "delete naming the current generation is refused whole, nothing changed"
 
-pr delete 1
-[[ $(numbers) == "2 3 4 5 6" && $(links_on_disk) == "2 3 4 5 6" ]] || fail "after delete 1: $(numbers)"
+# As nix-env: a number no generation has is ignored, the others are deleted.
+pr delete 1 77
+[[ $(numbers) == "2 3 4 5 6" && $(links_on_disk) == "2 3 4 5 6" ]] || fail "after delete 1 77: $(numbers)"
 [[ -d $D/main.generations/1 ]] || fail "delete removed the folder (gc's job)"
-# Nd: generation 2 was built 10 days ago (its record says so).
+# Nd as nix-env: generations 2 and 3 were built 10 and 9 days ago (their records say so); 3 was
+# the profile 5 days ago, so it stays and only 2 goes.
 sed -i "s/^time .*/time $(($(date +%s) - 10 * 86400))/" "$D/main.generations/2/.grove-generation"
+sed -i "s/^time .*/time $(($(date +%s) - 9 * 86400))/" "$D/main.generations/3/.grove-generation"
 pr delete 5d
 [[ $(numbers) == "3 4 5 6" ]] || fail "after delete 5d: $(numbers)"
+# +N as nix-env: generations newer than the current one stay; the current one is the first of N.
+pr switch 4
+pr delete +2
+[[ $(numbers) == "3 4 5 6" ]] || fail "after delete +2 on 4: $(numbers)"
+pr switch 6
 pr delete +2
 [[ $(numbers) == "5 6" ]] || fail "after delete +2: $(numbers)"
 pr switch 5

@@ -155,6 +155,30 @@ test_manifest_refuses_aliases_tags_and_depth(void **state)
 }
 
 static void
+test_manifest_encoding_error_names_its_line(void **state)
+{
+	/* libyaml's reader errors carry a byte offset, not a mark: the position
+	 * must still be the bad byte's, not 1:1. */
+	size_t cap = 2100 * 16;
+	char *text = malloc(cap);
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(text);
+	refused("targets:\n  - path: t\n    packages:\n      - a\xff\n",
+		"m.yaml:4:10: syntax error: invalid leading UTF-8 octet");
+	/* Multi-byte characters before it count as one column each. */
+	refused("targets:\n  - path: t\n    packages:\n      - \xc3\xa9\xc3\xa9\xfe\n",
+		"m.yaml:4:11: syntax error: invalid leading UTF-8 octet");
+	n += (size_t)snprintf(text + n, cap - n, "targets:\n  - path: t\n    packages:\n");
+	for (int i = 4; i < 2002; i++)
+		n += (size_t)snprintf(text + n, cap - n, "      - p%d\n", i);
+	n += (size_t)snprintf(text + n, cap - n, "      - bad\x80\n");
+	refused(text, "m.yaml:2002:12: syntax error: invalid leading UTF-8 octet");
+	free(text);
+}
+
+static void
 test_manifest_size_cap_is_checked_before_parsing(void **state)
 {
 	size_t n = GROVE_MANIFEST_MAX_BYTES + 1;
@@ -426,6 +450,7 @@ main(void)
 		cmocka_unit_test(test_manifest_full_schema),
 		cmocka_unit_test(test_manifest_errors_name_line_and_column),
 		cmocka_unit_test(test_manifest_refuses_aliases_tags_and_depth),
+		cmocka_unit_test(test_manifest_encoding_error_names_its_line),
 		cmocka_unit_test(test_manifest_size_cap_is_checked_before_parsing),
 		cmocka_unit_test(test_manifest_many_keys_is_fast),
 		cmocka_unit_test(test_manifest_empty_is_an_empty_manifest),

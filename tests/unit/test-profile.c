@@ -67,14 +67,30 @@ test_profile_select_forms(void **state)
 	(void)state;
 	gens_fixture(g, 3);
 	expect_select(g, "old", now, "1 2 4 5");
-	expect_select(g, "+2", now, "1 2");
-	expect_select(g, "+1", now, "1 2 4");
+	/* nix-env: the generations newer than the current one stay; the current one counts
+	 * as the first of the N kept (with 1-5 and 3 current, +2 keeps 2, 3, 4 and 5). */
+	expect_select(g, "+2", now, "1");
+	expect_select(g, "+1", now, "1 2");
+	expect_select(g, "+3", now, "");
 	expect_select(g, "+9", now, "");
-	/* Built more than 8 days before day 10.5: days 0, 1 and 2, but 3 is current. */
+	/* Built more than 8 days before day 10.5: days 0, 1 and 2. Generation 3 (day 2)
+	 * was the profile 8 days ago: it stays (and is current anyway); 1 and 2 go. */
 	expect_select(g, "8d", now, "1 2");
+	/* 6 days before day 10.5 is day 4.5: generation 5 (day 4) stays, 3 is current. */
+	expect_select(g, "6d", now, "1 2 4");
+	/* 9 days: day 1.5: generation 2 (day 1) stays, 1 goes. */
+	expect_select(g, "9d", now, "1");
+	expect_select(g, "10d", now, "");
 	expect_select(g, "100d", now, "");
 	expect_select(g, "4", now, "4");
+	expect_select(g, "9", now, "");  /* as nix-env: a number no generation has is ignored */
 	expect_select(g, "3", now, "3"); /* named: the caller refuses the current one */
+	gens_fixture(g, 5);
+	expect_select(g, "+2", now, "1 2 3");
+	expect_select(g, "+5", now, "");
+	gens_fixture(g, 1);
+	expect_select(g, "+1", now, "");
+	expect_select(g, "+2", now, "");
 	got = select_str(g, "yesterday", now, &r);
 	assert_int_equal(r, -GROVE_E_USAGE);
 	free(got);
