@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what grove needs to build and test on Debian 12 (a fresh machine lacks meson, cmocka, scdoc;
-# zsh and fish are there to test the completions);
+# zsh and fish are there to test the completions, debhelper and lintian the Debian package);
 # as root, or through sudo when run by another user.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -13,7 +13,7 @@ fi
 pkgs=(build-essential pkg-config meson ninja-build
       libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
       python3 perl dpkg util-linux strace clang-format tree sqlite3
-      zsh fish)
+      zsh fish dpkg-dev debhelper lintian)
 # Waits (up to 10 minutes) for another apt or dpkg holding a lock instead of giving up: dpkg's lock
 # through DPkg::Lock::Timeout, and the lists lock of `apt-get update`, which some apt versions do not
 # wait for, by trying again.
