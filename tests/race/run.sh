@@ -16,6 +16,7 @@ set -u
 ROUNDS=${RACE_ROUNDS:-25}
 SELFTEST_ROUNDS=${RACE_SELFTEST_ROUNDS:-10}
 RUN_TIMEOUT=60
+START=$SECONDS
 
 die() {
     echo "race: $*" >&2
@@ -257,7 +258,7 @@ for ((i = 0; i < ROUNDS; i++)); do
 done
 
 echo "race: $ROUNDS_DONE rounds, $RUNS grove runs (ok $RUN_OK, refused $RUN_REFUSED," \
-    "failed $RUN_FAILED), $SWAPS swaps, $ESCAPES escapes"
+    "failed $RUN_FAILED), $SWAPS swaps, $ESCAPES escapes ($((SECONDS - START)) s)"
 [ "$SWAPS" -gt 0 ] || die "the swapper never swapped: the test proved nothing"
 [ "$ESCAPES" -eq 0 ] || die "grove changed something outside its roots ($ESCAPES rounds)"
 exit 0

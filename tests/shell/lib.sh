@@ -24,6 +24,8 @@
 #   expect_same_tree A B       listings of A and B are equal
 #   check DESCRIPTION    prints "ok N - DESCRIPTION" and counts it (call after the checks pass)
 #   have_stow / stow_ref CMD…  GNU Stow 2.4.1, from $GROVE_STOW_REF or the oracle .deb
+#   need_stow / need_ua  the oracle (GNU Stow 2.4.1, update-alternatives) or skip the test
+#   skip REASON          prints "SKIP: <test>: REASON" and exits 77 (meson's "skipped")
 set -euo pipefail
 
 : "${GROVE:?GROVE must name the grove binary}"
@@ -66,12 +68,22 @@ _lib_exit()
 	rm -rf "$ROOT" "$_lib_meta"
 	if ((rc == 0)); then
 		echo "# $TEST_NAME: $_lib_checks checks passed"
+	elif ((rc == 77)); then
+		echo "# $TEST_NAME: skipped after $_lib_checks checks passed"
 	else
 		echo "# $TEST_NAME: FAILED after $_lib_checks checks passed" >&2
 	fi
 	exit "$rc"
 }
 trap _lib_exit EXIT
+
+# Exit 77 is meson's "skipped" (shell tests use the exitcode protocol); the reason says how to
+# provide what is missing (docs/testing.md#oracles).
+skip()
+{
+	echo "SKIP: $TEST_NAME: $*"
+	exit 77
+}
 
 fail()
 {
@@ -329,26 +341,41 @@ expect_same_tree()
 	fi
 }
 
-# GNU Stow 2.4.1: $GROVE_STOW_REF (an unpacked .deb), else /tmp/stow, else the oracle .deb unpacked here.
+# GNU Stow 2.4.1: $GROVE_STOW_REF (an unpacked .deb), else the oracle .deb: $GROVE_STOW_DEB, else
+# stow_2.4.1-2_all.deb in $GROVE_ORACLE_DIR (default: ../shared/oracles beside the clone), unpacked here.
 _lib_stow_dir=
 have_stow()
 {
-	local deb d
+	local deb
 	[[ -n $_lib_stow_dir ]] && return 0
 	command -v perl >/dev/null || return 1
-	for d in "${GROVE_STOW_REF:-}" /tmp/stow; do
-		if [[ -n $d && -f $d/usr/bin/stow ]]; then
-			_lib_stow_dir=$d
-			return 0
-		fi
-	done
-	deb=${GROVE_STOW_DEB:-${GROVE_SOURCE_ROOT:-.}/../shared/oracles/stow_2.4.1-2_all.deb}
+	if [[ -n ${GROVE_STOW_REF:-} && -f $GROVE_STOW_REF/usr/bin/stow ]]; then
+		_lib_stow_dir=$GROVE_STOW_REF
+		return 0
+	fi
+	deb=${GROVE_STOW_DEB:-${GROVE_ORACLE_DIR:-${GROVE_SOURCE_ROOT:-.}/../shared/oracles}/stow_2.4.1-2_all.deb}
 	if [[ -f $deb ]] && command -v dpkg-deb >/dev/null; then
 		dpkg-deb -x "$deb" "$_lib_meta/stow-ref"
 		_lib_stow_dir=$_lib_meta/stow-ref
 		return 0
 	fi
 	return 1
+}
+
+# The one line a test without its oracle prints (docs/testing.md#oracles).
+STOW_ORACLE_HINT="GNU Stow 2.4.1 oracle not found: put stow_2.4.1-2_all.deb in ../shared/oracles beside the clone, or set GROVE_ORACLE_DIR, GROVE_STOW_DEB or GROVE_STOW_REF (docs/testing.md#oracles)"
+
+need_stow()
+{
+	have_stow || skip "$STOW_ORACLE_HINT"
+}
+
+UA=${UPDATE_ALTERNATIVES:-/usr/bin/update-alternatives}
+UA_ORACLE_HINT="update-alternatives not found at $UA: install dpkg or set UPDATE_ALTERNATIVES (docs/testing.md#oracles)"
+
+need_ua()
+{
+	[[ -x $UA ]] || skip "$UA_ORACLE_HINT"
 }
 
 stow_ref()

@@ -298,6 +298,8 @@ if have_stow; then
 	[[ $(cat "$ERR") == "$grove_err" ]] ||
 		fail "conflict report differs from GNU Stow's:$(diff <(echo "$grove_err") "$ERR")"
 	check "the conflict report is GNU Stow's, word for word"
+else
+	echo "# skipped: the conflict report against GNU Stow's: $STOW_ORACLE_HINT"
 fi
 
 refused 1 "$GROVE" -d "$S" -t "$T" -D b -S a

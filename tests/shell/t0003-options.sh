@@ -7,7 +7,7 @@ set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-have_stow || fail "GNU Stow 2.4.1 not found (set GROVE_STOW_REF to an unpacked stow_2.4.1 .deb)"
+need_stow
 
 # The packages every case starts from, made in the current folder:
 #   stow/a: bin/a1, share/a/doc      stow/b: bin/b1, share/b/doc

@@ -118,8 +118,7 @@ check "with --wait the writer proceeds once the lock is released"
 
 # --root DIR: every path is taken inside DIR, as the real update-alternatives does it (twin roots
 # of the same name length; its admin files, which grove keeps in its journal, aside).
-UA=${UPDATE_ALTERNATIVES:-/usr/bin/update-alternatives}
-[[ -x $UA ]] || fail "update-alternatives not found at $UA"
+need_ua
 for r in ru rg; do
 	mk_file "$ROOT/$r/opt/a" a
 	mk_file "$ROOT/$r/opt/b" b

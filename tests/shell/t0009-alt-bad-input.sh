@@ -6,8 +6,7 @@
 # and its log must be exactly as before.
 source "$(dirname "$0")/lib.sh"
 
-UA=${UPDATE_ALTERNATIVES:-/usr/bin/update-alternatives}
-[[ -x $UA ]] || fail "update-alternatives not found at $UA (set UPDATE_ALTERNATIVES)"
+need_ua
 
 U=$ROOT/u
 G=$ROOT/g

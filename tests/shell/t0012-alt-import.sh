@@ -5,8 +5,7 @@
 # the import is one transaction that `grove undo` forgets; a corrupt file stops it, nothing taken.
 source "$(dirname "$0")/lib.sh"
 
-UA=${UPDATE_ALTERNATIVES:-/usr/bin/update-alternatives}
-[[ -x $UA ]] || fail "update-alternatives not found at $UA (set UPDATE_ALTERNATIVES)"
+need_ua
 
 I=$ROOT/i
 ADM=$ROOT/adm

@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-have_stow || fail "GNU Stow 2.4.1 not found (set GROVE_STOW_REF to an unpacked stow_2.4.1 .deb)"
+need_stow
 
 # big_pkg DIR NAME: DIR/bin/NAME, DIR/share/NAME/README, DIR/share/NAME/dNN/fNN (11 x 100 empty
 # files), hard-linked from one template per NAME (making inodes is what is slow on the CI disk).
