@@ -4,7 +4,7 @@
 # 2.4.1 byte for byte), grove's own clear words otherwise, and `grove PKG…` without a verb.
 . "$(dirname "$0")/lib.sh"
 
-have_stow || fail "GNU Stow 2.4.1 not found (set GROVE_STOW_REF to an unpacked stow_2.4.1 .deb)"
+need_stow
 mkdir "$ROOT/bin" && ln -s "$GROVE" "$ROOT/bin/stow"
 STOW=$ROOT/bin/stow
 
