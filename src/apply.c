@@ -13,8 +13,6 @@
 #include "grove/world.h"
 #include "util.h"
 
-#define PLAN_ROUNDS_MAX 4096
-
 void
 grove_apply_run_release(struct grove_apply_run *run)
 {
@@ -286,11 +284,21 @@ pass(struct grove_world *w, const struct grove_plan_opts *po, char *const *unsto
  * The world carries each pass's result into the next; the plan is the
  * difference between the scanned target and the last pass's.
  */
+struct plan_all_ctx {
+	const struct grove_apply_target *t;
+	const struct recorded *rec;
+	size_t n_rec;
+	const struct gone_links *gone;
+};
+
 static int
-plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct recorded *rec,
-	 size_t n_rec, const struct gone_links *gone, struct grove_plan *plan,
-	 struct grove_error *err)
+plan_all(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove_error *err)
 {
+	const struct plan_all_ctx *c = ctx;
+	const struct grove_apply_target *t = c->t;
+	const struct recorded *rec = c->rec;
+	size_t n_rec = c->n_rec;
+	const struct gone_links *gone = c->gone;
 	cleanup_free char **names = calloc(n_rec + t->n_pkgs + 1, sizeof(char *));
 	cleanup_free bool *done = calloc(t->n_pkgs + 1, sizeof(bool));
 	int r;
@@ -333,7 +341,7 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 			continue;
 		po.dotfiles = dot == DOT_ON;
 		r = pass(w, &po, names, n, NULL, 0, plan, err);
-		if (r < 0)
+		if (r != 0) /* an error, or GROVE_PLAN_NEEDS_SCAN */
 			return r;
 	}
 	for (size_t i = 0; i < t->n_pkgs; i++) {
@@ -358,7 +366,7 @@ plan_all(struct grove_world *w, const struct grove_apply_target *t, const struct
 			}
 		}
 		r = pass(w, &po, NULL, 0, names, n, plan, err);
-		if (r < 0)
+		if (r != 0)
 			return r;
 	}
 	if (plan->n_conflicts) {
@@ -491,24 +499,11 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		r = grove_scan_target_paths(&w, &run->target_root, gone.path, gone.n, err);
 	if (r < 0)
 		goto fail;
-	for (int round = 0;; round++) {
-		r = plan_all(&w, t, rec, n_rec, &gone, &run->plan, err);
-		if (r != -EAGAIN)
-			break;
-		if (round >= PLAN_ROUNDS_MAX) {
-			r = grove_error_set(err, -GROVE_E_INTERNAL,
-					    "planning did not settle after %d rounds", round);
-			goto fail;
-		}
-		grove_error_clear(err);
-		grove_plan_release(&run->plan);
-		grove_plan_init(&run->plan);
-		grove_world_reset_plan(&w);
-		r = grove_scan_needs(&w, &run->stow_root, err);
-		if (r >= 0)
-			r = grove_scan_target_needs(&w, &run->target_root, err);
-		if (r < 0)
-			goto fail;
+	{
+		struct plan_all_ctx ctx = { .t = t, .rec = rec, .n_rec = n_rec, .gone = &gone };
+
+		r = grove_world_plan(&w, &run->stow_root, &run->target_root, plan_all, &ctx,
+				     &run->plan, err);
 	}
 	if (r < 0)
 		goto fail;

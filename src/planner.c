@@ -93,8 +93,8 @@ follow_type(const struct grove_node *n)
 
 /*
  * The scan reads the stow dir sparsely; when planning reaches a part it did
- * not read, the planner records the need and stops with -EAGAIN, and the
- * caller reads it and plans again from the start (planning is pure).
+ * not read, the planner records the need and returns GROVE_PLAN_NEEDS_SCAN, and
+ * grove_world_plan reads it and plans again from the start (planning is pure).
  */
 static void
 need(struct planner *p, const char *relpath)
@@ -1345,7 +1345,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		stow_contents(&p, stow[i], ".", ".");
 	}
 	if (p.incomplete && (!p.rc || p.rc != -ENOMEM))
-		return grove_error_set(err, -EAGAIN, "planning needs more of the stow directory");
+		return GROVE_PLAN_NEEDS_SCAN;
 	if (p.rc)
 		return p.rc;
 	if (plan->n_conflicts) {

@@ -19,10 +19,9 @@
 #include "grove/world.h"
 #include "util.h"
 
-#define PLAN_ROUNDS_MAX 4096
-#define RECORD_MAX      (1 << 20)
-#define NAME_LEN_MAX    200
-#define GEN_MAX         1000000000L
+#define RECORD_MAX   (1 << 20)
+#define NAME_LEN_MAX 200
+#define GEN_MAX      1000000000L
 
 struct grove_profile {
 	char *name;
@@ -1471,19 +1470,9 @@ plan_forest(const struct grove_root *stow, const struct grove_root *target, cons
 		}
 		w.target->listed = true;
 	}
-	for (int round = 0; r >= 0; round++) {
-		r = grove_planner_run(&w, &po, unstow, n_unstow, pkgs, n, plan, err);
-		if (r != -EAGAIN)
-			break;
-		if (round >= PLAN_ROUNDS_MAX) {
-			r = grove_error_set(err, -GROVE_E_INTERNAL,
-					    "planning did not settle after %d rounds", round);
-			break;
-		}
-		grove_plan_release(plan);
-		grove_world_reset_plan(&w);
-		r = grove_scan_needs(&w, stow, err);
-	}
+	if (r >= 0)
+		r = grove_world_plan_packages(&w, stow, target, &po, unstow, n_unstow, pkgs, n,
+					      plan, err);
 out:
 	grove_world_release(&w);
 	return r < 0 ? r : 0;

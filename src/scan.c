@@ -25,94 +25,6 @@
 /* Checking where a folder lands costs a stat per other package: beyond this many, no pruning. */
 #define PRUNE_PKGS_MAX 32
 
-void
-grove_world_init(struct grove_world *w)
-{
-	memset(w, 0, sizeof(*w));
-}
-
-void
-grove_world_release(struct grove_world *w)
-{
-	if (!w)
-		return;
-	grove_node_free(w->target);
-	grove_node_free(w->stow);
-	free(w->stow_path);
-	for (size_t i = 0; i < w->n_pkgs; i++) {
-		free(w->pkgs[i].name);
-		grove_ignore_list_free(w->pkgs[i].local_ignore);
-	}
-	free(w->pkgs);
-	free(w->pkg_slots);
-	grove_ignore_list_free(w->global_ignore);
-	for (size_t i = 0; i < w->n_needs; i++)
-		free(w->needs[i]);
-	free(w->needs);
-	for (size_t i = 0; i < w->n_tneeds; i++)
-		free(w->tneeds[i]);
-	free(w->tneeds);
-	grove_world_init(w);
-}
-
-static size_t
-pkg_hash(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-struct grove_world_pkg *
-grove_world_pkg(const struct grove_world *w, const char *name)
-{
-	if (!w->pkg_slots) {
-		for (size_t i = 0; i < w->n_pkgs; i++)
-			if (strcmp(w->pkgs[i].name, name) == 0)
-				return &w->pkgs[i];
-		return NULL;
-	}
-	for (size_t i = pkg_hash(name) & (w->pkg_slots_cap - 1); w->pkg_slots[i];
-	     i = (i + 1) & (w->pkg_slots_cap - 1))
-		if (strcmp(w->pkgs[w->pkg_slots[i] - 1].name, name) == 0)
-			return &w->pkgs[w->pkg_slots[i] - 1];
-	return NULL;
-}
-
-/* Indexes w->pkgs[w->n_pkgs - 1] (just added) by name; the hash stays under half full. */
-static int
-pkg_index_added(struct grove_world *w)
-{
-	if (2 * w->n_pkgs > w->pkg_slots_cap) {
-		size_t cap = w->pkg_slots_cap ? w->pkg_slots_cap * 2 : 64;
-		size_t *slots = calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return -ENOMEM;
-		free(w->pkg_slots);
-		w->pkg_slots = slots;
-		w->pkg_slots_cap = cap;
-		for (size_t k = 0; k < w->n_pkgs; k++) {
-			size_t i = pkg_hash(w->pkgs[k].name) & (cap - 1);
-
-			while (slots[i])
-				i = (i + 1) & (cap - 1);
-			slots[i] = k + 1;
-		}
-		return 0;
-	}
-	{
-		size_t i = pkg_hash(w->pkgs[w->n_pkgs - 1].name) & (w->pkg_slots_cap - 1);
-
-		while (w->pkg_slots[i])
-			i = (i + 1) & (w->pkg_slots_cap - 1);
-		w->pkg_slots[i] = w->n_pkgs;
-	}
-	return 0;
-}
-
 struct scan {
 	struct grove_world *w;
 	const struct grove_root *stow;
@@ -678,7 +590,7 @@ static int
 load_package_ignore(struct scan *s, const char *package)
 {
 	struct grove_world *w = s->w;
-	struct grove_world_pkg *pkg = grove_world_pkg(w, package);
+	struct grove_world_pkg *pkg = grove_world_pkg_add(w, package);
 	cleanup_free char *rel = NULL;
 	cleanup_free char *phys = NULL;
 	cleanup_free char *text = NULL;
@@ -687,24 +599,8 @@ load_package_ignore(struct scan *s, const char *package)
 	size_t len;
 	int r;
 
-	if (!pkg) {
-		if (w->n_pkgs == w->cap_pkgs) {
-			size_t cap = w->cap_pkgs ? w->cap_pkgs * 2 : 8;
-			struct grove_world_pkg *np = realloc(w->pkgs, cap * sizeof(*np));
-			if (!np)
-				return oom(s);
-			w->pkgs = np;
-			w->cap_pkgs = cap;
-		}
-		pkg = &w->pkgs[w->n_pkgs];
-		memset(pkg, 0, sizeof(*pkg));
-		pkg->name = strdup(package);
-		if (!pkg->name)
-			return oom(s);
-		w->n_pkgs++;
-		if (pkg_index_added(w) < 0)
-			return oom(s);
-	}
+	if (!pkg)
+		return oom(s);
 	if (pkg->ignore_loaded)
 		return 0;
 	pkg->ignore_loaded = true;
@@ -1224,28 +1120,6 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 }
 
 int
-grove_world_need(struct grove_world *w, const char *relpath)
-{
-	char *c;
-
-	for (size_t i = 0; i < w->n_needs; i++)
-		if (strcmp(w->needs[i], relpath) == 0)
-			return 0;
-	if (w->n_needs == w->cap_needs) {
-		size_t cap = w->cap_needs ? w->cap_needs * 2 : 8;
-		char **n = realloc(w->needs, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		w->needs = n;
-		w->cap_needs = cap;
-	}
-	if (!(c = strdup(relpath)))
-		return -ENOMEM;
-	w->needs[w->n_needs++] = c;
-	return 0;
-}
-
-int
 grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct grove_error *err)
 {
 	struct grove_scan_opts so = { 0 };
@@ -1268,27 +1142,6 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 	w->n_needs = 0;
 	free(s.stack);
 	return r < 0 ? r : 0;
-}
-
-static void
-reset_node(struct grove_node *n)
-{
-	n->type = n->orig_type;
-	grove_node_set_link(n, n->orig_link);
-	free(n->adopt_to);
-	n->adopt_to = NULL;
-	n->cleaned = false;
-	if (n->orig_type == GROVE_FT_NONE)
-		n->listed = false;
-	for (size_t i = 0; i < n->n_kids; i++)
-		reset_node(n->kids[i]);
-}
-
-void
-grove_world_reset_plan(struct grove_world *w)
-{
-	if (w->target)
-		reset_node(w->target);
 }
 
 /* Lists the target folder at node (path tpath) into the view, once. */
@@ -1358,28 +1211,6 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 	free(s.pend);
 	free(s.stack);
 	return r < 0 ? r : 0;
-}
-
-int
-grove_world_tneed(struct grove_world *w, const char *tpath)
-{
-	char *c;
-
-	for (size_t i = 0; i < w->n_tneeds; i++)
-		if (strcmp(w->tneeds[i], tpath) == 0)
-			return 0;
-	if (w->n_tneeds == w->cap_tneeds) {
-		size_t cap = w->cap_tneeds ? w->cap_tneeds * 2 : 8;
-		char **n = realloc(w->tneeds, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		w->tneeds = n;
-		w->cap_tneeds = cap;
-	}
-	if (!(c = strdup(tpath)))
-		return -ENOMEM;
-	w->tneeds[w->n_tneeds++] = c;
-	return 0;
 }
 
 int

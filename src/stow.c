@@ -12,7 +12,6 @@
 #include "util.h"
 
 /* Each round reads at least one more folder; a plan needing more rounds than this is a bug. */
-#define PLAN_ROUNDS_MAX 4096
 
 void
 grove_stow_run_release(struct grove_stow_run *run)
@@ -165,24 +164,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		goto fail;
 	/* Plan; when the planner reaches a part of the stow dir the scan did not
 	 * read (a folder another package may unfold), read it and plan again. */
-	for (int round = 0;; round++) {
-		r = grove_planner_run(&w, &po, req->unstow, req->n_unstow, req->stow, req->n_stow,
-				      &run->plan, err);
-		if (r != -EAGAIN)
-			break;
-		if (round >= PLAN_ROUNDS_MAX) {
-			r = grove_error_set(err, -GROVE_E_INTERNAL,
-					    "planning did not settle after %d rounds", round);
-			goto fail;
-		}
-		grove_plan_release(&run->plan);
-		grove_world_reset_plan(&w);
-		r = grove_scan_needs(&w, &run->stow_root, err);
-		if (r >= 0)
-			r = grove_scan_target_needs(&w, &run->target_root, err);
-		if (r < 0)
-			goto fail;
-	}
+	r = grove_world_plan_packages(&w, &run->stow_root, &run->target_root, &po, req->unstow,
+				      req->n_unstow, req->stow, req->n_stow, &run->plan, err);
 	if (r < 0)
 		goto fail;
 	grove_world_release(&w);

@@ -12,6 +12,16 @@
 #include "grove/plan.h"
 #include "grove/world.h"
 
+/*
+ * What grove_planner_run returns when planning reached a part of the stow dir (a folder another
+ * package may unfold, a link's destination) or of the target (a second stow dir's folder) that
+ * the scan has not read. The planner records those paths in w->needs and w->tneeds, goes on
+ * with "missing" as the answer to collect every need of the round, and its plan is to be thrown
+ * away; grove_world_plan (world.h) reads them and plans again. This is the one edge back from
+ * the planner to the scan. Not an error: err is not set.
+ */
+#define GROVE_PLAN_NEEDS_SCAN 1
+
 struct grove_plan_opts {
 	bool no_folding;
 	bool adopt;
@@ -39,7 +49,8 @@ struct grove_plan_opts {
  * what the plan leaves; plan receives the ops (the difference between the
  * scanned and the planned target) or, if anything conflicts, every conflict
  * and no ops. Warnings (skipped stow dirs, ignored absolute links) go to
- * plan->warnings. Returns 0 (conflicts are not an error) or a negative code.
+ * plan->warnings. Returns 0 (conflicts are not an error), GROVE_PLAN_NEEDS_SCAN, or a
+ * negative code.
  */
 int grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
 		      char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,

@@ -56,6 +56,10 @@ void grove_world_release(struct grove_world *w);
 /* The package record for name, or NULL. */
 struct grove_world_pkg *grove_world_pkg(const struct grove_world *w, const char *name);
 
+/* The package record for name, added (no ignore list loaded yet) if there was none; NULL when
+ * out of memory. */
+struct grove_world_pkg *grove_world_pkg_add(struct grove_world *w, const char *name);
+
 struct grove_scan_opts {
 	bool dotfiles;
 	bool full_target; /* compat unstow walks the whole target */
@@ -97,5 +101,33 @@ int grove_scan_target_paths(struct grove_world *w, const struct grove_root *targ
 
 /* Puts the target's planned state back to the scanned one, for planning again. */
 void grove_world_reset_plan(struct grove_world *w);
+
+struct grove_plan;
+struct grove_plan_opts;
+
+/*
+ * One round of planning over w into plan: 0 when done (the plan may hold conflicts),
+ * GROVE_PLAN_NEEDS_SCAN (planner.h) when it reached parts of the stow dir or target the scan
+ * has not read (recorded in w->needs / w->tneeds), or a negative code.
+ */
+typedef int (*grove_world_plan_fn)(struct grove_world *w, void *ctx, struct grove_plan *plan,
+				   struct grove_error *err);
+
+/*
+ * The scan→plan loop every use runs: calls plan_fn; while it answers GROVE_PLAN_NEEDS_SCAN,
+ * throws the round's plan away, puts w->target back to its scanned state, reads what was
+ * needed beneath stow and target, and plans again (planning is pure, so a round can be
+ * repeated). Returns 0 with the final plan, or a negative code (-GROVE_E_INTERNAL if it does
+ * not settle within a bound that only a bug reaches).
+ */
+int grove_world_plan(struct grove_world *w, const struct grove_root *stow,
+		     const struct grove_root *target, grove_world_plan_fn plan_fn, void *ctx,
+		     struct grove_plan *plan, struct grove_error *err);
+
+/* grove_world_plan of one grove_planner_run: unstow, then stow, the given packages. */
+int grove_world_plan_packages(struct grove_world *w, const struct grove_root *stow,
+			      const struct grove_root *target, const struct grove_plan_opts *opts,
+			      char *const *unstow, size_t n_unstow, char *const *pkgs,
+			      size_t n_pkgs, struct grove_plan *plan, struct grove_error *err);
 
 #endif

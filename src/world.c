@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The world a plan is made from (the scanned target and stow dir, the packages' ignore lists, what
+ * the planner still needs read), and the one scan→plan loop every use runs. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/planner.h"
+#include "grove/world.h"
+#include "util.h"
+
+/* Each round reads at least one more folder, so this bounds a loop that is a bug. */
+#define PLAN_ROUNDS_MAX 4096
+
+void
+grove_world_init(struct grove_world *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+void
+grove_world_release(struct grove_world *w)
+{
+	if (!w)
+		return;
+	grove_node_free(w->target);
+	grove_node_free(w->stow);
+	free(w->stow_path);
+	for (size_t i = 0; i < w->n_pkgs; i++) {
+		free(w->pkgs[i].name);
+		grove_ignore_list_free(w->pkgs[i].local_ignore);
+	}
+	free(w->pkgs);
+	free(w->pkg_slots);
+	grove_ignore_list_free(w->global_ignore);
+	for (size_t i = 0; i < w->n_needs; i++)
+		free(w->needs[i]);
+	free(w->needs);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	free(w->tneeds);
+	grove_world_init(w);
+}
+
+static size_t
+pkg_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+struct grove_world_pkg *
+grove_world_pkg(const struct grove_world *w, const char *name)
+{
+	if (!w->pkg_slots) {
+		for (size_t i = 0; i < w->n_pkgs; i++)
+			if (strcmp(w->pkgs[i].name, name) == 0)
+				return &w->pkgs[i];
+		return NULL;
+	}
+	for (size_t i = pkg_hash(name) & (w->pkg_slots_cap - 1); w->pkg_slots[i];
+	     i = (i + 1) & (w->pkg_slots_cap - 1))
+		if (strcmp(w->pkgs[w->pkg_slots[i] - 1].name, name) == 0)
+			return &w->pkgs[w->pkg_slots[i] - 1];
+	return NULL;
+}
+
+/* Indexes w->pkgs[w->n_pkgs - 1] (just added) by name; the hash stays under half full. */
+static int
+pkg_index_added(struct grove_world *w)
+{
+	if (2 * w->n_pkgs > w->pkg_slots_cap) {
+		size_t cap = w->pkg_slots_cap ? w->pkg_slots_cap * 2 : 64;
+		size_t *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		free(w->pkg_slots);
+		w->pkg_slots = slots;
+		w->pkg_slots_cap = cap;
+		for (size_t k = 0; k < w->n_pkgs; k++) {
+			size_t i = pkg_hash(w->pkgs[k].name) & (cap - 1);
+
+			while (slots[i])
+				i = (i + 1) & (cap - 1);
+			slots[i] = k + 1;
+		}
+		return 0;
+	}
+	{
+		size_t i = pkg_hash(w->pkgs[w->n_pkgs - 1].name) & (w->pkg_slots_cap - 1);
+
+		while (w->pkg_slots[i])
+			i = (i + 1) & (w->pkg_slots_cap - 1);
+		w->pkg_slots[i] = w->n_pkgs;
+	}
+	return 0;
+}
+
+struct grove_world_pkg *
+grove_world_pkg_add(struct grove_world *w, const char *name)
+{
+	struct grove_world_pkg *pkg = grove_world_pkg(w, name);
+
+	if (pkg)
+		return pkg;
+	if (w->n_pkgs == w->cap_pkgs) {
+		size_t cap = w->cap_pkgs ? w->cap_pkgs * 2 : 8;
+		struct grove_world_pkg *np = realloc(w->pkgs, cap * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		w->pkgs = np;
+		w->cap_pkgs = cap;
+	}
+	pkg = &w->pkgs[w->n_pkgs];
+	memset(pkg, 0, sizeof(*pkg));
+	pkg->name = strdup(name);
+	if (!pkg->name)
+		return NULL;
+	w->n_pkgs++;
+	if (pkg_index_added(w) < 0) {
+		free(w->pkgs[--w->n_pkgs].name);
+		return NULL;
+	}
+	return &w->pkgs[w->n_pkgs - 1];
+}
+
+int
+grove_world_need(struct grove_world *w, const char *relpath)
+{
+	char *c;
+
+	for (size_t i = 0; i < w->n_needs; i++)
+		if (strcmp(w->needs[i], relpath) == 0)
+			return 0;
+	if (w->n_needs == w->cap_needs) {
+		size_t cap = w->cap_needs ? w->cap_needs * 2 : 8;
+		char **n = realloc(w->needs, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		w->needs = n;
+		w->cap_needs = cap;
+	}
+	if (!(c = strdup(relpath)))
+		return -ENOMEM;
+	w->needs[w->n_needs++] = c;
+	return 0;
+}
+
+static void
+reset_node(struct grove_node *n)
+{
+	n->type = n->orig_type;
+	grove_node_set_link(n, n->orig_link);
+	free(n->adopt_to);
+	n->adopt_to = NULL;
+	n->cleaned = false;
+	if (n->orig_type == GROVE_FT_NONE)
+		n->listed = false;
+	for (size_t i = 0; i < n->n_kids; i++)
+		reset_node(n->kids[i]);
+}
+
+void
+grove_world_reset_plan(struct grove_world *w)
+{
+	if (w->target)
+		reset_node(w->target);
+}
+
+int
+grove_world_tneed(struct grove_world *w, const char *tpath)
+{
+	char *c;
+
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		if (strcmp(w->tneeds[i], tpath) == 0)
+			return 0;
+	if (w->n_tneeds == w->cap_tneeds) {
+		size_t cap = w->cap_tneeds ? w->cap_tneeds * 2 : 8;
+		char **n = realloc(w->tneeds, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		w->tneeds = n;
+		w->cap_tneeds = cap;
+	}
+	if (!(c = strdup(tpath)))
+		return -ENOMEM;
+	w->tneeds[w->n_tneeds++] = c;
+	return 0;
+}
+
+int
+grove_world_plan(struct grove_world *w, const struct grove_root *stow,
+		 const struct grove_root *target, grove_world_plan_fn plan_fn, void *ctx,
+		 struct grove_plan *plan, struct grove_error *err)
+{
+	for (int round = 0;; round++) {
+		int r = plan_fn(w, ctx, plan, err);
+
+		if (r != GROVE_PLAN_NEEDS_SCAN)
+			return r < 0 ? r : 0;
+		if (round >= PLAN_ROUNDS_MAX)
+			return grove_error_set(err, -GROVE_E_INTERNAL,
+					       "planning did not settle after %d rounds", round);
+		/* Planning is pure: throw the round away, read what it asked for, start again. */
+		grove_error_clear(err);
+		grove_plan_release(plan);
+		grove_plan_init(plan);
+		grove_world_reset_plan(w);
+		r = grove_scan_needs(w, stow, err);
+		if (r >= 0)
+			r = grove_scan_target_needs(w, target, err);
+		if (r < 0)
+			return r;
+	}
+}
+
+struct packages {
+	const struct grove_plan_opts *opts;
+	char *const *unstow, *const *stow;
+	size_t n_unstow, n_stow;
+};
+
+static int
+plan_packages(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove_error *err)
+{
+	const struct packages *p = ctx;
+
+	return grove_planner_run(w, p->opts, p->unstow, p->n_unstow, p->stow, p->n_stow, plan, err);
+}
+
+int
+grove_world_plan_packages(struct grove_world *w, const struct grove_root *stow,
+			  const struct grove_root *target, const struct grove_plan_opts *opts,
+			  char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_pkgs,
+			  struct grove_plan *plan, struct grove_error *err)
+{
+	struct packages p = {
+		.opts = opts, .unstow = unstow, .n_unstow = n_unstow, .stow = pkgs, .n_stow = n_pkgs
+	};
+
+	return grove_world_plan(w, stow, target, plan_packages, &p, plan, err);
+}
