@@ -9,6 +9,7 @@
 
 #include "grove/path.h"
 #include "grove/planner.h"
+#include "planner_int.h"
 #include "util.h"
 
 /*
@@ -20,560 +21,6 @@
  * target's listing in cleanup_invalid_links and compat unstow, -e/-d of
  * package paths) use the orig state or the stow model.
  */
-
-struct planner {
-	struct grove_world *w;
-	const struct grove_plan_opts *o;
-	struct grove_plan *plan;
-	struct grove_error *err;
-	const char *action;  /* "stow" or "unstow", for conflicts */
-	int rc;              /* first fatal error */
-	bool incomplete;     /* the plan needs parts of the stow dir not read yet */
-	const char *package; /* the package whose entry is being planned, for conflicts */
-	/* The last package record looked up: consecutive entries share their package,
-	 * and a linear search per entry over hundreds of packages was quadratic. */
-	const char *pkg_name;
-	struct grove_world_pkg *pkg;
-	/* While unfolding a link into a second stow dir beneath the target: that stow dir's
-	 * path from the target, whose packages are read from the target tree. NULL: w->stow. */
-	const char *src_stow;
-};
-
-static struct grove_world_pkg *
-pkg_record(struct planner *p, const char *package)
-{
-	if (!p->pkg_name || (p->pkg_name != package && strcmp(p->pkg_name, package) != 0)) {
-		p->pkg = grove_world_pkg(p->w, package);
-		p->pkg_name = p->pkg ? package : NULL;
-	}
-	return p->pkg;
-}
-
-static void
-fail(struct planner *p, int code, const char *fmt, const char *a, const char *b)
-{
-	if (p->rc)
-		return;
-	p->rc = code;
-	grove_error_set(p->err, code, fmt, a ? a : "", b ? b : "");
-}
-
-static void
-oom(struct planner *p)
-{
-	fail(p, -ENOMEM, "planning: %s%s", "out of memory", NULL);
-}
-
-static void
-conflict(struct planner *p, const char *package, const char *path, const char *msg)
-{
-	if (grove_plan_add_conflict(p->plan, p->action, package, path, msg) < 0)
-		oom(p);
-}
-
-static void
-warning(struct planner *p, const char *msg)
-{
-	if (grove_plan_add_warning(p->plan, msg) < 0)
-		oom(p);
-}
-
-/* ---- the stow dir model ---- */
-
-static enum grove_ftype
-follow_type(const struct grove_node *n)
-{
-	enum grove_ftype t;
-
-	if (!n)
-		return GROVE_FT_NONE;
-	t = n->type == GROVE_FT_LINK ? n->dest_type : n->type;
-	return t == GROVE_FT_UNKNOWN ? GROVE_FT_NONE : t;
-}
-
-/*
- * The scan reads the stow dir sparsely; when planning reaches a part it did
- * not read, the planner records the need and returns GROVE_PLAN_NEEDS_SCAN, and
- * grove_world_plan reads it and plans again from the start (planning is pure).
- */
-static void
-need(struct planner *p, const char *relpath)
-{
-	if (grove_world_need(p->w, relpath) < 0) {
-		oom(p);
-		return;
-	}
-	/* Planning goes on with "missing" as the answer, to collect more needs
-	 * in this round; its result is thrown away. */
-	p->incomplete = true;
-}
-
-/* The model node for a target-relative path inside the stow dir, or NULL when
- * missing (or not in the stow dir); asks for it when the scan has not read it. */
-static struct grove_node *
-stow_node_at(struct planner *p, const char *path_from_target)
-{
-	const char *rest = grove_path_strip_prefix(path_from_target, p->w->stow_path);
-	struct grove_node *n;
-	size_t off;
-	bool descends;
-
-	if (!rest)
-		return NULL;
-	n = grove_node_walk(p->w->stow, rest, &off);
-	if (!rest[off])
-		return n;
-	if (strcspn(rest + off, "/") > NAME_MAX)
-		return NULL;
-	descends = n->type == GROVE_FT_DIR ||
-		   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
-	if (!n->listed && descends)
-		need(p, rest);
-	return NULL;
-}
-
-/* Asks for the target folder tpath to be listed (see need). */
-static void
-tneed(struct planner *p, const char *tpath)
-{
-	if (grove_world_tneed(p->w, tpath) < 0) {
-		oom(p);
-		return;
-	}
-	p->incomplete = true;
-}
-
-/*
- * The target node at path as on disk (the scanned state), or NULL when nothing is there. The
- * way there is folders only: a second stow dir beneath the target is read through the held
- * target, no symlink followed. A folder on the way that the scan has not listed is asked for
- * (NULL meanwhile, with p->incomplete set).
- */
-static struct grove_node *
-disk_node(struct planner *p, const char *path)
-{
-	struct grove_node *n = p->w->target;
-	const char *s = path;
-	char name[NAME_MAX + 1];
-
-	while (*s) {
-		const char *e = strchr(s, '/');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-
-		if (!n || n->orig_type != GROVE_FT_DIR || len > NAME_MAX)
-			return NULL;
-		if (!n->listed) {
-			cleanup_free char *pre =
-				strndup(path, s > path ? (size_t)(s - path) - 1 : 0);
-
-			if (!pre)
-				oom(p);
-			else
-				tneed(p, pre);
-			return NULL;
-		}
-		memcpy(name, s, len);
-		name[len] = '\0';
-		n = grove_node_child(n, name);
-		if (n && n->orig_type == GROVE_FT_NONE)
-			n = NULL;
-		s += len + (e ? 1 : 0);
-	}
-	return n;
-}
-
-/* Whether a target-relative path lies in a second stow dir, read from the target tree. */
-static bool
-in_other_stow(struct planner *p, const char *path)
-{
-	return p->o->other_stow_dirs && !grove_path_strip_prefix(path, p->w->stow_path);
-}
-
-/* Stow's -e on a path in the stow dir (or a second one beneath the target). */
-static bool
-stow_exists(struct planner *p, const char *path)
-{
-	if (in_other_stow(p, path))
-		return disk_node(p, path) != NULL;
-	return follow_type(stow_node_at(p, path)) != GROVE_FT_NONE;
-}
-
-/* Stow's -d on a path in the stow dir (or a second one beneath the target). */
-static bool
-stow_isdir(struct planner *p, const char *path)
-{
-	if (in_other_stow(p, path)) {
-		struct grove_node *n = disk_node(p, path);
-		return n && n->orig_type == GROVE_FT_DIR;
-	}
-	return follow_type(stow_node_at(p, path)) == GROVE_FT_DIR;
-}
-
-/* The package node for package/subpath (in the second stow dir being unfolded from, when
- * p->src_stow is set). */
-static struct grove_node *
-pkg_node(struct planner *p, const char *package, const char *subpath)
-{
-	struct grove_node *n;
-
-	if (p->src_stow) {
-		cleanup_free char *pp = grove_path_join(p->src_stow, package);
-		cleanup_free char *full = pp ? grove_path_join(pp, subpath) : NULL;
-
-		if (!full) {
-			oom(p);
-			return NULL;
-		}
-		return disk_node(p, full);
-	}
-	n = grove_node_child(p->w->stow, package);
-	return n ? grove_node_lookup(n, subpath) : NULL;
-}
-
-/* Whether the scan dropped the entries of package/subpath or of a folder on the way to it
- * (a big folder it expected to fold whole): then the planner asks for it (need). */
-static bool
-pkg_pruned(struct planner *p, const char *package, const char *subpath)
-{
-	struct grove_node *n = p->src_stow ? NULL : grove_node_child(p->w->stow, package);
-	size_t off;
-
-	/* A pruned folder has no kids, so a walk stops at the first one on the way. */
-	return n && grove_node_walk(n, subpath, &off)->pruned;
-}
-
-/* ---- ownership ---- */
-
-/*
- * Stow's find_stowed_path: a link is ours when its text, joined to the folder
- * it sits in, lands in the stow dir; the package is the next component.
- * Returns the path from the target (malloc'd) and the package, or NULL.
- * With other_stow_dirs, a link landing in a folder marked with .stow beneath
- * the target (a second stow dir, read through the target tree) is Stow's too:
- * *ret_stow (when asked for) is then that folder's path, malloc'd; NULL for
- * this run's stow dir. Marked stow dirs outside the target (and the target's
- * parents) lie outside the roots grove holds: such links count as foreign.
- */
-static char *
-find_owner(struct planner *p, const char *target_path, const char *link, char **ret_pkg,
-	   char **ret_stow)
-{
-	cleanup_free char *parent = NULL;
-	char *joined;
-	const char *rest, *slash;
-
-	if (ret_stow)
-		*ret_stow = NULL;
-	if (link[0] == '/')
-		return NULL;
-	parent = grove_path_parent(target_path);
-	if (!parent || !(joined = grove_path_join(parent, link))) {
-		oom(p);
-		return NULL;
-	}
-	rest = grove_path_strip_prefix(joined, p->w->stow_path);
-	if (!rest && p->o->other_stow_dirs && strcmp(joined, "..") && strncmp(joined, "../", 3)) {
-		/* Stow's marked_stow_dir walk, folder by folder down the destination. */
-		for (const char *e = strchr(joined, '/'); e && !rest; e = strchr(e + 1, '/')) {
-			cleanup_free char *dir = strndup(joined, (size_t)(e - joined));
-			struct grove_node *d = dir ? disk_node(p, dir) : NULL;
-			struct grove_node *mark;
-
-			if (!dir) {
-				oom(p);
-				break;
-			}
-			if (!d || d->orig_type != GROVE_FT_DIR)
-				break;
-			if (!d->listed) {
-				tneed(p, dir);
-				break;
-			}
-			mark = grove_node_child(d, ".stow");
-			if (mark && mark->orig_type != GROVE_FT_NONE) {
-				rest = e + 1;
-				if (ret_stow && !(*ret_stow = steal_ptr(dir)))
-					oom(p);
-			}
-		}
-	}
-	if (!rest || !rest[0]) {
-		free(joined);
-		return NULL;
-	}
-	slash = strchr(rest, '/');
-	if (ret_pkg) {
-		*ret_pkg = slash ? strndup(rest, (size_t)(slash - rest)) : strdup(rest);
-		if (!*ret_pkg) {
-			free(joined);
-			oom(p);
-			return NULL;
-		}
-	}
-	return joined;
-}
-
-static char *
-find_stowed_path(struct planner *p, const char *target_path, const char *link, char **ret_pkg)
-{
-	return find_owner(p, target_path, link, ret_pkg, NULL);
-}
-
-/* ---- the target view ---- */
-
-static struct grove_node *
-tnode(struct planner *p, const char *path)
-{
-	return grove_node_lookup(p->w->target, path);
-}
-
-static enum grove_ftype
-ttype(struct planner *p, const char *path)
-{
-	struct grove_node *n = tnode(p, path);
-
-	return n ? n->type : GROVE_FT_NONE;
-}
-
-/* The node at path, made (absent in both states) if missing; its parent must exist. */
-static struct grove_node *
-tensure(struct planner *p, const char *path)
-{
-	struct grove_node *n = tnode(p, path), *parent, *kid;
-	cleanup_free char *ppath = NULL;
-	const char *base;
-
-	if (n)
-		return n;
-	ppath = grove_path_parent(path);
-	if (!ppath) {
-		oom(p);
-		return NULL;
-	}
-	parent = tnode(p, ppath);
-	if (!parent) {
-		fail(p, -GROVE_E_INTERNAL, "planning '%s': parent folder unknown%s", path, NULL);
-		return NULL;
-	}
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	kid = grove_node_new(base, GROVE_FT_NONE, NULL);
-	if (!kid || grove_node_add(parent, kid) < 0) {
-		grove_node_free(kid);
-		oom(p);
-		return NULL;
-	}
-	return kid;
-}
-
-/* Stow's -e on a target path, on disk as scanned (pending tasks not seen). */
-static bool
-disk_exists(struct planner *p, const char *path)
-{
-	struct grove_node *n = p->w->target;
-	const char *s = path;
-	char name[256];
-	size_t off;
-
-	/* The common case first: every folder on the way is a folder on disk, so
-	 * the answer is the last node's (or "no" if the walk stops early). */
-	const struct grove_node *top = NULL;
-
-	n = grove_node_walk(p->w->target, path, &off);
-	for (const struct grove_node *a = path[off] ? n : n->parent; a; a = a->parent)
-		if (a->orig_type != GROVE_FT_DIR)
-			top = a;
-	if (top && top->orig_type == GROVE_FT_LINK)
-		goto slow; /* the answer is inside the stow dir, if the link is ours */
-	if (top || path[off])
-		return false;
-	if (n->orig_type == GROVE_FT_LINK)
-		return n->dest_type != GROVE_FT_NONE && n->dest_type != GROVE_FT_UNKNOWN;
-	return n->orig_type != GROVE_FT_NONE;
-
-slow:
-	n = p->w->target;
-	while (*s) {
-		const char *e = strchr(s, '/');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-
-		if (len == 0 || (len == 1 && s[0] == '.')) {
-			s += len + (e ? 1 : 0);
-			continue;
-		}
-		if (len >= sizeof(name))
-			return false;
-		if (n->orig_type == GROVE_FT_LINK) {
-			/* Continue inside the stow dir when the link is ours. */
-			cleanup_free char *from = grove_node_path(n);
-			cleanup_free char *dest =
-				from ? find_stowed_path(p, from, n->orig_link, NULL) : NULL;
-			cleanup_free char *full = dest ? grove_path_join(dest, s) : NULL;
-			return full && stow_exists(p, full);
-		}
-		if (n->orig_type != GROVE_FT_DIR)
-			return false;
-		memcpy(name, s, len);
-		name[len] = '\0';
-		n = grove_node_child(n, name);
-		if (!n || n->orig_type == GROVE_FT_NONE)
-			return false;
-		s += len + (e ? 1 : 0);
-	}
-	if (n->orig_type == GROVE_FT_LINK)
-		return n->dest_type != GROVE_FT_NONE && n->dest_type != GROVE_FT_UNKNOWN;
-	return n->orig_type != GROVE_FT_NONE;
-}
-
-/* ---- the tasks, applied to the current state ---- */
-
-/* A path or link text the kernel cannot take in one call (PATH_MAX) is a
- * conflict found while planning, not a failure half-way through executing. */
-static bool
-too_long(struct planner *p, const char *path, const char *text)
-{
-	char msg[GROVE_ERROR_MSG_MAX];
-
-	if (strlen(path) < PATH_MAX && (!text || strlen(text) < PATH_MAX))
-		return false;
-	snprintf(msg, sizeof(msg),
-		 "path or link text too long (over PATH_MAX, %d bytes): %.200s...", PATH_MAX, path);
-	conflict(p, p->package ? p->package : "", path, msg);
-	return true;
-}
-
-static void
-do_link(struct planner *p, const char *dest, const char *path)
-{
-	struct grove_node *n;
-
-	too_long(p, path, dest); /* a conflict; planning goes on to find the others */
-	n = tensure(p, path);
-
-	if (!n)
-		return;
-	n->type = GROVE_FT_LINK;
-	if (grove_node_set_link(n, dest) < 0)
-		oom(p);
-}
-
-static void
-do_unlink(struct planner *p, const char *path)
-{
-	struct grove_node *n = tnode(p, path);
-
-	if (!n)
-		return;
-	n->type = GROVE_FT_NONE;
-	grove_node_set_link(n, NULL);
-}
-
-static void
-do_mkdir(struct planner *p, const char *path)
-{
-	struct grove_node *n;
-
-	too_long(p, path, NULL);
-	n = tensure(p, path);
-
-	if (!n)
-		return;
-	n->type = GROVE_FT_DIR;
-	n->listed = true;
-	grove_node_set_link(n, NULL);
-}
-
-static void
-do_rmdir(struct planner *p, const char *path)
-{
-	struct grove_node *n = tnode(p, path);
-
-	if (n)
-		n->type = GROVE_FT_NONE;
-}
-
-/* ---- ignore, defer, override ---- */
-
-/* A pattern over its match budget fails the plan (an answer either way would be a guess) and
- * counts as a match meanwhile, so that nothing more is planned for that path. */
-static bool
-pattern_answer(struct planner *p, int r, const struct grove_error *e)
-{
-	if (r < 0)
-		fail(p, r, "%s%s", e->msg, NULL);
-	return r != 0;
-}
-
-static bool
-ignored(struct planner *p, const char *package, const char *target_path)
-{
-	const struct grove_world_pkg *pkg;
-	const struct grove_ignore_list *list;
-	struct grove_error e = { 0 };
-
-	if (p->rc)
-		return true; /* failing already: no more matching */
-	if (p->o->ignore &&
-	    pattern_answer(p, grove_pattern_set_match(p->o->ignore, target_path, &e), &e))
-		return true;
-	/* A second stow dir's package: its own ignore file is not read (the global list). */
-	pkg = p->src_stow ? NULL : pkg_record(p, package);
-	list = pkg && pkg->local_ignore ? pkg->local_ignore : p->w->global_ignore;
-	return list && pattern_answer(p, grove_ignore_list_match(list, target_path, &e), &e);
-}
-
-static bool
-deferred(struct planner *p, const char *path)
-{
-	struct grove_error e = { 0 };
-
-	if (p->rc)
-		return false;
-	return p->o->defer && pattern_answer(p, grove_pattern_set_match(p->o->defer, path, &e), &e);
-}
-
-static bool
-overridden(struct planner *p, const char *path)
-{
-	struct grove_error e = { 0 };
-
-	if (p->rc)
-		return false;
-	return p->o->override &&
-	       pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
-}
-
-static bool
-should_skip_target(struct planner *p, const char *path)
-{
-	char msg[GROVE_ERROR_MSG_MAX];
-	cleanup_free char *marker = NULL;
-	cleanup_free char *protect = NULL;
-
-	if (strcmp(path, p->w->stow_path) == 0) {
-		snprintf(msg, sizeof(msg), "skipping target which was current stow directory %s",
-			 path);
-		warning(p, msg);
-		return true;
-	}
-	marker = grove_path_join(path, ".stow");
-	protect = grove_path_join(path, ".nonstow");
-	if (!marker || !protect) {
-		oom(p);
-		return true;
-	}
-	if (disk_exists(p, marker)) {
-		snprintf(msg, sizeof(msg), "skipping marked Stow directory %s", path);
-		warning(p, msg);
-		return true;
-	}
-	if (disk_exists(p, protect)) {
-		snprintf(msg, sizeof(msg), "skipping protected directory %s", path);
-		warning(p, msg);
-		return true;
-	}
-	return false;
-}
 
 /* ---- stow ---- */
 
@@ -596,9 +43,9 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	struct grove_world_pkg *pkg;
 	cleanup_free struct grove_node **kids = NULL;
 
-	if (p->rc || should_skip_target(p, pkg_subdir))
+	if (p->rc || view_should_skip_target(p, pkg_subdir))
 		return;
-	dir = pkg_node(p, package, pkg_subdir);
+	dir = view_pkg_node(p, package, pkg_subdir);
 	if (p->src_stow) {
 		/* A package of a second stow dir, read from the target tree. */
 		if (!dir && p->incomplete)
@@ -610,7 +57,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			if (!full)
 				oom(p);
 			else
-				tneed(p, full);
+				view_tneed(p, full);
 			return;
 		}
 	} else if ((pkg = pkg_record(p, package)),
@@ -623,18 +70,18 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			return;
 		}
 		if (!root || !root->listed || !pkg || !pkg->ignore_loaded ||
-		    pkg_pruned(p, package, pkg_subdir)) {
-			need(p, rel); /* a package the scan read only in part */
+		    view_pkg_pruned(p, package, pkg_subdir)) {
+			view_need(p, rel); /* a package the scan read only in part */
 			return;
 		}
 	}
-	if (!dir || follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
+	if (!dir || view_follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
 		fail(p, -GROVE_E_PRECONDITION,
 		     "folder '%s' of package '%s' is missing, or changed while it was read",
 		     pkg_subdir, package);
 		return;
 	}
-	if (ttype(p, target_subdir) == GROVE_FT_NONE) {
+	if (view_ttype(p, target_subdir) == GROVE_FT_NONE) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
 		     target_subdir, NULL);
 		return;
@@ -655,7 +102,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		}
 		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
 			continue; /* the target tree: an entry only this plan makes */
-		if (ignored(p, package, tpath))
+		if (view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles) {
 			cleanup_free char *adj = grove_dotfile_adjust(name);
@@ -680,7 +127,7 @@ static void
 stow_existing_link(struct planner *p, const char *package, const char *pkg_subpath,
 		   const char *target_subpath, const char *pkg_path, const char *link_dest)
 {
-	struct grove_node *t = tnode(p, target_subpath);
+	struct grove_node *t = view_tnode(p, target_subpath);
 	cleanup_free char *existing = strdup(t->link);
 	cleanup_free char *owner = NULL;
 	cleanup_free char *owner_stow = NULL;
@@ -691,34 +138,34 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 		oom(p);
 		return;
 	}
-	existing_path = find_owner(p, target_subpath, existing, &owner, &owner_stow);
+	existing_path = view_find_owner(p, target_subpath, existing, &owner, &owner_stow);
 	if (!existing_path) {
 		snprintf(msg, sizeof(msg), "existing target is not owned by stow: %s",
 			 target_subpath);
 		conflict(p, package, target_subpath, msg);
 		return;
 	}
-	if (!stow_exists(p, existing_path)) {
+	if (!view_stow_exists(p, existing_path)) {
 		/* A dangling link of ours: replace it. */
-		do_unlink(p, target_subpath);
-		do_link(p, link_dest, target_subpath);
+		view_do_unlink(p, target_subpath);
+		view_do_link(p, link_dest, target_subpath);
 		return;
 	}
 	if (strcmp(existing, link_dest) == 0)
 		return;
-	if (deferred(p, target_subpath))
+	if (view_deferred(p, target_subpath))
 		return;
-	if (overridden(p, target_subpath)) {
-		do_unlink(p, target_subpath);
-		do_link(p, link_dest, target_subpath);
+	if (view_overridden(p, target_subpath)) {
+		view_do_unlink(p, target_subpath);
+		view_do_link(p, link_dest, target_subpath);
 		return;
 	}
-	if (stow_isdir(p, existing_path) && stow_isdir(p, pkg_path)) {
+	if (view_stow_isdir(p, existing_path) && view_stow_isdir(p, pkg_path)) {
 		/* Unfold: the folder becomes real, holding both packages' links. */
 		const char *src = p->src_stow;
 
-		do_unlink(p, target_subpath);
-		do_mkdir(p, target_subpath);
+		view_do_unlink(p, target_subpath);
+		view_do_mkdir(p, target_subpath);
 		p->src_stow = owner_stow; /* the owner may live in a second stow dir */
 		stow_contents(p, owner, pkg_subpath, target_subpath);
 		p->src_stow = src;
@@ -738,7 +185,7 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		join3(p->src_stow ? p->src_stow : p->w->stow_path, package, pkg_subpath);
 	cleanup_free char *ups = NULL;
 	cleanup_free char *link_dest = NULL;
-	struct grove_node *src = pkg_node(p, package, pkg_subpath);
+	struct grove_node *src = view_pkg_node(p, package, pkg_subpath);
 	struct grove_node *t;
 	char msg[GROVE_ERROR_MSG_MAX];
 	int level;
@@ -790,11 +237,11 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		return;
 	}
 
-	t = tnode(p, target_subpath);
+	t = view_tnode(p, target_subpath);
 	if (t && t->type == GROVE_FT_LINK) {
 		stow_existing_link(p, package, pkg_subpath, target_subpath, pkg_path, link_dest);
 	} else if (t && t->type != GROVE_FT_NONE) {
-		bool src_dir = follow_type(src) == GROVE_FT_DIR;
+		bool src_dir = view_follow_type(src) == GROVE_FT_DIR;
 
 		if (t->type == GROVE_FT_DIR) {
 			if (!src_dir) {
@@ -827,7 +274,7 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 					oom(p);
 					return;
 				}
-				do_link(p, link_dest, target_subpath);
+				view_do_link(p, link_dest, target_subpath);
 			}
 		} else {
 			snprintf(
@@ -837,10 +284,10 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 			conflict(p, package, target_subpath, msg);
 		}
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
-		do_mkdir(p, target_subpath);
+		view_do_mkdir(p, target_subpath);
 		stow_contents(p, package, pkg_subpath, target_subpath);
 	} else {
-		do_link(p, link_dest, target_subpath);
+		view_do_link(p, link_dest, target_subpath);
 	}
 }
 
@@ -880,7 +327,7 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 			oom(p);
 			return;
 		}
-		if (ignored(p, package, tpath))
+		if (view_ignored(p, package, tpath))
 			continue;
 		full = join3(p->w->stow_path, package, pkg_path);
 		if (!full) {
@@ -921,7 +368,7 @@ static void
 unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath,
 		 const char *target_subpath)
 {
-	struct grove_node *t = tnode(p, target_subpath);
+	struct grove_node *t = view_tnode(p, target_subpath);
 	cleanup_free char *existing_path = NULL;
 	cleanup_free char *pkg_path = NULL;
 	char msg[GROVE_ERROR_MSG_MAX];
@@ -932,7 +379,7 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 		warning(p, msg);
 		return;
 	}
-	existing_path = find_stowed_path(p, target_subpath, t->link, NULL);
+	existing_path = view_find_stowed_path(p, target_subpath, t->link, NULL);
 	if (!existing_path)
 		return;
 	pkg_path = join3(p->w->stow_path, package, pkg_subpath);
@@ -940,8 +387,8 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 		oom(p);
 		return;
 	}
-	if (!stow_exists(p, existing_path) || strcmp(existing_path, pkg_path) == 0)
-		do_unlink(p, target_subpath);
+	if (!view_stow_exists(p, existing_path) || strcmp(existing_path, pkg_path) == 0)
+		view_do_unlink(p, target_subpath);
 }
 
 /* A link in folder dir_path whose destination is missing. Links that do not
@@ -951,16 +398,16 @@ static bool
 dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 {
 	cleanup_free char *path = grove_path_join(dir_path, kid->name);
-	cleanup_free char *dest = path ? find_stowed_path(p, path, kid->link, NULL) : NULL;
+	cleanup_free char *dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
 
-	return !dest || !stow_exists(p, dest);
+	return !dest || !view_stow_exists(p, dest);
 }
 
 /* Stow's foldable: the folder holds only links, all into one folder of one package. */
 static char *
 foldable(struct planner *p, const char *target_subdir)
 {
-	struct grove_node *dir = tnode(p, target_subdir);
+	struct grove_node *dir = view_tnode(p, target_subdir);
 	cleanup_free char *parent_in_pkg = NULL;
 	cleanup_free char *owner = NULL;
 	char *result;
@@ -999,7 +446,7 @@ foldable(struct planner *p, const char *target_subdir)
 	if (strncmp(stripped, "../", 3) == 0)
 		stripped += 3;
 	{
-		cleanup_free char *path = find_stowed_path(p, target_subdir, stripped, &owner);
+		cleanup_free char *path = view_find_stowed_path(p, target_subdir, stripped, &owner);
 		if (!path || !owner || !owner[0])
 			return NULL;
 	}
@@ -1012,7 +459,7 @@ foldable(struct planner *p, const char *target_subdir)
 static void
 fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
 {
-	struct grove_node *dir = tnode(p, target_subdir);
+	struct grove_node *dir = view_tnode(p, target_subdir);
 
 	grove_node_foreach_child (dir, kid) {
 		if (kid->type == GROVE_FT_NONE)
@@ -1020,15 +467,15 @@ fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
 		kid->type = GROVE_FT_NONE;
 		grove_node_set_link(kid, NULL);
 	}
-	do_rmdir(p, target_subdir);
-	do_link(p, pkg_subpath, target_subdir);
+	view_do_rmdir(p, target_subdir);
+	view_do_link(p, pkg_subpath, target_subdir);
 }
 
 static void
 unstow_node(struct planner *p, const char *package, const char *pkg_subpath,
 	    const char *target_subpath)
 {
-	struct grove_node *t = tnode(p, target_subpath);
+	struct grove_node *t = view_tnode(p, target_subpath);
 	struct grove_node *src;
 	cleanup_free char *fold = NULL;
 
@@ -1040,8 +487,8 @@ unstow_node(struct planner *p, const char *package, const char *pkg_subpath,
 	}
 	if (t->type != GROVE_FT_DIR)
 		return;
-	src = pkg_node(p, package, pkg_subpath);
-	if (!p->o->compat && (!src || follow_type(src) != GROVE_FT_DIR)) {
+	src = view_pkg_node(p, package, pkg_subpath);
+	if (!p->o->compat && (!src || view_follow_type(src) != GROVE_FT_DIR)) {
 		/*
 		 * A folder where the package has a file: Stow dies here
 		 * ("unstow_contents() called with non-directory path"). Nothing
@@ -1058,7 +505,7 @@ unstow_node(struct planner *p, const char *package, const char *pkg_subpath,
 static void
 cleanup_invalid_links(struct planner *p, const char *dir_path)
 {
-	struct grove_node *dir = tnode(p, dir_path);
+	struct grove_node *dir = view_tnode(p, dir_path);
 	cleanup_free struct grove_node **kids = NULL;
 
 	/*
@@ -1091,11 +538,11 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 			oom(p);
 			return;
 		}
-		dest = find_stowed_path(p, path, n->orig_link, NULL);
+		dest = view_find_stowed_path(p, path, n->orig_link, NULL);
 		if (!dest)
 			continue; /* not ours: whatever it points at, leave it */
-		if (!stow_exists(p, dest))
-			do_unlink(p, path);
+		if (!view_stow_exists(p, dest))
+			view_do_unlink(p, path);
 	}
 }
 
@@ -1106,24 +553,24 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	struct grove_node *listing;
 	cleanup_free struct grove_node **kids = NULL;
 
-	if (p->rc || should_skip_target(p, target_subdir))
+	if (p->rc || view_should_skip_target(p, target_subdir))
 		return;
 	if (p->o->compat) {
-		listing = tnode(p, target_subdir);
+		listing = view_tnode(p, target_subdir);
 		if (!listing || listing->orig_type != GROVE_FT_DIR)
 			return;
 	} else {
-		listing = pkg_node(p, package, pkg_subdir);
-		if ((!listing || !listing->listed) && pkg_pruned(p, package, pkg_subdir)) {
+		listing = view_pkg_node(p, package, pkg_subdir);
+		if ((!listing || !listing->listed) && view_pkg_pruned(p, package, pkg_subdir)) {
 			cleanup_free char *rel = grove_path_join(package, pkg_subdir);
 
 			if (!rel)
 				oom(p);
 			else
-				need(p, rel);
+				view_need(p, rel);
 			return;
 		}
-		if (!listing || follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
+		if (!listing || view_follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
 			fail(p, -GROVE_E_PRECONDITION,
 			     "folder '%s' of package '%s' is missing, or changed while it was read",
 			     pkg_subdir, package);
@@ -1148,7 +595,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			oom(p);
 			return;
 		}
-		if (ignored(p, package, tpath))
+		if (view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles) {
 			if (p->o->compat) {
@@ -1188,7 +635,7 @@ emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *o
 	cleanup_free char *package = NULL;
 	cleanup_free char *other = NULL;
 	const char *t = text ? text : old_text;
-	cleanup_free char *dest = t ? find_owner(p, path, t, &package, &other) : NULL;
+	cleanup_free char *dest = t ? view_find_owner(p, path, t, &package, &other) : NULL;
 
 	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
 	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path,
@@ -1305,7 +752,7 @@ check_package(struct planner *p, const char *package)
 	struct grove_node *n = grove_node_child(p->w->stow, package);
 	const char *why = "";
 
-	if (n && follow_type(n) == GROVE_FT_DIR && n->listed)
+	if (n && view_follow_type(n) == GROVE_FT_DIR && n->listed)
 		return true;
 	if (p->o->stow_words) {
 		fail(p, -GROVE_E_NOPACKAGE, "The stow directory %s does not contain package %s",

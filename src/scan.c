@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The scan: reads the packages and the parts of the target a plan needs into in-memory trees,
- * beneath held roots. */
+/* The scan of the stow dir: reads the packages a plan needs into an in-memory tree, beneath the
+ * held stow root, and drives the target scan (scan_target.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +11,7 @@
 #include "grove/path.h"
 #include "grove/plan.h"
 #include "grove/world.h"
+#include "scan_int.h"
 #include "util.h"
 
 /* .stow-local-ignore files larger than this are refused. */
@@ -25,38 +26,8 @@
 /* Checking where a folder lands costs a stat per other package: beyond this many, no pruning. */
 #define PRUNE_PKGS_MAX 32
 
-struct scan {
-	struct grove_world *w;
-	const struct grove_root *stow;
-	const struct grove_root *target;
-	const struct grove_scan_opts *o;
-	struct grove_error *err;
-	/* (dev, ino) of the folders being loaded, to stop at a link back to an ancestor */
-	struct dev_ino {
-		dev_t dev;
-		ino_t ino;
-		int zone; /* pruning: 0 not checked, 1 the planner cannot enter it, -1 it can */
-	} * stack;
-	size_t depth, cap_stack;
-	size_t follows; /* package links being followed, nested */
-	/* Pruning (grove_scan_opts.prune), while load_package reads a package: */
-	bool prune;
-	const char *package; /* the package being read */
-	char *const *pkgs;   /* every package of the request */
-	size_t n_pkgs;
-	size_t loaded; /* nodes made for the package so far */
-	size_t bad;    /* entries validate_tree refuses, seen so far */
-	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
-	struct pending {
-		char *dest;   /* stow-relative path the link points at */
-		char *unfold; /* stow-relative folder the plan may unfold, or NULL */
-		struct grove_node *tnode;
-	} * pend;
-	size_t n_pend, cap_pend;
-};
-
-static int
-oom(struct scan *s)
+int
+scan_oom(struct scan *s)
 {
 	return grove_error_set(s->err, -ENOMEM, "scan: out of memory");
 }
@@ -163,7 +134,7 @@ stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_s
 		return r;
 	alt = grove_strdupf("%s%s", rest, relpath + l);
 	if (!alt)
-		return oom(s);
+		return scan_oom(s);
 	r = grove_fs_stat_beneath_follow(s->stow->fd, alt, st, err);
 	*ret_phys = alt;
 	return r;
@@ -193,7 +164,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		cleanup_free char *parent = grove_path_parent(relpath);
 		cleanup_free char *dest = parent ? grove_path_join(parent, n->link) : NULL;
 		if (!dest)
-			return oom(s);
+			return scan_oom(s);
 		if (grove_path_under(relpath, dest)) {
 			n->escapes = true;
 			n->dest_type = GROVE_FT_NONE;
@@ -379,7 +350,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 
 		if (!st) {
 			grove_dirents_free(ents, n);
-			return oom(s);
+			return scan_oom(s);
 		}
 		s->stack = st;
 		s->cap_stack = cap;
@@ -396,7 +367,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 		cleanup_free char *text = NULL;
 
 		if (!kpath) {
-			r = oom(s);
+			r = scan_oom(s);
 			break;
 		}
 		if (kid && (kid->listed || kid->type != GROVE_FT_DIR))
@@ -413,7 +384,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 			kid = grove_node_new(ents[i].name, ents[i].type, text);
 			if (!kid || grove_node_add(node, kid) < 0) {
 				grove_node_free(kid);
-				r = oom(s);
+				r = scan_oom(s);
 				break;
 			}
 			s->loaded++;
@@ -483,8 +454,6 @@ model_path(struct scan *s, const char *relpath, bool *ret_absent)
 	return n;
 }
 
-static int model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
-
 /* Loads the folder at a stow-relative path completely (for unfolding). */
 static int
 load_subtree(struct scan *s, const char *relpath)
@@ -497,12 +466,12 @@ load_subtree(struct scan *s, const char *relpath)
 	int r;
 
 	if (!n)
-		return absent ? 0 : oom(s);
+		return absent ? 0 : scan_oom(s);
 	if (n->listed)
 		return 0;
 	{
 		enum grove_ftype known;
-		if (model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
+		if (scan_model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
 			return 0; /* a file (or nothing) the model already knows */
 	}
 	r = stat_follow(s, relpath, &phys, &st, s->err);
@@ -527,8 +496,8 @@ load_subtree(struct scan *s, const char *relpath)
  * in a folder read whole, or known missing), 0 when the scan has not read
  * that far.
  */
-static int
-model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
+int
+scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 {
 	size_t off;
 	struct grove_node *n = grove_node_walk(s->w->stow, relpath, &off);
@@ -567,7 +536,7 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	cleanup_free char *phys = NULL;
 	int r;
 
-	if (model_answer(s, relpath, ret_type))
+	if (scan_model_answer(s, relpath, ret_type))
 		return 0;
 
 	r = stat_follow(s, relpath, &phys, &st, s->err);
@@ -580,7 +549,7 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	*ret_type = st.type;
 	n = model_path(s, relpath, &absent);
 	if (!n)
-		return absent ? 0 : oom(s);
+		return absent ? 0 : scan_oom(s);
 	if (!n->listed && n->n_kids == 0)
 		n->type = n->orig_type = st.type == GROVE_FT_NONE ? GROVE_FT_NONE : st.type;
 	return 0;
@@ -600,13 +569,13 @@ load_package_ignore(struct scan *s, const char *package)
 	int r;
 
 	if (!pkg)
-		return oom(s);
+		return scan_oom(s);
 	if (pkg->ignore_loaded)
 		return 0;
 	pkg->ignore_loaded = true;
 	rel = grove_strdupf("%s/.stow-local-ignore", package);
 	if (!rel)
-		return oom(s);
+		return scan_oom(s);
 	/* A package read whole answers from memory: no file, no syscall. */
 	{
 		struct grove_node *root = grove_node_child(w->stow, package);
@@ -627,7 +596,7 @@ load_package_ignore(struct scan *s, const char *package)
 	{
 		cleanup_free char *source = grove_strdupf("'%s/%s'", s->stow->path, rel);
 		if (!source)
-			return oom(s);
+			return scan_oom(s);
 		r = grove_ignore_list_parse(text, source, &pkg->local_ignore, s->err);
 	}
 	return r < 0 ? r : 0;
@@ -655,7 +624,7 @@ load_package(struct scan *s, const char *package)
 		n = grove_node_new(package, st.type, text);
 		if (!n || grove_node_add(s->w->stow, n) < 0) {
 			grove_node_free(n);
-			return oom(s);
+			return scan_oom(s);
 		}
 	}
 	if (!n->listed && n->type == GROVE_FT_DIR) {
@@ -683,364 +652,6 @@ load_package(struct scan *s, const char *package)
 /* ---- the target ---- */
 
 /* A requested package's node at the current folder, with its package-relative path. */
-struct pkg_at {
-	const char *package;
-	struct grove_node *node; /* a folder (or link to one) in the package */
-	char *subpath;           /* "." at the package root */
-};
-
-static int
-add_pending(struct scan *s, struct grove_node *tnode, const char *dest, const char *unfold)
-{
-	struct pending *p;
-
-	if (s->n_pend == s->cap_pend) {
-		size_t cap = s->cap_pend ? s->cap_pend * 2 : 64;
-		struct pending *np = realloc(s->pend, cap * sizeof(*np));
-		if (!np)
-			return oom(s);
-		s->pend = np;
-		s->cap_pend = cap;
-	}
-	p = &s->pend[s->n_pend];
-	p->tnode = tnode;
-	p->dest = strdup(dest);
-	p->unfold = unfold ? strdup(unfold) : NULL;
-	if (!p->dest || (unfold && !p->unfold)) {
-		free(p->dest);
-		free(p->unfold);
-		return oom(s);
-	}
-	s->n_pend++;
-	return 0;
-}
-
-static bool
-pkg_is_dir(const struct grove_node *n)
-{
-	return n &&
-	       (n->type == GROVE_FT_DIR ||
-		(n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR)) &&
-	       n->listed;
-}
-
-/*
- * Where a target folder's entries come from when many packages share it: every
- * package entry of the folder under the target name it lands on (its own name,
- * and with --dotfiles ".X" for "dot-X"), sorted by that name, then package,
- * then form. Built once per folder, so matching a folder of E entries against
- * P packages costs O((E + package entries) log) instead of E * P lookups.
- */
-struct match_key {
-	const char *key; /* the target name */
-	char *own;       /* key, when it had to be made (".X" for "dot-X") */
-	size_t pkg;      /* index into the folder's pkgs */
-	int form;        /* 0: same name, 1: dot-X for .X (matching_kids' order) */
-	struct grove_node *kid;
-};
-
-struct match_index {
-	struct match_key *k;
-	size_t n;
-};
-
-/* Below this many packages a folder is matched by a lookup in each. */
-#define MATCH_INDEX_MIN 8
-
-static int
-match_key_cmp(const void *a, const void *b)
-{
-	const struct match_key *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-
-	if (c)
-		return c;
-	if (x->pkg != y->pkg)
-		return x->pkg < y->pkg ? -1 : 1;
-	return x->form - y->form;
-}
-
-static void
-match_index_release(struct match_index *mi)
-{
-	for (size_t i = 0; i < mi->n; i++)
-		free(mi->k[i].own);
-	free(mi->k);
-	mi->k = NULL;
-	mi->n = 0;
-}
-
-static int
-match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
-		  struct match_index *mi)
-{
-	size_t total = 0, k = 0;
-
-	for (size_t i = 0; i < n_pkgs; i++)
-		total += pkgs[i].node->n_kids;
-	mi->k = calloc(total ? 2 * total : 1, sizeof(*mi->k));
-	if (!mi->k)
-		return -ENOMEM;
-	for (size_t i = 0; i < n_pkgs; i++) {
-		const struct grove_node *pn = pkgs[i].node;
-
-		for (size_t j = 0; j < pn->n_kids; j++) {
-			struct grove_node *kid = pn->kids[j];
-			const char *rest = kid->name + 4;
-
-			mi->k[k++] = (struct match_key){ .key = kid->name, .pkg = i, .kid = kid };
-			/* The target name ".X" looks for "dot-X" when X is not empty and does
-			 * not start with '.' (matching_kids' dotted form, read backwards). */
-			if (s->o->dotfiles && strncmp(kid->name, "dot-", 4) == 0 && rest[0] &&
-			    rest[0] != '.') {
-				char *own = grove_strdupf(".%s", rest);
-
-				if (!own) {
-					mi->n = k;
-					match_index_release(mi);
-					return -ENOMEM;
-				}
-				mi->k[k++] = (struct match_key){
-					.key = own, .own = own, .pkg = i, .form = 1, .kid = kid
-				};
-			}
-		}
-	}
-	mi->n = k;
-	qsort(mi->k, mi->n, sizeof(*mi->k), match_key_cmp);
-	return 0;
-}
-
-/* The first index entry whose key is name, or mi->n. */
-static size_t
-match_index_find(const struct match_index *mi, const char *name)
-{
-	size_t lo = 0, hi = mi->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(mi->k[mid].key, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < mi->n && strcmp(mi->k[lo].key, name) == 0 ? lo : mi->n;
-}
-
-/* Appends package entry kid of the folder at pa to out[*k]; on failure frees
- * every subpath appended so far and returns -ENOMEM. */
-static int
-put_match(struct pkg_at *out, size_t *k, const struct pkg_at *pa, struct grove_node *kid)
-{
-	char *sub = grove_path_join(pa->subpath, kid->name);
-
-	if (!sub) {
-		while (*k > 0)
-			free(out[--*k].subpath);
-		return -ENOMEM;
-	}
-	out[*k] = (struct pkg_at){ .package = pa->package, .node = kid, .subpath = sub };
-	(*k)++;
-	return 0;
-}
-
-/*
- * The package entries that land on target name `name` in this folder: the
- * entry of that name and, with --dotfiles, "dot-X" for ".X", in package order.
- * A hash lookup per package, or with mi (many packages) a search of the
- * folder's index. out must hold 2 * n_pkgs entries; each out[k].subpath is
- * malloc'd (the package-relative path).
- */
-static int
-matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
-	      const struct match_index *mi, const char *name, struct pkg_at *out, size_t *ret_n)
-{
-	cleanup_free char *dotted = NULL;
-	size_t k = 0;
-
-	if (mi) {
-		for (size_t x = match_index_find(mi, name);
-		     x < mi->n && strcmp(mi->k[x].key, name) == 0; x++) {
-			if (put_match(out, &k, &pkgs[mi->k[x].pkg], mi->k[x].kid) < 0)
-				return -ENOMEM;
-		}
-		*ret_n = k;
-		return 0;
-	}
-	if (s->o->dotfiles && name[0] == '.' && name[1] && name[1] != '.') {
-		dotted = grove_strdupf("dot-%s", name + 1);
-		if (!dotted)
-			return -ENOMEM;
-	}
-	for (size_t i = 0; i < n_pkgs; i++) {
-		const char *forms[2] = { name, dotted };
-
-		for (size_t f = 0; f < 2; f++) {
-			struct grove_node *kid =
-				forms[f] ? grove_node_child(pkgs[i].node, forms[f]) : NULL;
-
-			if (kid && put_match(out, &k, &pkgs[i], kid) < 0)
-				return -ENOMEM;
-		}
-	}
-	*ret_n = k;
-	return 0;
-}
-
-static int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
-			   const struct pkg_at *pkgs, size_t n_pkgs);
-
-static int
-scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *tpath,
-		  const char *kpath, const struct pkg_at *pkgs, size_t n_pkgs,
-		  const struct match_index *mi)
-{
-	struct pkg_at *m = NULL;
-	size_t nm = 0;
-	int r = 0;
-
-	if (n_pkgs) {
-		/* With an index the matches are counted first: a folder shared by
-		 * many packages must not cost 2 * n_pkgs per entry. */
-		size_t cap = 2 * n_pkgs;
-
-		if (mi) {
-			size_t x = match_index_find(mi, kid->name);
-
-			cap = 1;
-			while (x < mi->n && strcmp(mi->k[x].key, kid->name) == 0)
-				x++, cap++;
-		}
-		m = calloc(cap, sizeof(*m));
-		if (!m || matching_kids(s, pkgs, n_pkgs, mi, kid->name, m, &nm) < 0) {
-			free(m);
-			return oom(s);
-		}
-	}
-
-	if (kid->orig_type == GROVE_FT_LINK) {
-		cleanup_free char *parent = grove_path_parent(kpath);
-		cleanup_free char *joined = parent ? grove_path_join(parent, kid->orig_link) : NULL;
-		const char *rest;
-
-		if (!parent || !joined) {
-			r = oom(s);
-			goto out;
-		}
-		rest = kid->orig_link[0] == '/' ? NULL
-						: grove_path_strip_prefix(joined, s->w->stow_path);
-		if (rest && rest[0]) {
-			enum grove_ftype t;
-
-			/* Ours: the plan may ask what it points at, and unfold it. What the
-			 * model already knows (a package read whole) is final: answered now,
-			 * not kept as a pending entry (100,000 of them for a restow of
-			 * nofold100k). */
-			if (s->w->stow && model_answer(s, rest, &t))
-				kid->dest_type = t;
-			else
-				r = add_pending(s, kid, rest, NULL);
-			for (size_t i = 0; i < nm && r >= 0; i++) {
-				const char *slash = strchr(rest, '/');
-				cleanup_free char *owner = NULL;
-				cleanup_free char *unfold = NULL;
-
-				/* Only a folder (or a link to one) of a requested package
-				 * unfolds a link: a file there is a conflict. */
-				if (m[i].node->type == GROVE_FT_REG)
-					continue;
-				owner = slash ? strndup(rest, (size_t)(slash - rest))
-					      : strdup(rest);
-				unfold = owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
-				if (!unfold) {
-					r = oom(s);
-					break;
-				}
-				r = add_pending(s, kid, rest, unfold);
-			}
-		}
-	} else if (kid->orig_type == GROVE_FT_DIR && (s->o->full_target || nm > 0)) {
-		struct pkg_at *sub = NULL;
-		size_t ns = 0;
-
-		if (strcmp(kpath, s->w->stow_path) == 0)
-			goto out; /* the stow dir itself: never planned into */
-		sub = calloc(nm ? nm : 1, sizeof(*sub));
-		if (!sub) {
-			r = oom(s);
-			goto out;
-		}
-		for (size_t i = 0; i < nm; i++)
-			if (pkg_is_dir(m[i].node))
-				sub[ns++] = m[i];
-		if (ns || s->o->full_target) {
-			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, kid->name, s->err);
-			if (kfd < 0)
-				r = grove_error_prefix(s->err, "read target folder '%s/%s'",
-						       s->target->path, kpath);
-			else
-				r = scan_target_dir(s, kid, kfd, kpath, sub, ns);
-		}
-		free(sub);
-	}
-out:
-	for (size_t i = 0; i < nm; i++)
-		free(m[i].subpath);
-	free(m);
-	(void)tpath;
-	return r;
-}
-
-static int
-scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
-		const struct pkg_at *pkgs, size_t n_pkgs)
-{
-	struct match_index mi = { 0 };
-	struct grove_dirent *ents = NULL;
-	size_t n = 0;
-	int r;
-
-	r = grove_fs_list(dfd, &ents, &n, s->err);
-	if (r < 0)
-		return grove_error_prefix(s->err, "read target folder '%s%s%s'", s->target->path,
-					  tpath[0] ? "/" : "", tpath);
-	dir->listed = true;
-	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0) {
-		grove_dirents_free(ents, n);
-		return oom(s);
-	}
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		cleanup_free char *text = NULL;
-		cleanup_free char *kpath = grove_child_path(tpath, ents[i].name);
-		struct grove_node *kid;
-
-		if (!kpath) {
-			r = oom(s);
-			break;
-		}
-		if (ents[i].type == GROVE_FT_LINK) {
-			r = grove_fs_readlink_at(dfd, ents[i].name, &text, s->err);
-			if (r < 0) {
-				grove_error_prefix(s->err, "read target '%s/%s'", s->target->path,
-						   kpath);
-				break;
-			}
-		}
-		kid = grove_node_new(ents[i].name, ents[i].type, text);
-		if (!kid || grove_node_add(dir, kid) < 0) {
-			grove_node_free(kid);
-			r = oom(s);
-			break;
-		}
-		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs,
-				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
-	}
-	match_index_release(&mi);
-	grove_dirents_free(ents, n);
-	return r;
-}
-
 int
 grove_scan(struct grove_world *w, const struct grove_root *stow, const struct grove_root *target,
 	   char *const *pkgs, size_t n_pkgs, const struct grove_scan_opts *opts,
@@ -1056,7 +667,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 	at = calloc(n_pkgs ? n_pkgs : 1, sizeof(*at));
 	if (!w->stow || !w->target || !at) {
 		free(at);
-		return oom(&s);
+		return scan_oom(&s);
 	}
 	s.prune = opts->prune && !opts->dotfiles && !opts->full_target && n_pkgs <= PRUNE_PKGS_MAX;
 	s.pkgs = pkgs;
@@ -1070,7 +681,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		if (r < 0)
 			break;
 		pn = grove_node_child(w->stow, pkgs[i]);
-		if (pkg_is_dir(pn)) {
+		if (scan_pkg_is_dir(pn)) {
 			at[n_at].package = pkgs[i];
 			at[n_at].node = pn;
 			at[n_at].subpath = (char *)".";
@@ -1091,7 +702,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 				slash ? strndup(p->unfold, (size_t)(slash - p->unfold))
 				      : strdup(p->unfold);
 			if (!owner) {
-				r = oom(&s);
+				r = scan_oom(&s);
 				break;
 			}
 			if (strcmp(p->unfold, p->dest) == 0 && pruned_at(&s, p->dest))
@@ -1132,7 +743,7 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 					       : strdup(w->needs[i]);
 
 		if (!pkg)
-			return oom(&s);
+			return scan_oom(&s);
 		r = load_package_ignore(&s, pkg);
 		if (r >= 0)
 			r = load_subtree(&s, w->needs[i]);
@@ -1142,87 +753,4 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 	w->n_needs = 0;
 	free(s.stack);
 	return r < 0 ? r : 0;
-}
-
-/* Lists the target folder at node (path tpath) into the view, once. */
-static int
-list_target_node(struct scan *s, struct grove_node *node, const char *tpath)
-{
-	cleanup_fd int fd = -1;
-
-	if (node->listed || node->orig_type != GROVE_FT_DIR)
-		return 0;
-	fd = grove_fs_open_dir_beneath(s->target->fd, tpath[0] ? tpath : ".", s->err);
-	if (fd < 0)
-		return grove_error_prefix(s->err, "read target folder '%s/%s'", s->target->path,
-					  tpath);
-	return scan_target_dir(s, node, fd, tpath, NULL, 0);
-}
-
-int
-grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, char *const *paths,
-			size_t n, struct grove_error *err)
-{
-	struct grove_scan_opts so = { 0 };
-	struct scan s = { .w = w, .target = target, .o = &so, .err = err };
-	int r = 0;
-
-	if (!w->target) {
-		w->target = grove_node_new("", GROVE_FT_DIR, NULL);
-		if (!w->target)
-			return oom(&s);
-	}
-	if (!w->stow_path && !(w->stow_path = strdup("\x01")))
-		return oom(&s); /* owns nothing: no link is taken for a stow dir's */
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		struct grove_node *node = w->target;
-		const char *p = paths[i];
-		char *prefix = calloc(1, strlen(paths[i]) + 1);
-
-		if (!prefix)
-			return oom(&s);
-		for (;;) {
-			const char *e = strchr(p, '/');
-			size_t len = e ? (size_t)(e - p) : strlen(p);
-			cleanup_free char *name = strndup(p, len);
-
-			r = list_target_node(&s, node, prefix);
-			if (r < 0 || !name)
-				break;
-			node = grove_node_child(node, name);
-			if (!node || node->orig_type != GROVE_FT_DIR)
-				break;
-			if (prefix[0])
-				strcat(prefix, "/");
-			strncat(prefix, p, len);
-			if (!e) {
-				/* The path itself, when a folder: its entries matter too. */
-				r = list_target_node(&s, node, prefix);
-				break;
-			}
-			p = e + 1;
-		}
-		free(prefix);
-	}
-	for (size_t i = 0; i < s.n_pend; i++) {
-		free(s.pend[i].dest);
-		free(s.pend[i].unfold);
-	}
-	free(s.pend);
-	free(s.stack);
-	return r < 0 ? r : 0;
-}
-
-int
-grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
-			struct grove_error *err)
-{
-	int r = 0;
-
-	if (w->n_tneeds)
-		r = grove_scan_target_paths(w, target, w->tneeds, w->n_tneeds, err);
-	for (size_t i = 0; i < w->n_tneeds; i++)
-		free(w->tneeds[i]);
-	w->n_tneeds = 0;
-	return r;
 }

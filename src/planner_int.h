@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private to the planner: its state (planner.c decides, planner_view.c answers what the world
+ * looks like now and makes the changes the decisions call for). */
+#ifndef GROVE_PLANNER_INT_H
+#define GROVE_PLANNER_INT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "grove/planner.h"
+
+struct planner {
+	struct grove_world *w;
+	const struct grove_plan_opts *o;
+	struct grove_plan *plan;
+	struct grove_error *err;
+	const char *action;  /* "stow" or "unstow", for conflicts */
+	int rc;              /* first fatal error */
+	bool incomplete;     /* the plan needs parts of the stow dir not read yet */
+	const char *package; /* the package whose entry is being planned, for conflicts */
+	/* The last package record looked up: consecutive entries share their package,
+	 * and a linear search per entry over hundreds of packages was quadratic. */
+	const char *pkg_name;
+	struct grove_world_pkg *pkg;
+	/* While unfolding a link into a second stow dir beneath the target: that stow dir's
+	 * path from the target, whose packages are read from the target tree. NULL: w->stow. */
+	const char *src_stow;
+};
+
+static inline struct grove_world_pkg *
+pkg_record(struct planner *p, const char *package)
+{
+	if (!p->pkg_name || (p->pkg_name != package && strcmp(p->pkg_name, package) != 0)) {
+		p->pkg = grove_world_pkg(p->w, package);
+		p->pkg_name = p->pkg ? package : NULL;
+	}
+	return p->pkg;
+}
+
+static inline void
+fail(struct planner *p, int code, const char *fmt, const char *a, const char *b)
+{
+	if (p->rc)
+		return;
+	p->rc = code;
+	grove_error_set(p->err, code, fmt, a ? a : "", b ? b : "");
+}
+
+static inline void
+oom(struct planner *p)
+{
+	fail(p, -ENOMEM, "planning: %s%s", "out of memory", NULL);
+}
+
+static inline void
+conflict(struct planner *p, const char *package, const char *path, const char *msg)
+{
+	if (grove_plan_add_conflict(p->plan, p->action, package, path, msg) < 0)
+		oom(p);
+}
+
+static inline void
+warning(struct planner *p, const char *msg)
+{
+	if (grove_plan_add_warning(p->plan, msg) < 0)
+		oom(p);
+}
+
+enum grove_ftype view_follow_type(const struct grove_node *n);
+
+/*
+ * The scan reads the stow dir sparsely; when planning reaches a part it did
+ * not read, the planner records the need and returns GROVE_PLAN_NEEDS_SCAN, and
+ * grove_world_plan reads it and plans again from the start (planning is pure).
+ */
+void view_need(struct planner *p, const char *relpath);
+
+/* Asks for the target folder tpath to be listed (see need). */
+void view_tneed(struct planner *p, const char *tpath);
+
+/* Stow's -e on a path in the stow dir (or a second one beneath the target). */
+bool view_stow_exists(struct planner *p, const char *path);
+
+/* Stow's -d on a path in the stow dir (or a second one beneath the target). */
+bool view_stow_isdir(struct planner *p, const char *path);
+
+/* The package node for package/subpath (in the second stow dir being unfolded from, when
+ * p->src_stow is set). */
+struct grove_node *view_pkg_node(struct planner *p, const char *package, const char *subpath);
+
+/* Whether the scan dropped the entries of package/subpath or of a folder on the way to it
+ * (a big folder it expected to fold whole): then the planner asks for it (need). */
+bool view_pkg_pruned(struct planner *p, const char *package, const char *subpath);
+
+/*
+ * Stow's find_stowed_path: a link is ours when its text, joined to the folder
+ * it sits in, lands in the stow dir; the package is the next component.
+ * Returns the path from the target (malloc'd) and the package, or NULL.
+ * With other_stow_dirs, a link landing in a folder marked with .stow beneath
+ * the target (a second stow dir, read through the target tree) is Stow's too:
+ * *ret_stow (when asked for) is then that folder's path, malloc'd; NULL for
+ * this run's stow dir. Marked stow dirs outside the target (and the target's
+ * parents) lie outside the roots grove holds: such links count as foreign.
+ */
+char *view_find_owner(struct planner *p, const char *target_path, const char *link, char **ret_pkg,
+		      char **ret_stow);
+
+char *view_find_stowed_path(struct planner *p, const char *target_path, const char *link,
+			    char **ret_pkg);
+
+struct grove_node *view_tnode(struct planner *p, const char *path);
+
+enum grove_ftype view_ttype(struct planner *p, const char *path);
+
+void view_do_link(struct planner *p, const char *dest, const char *path);
+
+void view_do_unlink(struct planner *p, const char *path);
+
+void view_do_mkdir(struct planner *p, const char *path);
+
+void view_do_rmdir(struct planner *p, const char *path);
+
+bool view_ignored(struct planner *p, const char *package, const char *target_path);
+
+bool view_deferred(struct planner *p, const char *path);
+
+bool view_overridden(struct planner *p, const char *path);
+
+bool view_should_skip_target(struct planner *p, const char *path);
+
+#endif

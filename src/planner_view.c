@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The planner's view of the world: the stow dir model (asking the scan for what it has not read),
+ * ownership of links, the target's current state, the changes a decision makes to it, and the
+ * ignore, defer and override answers. Pure: no syscalls. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/path.h"
+#include "planner_int.h"
+#include "util.h"
+
+/* ---- the stow dir model ---- */
+
+enum grove_ftype
+view_follow_type(const struct grove_node *n)
+{
+	enum grove_ftype t;
+
+	if (!n)
+		return GROVE_FT_NONE;
+	t = n->type == GROVE_FT_LINK ? n->dest_type : n->type;
+	return t == GROVE_FT_UNKNOWN ? GROVE_FT_NONE : t;
+}
+
+/*
+ * The scan reads the stow dir sparsely; when planning reaches a part it did
+ * not read, the planner records the need and returns GROVE_PLAN_NEEDS_SCAN, and
+ * grove_world_plan reads it and plans again from the start (planning is pure).
+ */
+void
+view_need(struct planner *p, const char *relpath)
+{
+	if (grove_world_need(p->w, relpath) < 0) {
+		oom(p);
+		return;
+	}
+	/* Planning goes on with "missing" as the answer, to collect more needs
+	 * in this round; its result is thrown away. */
+	p->incomplete = true;
+}
+
+/* The model node for a target-relative path inside the stow dir, or NULL when
+ * missing (or not in the stow dir); asks for it when the scan has not read it. */
+static struct grove_node *
+stow_node_at(struct planner *p, const char *path_from_target)
+{
+	const char *rest = grove_path_strip_prefix(path_from_target, p->w->stow_path);
+	struct grove_node *n;
+	size_t off;
+	bool descends;
+
+	if (!rest)
+		return NULL;
+	n = grove_node_walk(p->w->stow, rest, &off);
+	if (!rest[off])
+		return n;
+	if (strcspn(rest + off, "/") > NAME_MAX)
+		return NULL;
+	descends = n->type == GROVE_FT_DIR ||
+		   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
+	if (!n->listed && descends)
+		view_need(p, rest);
+	return NULL;
+}
+
+/* Asks for the target folder tpath to be listed (see need). */
+void
+view_tneed(struct planner *p, const char *tpath)
+{
+	if (grove_world_tneed(p->w, tpath) < 0) {
+		oom(p);
+		return;
+	}
+	p->incomplete = true;
+}
+
+/*
+ * The target node at path as on disk (the scanned state), or NULL when nothing is there. The
+ * way there is folders only: a second stow dir beneath the target is read through the held
+ * target, no symlink followed. A folder on the way that the scan has not listed is asked for
+ * (NULL meanwhile, with p->incomplete set).
+ */
+static struct grove_node *
+disk_node(struct planner *p, const char *path)
+{
+	struct grove_node *n = p->w->target;
+	const char *s = path;
+	char name[NAME_MAX + 1];
+
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (!n || n->orig_type != GROVE_FT_DIR || len > NAME_MAX)
+			return NULL;
+		if (!n->listed) {
+			cleanup_free char *pre =
+				strndup(path, s > path ? (size_t)(s - path) - 1 : 0);
+
+			if (!pre)
+				oom(p);
+			else
+				view_tneed(p, pre);
+			return NULL;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		n = grove_node_child(n, name);
+		if (n && n->orig_type == GROVE_FT_NONE)
+			n = NULL;
+		s += len + (e ? 1 : 0);
+	}
+	return n;
+}
+
+/* Whether a target-relative path lies in a second stow dir, read from the target tree. */
+static bool
+in_other_stow(struct planner *p, const char *path)
+{
+	return p->o->other_stow_dirs && !grove_path_strip_prefix(path, p->w->stow_path);
+}
+
+/* Stow's -e on a path in the stow dir (or a second one beneath the target). */
+bool
+view_stow_exists(struct planner *p, const char *path)
+{
+	if (in_other_stow(p, path))
+		return disk_node(p, path) != NULL;
+	return view_follow_type(stow_node_at(p, path)) != GROVE_FT_NONE;
+}
+
+/* Stow's -d on a path in the stow dir (or a second one beneath the target). */
+bool
+view_stow_isdir(struct planner *p, const char *path)
+{
+	if (in_other_stow(p, path)) {
+		struct grove_node *n = disk_node(p, path);
+		return n && n->orig_type == GROVE_FT_DIR;
+	}
+	return view_follow_type(stow_node_at(p, path)) == GROVE_FT_DIR;
+}
+
+/* The package node for package/subpath (in the second stow dir being unfolded from, when
+ * p->src_stow is set). */
+struct grove_node *
+view_pkg_node(struct planner *p, const char *package, const char *subpath)
+{
+	struct grove_node *n;
+
+	if (p->src_stow) {
+		cleanup_free char *pp = grove_path_join(p->src_stow, package);
+		cleanup_free char *full = pp ? grove_path_join(pp, subpath) : NULL;
+
+		if (!full) {
+			oom(p);
+			return NULL;
+		}
+		return disk_node(p, full);
+	}
+	n = grove_node_child(p->w->stow, package);
+	return n ? grove_node_lookup(n, subpath) : NULL;
+}
+
+/* Whether the scan dropped the entries of package/subpath or of a folder on the way to it
+ * (a big folder it expected to fold whole): then the planner asks for it (need). */
+bool
+view_pkg_pruned(struct planner *p, const char *package, const char *subpath)
+{
+	struct grove_node *n = p->src_stow ? NULL : grove_node_child(p->w->stow, package);
+	size_t off;
+
+	/* A pruned folder has no kids, so a walk stops at the first one on the way. */
+	return n && grove_node_walk(n, subpath, &off)->pruned;
+}
+
+/* ---- ownership ---- */
+
+/*
+ * Stow's find_stowed_path: a link is ours when its text, joined to the folder
+ * it sits in, lands in the stow dir; the package is the next component.
+ * Returns the path from the target (malloc'd) and the package, or NULL.
+ * With other_stow_dirs, a link landing in a folder marked with .stow beneath
+ * the target (a second stow dir, read through the target tree) is Stow's too:
+ * *ret_stow (when asked for) is then that folder's path, malloc'd; NULL for
+ * this run's stow dir. Marked stow dirs outside the target (and the target's
+ * parents) lie outside the roots grove holds: such links count as foreign.
+ */
+char *
+view_find_owner(struct planner *p, const char *target_path, const char *link, char **ret_pkg,
+		char **ret_stow)
+{
+	cleanup_free char *parent = NULL;
+	char *joined;
+	const char *rest, *slash;
+
+	if (ret_stow)
+		*ret_stow = NULL;
+	if (link[0] == '/')
+		return NULL;
+	parent = grove_path_parent(target_path);
+	if (!parent || !(joined = grove_path_join(parent, link))) {
+		oom(p);
+		return NULL;
+	}
+	rest = grove_path_strip_prefix(joined, p->w->stow_path);
+	if (!rest && p->o->other_stow_dirs && strcmp(joined, "..") && strncmp(joined, "../", 3)) {
+		/* Stow's marked_stow_dir walk, folder by folder down the destination. */
+		for (const char *e = strchr(joined, '/'); e && !rest; e = strchr(e + 1, '/')) {
+			cleanup_free char *dir = strndup(joined, (size_t)(e - joined));
+			struct grove_node *d = dir ? disk_node(p, dir) : NULL;
+			struct grove_node *mark;
+
+			if (!dir) {
+				oom(p);
+				break;
+			}
+			if (!d || d->orig_type != GROVE_FT_DIR)
+				break;
+			if (!d->listed) {
+				view_tneed(p, dir);
+				break;
+			}
+			mark = grove_node_child(d, ".stow");
+			if (mark && mark->orig_type != GROVE_FT_NONE) {
+				rest = e + 1;
+				if (ret_stow && !(*ret_stow = steal_ptr(dir)))
+					oom(p);
+			}
+		}
+	}
+	if (!rest || !rest[0]) {
+		free(joined);
+		return NULL;
+	}
+	slash = strchr(rest, '/');
+	if (ret_pkg) {
+		*ret_pkg = slash ? strndup(rest, (size_t)(slash - rest)) : strdup(rest);
+		if (!*ret_pkg) {
+			free(joined);
+			oom(p);
+			return NULL;
+		}
+	}
+	return joined;
+}
+
+char *
+view_find_stowed_path(struct planner *p, const char *target_path, const char *link, char **ret_pkg)
+{
+	return view_find_owner(p, target_path, link, ret_pkg, NULL);
+}
+
+/* ---- the target view ---- */
+
+struct grove_node *
+view_tnode(struct planner *p, const char *path)
+{
+	return grove_node_lookup(p->w->target, path);
+}
+
+enum grove_ftype
+view_ttype(struct planner *p, const char *path)
+{
+	struct grove_node *n = view_tnode(p, path);
+
+	return n ? n->type : GROVE_FT_NONE;
+}
+
+/* The node at path, made (absent in both states) if missing; its parent must exist. */
+static struct grove_node *
+tensure(struct planner *p, const char *path)
+{
+	struct grove_node *n = view_tnode(p, path), *parent, *kid;
+	cleanup_free char *ppath = NULL;
+	const char *base;
+
+	if (n)
+		return n;
+	ppath = grove_path_parent(path);
+	if (!ppath) {
+		oom(p);
+		return NULL;
+	}
+	parent = view_tnode(p, ppath);
+	if (!parent) {
+		fail(p, -GROVE_E_INTERNAL, "planning '%s': parent folder unknown%s", path, NULL);
+		return NULL;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	kid = grove_node_new(base, GROVE_FT_NONE, NULL);
+	if (!kid || grove_node_add(parent, kid) < 0) {
+		grove_node_free(kid);
+		oom(p);
+		return NULL;
+	}
+	return kid;
+}
+
+/* Stow's -e on a target path, on disk as scanned (pending tasks not seen). */
+static bool
+disk_exists(struct planner *p, const char *path)
+{
+	struct grove_node *n = p->w->target;
+	const char *s = path;
+	char name[256];
+	size_t off;
+
+	/* The common case first: every folder on the way is a folder on disk, so
+	 * the answer is the last node's (or "no" if the walk stops early). */
+	const struct grove_node *top = NULL;
+
+	n = grove_node_walk(p->w->target, path, &off);
+	for (const struct grove_node *a = path[off] ? n : n->parent; a; a = a->parent)
+		if (a->orig_type != GROVE_FT_DIR)
+			top = a;
+	if (top && top->orig_type == GROVE_FT_LINK)
+		goto slow; /* the answer is inside the stow dir, if the link is ours */
+	if (top || path[off])
+		return false;
+	if (n->orig_type == GROVE_FT_LINK)
+		return n->dest_type != GROVE_FT_NONE && n->dest_type != GROVE_FT_UNKNOWN;
+	return n->orig_type != GROVE_FT_NONE;
+
+slow:
+	n = p->w->target;
+	while (*s) {
+		const char *e = strchr(s, '/');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+
+		if (len == 0 || (len == 1 && s[0] == '.')) {
+			s += len + (e ? 1 : 0);
+			continue;
+		}
+		if (len >= sizeof(name))
+			return false;
+		if (n->orig_type == GROVE_FT_LINK) {
+			/* Continue inside the stow dir when the link is ours. */
+			cleanup_free char *from = grove_node_path(n);
+			cleanup_free char *dest =
+				from ? view_find_stowed_path(p, from, n->orig_link, NULL) : NULL;
+			cleanup_free char *full = dest ? grove_path_join(dest, s) : NULL;
+			return full && view_stow_exists(p, full);
+		}
+		if (n->orig_type != GROVE_FT_DIR)
+			return false;
+		memcpy(name, s, len);
+		name[len] = '\0';
+		n = grove_node_child(n, name);
+		if (!n || n->orig_type == GROVE_FT_NONE)
+			return false;
+		s += len + (e ? 1 : 0);
+	}
+	if (n->orig_type == GROVE_FT_LINK)
+		return n->dest_type != GROVE_FT_NONE && n->dest_type != GROVE_FT_UNKNOWN;
+	return n->orig_type != GROVE_FT_NONE;
+}
+
+/* ---- the tasks, applied to the current state ---- */
+
+/* A path or link text the kernel cannot take in one call (PATH_MAX) is a
+ * conflict found while planning, not a failure half-way through executing. */
+static bool
+too_long(struct planner *p, const char *path, const char *text)
+{
+	char msg[GROVE_ERROR_MSG_MAX];
+
+	if (strlen(path) < PATH_MAX && (!text || strlen(text) < PATH_MAX))
+		return false;
+	snprintf(msg, sizeof(msg),
+		 "path or link text too long (over PATH_MAX, %d bytes): %.200s...", PATH_MAX, path);
+	conflict(p, p->package ? p->package : "", path, msg);
+	return true;
+}
+
+void
+view_do_link(struct planner *p, const char *dest, const char *path)
+{
+	struct grove_node *n;
+
+	too_long(p, path, dest); /* a conflict; planning goes on to find the others */
+	n = tensure(p, path);
+
+	if (!n)
+		return;
+	n->type = GROVE_FT_LINK;
+	if (grove_node_set_link(n, dest) < 0)
+		oom(p);
+}
+
+void
+view_do_unlink(struct planner *p, const char *path)
+{
+	struct grove_node *n = view_tnode(p, path);
+
+	if (!n)
+		return;
+	n->type = GROVE_FT_NONE;
+	grove_node_set_link(n, NULL);
+}
+
+void
+view_do_mkdir(struct planner *p, const char *path)
+{
+	struct grove_node *n;
+
+	too_long(p, path, NULL);
+	n = tensure(p, path);
+
+	if (!n)
+		return;
+	n->type = GROVE_FT_DIR;
+	n->listed = true;
+	grove_node_set_link(n, NULL);
+}
+
+void
+view_do_rmdir(struct planner *p, const char *path)
+{
+	struct grove_node *n = view_tnode(p, path);
+
+	if (n)
+		n->type = GROVE_FT_NONE;
+}
+
+/* ---- ignore, defer, override ---- */
+
+/* A pattern over its match budget fails the plan (an answer either way would be a guess) and
+ * counts as a match meanwhile, so that nothing more is planned for that path. */
+static bool
+pattern_answer(struct planner *p, int r, const struct grove_error *e)
+{
+	if (r < 0)
+		fail(p, r, "%s%s", e->msg, NULL);
+	return r != 0;
+}
+
+bool
+view_ignored(struct planner *p, const char *package, const char *target_path)
+{
+	const struct grove_world_pkg *pkg;
+	const struct grove_ignore_list *list;
+	struct grove_error e = { 0 };
+
+	if (p->rc)
+		return true; /* failing already: no more matching */
+	if (p->o->ignore &&
+	    pattern_answer(p, grove_pattern_set_match(p->o->ignore, target_path, &e), &e))
+		return true;
+	/* A second stow dir's package: its own ignore file is not read (the global list). */
+	pkg = p->src_stow ? NULL : pkg_record(p, package);
+	list = pkg && pkg->local_ignore ? pkg->local_ignore : p->w->global_ignore;
+	return list && pattern_answer(p, grove_ignore_list_match(list, target_path, &e), &e);
+}
+
+bool
+view_deferred(struct planner *p, const char *path)
+{
+	struct grove_error e = { 0 };
+
+	if (p->rc)
+		return false;
+	return p->o->defer && pattern_answer(p, grove_pattern_set_match(p->o->defer, path, &e), &e);
+}
+
+bool
+view_overridden(struct planner *p, const char *path)
+{
+	struct grove_error e = { 0 };
+
+	if (p->rc)
+		return false;
+	return p->o->override &&
+	       pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
+}
+
+bool
+view_should_skip_target(struct planner *p, const char *path)
+{
+	char msg[GROVE_ERROR_MSG_MAX];
+	cleanup_free char *marker = NULL;
+	cleanup_free char *protect = NULL;
+
+	if (strcmp(path, p->w->stow_path) == 0) {
+		snprintf(msg, sizeof(msg), "skipping target which was current stow directory %s",
+			 path);
+		warning(p, msg);
+		return true;
+	}
+	marker = grove_path_join(path, ".stow");
+	protect = grove_path_join(path, ".nonstow");
+	if (!marker || !protect) {
+		oom(p);
+		return true;
+	}
+	if (disk_exists(p, marker)) {
+		snprintf(msg, sizeof(msg), "skipping marked Stow directory %s", path);
+		warning(p, msg);
+		return true;
+	}
+	if (disk_exists(p, protect)) {
+		snprintf(msg, sizeof(msg), "skipping protected directory %s", path);
+		warning(p, msg);
+		return true;
+	}
+	return false;
+}

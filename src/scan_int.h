@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Private to the scan (scan.c reads the stow dir, scan_target.c the target): its state. */
+#ifndef GROVE_SCAN_INT_H
+#define GROVE_SCAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "grove/world.h"
+
+struct scan {
+	struct grove_world *w;
+	const struct grove_root *stow;
+	const struct grove_root *target;
+	const struct grove_scan_opts *o;
+	struct grove_error *err;
+	/* (dev, ino) of the folders being loaded, to stop at a link back to an ancestor */
+	struct dev_ino {
+		dev_t dev;
+		ino_t ino;
+		int zone; /* pruning: 0 not checked, 1 the planner cannot enter it, -1 it can */
+	} * stack;
+	size_t depth, cap_stack;
+	size_t follows; /* package links being followed, nested */
+	/* Pruning (grove_scan_opts.prune), while load_package reads a package: */
+	bool prune;
+	const char *package; /* the package being read */
+	char *const *pkgs;   /* every package of the request */
+	size_t n_pkgs;
+	size_t loaded; /* nodes made for the package so far */
+	size_t bad;    /* entries validate_tree refuses, seen so far */
+	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
+	struct pending {
+		char *dest;   /* stow-relative path the link points at */
+		char *unfold; /* stow-relative folder the plan may unfold, or NULL */
+		struct grove_node *tnode;
+	} * pend;
+	size_t n_pend, cap_pend;
+};
+
+/* A folder of a package the target scan is matching against, at subpath ("." at its root). */
+struct pkg_at {
+	const char *package;
+	struct grove_node *node; /* a folder (or link to one) in the package */
+	char *subpath;           /* "." at the package root */
+};
+
+int scan_oom(struct scan *s);
+
+/* What the stow-relative path is in the model (reading it if need be): its type in *ret_type. */
+int scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
+
+/* Whether the package node is a folder, or a link to one. */
+bool scan_pkg_is_dir(const struct grove_node *n);
+
+/* Lists the target folder dir (target-relative tpath, open as dfd) and what beneath it the
+ * packages at pkgs reach, recording the target's links into the stow dir in s->pend. */
+int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
+		    const struct pkg_at *pkgs, size_t n_pkgs);
+
+#endif

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The scan of the target: the folders a plan may visit, matched against the packages' folders,
+ * beneath the held target root. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/path.h"
+#include "scan_int.h"
+#include "util.h"
+
+static int
+add_pending(struct scan *s, struct grove_node *tnode, const char *dest, const char *unfold)
+{
+	struct pending *p;
+
+	if (s->n_pend == s->cap_pend) {
+		size_t cap = s->cap_pend ? s->cap_pend * 2 : 64;
+		struct pending *np = realloc(s->pend, cap * sizeof(*np));
+		if (!np)
+			return scan_oom(s);
+		s->pend = np;
+		s->cap_pend = cap;
+	}
+	p = &s->pend[s->n_pend];
+	p->tnode = tnode;
+	p->dest = strdup(dest);
+	p->unfold = unfold ? strdup(unfold) : NULL;
+	if (!p->dest || (unfold && !p->unfold)) {
+		free(p->dest);
+		free(p->unfold);
+		return scan_oom(s);
+	}
+	s->n_pend++;
+	return 0;
+}
+
+bool
+scan_pkg_is_dir(const struct grove_node *n)
+{
+	return n &&
+	       (n->type == GROVE_FT_DIR ||
+		(n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR)) &&
+	       n->listed;
+}
+
+/*
+ * Where a target folder's entries come from when many packages share it: every
+ * package entry of the folder under the target name it lands on (its own name,
+ * and with --dotfiles ".X" for "dot-X"), sorted by that name, then package,
+ * then form. Built once per folder, so matching a folder of E entries against
+ * P packages costs O((E + package entries) log) instead of E * P lookups.
+ */
+struct match_key {
+	const char *key; /* the target name */
+	char *own;       /* key, when it had to be made (".X" for "dot-X") */
+	size_t pkg;      /* index into the folder's pkgs */
+	int form;        /* 0: same name, 1: dot-X for .X (matching_kids' order) */
+	struct grove_node *kid;
+};
+
+struct match_index {
+	struct match_key *k;
+	size_t n;
+};
+
+/* Below this many packages a folder is matched by a lookup in each. */
+#define MATCH_INDEX_MIN 8
+
+static int
+match_key_cmp(const void *a, const void *b)
+{
+	const struct match_key *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (c)
+		return c;
+	if (x->pkg != y->pkg)
+		return x->pkg < y->pkg ? -1 : 1;
+	return x->form - y->form;
+}
+
+static void
+match_index_release(struct match_index *mi)
+{
+	for (size_t i = 0; i < mi->n; i++)
+		free(mi->k[i].own);
+	free(mi->k);
+	mi->k = NULL;
+	mi->n = 0;
+}
+
+static int
+match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
+		  struct match_index *mi)
+{
+	size_t total = 0, k = 0;
+
+	for (size_t i = 0; i < n_pkgs; i++)
+		total += pkgs[i].node->n_kids;
+	mi->k = calloc(total ? 2 * total : 1, sizeof(*mi->k));
+	if (!mi->k)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_pkgs; i++) {
+		const struct grove_node *pn = pkgs[i].node;
+
+		for (size_t j = 0; j < pn->n_kids; j++) {
+			struct grove_node *kid = pn->kids[j];
+			const char *rest = kid->name + 4;
+
+			mi->k[k++] = (struct match_key){ .key = kid->name, .pkg = i, .kid = kid };
+			/* The target name ".X" looks for "dot-X" when X is not empty and does
+			 * not start with '.' (matching_kids' dotted form, read backwards). */
+			if (s->o->dotfiles && strncmp(kid->name, "dot-", 4) == 0 && rest[0] &&
+			    rest[0] != '.') {
+				char *own = grove_strdupf(".%s", rest);
+
+				if (!own) {
+					mi->n = k;
+					match_index_release(mi);
+					return -ENOMEM;
+				}
+				mi->k[k++] = (struct match_key){
+					.key = own, .own = own, .pkg = i, .form = 1, .kid = kid
+				};
+			}
+		}
+	}
+	mi->n = k;
+	qsort(mi->k, mi->n, sizeof(*mi->k), match_key_cmp);
+	return 0;
+}
+
+/* The first index entry whose key is name, or mi->n. */
+static size_t
+match_index_find(const struct match_index *mi, const char *name)
+{
+	size_t lo = 0, hi = mi->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(mi->k[mid].key, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < mi->n && strcmp(mi->k[lo].key, name) == 0 ? lo : mi->n;
+}
+
+/* Appends package entry kid of the folder at pa to out[*k]; on failure frees
+ * every subpath appended so far and returns -ENOMEM. */
+static int
+put_match(struct pkg_at *out, size_t *k, const struct pkg_at *pa, struct grove_node *kid)
+{
+	char *sub = grove_path_join(pa->subpath, kid->name);
+
+	if (!sub) {
+		while (*k > 0)
+			free(out[--*k].subpath);
+		return -ENOMEM;
+	}
+	out[*k] = (struct pkg_at){ .package = pa->package, .node = kid, .subpath = sub };
+	(*k)++;
+	return 0;
+}
+
+/*
+ * The package entries that land on target name `name` in this folder: the
+ * entry of that name and, with --dotfiles, "dot-X" for ".X", in package order.
+ * A hash lookup per package, or with mi (many packages) a search of the
+ * folder's index. out must hold 2 * n_pkgs entries; each out[k].subpath is
+ * malloc'd (the package-relative path).
+ */
+static int
+matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
+	      const struct match_index *mi, const char *name, struct pkg_at *out, size_t *ret_n)
+{
+	cleanup_free char *dotted = NULL;
+	size_t k = 0;
+
+	if (mi) {
+		for (size_t x = match_index_find(mi, name);
+		     x < mi->n && strcmp(mi->k[x].key, name) == 0; x++) {
+			if (put_match(out, &k, &pkgs[mi->k[x].pkg], mi->k[x].kid) < 0)
+				return -ENOMEM;
+		}
+		*ret_n = k;
+		return 0;
+	}
+	if (s->o->dotfiles && name[0] == '.' && name[1] && name[1] != '.') {
+		dotted = grove_strdupf("dot-%s", name + 1);
+		if (!dotted)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < n_pkgs; i++) {
+		const char *forms[2] = { name, dotted };
+
+		for (size_t f = 0; f < 2; f++) {
+			struct grove_node *kid =
+				forms[f] ? grove_node_child(pkgs[i].node, forms[f]) : NULL;
+
+			if (kid && put_match(out, &k, &pkgs[i], kid) < 0)
+				return -ENOMEM;
+		}
+	}
+	*ret_n = k;
+	return 0;
+}
+
+static int
+scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *tpath,
+		  const char *kpath, const struct pkg_at *pkgs, size_t n_pkgs,
+		  const struct match_index *mi)
+{
+	struct pkg_at *m = NULL;
+	size_t nm = 0;
+	int r = 0;
+
+	if (n_pkgs) {
+		/* With an index the matches are counted first: a folder shared by
+		 * many packages must not cost 2 * n_pkgs per entry. */
+		size_t cap = 2 * n_pkgs;
+
+		if (mi) {
+			size_t x = match_index_find(mi, kid->name);
+
+			cap = 1;
+			while (x < mi->n && strcmp(mi->k[x].key, kid->name) == 0)
+				x++, cap++;
+		}
+		m = calloc(cap, sizeof(*m));
+		if (!m || matching_kids(s, pkgs, n_pkgs, mi, kid->name, m, &nm) < 0) {
+			free(m);
+			return scan_oom(s);
+		}
+	}
+
+	if (kid->orig_type == GROVE_FT_LINK) {
+		cleanup_free char *parent = grove_path_parent(kpath);
+		cleanup_free char *joined = parent ? grove_path_join(parent, kid->orig_link) : NULL;
+		const char *rest;
+
+		if (!parent || !joined) {
+			r = scan_oom(s);
+			goto out;
+		}
+		rest = kid->orig_link[0] == '/' ? NULL
+						: grove_path_strip_prefix(joined, s->w->stow_path);
+		if (rest && rest[0]) {
+			enum grove_ftype t;
+
+			/* Ours: the plan may ask what it points at, and unfold it. What the
+			 * model already knows (a package read whole) is final: answered now,
+			 * not kept as a pending entry (100,000 of them for a restow of
+			 * nofold100k). */
+			if (s->w->stow && scan_model_answer(s, rest, &t))
+				kid->dest_type = t;
+			else
+				r = add_pending(s, kid, rest, NULL);
+			for (size_t i = 0; i < nm && r >= 0; i++) {
+				const char *slash = strchr(rest, '/');
+				cleanup_free char *owner = NULL;
+				cleanup_free char *unfold = NULL;
+
+				/* Only a folder (or a link to one) of a requested package
+				 * unfolds a link: a file there is a conflict. */
+				if (m[i].node->type == GROVE_FT_REG)
+					continue;
+				owner = slash ? strndup(rest, (size_t)(slash - rest))
+					      : strdup(rest);
+				unfold = owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
+				if (!unfold) {
+					r = scan_oom(s);
+					break;
+				}
+				r = add_pending(s, kid, rest, unfold);
+			}
+		}
+	} else if (kid->orig_type == GROVE_FT_DIR && (s->o->full_target || nm > 0)) {
+		struct pkg_at *sub = NULL;
+		size_t ns = 0;
+
+		if (strcmp(kpath, s->w->stow_path) == 0)
+			goto out; /* the stow dir itself: never planned into */
+		sub = calloc(nm ? nm : 1, sizeof(*sub));
+		if (!sub) {
+			r = scan_oom(s);
+			goto out;
+		}
+		for (size_t i = 0; i < nm; i++)
+			if (scan_pkg_is_dir(m[i].node))
+				sub[ns++] = m[i];
+		if (ns || s->o->full_target) {
+			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, kid->name, s->err);
+			if (kfd < 0)
+				r = grove_error_prefix(s->err, "read target folder '%s/%s'",
+						       s->target->path, kpath);
+			else
+				r = scan_target_dir(s, kid, kfd, kpath, sub, ns);
+		}
+		free(sub);
+	}
+out:
+	for (size_t i = 0; i < nm; i++)
+		free(m[i].subpath);
+	free(m);
+	(void)tpath;
+	return r;
+}
+
+int
+scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
+		const struct pkg_at *pkgs, size_t n_pkgs)
+{
+	struct match_index mi = { 0 };
+	struct grove_dirent *ents = NULL;
+	size_t n = 0;
+	int r;
+
+	r = grove_fs_list(dfd, &ents, &n, s->err);
+	if (r < 0)
+		return grove_error_prefix(s->err, "read target folder '%s%s%s'", s->target->path,
+					  tpath[0] ? "/" : "", tpath);
+	dir->listed = true;
+	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0) {
+		grove_dirents_free(ents, n);
+		return scan_oom(s);
+	}
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		cleanup_free char *text = NULL;
+		cleanup_free char *kpath = grove_child_path(tpath, ents[i].name);
+		struct grove_node *kid;
+
+		if (!kpath) {
+			r = scan_oom(s);
+			break;
+		}
+		if (ents[i].type == GROVE_FT_LINK) {
+			r = grove_fs_readlink_at(dfd, ents[i].name, &text, s->err);
+			if (r < 0) {
+				grove_error_prefix(s->err, "read target '%s/%s'", s->target->path,
+						   kpath);
+				break;
+			}
+		}
+		kid = grove_node_new(ents[i].name, ents[i].type, text);
+		if (!kid || grove_node_add(dir, kid) < 0) {
+			grove_node_free(kid);
+			r = scan_oom(s);
+			break;
+		}
+		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs,
+				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
+	}
+	match_index_release(&mi);
+	grove_dirents_free(ents, n);
+	return r;
+}
+
+/* Lists the target folder at node (path tpath) into the view, once. */
+static int
+list_target_node(struct scan *s, struct grove_node *node, const char *tpath)
+{
+	cleanup_fd int fd = -1;
+
+	if (node->listed || node->orig_type != GROVE_FT_DIR)
+		return 0;
+	fd = grove_fs_open_dir_beneath(s->target->fd, tpath[0] ? tpath : ".", s->err);
+	if (fd < 0)
+		return grove_error_prefix(s->err, "read target folder '%s/%s'", s->target->path,
+					  tpath);
+	return scan_target_dir(s, node, fd, tpath, NULL, 0);
+}
+
+int
+grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, char *const *paths,
+			size_t n, struct grove_error *err)
+{
+	struct grove_scan_opts so = { 0 };
+	struct scan s = { .w = w, .target = target, .o = &so, .err = err };
+	int r = 0;
+
+	if (!w->target) {
+		w->target = grove_node_new("", GROVE_FT_DIR, NULL);
+		if (!w->target)
+			return scan_oom(&s);
+	}
+	if (!w->stow_path && !(w->stow_path = strdup("\x01")))
+		return scan_oom(&s); /* owns nothing: no link is taken for a stow dir's */
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_node *node = w->target;
+		const char *p = paths[i];
+		char *prefix = calloc(1, strlen(paths[i]) + 1);
+
+		if (!prefix)
+			return scan_oom(&s);
+		for (;;) {
+			const char *e = strchr(p, '/');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			cleanup_free char *name = strndup(p, len);
+
+			r = list_target_node(&s, node, prefix);
+			if (r < 0 || !name)
+				break;
+			node = grove_node_child(node, name);
+			if (!node || node->orig_type != GROVE_FT_DIR)
+				break;
+			if (prefix[0])
+				strcat(prefix, "/");
+			strncat(prefix, p, len);
+			if (!e) {
+				/* The path itself, when a folder: its entries matter too. */
+				r = list_target_node(&s, node, prefix);
+				break;
+			}
+			p = e + 1;
+		}
+		free(prefix);
+	}
+	for (size_t i = 0; i < s.n_pend; i++) {
+		free(s.pend[i].dest);
+		free(s.pend[i].unfold);
+	}
+	free(s.pend);
+	free(s.stack);
+	return r < 0 ? r : 0;
+}
+
+int
+grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
+			struct grove_error *err)
+{
+	int r = 0;
+
+	if (w->n_tneeds)
+		r = grove_scan_target_paths(w, target, w->tneeds, w->n_tneeds, err);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	w->n_tneeds = 0;
+	return r;
+}
