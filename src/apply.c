@@ -398,6 +398,30 @@ check_packages(const struct grove_apply_run *run, const struct grove_apply_targe
 	return 0;
 }
 
+/* What changes, by package, for the report: recorded, added and dropped packages. */
+static int
+note_changes(struct grove_apply_run *run, const struct grove_apply_target *t,
+	     const struct recorded *rec, size_t n_rec, struct grove_error *err)
+{
+	for (size_t i = 0; i < n_rec; i++) {
+		bool wanted = false;
+
+		for (size_t k = 0; k < t->n_pkgs && !wanted; k++)
+			wanted = !strcmp(t->pkgs[k].name, rec[i].name);
+		if (strv_add(&run->recorded, &run->n_recorded, rec[i].name) < 0 ||
+		    (!wanted && strv_add(&run->dropped, &run->n_dropped, rec[i].name) < 0))
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < t->n_pkgs; k++) {
+		if (!strv_has(run->recorded, run->n_recorded, t->pkgs[k].name) &&
+		    strv_add(&run->added, &run->n_added, t->pkgs[k].name) < 0)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (run->n_recorded)
+		qsort(run->recorded, run->n_recorded, sizeof(char *), strcmp_p);
+	return 0;
+}
+
 int
 grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, double wait_seconds,
 		    bool lock, struct grove_apply_run *run, struct grove_error *err)
@@ -450,28 +474,9 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 	if (r < 0)
 		goto fail;
 
-	/* What changes, by package, for the report. */
-	for (size_t i = 0; i < n_rec; i++) {
-		bool wanted = false;
-
-		for (size_t k = 0; k < t->n_pkgs && !wanted; k++)
-			wanted = !strcmp(t->pkgs[k].name, rec[i].name);
-		if (strv_add(&run->recorded, &run->n_recorded, rec[i].name) < 0 ||
-		    (!wanted && strv_add(&run->dropped, &run->n_dropped, rec[i].name) < 0)) {
-			r = grove_error_set(err, -ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
-	for (size_t k = 0; k < t->n_pkgs; k++) {
-		if (!strv_has(run->recorded, run->n_recorded, t->pkgs[k].name) &&
-		    strv_add(&run->added, &run->n_added, t->pkgs[k].name) < 0) {
-			r = grove_error_set(err, -ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
-	if (run->n_recorded)
-		qsort(run->recorded, run->n_recorded, sizeof(char *), strcmp_p);
-
+	r = note_changes(run, t, rec, n_rec, err);
+	if (r < 0)
+		goto fail;
 	w.stow_path = grove_path_abs2rel(run->stow_root.real, run->target_root.real);
 	all = calloc(n_rec + t->n_pkgs + 1, sizeof(char *));
 	if (!w.stow_path || !all) {

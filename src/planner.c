@@ -814,3 +814,30 @@ grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_
 	emit_kids(&p, w->target, "", emit_diff);
 	return p.rc;
 }
+
+struct packages {
+	const struct grove_plan_opts *opts;
+	char *const *unstow, *const *stow;
+	size_t n_unstow, n_stow;
+};
+
+static int
+plan_packages(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove_error *err)
+{
+	const struct packages *p = ctx;
+
+	return grove_planner_run(w, p->opts, p->unstow, p->n_unstow, p->stow, p->n_stow, plan, err);
+}
+
+int
+grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
+			   const struct grove_root *target, const struct grove_plan_opts *opts,
+			   char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_pkgs,
+			   struct grove_plan *plan, struct grove_error *err)
+{
+	struct packages p = {
+		.opts = opts, .unstow = unstow, .n_unstow = n_unstow, .stow = pkgs, .n_stow = n_pkgs
+	};
+
+	return grove_world_plan(w, stow, target, plan_packages, &p, plan, err);
+}

@@ -164,8 +164,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		goto fail;
 	/* Plan; when the planner reaches a part of the stow dir the scan did not
 	 * read (a folder another package may unfold), read it and plan again. */
-	r = grove_world_plan_packages(&w, &run->stow_root, &run->target_root, &po, req->unstow,
-				      req->n_unstow, req->stow, req->n_stow, &run->plan, err);
+	r = grove_planner_run_scanning(&w, &run->stow_root, &run->target_root, &po, req->unstow,
+				       req->n_unstow, req->stow, req->n_stow, &run->plan, err);
 	if (r < 0)
 		goto fail;
 	grove_world_release(&w);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grove/planner.h"
+#include "grove/plan.h"
 #include "grove/world.h"
 #include "util.h"
 
@@ -218,31 +218,4 @@ grove_world_plan(struct grove_world *w, const struct grove_root *stow,
 		if (r < 0)
 			return r;
 	}
-}
-
-struct packages {
-	const struct grove_plan_opts *opts;
-	char *const *unstow, *const *stow;
-	size_t n_unstow, n_stow;
-};
-
-static int
-plan_packages(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove_error *err)
-{
-	const struct packages *p = ctx;
-
-	return grove_planner_run(w, p->opts, p->unstow, p->n_unstow, p->stow, p->n_stow, plan, err);
-}
-
-int
-grove_world_plan_packages(struct grove_world *w, const struct grove_root *stow,
-			  const struct grove_root *target, const struct grove_plan_opts *opts,
-			  char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_pkgs,
-			  struct grove_plan *plan, struct grove_error *err)
-{
-	struct packages p = {
-		.opts = opts, .unstow = unstow, .n_unstow = n_unstow, .stow = pkgs, .n_stow = n_pkgs
-	};
-
-	return grove_world_plan(w, stow, target, plan_packages, &p, plan, err);
 }

@@ -12,16 +12,6 @@
 #include "grove/plan.h"
 #include "grove/world.h"
 
-/*
- * What grove_planner_run returns when planning reached a part of the stow dir (a folder another
- * package may unfold, a link's destination) or of the target (a second stow dir's folder) that
- * the scan has not read. The planner records those paths in w->needs and w->tneeds, goes on
- * with "missing" as the answer to collect every need of the round, and its plan is to be thrown
- * away; grove_world_plan (world.h) reads them and plans again. This is the one edge back from
- * the planner to the scan. Not an error: err is not set.
- */
-#define GROVE_PLAN_NEEDS_SCAN 1
-
 struct grove_plan_opts {
 	bool no_folding;
 	bool adopt;
@@ -49,12 +39,20 @@ struct grove_plan_opts {
  * what the plan leaves; plan receives the ops (the difference between the
  * scanned and the planned target) or, if anything conflicts, every conflict
  * and no ops. Warnings (skipped stow dirs, ignored absolute links) go to
- * plan->warnings. Returns 0 (conflicts are not an error), GROVE_PLAN_NEEDS_SCAN, or a
- * negative code.
+ * plan->warnings. Returns 0 (conflicts are not an error), a negative code, or
+ * GROVE_PLAN_NEEDS_SCAN (world.h) when it reached what the scan has not read: the need is
+ * recorded in w and the plan is to be thrown away; grove_world_plan reads it and plans again.
  */
 int grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
 		      char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
 		      struct grove_plan *plan, struct grove_error *err);
+
+/* grove_planner_run inside grove_world_plan: reads what planning needs beneath stow and target
+ * until the plan settles. 0 or a negative code. */
+int grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
+			       const struct grove_root *target, const struct grove_plan_opts *opts,
+			       char *const *unstow, size_t n_unstow, char *const *pkgs,
+			       size_t n_pkgs, struct grove_plan *plan, struct grove_error *err);
 
 /* Emits into plan the ops that take w->target from its scanned state (orig_*)
  * to its current one (type/link), as grove_planner_run does after planning.

@@ -103,11 +103,20 @@ int grove_scan_target_paths(struct grove_world *w, const struct grove_root *targ
 void grove_world_reset_plan(struct grove_world *w);
 
 struct grove_plan;
-struct grove_plan_opts;
+
+/*
+ * What a round of planning returns when it reached a part of the stow dir (a folder another
+ * package may unfold, a link's destination) or of the target (a second stow dir's folder) that
+ * the scan has not read: it recorded those paths with grove_world_need / grove_world_tneed,
+ * went on with "missing" as the answer to collect every need of the round, and its plan is to
+ * be thrown away. Not an error: err is not set. grove_planner_run (planner.h) returns it; this
+ * is the one edge back from the planner to the scan.
+ */
+#define GROVE_PLAN_NEEDS_SCAN 1
 
 /*
  * One round of planning over w into plan: 0 when done (the plan may hold conflicts),
- * GROVE_PLAN_NEEDS_SCAN (planner.h) when it reached parts of the stow dir or target the scan
+ * GROVE_PLAN_NEEDS_SCAN when it reached parts of the stow dir or target the scan
  * has not read (recorded in w->needs / w->tneeds), or a negative code.
  */
 typedef int (*grove_world_plan_fn)(struct grove_world *w, void *ctx, struct grove_plan *plan,
@@ -123,11 +132,5 @@ typedef int (*grove_world_plan_fn)(struct grove_world *w, void *ctx, struct grov
 int grove_world_plan(struct grove_world *w, const struct grove_root *stow,
 		     const struct grove_root *target, grove_world_plan_fn plan_fn, void *ctx,
 		     struct grove_plan *plan, struct grove_error *err);
-
-/* grove_world_plan of one grove_planner_run: unstow, then stow, the given packages. */
-int grove_world_plan_packages(struct grove_world *w, const struct grove_root *stow,
-			      const struct grove_root *target, const struct grove_plan_opts *opts,
-			      char *const *unstow, size_t n_unstow, char *const *pkgs,
-			      size_t n_pkgs, struct grove_plan *plan, struct grove_error *err);
 
 #endif

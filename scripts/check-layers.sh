@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The layering of docs/architecture.md, checked by grep (issue 14):
+#  1. the CLI (src/cli/) includes only the public headers include/grove/*.h, its own headers and
+#     the build's grove-config.h: never a private header of src/;
+#  2. only the fs layer calls filesystem syscalls (scripts/check-syscalls.sh);
+#  3. only session.c (the transaction driver) opens or finishes a journal transaction;
+#  4. no include cycle between modules (a module: src/NAME.c and src/NAME_*.c, include/grove/NAME.h
+#     and src/NAME_*.h; the CLI is one module);
+#  5. no file of src/ over 1,200 lines and no function over 120, unless a comment says why: in a
+#     file's first 5 lines "grove: long file: REASON", in the comment right above a function
+#     "grove: long function: REASON".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+status=0
+fail() {
+    echo "$1"
+    status=1
+}
+
+# 1.
+bad=$(grep -nE '^\s*#\s*include\s*"' $(git ls-files 'src/cli/*.c' 'src/cli/*.h') |
+      grep -vE '#\s*include\s*"(grove/[a-z_]+\.h|grove-config\.h)"' |
+      while IFS= read -r line; do
+          inc=$(sed -E 's/.*#\s*include\s*"([^"]+)".*/\1/' <<<"$line")
+          [ -e "src/cli/$inc" ] || echo "$line"
+      done)
+[ -z "$bad" ] || fail "the CLI includes private headers of src/ (use include/grove/*.h):
+$bad"
+
+# 2.
+bash scripts/check-syscalls.sh >/dev/null || fail "$(bash scripts/check-syscalls.sh)"
+
+# 3.
+bad=$(grep -nE '\bgrove_journal_(begin|begin_alt|finish)\s*\(' $(git ls-files 'src/*.c' 'src/cli/*.c') |
+      grep -vE '^src/(session|journal[a-z_]*)\.c:' || true)
+[ -z "$bad" ] || fail "journal transactions opened or finished outside session.c:
+$bad"
+
+# 4. and 5.
+python3 - <<'PY' || status=1
+import glob, os, re, sys
+
+def module(path):
+    if path.startswith("src/cli/"):
+        return "cli"
+    name = os.path.basename(path).rsplit(".", 1)[0]
+    return name.split("_")[0]
+
+edges = {}
+files = sorted(glob.glob("src/*.c") + glob.glob("src/*.h") + glob.glob("src/cli/*.[ch]") +
+               glob.glob("include/grove/*.h"))
+for f in files:
+    m = module(f)
+    for inc in re.findall(r'^\s*#\s*include\s*"([^"]+)"', open(f).read(), re.M):
+        if inc.startswith("grove/"):
+            t = module("include/" + inc)
+        elif os.path.exists("src/" + inc) and not f.startswith("src/cli/"):
+            t = module("src/" + inc)
+        else:
+            continue
+        if t not in ("util", "banned") and t != m:
+            edges.setdefault(m, {}).setdefault(t, f)
+ok = True
+state = {}
+def visit(m, stack):
+    global ok
+    state[m] = 1
+    for t in sorted(edges.get(m, {})):
+        if state.get(t) == 1:
+            cyc = stack[stack.index(t):] + [t] if t in stack else [m, t]
+            print("include cycle between modules: " + " -> ".join(cyc) + " (" +
+                  ", ".join(edges[a][b] for a, b in zip(cyc, cyc[1:])) + ")")
+            ok = False
+        elif not state.get(t):
+            visit(t, stack + [t])
+    state[m] = 2
+for m in sorted(edges):
+    if not state.get(m):
+        visit(m, [m])
+
+for f in sorted(glob.glob("src/*.c") + glob.glob("src/cli/*.c")):
+    lines = open(f).read().split("\n")
+    if len(lines) > 1201 and not any("grove: long file:" in l for l in lines[:5]):
+        print(f"{f}: {len(lines) - 1} lines (over 1,200; say why at its top or split it)")
+        ok = False
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^([a-z_][a-z0-9_]*)\(", lines[i])
+        if m:
+            j = i
+            while j < len(lines) and lines[j] != "{" and not lines[j].endswith(";"):
+                j += 1
+            if j < len(lines) and lines[j] == "{":
+                k = j
+                while lines[k] != "}":
+                    k += 1
+                n = k - i + 2  # from the return type's line to the closing brace
+                above = []
+                a = i - 2
+                while a >= 0 and (lines[a].startswith("/*") or lines[a].startswith(" *")):
+                    above.append(lines[a])
+                    a -= 1
+                if n > 120 and not any("grove: long function:" in l for l in above):
+                    print(f"{f}:{i + 1}: {m.group(1)} is {n} lines (over 120; say why above it or split it)")
+                    ok = False
+                i = k
+        i += 1
+sys.exit(0 if ok else 1)
+PY
+[ "$status" -eq 0 ] && echo "layer check: ok"
+exit "$status"
