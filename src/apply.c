@@ -169,7 +169,8 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 		rest = grove_path_strip_prefix(abs, run->stow_root.real);
 		slash = rest ? strchr(rest, '/') : NULL;
 		if (!rest ||
-		    strncmp(rest, own[i].package, slash ? (size_t)(slash - rest) : strlen(rest)) ||
+		    strncmp(rest, own[i].package, slash ? (size_t)(slash - rest) : strlen(rest)) !=
+			    0 ||
 		    strlen(own[i].package) != (slash ? (size_t)(slash - rest) : strlen(rest))) {
 			/* Not into this stow dir's package: not ours to converge. */
 			free(own[i].package);
@@ -178,7 +179,7 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 		}
 		if (slash)
 			dot = dot_use_of(own[i].path, slash + 1);
-		for (k = 0; k < n && strcmp(rec[k].name, own[i].package); k++)
+		for (k = 0; k < n && strcmp(rec[k].name, own[i].package) != 0; k++)
 			;
 		if (k == n) {
 			struct recorded *nr = realloc(rec, (n + 1) * sizeof(*nr));
@@ -216,7 +217,7 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 
 		if (!own[i].text || !own[i].package)
 			continue;
-		for (k = 0; k < n && strcmp(rec[k].name, own[i].package); k++)
+		for (k = 0; k < n && strcmp(rec[k].name, own[i].package) != 0; k++)
 			;
 		if (k == n || !rec[k].gone)
 			continue;
@@ -311,7 +312,7 @@ plan_all(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove
 		struct grove_node *n = grove_node_lookup(w->target, gone->path[i]);
 
 		if (!n || n->orig_type != GROVE_FT_LINK || !n->orig_link ||
-		    strcmp(n->orig_link, gone->text[i]))
+		    strcmp(n->orig_link, gone->text[i]) != 0)
 			continue;
 		if (grove_node_set_link(n, NULL) < 0)
 			return grove_error_set(err, -ENOMEM, "out of memory");

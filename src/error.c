@@ -35,7 +35,7 @@ vset(struct grove_error *err, int code, const char *fmt, va_list ap)
 
 	err->code = code;
 	if (vasprintf(&full, fmt, ap) < 0) {
-		snprintf(err->msg, sizeof(err->msg), "(out of memory formatting an error)");
+		(void)snprintf(err->msg, sizeof(err->msg), "(out of memory formatting an error)");
 		return;
 	}
 	fit(err->msg, sizeof(err->msg), full);
@@ -70,7 +70,7 @@ grove_error_errno(struct grove_error *err, int code, const char *fmt, ...)
 		head = NULL;
 	va_end(ap);
 	if (!head || asprintf(&full, "%s: %s", head, grove_strerror(code)) < 0) {
-		snprintf(err->msg, sizeof(err->msg), "%s", grove_strerror(code));
+		(void)snprintf(err->msg, sizeof(err->msg), "%s", grove_strerror(code)); /* fits */
 		free(head);
 		return code;
 	}

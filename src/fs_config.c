@@ -29,7 +29,7 @@ make_dirs(char *buf, mode_t mode, char *failed, size_t failed_size)
 	r = -errno;
 	slash = strrchr(buf, '/');
 	if (r != -ENOENT || !slash || slash == buf) {
-		snprintf(failed, failed_size, "%s", buf);
+		(void)snprintf(failed, failed_size, "%s", buf); /* for a message: may be cut */
 		return r;
 	}
 	*slash = '\0';
@@ -39,8 +39,9 @@ make_dirs(char *buf, mode_t mode, char *failed, size_t failed_size)
 		return r;
 	if (mkdir(buf, mode) == 0 || errno == EEXIST) /* grove: root-open */
 		return 0;
-	snprintf(failed, failed_size, "%s", buf);
-	return -errno;
+	r = -errno;
+	(void)snprintf(failed, failed_size, "%s", buf);
+	return r;
 }
 
 int
@@ -168,10 +169,11 @@ grove_root_open_beneath(struct grove_root *root, const struct grove_root *parent
 		r = grove_error_errno(err, -ENOMEM, "open '%s/%s'", parent->path, relpath);
 		goto out;
 	}
-	snprintf(root->path, pl, "%s/%s", parent->path, relpath);
+	/* Both buffers are sized above for what they hold: nothing is cut. */
+	(void)snprintf(root->path, pl, "%s/%s", parent->path, relpath);
 	if (root->real)
-		snprintf(root->real, rl, "%s%s%s", parent->real,
-			 parent->real[strlen(parent->real) - 1] == '/' ? "" : "/", relpath);
+		(void)snprintf(root->real, rl, "%s%s%s", parent->real,
+			       parent->real[strlen(parent->real) - 1] == '/' ? "" : "/", relpath);
 	root->fd = fd;
 	fd = -1;
 	root->dev = st.st_dev;

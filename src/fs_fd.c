@@ -38,7 +38,7 @@ grove_fs_stat_fd(int fd, struct grove_stat *ret, struct grove_error *err)
 int
 grove_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, struct grove_error *err)
 {
-	struct grove_stat st;
+	struct grove_stat st = { 0 };
 	char *buf;
 	size_t len = 0;
 	int r = grove_fs_stat_fd(fd, &st, err);

@@ -113,7 +113,7 @@ compile_opts(const char *re, size_t len, uint32_t opts, char *why, size_t why_si
 	int rc = 0;
 
 	if (!ctx) {
-		snprintf(why, why_size, "%s", strerror(ENOMEM));
+		(void)snprintf(why, why_size, "%s", strerror(ENOMEM)); /* a message: may be cut */
 		return NULL;
 	}
 	pcre2_set_compile_extra_options(ctx, GROVE_PCRE2_EXTRA);
@@ -631,6 +631,8 @@ grove_ignore_list_match(const struct grove_ignore_list *list, const char *path,
 				return r;
 		}
 		list = l->regexes;
+		if (!list)
+			return 0;
 	}
 	r = list_match(list, path);
 	if (r == -ENOMEM)

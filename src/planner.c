@@ -132,7 +132,6 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 	cleanup_free char *owner = NULL;
 	cleanup_free char *owner_stow = NULL;
 	cleanup_free char *existing_path = NULL;
-	char msg[GROVE_ERROR_MSG_MAX];
 
 	if (!existing) {
 		oom(p);
@@ -140,9 +139,8 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 	}
 	existing_path = view_find_owner(p, target_subpath, existing, &owner, &owner_stow);
 	if (!existing_path) {
-		snprintf(msg, sizeof(msg), "existing target is not owned by stow: %s",
-			 target_subpath);
-		conflict(p, package, target_subpath, msg);
+		view_conflictf(p, package, target_subpath,
+			       "existing target is not owned by stow: %s", target_subpath);
 		return;
 	}
 	if (!view_stow_exists(p, existing_path)) {
@@ -172,9 +170,9 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 		stow_contents(p, package, pkg_subpath, target_subpath);
 		return;
 	}
-	snprintf(msg, sizeof(msg), "existing target is stowed to a different package: %s => %s",
-		 target_subpath, existing);
-	conflict(p, package, target_subpath, msg);
+	view_conflictf(p, package, target_subpath,
+		       "existing target is stowed to a different package: %s => %s", target_subpath,
+		       existing);
 }
 
 static void
@@ -187,7 +185,6 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 	cleanup_free char *link_dest = NULL;
 	struct grove_node *src = view_pkg_node(p, package, pkg_subpath);
 	struct grove_node *t;
-	char msg[GROVE_ERROR_MSG_MAX];
 	int level;
 
 	if (!pkg_path) {
@@ -201,24 +198,22 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 	}
 	if (src->type == GROVE_FT_LINK) {
 		if (src->link[0] == '/') {
-			snprintf(msg, sizeof(msg), "source is an absolute symlink %s => %s",
-				 pkg_path, src->link);
-			conflict(p, package, target_subpath, msg);
+			view_conflictf(p, package, target_subpath,
+				       "source is an absolute symlink %s => %s", pkg_path,
+				       src->link);
 			return;
 		}
 		if (src->escapes) {
-			snprintf(
-				msg, sizeof(msg),
+			view_conflictf(
+				p, package, target_subpath,
 				"source is a symlink that leaves the stow directory or loops %s => %s",
 				pkg_path, src->link);
-			conflict(p, package, target_subpath, msg);
 			return;
 		}
 	}
 	if (src->type == GROVE_FT_OTHER) {
-		snprintf(msg, sizeof(msg), "source is not a regular file, folder or symlink: %s",
-			 pkg_path);
-		conflict(p, package, target_subpath, msg);
+		view_conflictf(p, package, target_subpath,
+			       "source is not a regular file, folder or symlink: %s", pkg_path);
 		return;
 	}
 
@@ -228,9 +223,9 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		oom(p);
 		return;
 	}
-	ups[0] = '\0';
 	for (int i = 0; i < level; i++)
-		strcat(ups, "../");
+		memcpy(ups + (size_t)i * 3, "../", 3);
+	ups[(size_t)level * 3] = '\0';
 	link_dest = grove_path_join(ups, pkg_path);
 	if (!link_dest) {
 		oom(p);
@@ -245,26 +240,24 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 
 		if (t->type == GROVE_FT_DIR) {
 			if (!src_dir) {
-				snprintf(
-					msg, sizeof(msg),
+				view_conflictf(
+					p, package, target_subpath,
 					"cannot stow non-directory %s over existing directory target %s",
 					pkg_path, target_subpath);
-				conflict(p, package, target_subpath, msg);
 			} else {
 				stow_contents(p, package, pkg_subpath, target_subpath);
 			}
 		} else if (p->o->adopt) {
 			if (src_dir) {
-				snprintf(
-					msg, sizeof(msg),
+				view_conflictf(
+					p, package, target_subpath,
 					"cannot stow directory %s over existing non-directory target %s",
 					pkg_path, target_subpath);
-				conflict(p, package, target_subpath, msg);
 			} else if (t->orig_type != GROVE_FT_REG) {
-				snprintf(msg, sizeof(msg),
-					 "cannot adopt %s into %s: only regular files are adopted",
-					 target_subpath, pkg_path);
-				conflict(p, package, target_subpath, msg);
+				view_conflictf(
+					p, package, target_subpath,
+					"cannot adopt %s into %s: only regular files are adopted",
+					target_subpath, pkg_path);
 			} else {
 				const char *rest =
 					grove_path_strip_prefix(pkg_path, p->w->stow_path);
@@ -277,11 +270,10 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 				view_do_link(p, link_dest, target_subpath);
 			}
 		} else {
-			snprintf(
-				msg, sizeof(msg),
+			view_conflictf(
+				p, package, target_subpath,
 				"cannot stow %s over existing target %s since neither a link nor a directory and --adopt not specified",
 				pkg_path, target_subpath);
-			conflict(p, package, target_subpath, msg);
 		}
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
 		view_do_mkdir(p, target_subpath);
@@ -304,7 +296,6 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	      const char *pkg_subdir, const char *target_subdir)
 {
 	cleanup_free struct grove_node **kids = grove_node_sorted_kids(dir);
-	char msg[GROVE_ERROR_MSG_MAX];
 
 	if (!kids) {
 		oom(p);
@@ -335,15 +326,13 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 			return;
 		}
 		if (n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') {
-			snprintf(
-				msg, sizeof(msg),
+			view_conflictf(
+				p, package, tpath,
 				"source is a symlink that leaves the stow directory or loops %s => %s",
 				full, n->link);
-			conflict(p, package, tpath, msg);
 		} else if (n->type == GROVE_FT_OTHER) {
-			snprintf(msg, sizeof(msg),
-				 "source is not a regular file, folder or symlink: %s", full);
-			conflict(p, package, tpath, msg);
+			view_conflictf(p, package, tpath,
+				       "source is not a regular file, folder or symlink: %s", full);
 		} else if (n->type == GROVE_FT_DIR && n->listed) {
 			if (p->o->dotfiles) {
 				cleanup_free char *adj = grove_dotfile_adjust(n->name);
@@ -371,12 +360,9 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 	struct grove_node *t = view_tnode(p, target_subpath);
 	cleanup_free char *existing_path = NULL;
 	cleanup_free char *pkg_path = NULL;
-	char msg[GROVE_ERROR_MSG_MAX];
 
 	if (t->link[0] == '/') {
-		snprintf(msg, sizeof(msg), "Ignoring an absolute symlink: %s => %s", target_subpath,
-			 t->link);
-		warning(p, msg);
+		view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath, t->link);
 		return;
 	}
 	existing_path = view_find_stowed_path(p, target_subpath, t->link, NULL);

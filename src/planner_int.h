@@ -67,6 +67,10 @@ warning(struct planner *p, const char *msg)
 		oom(p);
 }
 
+void view_conflictf(struct planner *p, const char *package, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void view_warningf(struct planner *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 enum grove_ftype view_follow_type(const struct grove_node *n);
 
 /*

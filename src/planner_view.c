@@ -3,6 +3,7 @@
  * ownership of links, the target's current state, the changes a decision makes to it, and the
  * ignore, defer and override answers. Pure: no syscalls. */
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,43 @@
 #include "grove/path.h"
 #include "planner_int.h"
 #include "util.h"
+
+/* A conflict (or warning) whose message is formatted: allocated, so a long path is never cut. */
+void
+view_conflictf(struct planner *p, const char *package, const char *path, const char *fmt, ...)
+{
+	cleanup_free char *msg = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		msg = NULL;
+		oom(p);
+		return;
+	}
+	conflict(p, package, path, msg);
+}
+
+void
+view_warningf(struct planner *p, const char *fmt, ...)
+{
+	cleanup_free char *msg = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		msg = NULL;
+		oom(p);
+		return;
+	}
+	warning(p, msg);
+}
 
 /* ---- the stow dir model ---- */
 
@@ -206,7 +244,8 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 		return NULL;
 	}
 	rest = grove_path_strip_prefix(joined, p->w->stow_path);
-	if (!rest && p->o->other_stow_dirs && strcmp(joined, "..") && strncmp(joined, "../", 3)) {
+	if (!rest && p->o->other_stow_dirs && strcmp(joined, "..") != 0 &&
+	    strncmp(joined, "../", 3) != 0) {
 		/* Stow's marked_stow_dir walk, folder by folder down the destination. */
 		for (const char *e = strchr(joined, '/'); e && !rest; e = strchr(e + 1, '/')) {
 			cleanup_free char *dir = strndup(joined, (size_t)(e - joined));
@@ -304,7 +343,7 @@ tensure(struct planner *p, const char *path)
 static bool
 disk_exists(struct planner *p, const char *path)
 {
-	struct grove_node *n = p->w->target;
+	struct grove_node *n;
 	const char *s = path;
 	char name[256];
 	size_t off;
@@ -366,13 +405,11 @@ slow:
 static bool
 too_long(struct planner *p, const char *path, const char *text)
 {
-	char msg[GROVE_ERROR_MSG_MAX];
-
 	if (strlen(path) < PATH_MAX && (!text || strlen(text) < PATH_MAX))
 		return false;
-	snprintf(msg, sizeof(msg),
-		 "path or link text too long (over PATH_MAX, %d bytes): %.200s...", PATH_MAX, path);
-	conflict(p, p->package ? p->package : "", path, msg);
+	view_conflictf(p, p->package ? p->package : "", path,
+		       "path or link text too long (over PATH_MAX, %d bytes): %.200s...", PATH_MAX,
+		       path);
 	return true;
 }
 
@@ -480,14 +517,11 @@ view_overridden(struct planner *p, const char *path)
 bool
 view_should_skip_target(struct planner *p, const char *path)
 {
-	char msg[GROVE_ERROR_MSG_MAX];
 	cleanup_free char *marker = NULL;
 	cleanup_free char *protect = NULL;
 
 	if (strcmp(path, p->w->stow_path) == 0) {
-		snprintf(msg, sizeof(msg), "skipping target which was current stow directory %s",
-			 path);
-		warning(p, msg);
+		view_warningf(p, "skipping target which was current stow directory %s", path);
 		return true;
 	}
 	marker = grove_path_join(path, ".stow");
@@ -497,13 +531,11 @@ view_should_skip_target(struct planner *p, const char *path)
 		return true;
 	}
 	if (disk_exists(p, marker)) {
-		snprintf(msg, sizeof(msg), "skipping marked Stow directory %s", path);
-		warning(p, msg);
+		view_warningf(p, "skipping marked Stow directory %s", path);
 		return true;
 	}
 	if (disk_exists(p, protect)) {
-		snprintf(msg, sizeof(msg), "skipping protected directory %s", path);
-		warning(p, msg);
+		view_warningf(p, "skipping protected directory %s", path);
 		return true;
 	}
 	return false;

@@ -15,7 +15,7 @@
 #include "util.h"
 
 /* .stow-local-ignore files larger than this are refused. */
-#define IGNORE_FILE_MAX (1024 * 1024)
+#define IGNORE_FILE_MAX ((size_t)1024 * 1024)
 /* Followed package links nest at most this deep (a guard against link farms of links). */
 #define FOLLOW_DEPTH_MAX 32
 /* A package's folders are kept whole until it has this many entries loaded; past that, a
@@ -87,7 +87,7 @@ package_link_rest(const char *real, const char *text)
 	while (*r) {
 		size_t l = strcspn(r, "/");
 
-		if (strncmp(t, r, l) || t[l] != '/')
+		if (strncmp(t, r, l) != 0 || t[l] != '/')
 			return NULL;
 		t += l + 1;
 		r += l;

@@ -31,6 +31,7 @@ grove_child_path(const char *dir, const char *name)
 		memcpy(s, dir, ld);
 		s[ld++] = '/';
 	}
-	memcpy(s + ld, name, ln + 1);
+	memcpy(s + ld, name, ln);
+	s[ld + ln] = '\0';
 	return s;
 }

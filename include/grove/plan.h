@@ -91,7 +91,9 @@ void grove_plan_print(const struct grove_plan *plan, FILE *out);
 /* True when path equals prefix or lies under prefix + "/". */
 bool grove_path_under(const char *path, const char *prefix);
 
+/* NOLINTBEGIN(bugprone-macro-parentheses): op is the name of the variable it declares. */
 #define grove_plan_foreach_op(plan, op) \
 	for (const struct grove_op *op = (plan)->ops; op < (plan)->ops + (plan)->n_ops; op++)
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 #endif

@@ -60,13 +60,13 @@ struct grove_node *grove_node_child(const struct grove_node *node, const char *n
 int grove_node_add(struct grove_node *node, struct grove_node *child);
 
 /* Follows a relative path ("a/b", "" or "." for node itself) through kids, or NULL. */
-struct grove_node *grove_node_lookup(const struct grove_node *node, const char *relpath);
+struct grove_node *grove_node_lookup(const struct grove_node *root, const char *relpath);
 
 /* Follows relpath through kids as far as it goes: returns the deepest node
  * reached and sets *ret_rest to the offset in relpath of the first component
  * not found (strlen(relpath) when every one was). Empty and "." components
  * are skipped; a name of 256 bytes or more is never found. */
-struct grove_node *grove_node_walk(const struct grove_node *node, const char *relpath,
+struct grove_node *grove_node_walk(const struct grove_node *root, const char *relpath,
 				   size_t *ret_rest);
 
 /* The kids sorted bytewise by name, in a new array (caller frees the array only). */
@@ -79,9 +79,11 @@ int grove_node_set_link(struct grove_node *node, const char *text);
 /* The node's path relative to the tree's root, malloc'd ("" for the root). */
 char *grove_node_path(const struct grove_node *node);
 
+/* NOLINTBEGIN(bugprone-macro-parentheses): kid is the name of the variable it declares. */
 #define grove_node_foreach_child(node, kid)                                                   \
 	for (struct grove_node **kid##_it = (node)->kids, *kid = kid##_it ? *kid##_it : NULL; \
 	     kid##_it && kid##_it < (node)->kids + (node)->n_kids;                            \
 	     kid = (++kid##_it < (node)->kids + (node)->n_kids) ? *kid##_it : NULL)
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 #endif
