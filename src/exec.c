@@ -10,6 +10,8 @@
 
 #include "grove/exec.h"
 
+#include "banned.h" /* last */
+
 /*
  * How it stays safe:
  *  - every op reopens (or takes from a small cache) its parent folder with

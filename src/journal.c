@@ -37,7 +37,6 @@
 #define OPS_ROWS_4  OPS_ROW ", " OPS_ROW ", " OPS_ROW ", " OPS_ROW
 #define OPS_ROWS_16 OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4
 #define OPS_ROWS_32 OPS_ROWS_16 ", " OPS_ROWS_16
-#define OPS_COLUMNS 8
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",

@@ -7,6 +7,8 @@
 #include "grove/plan.h"
 #include "grove/text.h"
 
+#include "banned.h" /* last */
+
 void
 grove_plan_init(struct grove_plan *plan)
 {

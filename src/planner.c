@@ -783,7 +783,7 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 	}
 	ups[0] = '\0';
 	for (int i = 0; i < level; i++)
-		strcat(ups, "../");
+		memcpy(ups + 3 * i, "../", 4);
 	link_dest = grove_path_join(ups, pkg_path);
 	if (!link_dest) {
 		oom(p);
