@@ -293,7 +293,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	r = grove_journal_alt_dir(s.journal, adm.real ? adm.real : adm.path, c.altdir, &dir_id,
 				  err);
 	if (r >= 0)
-		r = grove_journal_alt_load(s.journal, dir_id, &all, &n, err);
+		r = grove_alt_state_load(s.journal, dir_id, &all, &n, err);
 	if (r < 0)
 		goto out;
 	if (req->action == GROVE_ALT_GET_SELECTIONS) {

@@ -81,22 +81,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " ORDER BY o.txn_id, o.seq",
 	[ST_ALT_DIR_GET] = "SELECT id FROM alt_dirs WHERE admindir = ?1 AND altdir = ?2",
 	[ST_ALT_DIR_PUT] = "INSERT OR IGNORE INTO alt_dirs (admindir, altdir) VALUES (?1, ?2)",
-	[ST_ALT_GROUPS] = "SELECT id, name, link, mode FROM alt_groups WHERE dir_id = ?1"
-			  " ORDER BY name",
-	[ST_ALT_SLAVES] = "SELECT name, link FROM alt_slaves WHERE group_id = ?1 ORDER BY seq",
-	[ST_ALT_CHOICES] = "SELECT seq, path, priority FROM alt_choices WHERE group_id = ?1"
-			   " ORDER BY seq",
-	[ST_ALT_CHOICE_SLAVES] = "SELECT name, path FROM alt_choice_slaves"
-				 " WHERE group_id = ?1 AND choice_seq = ?2 ORDER BY name",
-	[ST_ALT_GROUP_DEL] = "DELETE FROM alt_groups WHERE dir_id = ?1 AND name = ?2",
-	[ST_ALT_GROUP_PUT] = "INSERT INTO alt_groups (dir_id, name, link, mode)"
-			     " VALUES (?1, ?2, ?3, ?4)",
-	[ST_ALT_SLAVE_PUT] = "INSERT INTO alt_slaves (group_id, seq, name, link)"
-			     " VALUES (?1, ?2, ?3, ?4)",
-	[ST_ALT_CHOICE_PUT] = "INSERT INTO alt_choices (group_id, seq, path, priority)"
-			      " VALUES (?1, ?2, ?3, ?4)",
-	[ST_ALT_CHOICE_SLAVE_PUT] = "INSERT INTO alt_choice_slaves (group_id, choice_seq, name,"
-				    " path) VALUES (?1, ?2, ?3, ?4)",
+	[ST_ALT_STATES] = "SELECT name, body FROM alt_states WHERE dir_id = ?1 ORDER BY name",
+	[ST_ALT_STATE_GET] = "SELECT body FROM alt_states WHERE dir_id = ?1 AND name = ?2",
+	[ST_ALT_STATE_DEL] = "DELETE FROM alt_states WHERE dir_id = ?1 AND name = ?2",
+	[ST_ALT_STATE_PUT] = "INSERT INTO alt_states (dir_id, name, body) VALUES (?1, ?2, ?3)"
+			     " ON CONFLICT (dir_id, name) DO UPDATE SET body = excluded.body",
 	[ST_ALT_TXN_PUT] = "INSERT INTO alt_txn_groups (txn_id, dir_id, name, before, after)"
 			   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_ALT_TXN_GET] = "SELECT dir_id, name, before, after FROM alt_txn_groups"
@@ -519,6 +508,12 @@ fail:
 	grove_journal_close(j);
 	grove_root_release(&root);
 	return r;
+}
+
+const char *
+grove_journal_name(const struct grove_journal *j)
+{
+	return j->name;
 }
 
 struct grove_journal *

@@ -98,6 +98,36 @@ static const char *const migrations[] = {
 	"ALTER TABLE txns ADD COLUMN stow_dev INTEGER;"
 	"ALTER TABLE txns ADD COLUMN stow_ino INTEGER;"
 	"ALTER TABLE txns ADD COLUMN stow_born INTEGER;",
+	/* 4 -> 5: each group as the text grove alt saves, in update-alternatives'
+	 * administrative file format, so the journal stores groups without
+	 * reading them. The groups of v2's tables become that text here: mode,
+	 * link, the followers' names and links, a blank line, then every choice
+	 * (path, priority, its file for each follower or an empty line) in
+	 * saved order, and a blank line; a group without choices was none. */
+	"CREATE TABLE alt_states ("
+	"  dir_id INTEGER NOT NULL REFERENCES alt_dirs(id),"
+	"  name TEXT NOT NULL,"
+	"  body TEXT NOT NULL,"
+	"  PRIMARY KEY (dir_id, name)) WITHOUT ROWID;"
+	"INSERT INTO alt_states (dir_id, name, body)"
+	" SELECT g.dir_id, g.name, g.mode || char(10) || g.link || char(10)"
+	"  || coalesce((SELECT group_concat(s.name || char(10) || s.link || char(10), '')"
+	"     FROM (SELECT name, link FROM alt_slaves WHERE group_id = g.id ORDER BY seq) s), '')"
+	"  || char(10)"
+	"  || (SELECT group_concat(c.path || char(10) || c.priority || char(10)"
+	"       || coalesce((SELECT group_concat(coalesce((SELECT cs.path"
+	"            FROM alt_choice_slaves cs WHERE cs.group_id = g.id"
+	"            AND cs.choice_seq = c.seq AND cs.name = s.name), '') || char(10), '')"
+	"          FROM (SELECT name FROM alt_slaves WHERE group_id = g.id ORDER BY seq) s),"
+	"         ''), '')"
+	"     FROM (SELECT seq, path, priority FROM alt_choices WHERE group_id = g.id"
+	"       ORDER BY seq) c)"
+	"  || char(10)"
+	" FROM alt_groups g WHERE EXISTS (SELECT 1 FROM alt_choices WHERE group_id = g.id);"
+	"DROP TABLE alt_choice_slaves;"
+	"DROP TABLE alt_choices;"
+	"DROP TABLE alt_slaves;"
+	"DROP TABLE alt_groups;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))
