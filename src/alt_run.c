@@ -220,6 +220,55 @@ import_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct gro
 	return r;
 }
 
+/* Holds the admindir. It only names the state; holding it gives its canonical path. Inside
+ * --root it is opened beneath the held root, following no symlink (an image's /var may lead
+ * anywhere on the host). */
+static int
+open_admindir(const struct grove_alt_request *req, const struct grove_root *inst,
+	      struct grove_root *adm, struct grove_error *err)
+{
+	cleanup_free char *adm_rel =
+		req->root ? grove_alt_disk_under_root(req->root, req->admindir) : NULL;
+	int r;
+
+	if (adm_rel) {
+		r = grove_root_open_beneath(adm, inst, adm_rel, true, 0755, err);
+	} else {
+		r = grove_fs_make_dirs(req->admindir, 0755, err);
+		if (r >= 0)
+			r = grove_root_open(adm, req->admindir, err);
+	}
+	if (r < 0)
+		return grove_error_prefix(err, "cannot create administrative directory '%s'",
+					  req->admindir);
+	return r;
+}
+
+/* --query, --display, --list: the group g (NULL: none) and its current choice into the result. */
+static int
+show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_error *err)
+{
+	const struct grove_alt_request *req = c->req;
+	int r;
+
+	if (g)
+		grove_alt_select_prune(c, g);
+	cleanup_free char *fn = grove_alt_disk_path(c, req->name);
+
+	if (!g)
+		return grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s", req->name);
+	if (!fn || grove_alt_group_copy(&c->res->group, g) < 0)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = grove_alt_disk_current_of(c, req->name, &c->res->current, err);
+	if (r < 0 && req->action == GROVE_ALT_LIST) {
+		grove_error_clear(err);
+		r = 0;
+	} else if (r < 0) {
+		c->res->current_failed = true;
+	}
+	return r;
+}
+
 int
 grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	      struct grove_error *err)
@@ -227,14 +276,17 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	struct grove_alt_ctx c = { .req = req, .res = res, .inst = { .fd = -1 } };
 	struct grove_root adm = { .fd = -1 };
 	struct grove_session s = { .lock_fd = -1, .state = { .fd = -1 } };
-	struct grove_session_opts so = { 0 };
 	struct grove_alt_group *all = NULL, w = { 0 }, *g;
 	struct grove_plan plan;
 	struct grove_error lerr = { 0 };
 	bool readonly = req->action == GROVE_ALT_QUERY || req->action == GROVE_ALT_DISPLAY ||
 			req->action == GROVE_ALT_LIST || req->action == GROVE_ALT_GET_SELECTIONS;
+	struct grove_session_opts so = { .state_opt = req->state_opt,
+					 .wait_seconds = req->wait_seconds,
+					 .no_lock = readonly,
+					 .read_only = readonly };
 	bool session = false, save = false;
-	cleanup_free char *before = NULL, *adm_rel = NULL;
+	cleanup_free char *before = NULL;
 	size_t n = 0, len;
 	int64_t dir_id = 0;
 	int lock_fd = -1, log_fd = 0;
@@ -252,22 +304,9 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	r = grove_root_open(&c.inst, req->root ? req->root : req->instdir, err);
 	if (r < 0)
 		goto out;
-	/* The admindir only names the state; holding it gives its canonical path.
-	 * Inside --root it is opened beneath the held root, following no symlink
-	 * (an image's /var may lead anywhere on the host). */
-	adm_rel = req->root ? grove_alt_disk_under_root(req->root, req->admindir) : NULL;
-	if (adm_rel) {
-		r = grove_root_open_beneath(&adm, &c.inst, adm_rel, true, 0755, err);
-	} else {
-		r = grove_fs_make_dirs(req->admindir, 0755, err);
-		if (r >= 0)
-			r = grove_root_open(&adm, req->admindir, err);
-	}
-	if (r < 0) {
-		grove_error_prefix(err, "cannot create administrative directory '%s'",
-				   req->admindir);
+	r = open_admindir(req, &c.inst, &adm, err);
+	if (r < 0)
 		goto out;
-	}
 	/* One writer per admindir, first: update-alternatives has no lock, so two
 	 * of its runs can interleave their reads and writes of a group. */
 	if (!readonly) {
@@ -277,10 +316,6 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 			goto out;
 		}
 	}
-	so.state_opt = req->state_opt;
-	so.wait_seconds = req->wait_seconds;
-	so.no_lock = readonly;
-	so.read_only = readonly;
 	r = grove_session_open(&s, &c.inst, &so, err);
 	if (r < 0)
 		goto out;
@@ -313,26 +348,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		goto out;
 	}
 	if (readonly) {
-		if (g)
-			grove_alt_select_prune(&c, g);
-		cleanup_free char *fn = grove_alt_disk_path(&c, req->name);
-
-		if (!g) {
-			r = grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s",
-					    req->name);
-			goto out;
-		}
-		if (!fn || grove_alt_group_copy(&res->group, g) < 0) {
-			r = grove_error_set(err, -ENOMEM, "out of memory");
-			goto out;
-		}
-		r = grove_alt_disk_current_of(&c, req->name, &res->current, err);
-		if (r < 0 && req->action == GROVE_ALT_LIST) {
-			grove_error_clear(err);
-			r = 0;
-		} else if (r < 0) {
-			res->current_failed = true;
-		}
+		r = show_group(&c, g, err);
 		goto out;
 	}
 	log_fd = grove_alt_log_open(req, &c.inst, err);

@@ -268,6 +268,128 @@ select_mode(struct grove_alt_ctx *c, const struct grove_alt_group *g, struct gro
 	}
 }
 
+/* --config: asks which choice the group gets (through the request's prompt). */
+static int
+config_choice(struct grove_alt_ctx *c, struct grove_alt_group *w, const char *cur,
+	      const char **ret_choice, struct grove_error *err)
+{
+	const struct grove_alt_request *q = c->req;
+	int r;
+	enum grove_alt_answer ans = GROVE_ALT_ANSWER_KEEP;
+	const char *path = NULL;
+
+	if (w->n_choices == 0) {
+		grove_alt_run_msg(c, GROVE_ALT_PLAIN, "There is no program which provides %s.",
+				  w->name);
+		grove_alt_run_msg(c, GROVE_ALT_PLAIN, "Nothing to configure.");
+		return 0;
+	}
+	if (!q->config_ask)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "--config without a prompt");
+	r = q->config_ask(q->config_ctx, c->res, w, cur, q->skip_auto && !w->manual, &ans, &path);
+	if (r < 0)
+		return grove_error_set(err, r, "read the selection: %s", strerror(-r));
+	if (ans == GROVE_ALT_ANSWER_AUTO) {
+		set_mode(c, w, true, false);
+		*ret_choice = w->choices[grove_alt_best(w, cur)].path;
+	} else if (ans == GROVE_ALT_ANSWER_PATH && path && grove_alt_find_choice(w, path) >= 0) {
+		set_mode(c, w, true, true);
+		*ret_choice = path;
+	}
+	return 0;
+}
+
+/* --install: the group evolves to the request's followers and gains (or replaces) the choice. */
+static int
+install_choice(struct grove_alt_ctx *c, const struct grove_alt_group *g, struct grove_alt_group *w,
+	       const char *cur, const char **ret_choice, struct grove_error *err)
+{
+	const struct grove_alt_request *q = c->req;
+	int r;
+	struct grove_alt_choice ch = { 0 };
+
+	if (g && (r = evolve(c, w, cur, err)) < 0)
+		return r;
+	ch.path = strdup(q->path);
+	ch.priority = q->priority;
+	if (!ch.path)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t s = 0; s < q->n_slaves; s++)
+		if (grove_alt_choice_set_slave(&ch, q->slaves[s].name, q->slaves[s].path) < 0) {
+			grove_alt_choice_release(&ch);
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		}
+	if (grove_alt_add_choice(w, &ch) < 0) {
+		grove_alt_choice_release(&ch);
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	if (!w->manual) {
+		*ret_choice = w->choices[grove_alt_best(w, cur)].path;
+	} else {
+		grove_alt_run_msg(c, GROVE_ALT_VERBOSE,
+				  "automatic updates of %s/%s are disabled; leaving it alone",
+				  c->altdir, w->name);
+		grove_alt_run_msg(
+			c, GROVE_ALT_VERBOSE,
+			"to return to automatic updates use 'update-alternatives --auto %s'",
+			w->name);
+	}
+	return 0;
+}
+
+/* After the action: removes a group left without choices, or installs the new choice, or repairs
+ * a broken group, as update-alternatives' update step. */
+static int
+update(struct grove_alt_ctx *c, struct grove_alt_group *w, const char *cur, const char *new_choice,
+       struct grove_error *err)
+{
+	int broken, r;
+
+	if (w->n_choices == 0) {
+		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s fully removed", w->name);
+		return grove_alt_disk_remove_files(c, w, err);
+	}
+	if (new_choice && (!cur || strcmp(new_choice, cur) != 0)) {
+		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s updated to point to %s", w->name,
+				  new_choice);
+		grove_alt_run_msg(c, GROVE_ALT_INFO, "using %s to provide %s (%s) in %s",
+				  new_choice, w->link, w->name,
+				  w->manual ? "manual mode" : "auto mode");
+		return grove_alt_disk_prepare_install(c, w, new_choice, err);
+	}
+	if ((r = grove_alt_disk_is_broken(c, w, &broken, err)) < 0)
+		return r;
+	if (broken == GROVE_ALT_SLAVES_CHANGED) {
+		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s updated with changed slaves",
+				  w->name);
+		grove_alt_run_msg(
+			c, GROVE_ALT_INFO,
+			"updating alternative %s because link group %s has changed slave links",
+			cur ? cur : "(null)", w->name);
+	} else if (broken) {
+		grove_alt_run_msg(c, GROVE_ALT_LOG, "auto-repair link group %s", w->name);
+		grove_alt_run_msg(
+			c, GROVE_ALT_WARNING,
+			"forcing reinstallation of alternative %s because link group %s is broken",
+			cur ? cur : "(null)", w->name);
+	}
+	if (broken) {
+		const char *choice = cur;
+
+		if (cur && grove_alt_find_choice(w, cur) < 0) {
+			choice = w->choices[grove_alt_best(w, cur)].path;
+			grove_alt_run_msg(
+				c, GROVE_ALT_WARNING,
+				"current alternative %s is unknown, switching to %s for link group %s",
+				cur, choice, w->name);
+			set_mode(c, w, true, false);
+		}
+		if (choice)
+			return grove_alt_disk_prepare_install(c, w, choice, err);
+	}
+	return 0;
+}
+
 /* Decides as update-alternatives does; fills the records and the saved group. */
 int
 grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, size_t n,
@@ -278,7 +400,7 @@ grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, si
 	cleanup_free char *fn = grove_alt_disk_path(c, q->name);
 	cleanup_free char *cur = NULL;
 	const char *new_choice = NULL;
-	int broken, r;
+	int r;
 
 	*ret_save = false;
 	if (!fn)
@@ -352,118 +474,26 @@ grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, si
 				new_choice = w->choices[grove_alt_best(w, cur)].path;
 		}
 		break;
-	case GROVE_ALT_CONFIG: {
-		enum grove_alt_answer ans = GROVE_ALT_ANSWER_KEEP;
-		const char *path = NULL;
-
-		if (w->n_choices == 0) {
-			grove_alt_run_msg(c, GROVE_ALT_PLAIN,
-					  "There is no program which provides %s.", w->name);
-			grove_alt_run_msg(c, GROVE_ALT_PLAIN, "Nothing to configure.");
-			break;
-		}
-		if (!q->config_ask)
-			return grove_error_set(err, -GROVE_E_INTERNAL, "--config without a prompt");
-		r = q->config_ask(q->config_ctx, c->res, w, cur, q->skip_auto && !w->manual, &ans,
-				  &path);
+	case GROVE_ALT_CONFIG:
+		r = config_choice(c, w, cur, &new_choice, err);
 		if (r < 0)
-			return grove_error_set(err, r, "read the selection: %s", strerror(-r));
-		if (ans == GROVE_ALT_ANSWER_AUTO) {
-			set_mode(c, w, true, false);
-			new_choice = w->choices[grove_alt_best(w, cur)].path;
-		} else if (ans == GROVE_ALT_ANSWER_PATH && path &&
-			   grove_alt_find_choice(w, path) >= 0) {
-			set_mode(c, w, true, true);
-			new_choice = path;
-		}
+			return r;
 		break;
-	}
 	case GROVE_ALT_REMOVE_ALL:
 		for (size_t i = 0; i < w->n_choices; i++)
 			grove_alt_choice_release(&w->choices[i]);
 		w->n_choices = 0;
 		break;
-	case GROVE_ALT_INSTALL: {
-		struct grove_alt_choice ch = { 0 };
-
-		if (g && (r = evolve(c, w, cur, err)) < 0)
+	case GROVE_ALT_INSTALL:
+		r = install_choice(c, g, w, cur, &new_choice, err);
+		if (r < 0)
 			return r;
-		ch.path = strdup(q->path);
-		ch.priority = q->priority;
-		if (!ch.path)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		for (size_t s = 0; s < q->n_slaves; s++)
-			if (grove_alt_choice_set_slave(&ch, q->slaves[s].name, q->slaves[s].path) <
-			    0) {
-				grove_alt_choice_release(&ch);
-				return grove_error_set(err, -ENOMEM, "out of memory");
-			}
-		if (grove_alt_add_choice(w, &ch) < 0) {
-			grove_alt_choice_release(&ch);
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		}
-		if (!w->manual) {
-			new_choice = w->choices[grove_alt_best(w, cur)].path;
-		} else {
-			grove_alt_run_msg(
-				c, GROVE_ALT_VERBOSE,
-				"automatic updates of %s/%s are disabled; leaving it alone",
-				c->altdir, w->name);
-			grove_alt_run_msg(
-				c, GROVE_ALT_VERBOSE,
-				"to return to automatic updates use 'update-alternatives --auto %s'",
-				w->name);
-		}
 		break;
-	}
 	default:
 		return grove_error_set(err, -GROVE_E_INTERNAL, "bad action");
 	}
 	/* --set-selections sets the mode first, then looks at the current link. */
 	if (q->selection)
 		select_mode(c, g, w, cur);
-	/* update */
-	if (w->n_choices == 0) {
-		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s fully removed", w->name);
-		return grove_alt_disk_remove_files(c, w, err);
-	}
-	if (new_choice && (!cur || strcmp(new_choice, cur) != 0)) {
-		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s updated to point to %s", w->name,
-				  new_choice);
-		grove_alt_run_msg(c, GROVE_ALT_INFO, "using %s to provide %s (%s) in %s",
-				  new_choice, w->link, w->name,
-				  w->manual ? "manual mode" : "auto mode");
-		return grove_alt_disk_prepare_install(c, w, new_choice, err);
-	}
-	if ((r = grove_alt_disk_is_broken(c, w, &broken, err)) < 0)
-		return r;
-	if (broken == GROVE_ALT_SLAVES_CHANGED) {
-		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s updated with changed slaves",
-				  w->name);
-		grove_alt_run_msg(
-			c, GROVE_ALT_INFO,
-			"updating alternative %s because link group %s has changed slave links",
-			cur ? cur : "(null)", w->name);
-	} else if (broken) {
-		grove_alt_run_msg(c, GROVE_ALT_LOG, "auto-repair link group %s", w->name);
-		grove_alt_run_msg(
-			c, GROVE_ALT_WARNING,
-			"forcing reinstallation of alternative %s because link group %s is broken",
-			cur ? cur : "(null)", w->name);
-	}
-	if (broken) {
-		const char *choice = cur;
-
-		if (cur && grove_alt_find_choice(w, cur) < 0) {
-			choice = w->choices[grove_alt_best(w, cur)].path;
-			grove_alt_run_msg(
-				c, GROVE_ALT_WARNING,
-				"current alternative %s is unknown, switching to %s for link group %s",
-				cur, choice, w->name);
-			set_mode(c, w, true, false);
-		}
-		if (choice)
-			return grove_alt_disk_prepare_install(c, w, choice, err);
-	}
-	return 0;
+	return update(c, w, cur, new_choice, err);
 }
