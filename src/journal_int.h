@@ -84,6 +84,7 @@ grove_journal_stmt_resetp(sqlite3_stmt **s)
 /* A cached statement, reset when the variable leaves scope. */
 #define cleanup_stmt __attribute__((cleanup(grove_journal_stmt_resetp)))
 
+/* Binds a string or NULL; SQLITE_STATIC: every caller steps before the string goes away. */
 static inline void
 bind_text(sqlite3_stmt *s, int i, const char *text)
 {
@@ -138,9 +139,6 @@ int grove_journal_schema_migrate(struct grove_journal *j, struct grove_error *er
 /* journal_vfs.c: the name of the held-dir VFS, registered on first use; NULL if sqlite
  * refused it. */
 const char *grove_journal_vfs(void);
-
-/* journal_txn.c: the wall clock, as the log stores it. */
-double grove_journal_now(void);
 
 /* journal_alt.c: logs the groups a transaction changes (inside the caller's write
  * transaction), and saves the after states of a committing transaction's groups. */

@@ -199,8 +199,8 @@ grove_journal_target(struct grove_journal *j, const struct grove_root *root, int
 
 /* ---- transactions ---- */
 
-double
-grove_journal_now(void)
+static double
+now_seconds(void)
 {
 	struct timespec ts;
 
@@ -434,7 +434,7 @@ grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *
 {
 	struct grove_error saved, local;
 	struct txn_state st;
-	double started = grove_journal_now();
+	double started = now_seconds();
 	int64_t id = 0;
 	bool unknown;
 	int r;
@@ -513,7 +513,7 @@ grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state 
 		sqlite3_bind_int64(s, 1, txn);
 		bind_text(s, 2, state_names[state]);
 		bind_text(s, 3, note);
-		sqlite3_bind_double(s, 4, grove_journal_now());
+		sqlite3_bind_double(s, 4, now_seconds());
 		rc = sqlite3_step(s);
 		if (rc != SQLITE_DONE) {
 			r = grove_journal_fail(j, rc, err, "finish transaction in");
