@@ -1339,7 +1339,8 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 			node = grove_node_child(node, name);
 			if (!node || node->orig_type != GROVE_FT_DIR)
 				break;
-			memcpy(prefix, paths[i], (size_t)(p - paths[i]) + len); /* up to this name */
+			/* prefix: paths[i] up to the end of this name */
+			memcpy(prefix, paths[i], (size_t)(p - paths[i]) + len);
 			if (!e) {
 				/* The path itself, when a folder: its entries matter too. */
 				r = list_target_node(&s, node, prefix);
