@@ -8,6 +8,8 @@
 
 #include "grove/alt.h"
 
+#include "banned.h" /* last */
+
 static void
 slaves_free(struct grove_alt_slave *s, size_t n)
 {

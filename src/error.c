@@ -8,6 +8,8 @@
 
 #include "grove/error.h"
 
+#include "banned.h" /* last */
+
 /* Copies s into dst (size bytes); a string too long keeps its head and tail
  * with "..." between, so the reason at the end of a message survives a long path. */
 static void

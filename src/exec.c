@@ -10,6 +10,8 @@
 
 #include "grove/exec.h"
 
+#include "banned.h" /* last */
+
 /*
  * How it stays safe:
  *  - every op reopens (or takes from a small cache) its parent folder with
@@ -70,21 +72,6 @@ struct exec {
 	size_t done;
 	bool named; /* err already names the failing op (set by the innermost run_range) */
 };
-
-static const char *
-kind_name(enum grove_op_kind kind)
-{
-	static const char *const names[] = {
-		[GROVE_OP_MKDIR] = "mkdir",   [GROVE_OP_LINK] = "link",
-		[GROVE_OP_UNLINK] = "unlink", [GROVE_OP_RELINK] = "relink",
-		[GROVE_OP_RMDIR] = "rmdir",   [GROVE_OP_UNFOLD] = "unfold",
-		[GROVE_OP_FOLD] = "fold",     [GROVE_OP_ADOPT] = "adopt",
-	};
-
-	if ((unsigned)kind < sizeof(names) / sizeof(names[0]) && names[kind])
-		return names[kind];
-	return "op";
-}
 
 /* ---- small helpers ---- */
 
@@ -717,13 +704,13 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 
 		if (!op->path || !*op->path || (from && !under(op->path, from)) ||
 		    (needs_text && !op->text) || (needs_old && !op->old_text))
-			return grove_error_set(err, -GROVE_E_INTERNAL,
-					       "%s '%s': malformed op in plan", kind_name(op->kind),
-					       op->path ? op->path : "");
+			return grove_error_set(
+				err, -GROVE_E_INTERNAL, "%s '%s': malformed op in plan",
+				grove_op_kind_name(op->kind), op->path ? op->path : "");
 		path = map_path(op->path, from, to);
 		if (!path)
-			return grove_error_errno(err, -ENOMEM, "%s '%s'", kind_name(op->kind),
-						 op->path);
+			return grove_error_errno(err, -ENOMEM, "%s '%s'",
+						 grove_op_kind_name(op->kind), op->path);
 		switch (op->kind) {
 		case GROVE_OP_MKDIR:
 			r = op_mkdir(ex, op, path, err);
@@ -756,7 +743,8 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 		if (r < 0) {
 			/* A failure inside a block already names its own op. */
 			if (!ex->named)
-				grove_error_prefix(err, "%s '%s'", kind_name(op->kind), op->path);
+				grove_error_prefix(err, "%s '%s'", grove_op_kind_name(op->kind),
+						   op->path);
 			ex->named = true;
 			return r;
 		}

@@ -16,6 +16,8 @@
 
 #include "grove/fs.h"
 
+#include "banned.h" /* last */
+
 /* openat2 returns EAGAIN when a rename anywhere on the mount raced the lookup;
  * retrying is correct, retrying forever lets an attacker stall us. */
 #define OPENAT2_RETRIES 64

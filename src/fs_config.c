@@ -13,6 +13,8 @@
 
 #include "grove/fs.h"
 
+#include "banned.h" /* last */
+
 /* mkdir of buf, then of its parents when they are missing. buf is modified in place and
  * restored; on failure failed[] receives the prefix that could not be made. */
 static int

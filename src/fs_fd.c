@@ -7,6 +7,8 @@
 
 #include "grove/fs.h"
 
+#include "banned.h" /* last */
+
 static enum grove_ftype
 mode_type(mode_t m)
 {

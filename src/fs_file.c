@@ -6,6 +6,8 @@
 
 #include "grove/fs.h"
 
+#include "banned.h" /* last */
+
 int
 grove_fs_write_new_file(int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
 			struct grove_error *err)

@@ -12,6 +12,8 @@
 
 #include "grove/ignore.h"
 
+#include "banned.h" /* last */
+
 /*
  * Stow matches with Perl regexes on byte strings: no UTF mode, '$' matching
  * before a final newline (PCRE2's default too), and an unknown escape such

@@ -10,6 +10,8 @@
 #include "grove/manifest.h"
 #include "manifest_yaml.h"
 
+#include "banned.h" /* last */
+
 struct grove_ynode *
 grove_ynode_free(struct grove_ynode *n)
 {

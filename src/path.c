@@ -7,6 +7,8 @@
 
 #include "grove/path.h"
 
+#include "banned.h" /* last */
+
 char *
 grove_path_canon(const char *path)
 {
@@ -43,13 +45,13 @@ grove_path_canon(const char *path)
 	out[o] = '\0';
 	/* canonpath keeps a lone "." for "." or "./"; "/.." at the root is "/". */
 	if (o == 0 && len > 0 && !abs && path[0] == '.')
-		strcpy(out, ".");
+		memcpy(out, ".", 2);
 	if (abs) {
 		/* s|^/(?:\.\./)+|/| and s|^/\.\.$|/| */
 		while (strncmp(out, "/../", 4) == 0)
 			memmove(out, out + 3, strlen(out + 3) + 1);
 		if (strcmp(out, "/..") == 0)
-			strcpy(out, "/");
+			memcpy(out, "/", 2);
 	}
 	return out;
 }
@@ -192,12 +194,12 @@ grove_path_join(const char *a, const char *b)
 			return NULL;
 		}
 		if (c[0] == '/') {
-			strcpy(res, c);
+			memcpy(res, c, strlen(c) + 1);
 		} else {
 			size_t l = strlen(res);
 			if (l && strcmp(res, "/") != 0)
 				res[l++] = '/';
-			strcpy(res + l, c);
+			memcpy(res + l, c, strlen(c) + 1);
 		}
 		free(c);
 	}
@@ -273,13 +275,15 @@ grove_path_abs2rel(const char *path, const char *base)
 		const char *rest = path + common;
 		while (*rest == '/')
 			rest++;
-		strcpy(out + o, rest);
-		o += strlen(rest);
+		size_t n = strlen(rest);
+
+		memcpy(out + o, rest, n + 1);
+		o += n;
 	}
 	while (o > 0 && out[o - 1] == '/')
 		out[--o] = '\0';
 	if (o == 0)
-		strcpy(out, ".");
+		memcpy(out, ".", 2);
 	return out;
 }
 
@@ -314,7 +318,7 @@ grove_dotfile_adjust(const char *name)
 	if (!out)
 		return NULL;
 	out[0] = '.';
-	strcpy(out + 1, name + 4);
+	memcpy(out + 1, name + 4, strlen(name + 4) + 1);
 	return out;
 }
 
@@ -328,8 +332,8 @@ grove_dotfile_unadjust(const char *name)
 	out = malloc(strlen(name) + 4);
 	if (!out)
 		return NULL;
-	strcpy(out, "dot-");
-	strcpy(out + 4, name + 1);
+	memcpy(out, "dot-", 4);
+	memcpy(out + 4, name + 1, strlen(name + 1) + 1);
 	return out;
 }
 

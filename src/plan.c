@@ -7,6 +7,8 @@
 #include "grove/plan.h"
 #include "grove/text.h"
 
+#include "banned.h" /* last */
+
 void
 grove_plan_init(struct grove_plan *plan)
 {
@@ -165,27 +167,20 @@ grove_plan_sort_conflicts(struct grove_plan *plan)
 	plan->n_conflicts = o;
 }
 
+/* The one table of op names: the plan printer, the JSON output, the journal's rows and the
+ * executor's messages all spell the ops this way. */
+static const char *const op_kind_names[] = {
+	[GROVE_OP_MKDIR] = "mkdir",   [GROVE_OP_LINK] = "link",   [GROVE_OP_UNLINK] = "unlink",
+	[GROVE_OP_RELINK] = "relink", [GROVE_OP_RMDIR] = "rmdir", [GROVE_OP_UNFOLD] = "unfold",
+	[GROVE_OP_FOLD] = "fold",     [GROVE_OP_ADOPT] = "adopt",
+};
+
 const char *
 grove_op_kind_name(enum grove_op_kind kind)
 {
-	switch (kind) {
-	case GROVE_OP_MKDIR:
-		return "mkdir";
-	case GROVE_OP_LINK:
-		return "link";
-	case GROVE_OP_UNLINK:
-		return "unlink";
-	case GROVE_OP_RELINK:
-		return "relink";
-	case GROVE_OP_RMDIR:
-		return "rmdir";
-	case GROVE_OP_UNFOLD:
-		return "unfold";
-	case GROVE_OP_FOLD:
-		return "fold";
-	case GROVE_OP_ADOPT:
-		return "adopt";
-	}
+	if ((unsigned)kind < sizeof(op_kind_names) / sizeof(op_kind_names[0]) &&
+	    op_kind_names[kind])
+		return op_kind_names[kind];
 	return "?";
 }
 

@@ -5,6 +5,8 @@
 
 #include "grove/text.h"
 
+#include "banned.h" /* last */
+
 /* The length of the valid, printable UTF-8 sequence at s (1 for printable ASCII), or 0 when the
  * byte at s must be escaped. */
 static size_t

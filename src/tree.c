@@ -8,6 +8,8 @@
 
 #include "grove/tree.h"
 
+#include "banned.h" /* last */
+
 /* Below this many kids a linear scan is faster than hashing. */
 #define INDEX_MIN 16
 

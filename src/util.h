@@ -53,4 +53,7 @@ char *grove_child_path(const char *dir, const char *name);
 /* Frees the n strings of v, then v. */
 void grove_names_free(char **v, size_t n);
 
+/* Last: it must follow every system header a file includes. */
+#include "banned.h"
+
 #endif

@@ -106,6 +106,21 @@ int grove_alt_group_parse(const char *name, const char *text, size_t len, const 
 /* True for a valid group or follower name: non-empty, no '/' and no space. */
 bool grove_alt_name_ok(const char *name);
 
+/* ---- the groups the journal keeps (src/alt_state.c) ---- */
+
+struct grove_journal;
+
+/* Every group saved for the (admindir, altdir) pair dir_id (grove_journal_alt_dir), sorted by
+ * name, each parsed from the text the journal keeps (a text that does not parse is an error naming
+ * the journal). The caller frees with grove_alt_groups_free. */
+int grove_alt_state_load(struct grove_journal *j, int64_t dir_id, struct grove_alt_group **ret,
+			 size_t *ret_n, struct grove_error *err);
+
+/* Replaces the saved group g->name of the pair by g in one write transaction; a group without
+ * choices is deleted. */
+int grove_alt_state_save(struct grove_journal *j, int64_t dir_id, const struct grove_alt_group *g,
+			 struct grove_error *err);
+
 /* ---- running a command (src/alt_run.c) ---- */
 
 enum grove_alt_action {

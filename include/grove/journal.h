@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 4
+#define GROVE_JOURNAL_VERSION 5
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -97,6 +97,9 @@ int grove_journal_open_with(const char *path, unsigned int flags, struct grove_r
 
 /* Closes the database; accepts NULL; returns NULL. */
 struct grove_journal *grove_journal_close(struct grove_journal *j);
+
+/* "<state dir>/grove.db", for messages; valid while j is open. */
+const char *grove_journal_name(const struct grove_journal *j);
 
 /* The id of the target held by root (matched by device and inode, path
  * updated), registered on first use. */
@@ -207,25 +210,34 @@ int grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char
 		   struct grove_error *err);
 
 /*
- * Alternatives state (schema v2; v3 adds the groups each transaction changes): link groups kept per
- * (admindir, altdir) pair, the strings as grove alt was given them (canonical admindir, altdir as
- * written into links).
+ * Alternatives state (schema v2; v3 adds the groups each transaction changes, v5 keeps each group
+ * as text): link groups kept per (admindir, altdir) pair, the strings as grove alt was given them
+ * (canonical admindir, altdir as written into links). The journal stores and returns each group's
+ * text in update-alternatives' administrative file format without reading it: grove_alt_state_load
+ * and grove_alt_state_save (grove/alt.h) turn it into groups and back.
  */
-struct grove_alt_group;
 
 /* The id of the (admindir, altdir) pair, registered on first use. */
 int grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char *altdir,
 			  int64_t *ret_id, struct grove_error *err);
 
-/* Every group of the pair, sorted by name, each with its followers and
- * choices in their saved order. The caller frees with grove_alt_groups_free. */
-int grove_journal_alt_load(struct grove_journal *j, int64_t dir_id, struct grove_alt_group **ret,
-			   size_t *ret_n, struct grove_error *err);
+/* One saved group of a pair: its name and its text. */
+struct grove_journal_alt_state {
+	char *name;
+	char *text;
+};
+void grove_journal_alt_states_free(struct grove_journal_alt_state *v, size_t n);
 
-/* Replaces the saved group g->name of the pair by g in one write transaction;
- * a group without choices is deleted. */
-int grove_journal_alt_save(struct grove_journal *j, int64_t dir_id, const struct grove_alt_group *g,
-			   struct grove_error *err);
+/* Every saved group of the pair, sorted bytewise by name. The caller frees with
+ * grove_journal_alt_states_free. */
+int grove_journal_alt_states(struct grove_journal *j, int64_t dir_id,
+			     struct grove_journal_alt_state **ret, size_t *ret_n,
+			     struct grove_error *err);
+
+/* Replaces the saved group name of the pair by text in one write transaction; NULL text deletes
+ * it. */
+int grove_journal_alt_put(struct grove_journal *j, int64_t dir_id, const char *name,
+			  const char *text, struct grove_error *err);
 
 /*
  * The groups a transaction changes (schema v3), each as its text before and

@@ -82,7 +82,7 @@ int grove_plan_add_warning(struct grove_plan *plan, const char *message);
  * and drops duplicates. */
 void grove_plan_sort_conflicts(struct grove_plan *plan);
 
-/* "mkdir", "link", ... */
+/* "mkdir", "link", ...; "?" for a kind that is none of them. */
 const char *grove_op_kind_name(enum grove_op_kind kind);
 
 /* One line per op, e.g. "link   bin/ls -> ../stow/core/bin/ls\n". */

@@ -10,6 +10,8 @@
 #include "cli.h"
 #include "grove/alt.h"
 
+#include "banned.h" /* last */
+
 #define PROG "grove alt"
 
 static int badusage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -185,8 +187,8 @@ set_root(struct grove_alt_request *q, const char *root, char **owned)
 	*owned = malloc(strlen(root) + sizeof("/var/lib/dpkg/alternatives"));
 	if (!*owned)
 		return -1;
-	strcpy(*owned, root);
-	strcat(*owned, "/var/lib/dpkg/alternatives");
+	snprintf(*owned, strlen(root) + sizeof("/var/lib/dpkg/alternatives"),
+		 "%s/var/lib/dpkg/alternatives", root);
 	q->root = root;
 	q->admindir = *owned;
 	q->altdir = "/etc/alternatives";
@@ -681,10 +683,14 @@ join_args(int argc, char **argv)
 	if (!s)
 		return NULL;
 	s[0] = '\0';
+	len = 0;
 	for (int i = 1; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
 		if (i > 1)
-			strcat(s, " ");
-		strcat(s, argv[i]);
+			s[len++] = ' ';
+		memcpy(s + len, argv[i], n + 1);
+		len += n;
 	}
 	return s;
 }
@@ -722,8 +728,8 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 			status = fail("out of memory");
 			goto out;
 		}
-		strcpy(adm_default, adm ? adm : "/var/lib/dpkg");
-		strcat(adm_default, "/alternatives");
+		snprintf(adm_default, strlen(adm ? adm : "/var/lib/dpkg") + sizeof("/alternatives"),
+			 "%s/alternatives", adm ? adm : "/var/lib/dpkg");
 		q.admindir = adm_default;
 	}
 	if (!q.instdir)

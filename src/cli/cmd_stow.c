@@ -10,6 +10,8 @@
 #include "front.h"
 #include "grove-config.h"
 
+#include "banned.h" /* last */
+
 /* The plan document (docs/json.md): "plan" for plan and --simulate, "stow" for a change made. */
 static void
 print_json(const struct grove_stow_run *run, bool plan_only)

@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "front.h"
 
+#include "banned.h" /* last */
+
 struct help_page {
 	const char *name;
 	const char *text;

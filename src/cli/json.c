@@ -5,6 +5,8 @@
 
 #include "front.h"
 
+#include "banned.h" /* last */
+
 void
 grove_json_str(FILE *f, const char *s)
 {

@@ -9,6 +9,8 @@
 #include "front.h"
 #include "grove/text.h"
 
+#include "banned.h" /* last */
+
 int
 grove_conflict_cmp(const void *pa, const void *pb)
 {

@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "grove/fs.h"
 
+#include "banned.h" /* last */
+
 #define RC_MAX (1024 * 1024)
 
 enum opt_id {

@@ -465,7 +465,7 @@ AL=$ROOT/altroot
 mkdir -p "$AL/root/usr/bin" "$AL/outside"
 : >"$AL/root/prog"
 expect_exit 0 "${G[@]}" alt --root "$AL/root" --install /usr/bin/ed ed /prog 10
-sql "update alt_groups set link = '/../../outside/ed' where name = 'ed'"
+sql "update alt_states set body = replace(body, '/usr/bin/ed', '/../../outside/ed') where name = 'ed'"
 snapshot "$AL/outside" out
 expect_exit_in "1 2" "${G[@]}" alt --root "$AL/root" --install /usr/bin/ed ed /prog 20
 expect_unchanged "$AL/outside" out

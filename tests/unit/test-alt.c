@@ -143,8 +143,8 @@ test_alt_state_round_trip(void **state)
 	assert_int_equal(grove_alt_group_set_slave(&g, "ex", "/usr/bin/ex"), 0);
 	add(&g, "/opt/b", -3, NULL, NULL);
 	add(&g, "/opt/a", 7, "ex", "/opt/ex");
-	assert_int_equal(grove_journal_alt_save(j, id, &g, &err), 0);
-	assert_int_equal(grove_journal_alt_load(j, id, &v, &n, &err), 0);
+	assert_int_equal(grove_alt_state_save(j, id, &g, &err), 0);
+	assert_int_equal(grove_alt_state_load(j, id, &v, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(v[0].name, "ed");
 	assert_string_equal(v[0].link, "/usr/bin/ed");
@@ -158,15 +158,15 @@ test_alt_state_round_trip(void **state)
 	assert_string_equal(grove_alt_choice_slave(&v[0].choices[1], "ex"), "/opt/ex");
 	grove_alt_groups_free(v, n);
 	v = NULL;
-	assert_int_equal(grove_journal_alt_load(j, other, &v, &n, &err), 0);
+	assert_int_equal(grove_alt_state_load(j, other, &v, &n, &err), 0);
 	assert_int_equal(n, 0);
 	free(v);
 	/* A group without choices is gone. */
 	assert_true(grove_alt_remove_choice(&g, "/opt/a"));
 	assert_true(grove_alt_remove_choice(&g, "/opt/b"));
-	assert_int_equal(grove_journal_alt_save(j, id, &g, &err), 0);
+	assert_int_equal(grove_alt_state_save(j, id, &g, &err), 0);
 	v = NULL;
-	assert_int_equal(grove_journal_alt_load(j, id, &v, &n, &err), 0);
+	assert_int_equal(grove_alt_state_load(j, id, &v, &n, &err), 0);
 	assert_int_equal(n, 0);
 	free(v);
 	grove_alt_group_release(&g);

@@ -974,6 +974,64 @@ test_journal_newer_version(void **state)
 	free(db);
 }
 
+/* A journal of schema 4 keeps its alternatives groups in rows; opening it turns each into the
+ * text grove alt saves (followers and choices in saved order, an empty line for a choice without
+ * a follower's file) and drops the rows. */
+static void
+test_journal_migrates_alt_groups(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	int64_t id = 0;
+	char *text = NULL;
+
+	assert_int_equal(grove_journal_alt_dir(fx->j, "/adm", "/alt", &id, &fx->err), 0);
+	fx->j = grove_journal_close(fx->j);
+	raw_exec(db,
+		 "DROP TABLE alt_states;"
+		 "CREATE TABLE alt_groups (id INTEGER PRIMARY KEY, dir_id INTEGER NOT NULL,"
+		 " name TEXT NOT NULL, link TEXT NOT NULL, mode TEXT NOT NULL);"
+		 "CREATE TABLE alt_slaves (group_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+		 " name TEXT NOT NULL, link TEXT NOT NULL, PRIMARY KEY (group_id, seq));"
+		 "CREATE TABLE alt_choices (group_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+		 " path TEXT NOT NULL, priority INTEGER NOT NULL, PRIMARY KEY (group_id, seq));"
+		 "CREATE TABLE alt_choice_slaves (group_id INTEGER NOT NULL,"
+		 " choice_seq INTEGER NOT NULL, name TEXT NOT NULL, path TEXT NOT NULL,"
+		 " PRIMARY KEY (group_id, choice_seq, name));"
+		 "INSERT INTO alt_groups VALUES (5, 1, 'ed', '/usr/bin/ed', 'manual'),"
+		 " (6, 1, 'vi', '/usr/bin/vi', 'auto'), (7, 1, 'none', '/usr/bin/none', 'auto');"
+		 "INSERT INTO alt_slaves VALUES (5, 1, 'zz', '/usr/bin/zz'),"
+		 " (5, 0, 'ex', '/usr/bin/ex');"
+		 "INSERT INTO alt_choices VALUES (5, 1, '/opt/a', 7), (5, 0, '/opt/b', -3),"
+		 " (6, 0, '/opt/vi', 1);"
+		 "INSERT INTO alt_choice_slaves VALUES (5, 1, 'ex', '/opt/ex'),"
+		 " (5, 0, 'zz', '/opt/zz');"
+		 "PRAGMA user_version = 4;");
+	assert_int_equal(id, 1);
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(raw_int(db,
+				 "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'alt_%'"
+				 " AND name NOT IN ('alt_dirs', 'alt_txn_groups', 'alt_states')"),
+			 0);
+	assert_int_equal(grove_journal_alt_text(j, id, "ed", &text, &fx->err), 0);
+	assert_non_null(text);
+	assert_string_equal(text, "manual\n/usr/bin/ed\nex\n/usr/bin/ex\nzz\n/usr/bin/zz\n\n"
+				  "/opt/b\n-3\n\n/opt/zz\n/opt/a\n7\n/opt/ex\n\n\n");
+	free(text);
+	assert_int_equal(grove_journal_alt_text(j, id, "vi", &text, &fx->err), 0);
+	assert_non_null(text);
+	assert_string_equal(text, "auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n");
+	free(text);
+	assert_int_equal(grove_journal_alt_text(j, id, "none", &text, &fx->err), 0);
+	assert_null(text); /* a group without choices is none */
+	grove_journal_close(j);
+	grove_root_release(&root);
+	free(db);
+}
+
 static void
 test_journal_foreign(void **state)
 {
@@ -1485,6 +1543,7 @@ main(void)
 		T(test_journal_corrupt),
 		T(test_journal_corrupt_pages),
 		T(test_journal_newer_version),
+		T(test_journal_migrates_alt_groups),
 		T(test_journal_foreign),
 		T(test_journal_readonly_mount),
 		T(test_journal_readonly_nobody),

@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* grove alt: the altdir and the installation root as a command sees them (what each link is
+ * and should become) and the plan that makes them so. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alt_int.h"
+#include "grove/alt.h"
+#include "grove/fs.h"
+#include "grove/journal.h"
+#include "grove/path.h"
+#include "grove/plan.h"
+#include "grove/session.h"
+#include "util.h"
+
+void
+grove_alt_disk_mark_updated(struct grove_alt_ctx *c, const char *name)
+{
+	const char **nv = realloc(c->updated, (c->n_updated + 1) * sizeof(*nv));
+
+	if (!nv) {
+		c->oom = true;
+		return;
+	}
+	c->updated = nv;
+	c->updated[c->n_updated++] = name;
+}
+
+static bool
+is_updated(const struct grove_alt_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_updated; i++)
+		if (strcmp(c->updated[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The path beneath the installation root for an absolute path, or NULL when it lies outside. */
+/* A relative path without ".." components. */
+bool
+grove_alt_disk_rel_ok(const char *rel)
+{
+	size_t l = strlen(rel);
+
+	return *rel && !strstr(rel, "/../") && strncmp(rel, "../", 3) != 0 &&
+	       !(l >= 3 && !strcmp(rel + l - 3, "/..")) && strcmp(rel, "..") != 0;
+}
+
+/* path's part beneath root (both as the user gave them), canonical and without "..", or NULL when
+ * path is not beneath root; malloc'd. */
+char *
+grove_alt_disk_under_root(const char *root, const char *path)
+{
+	size_t l = strlen(root);
+	char *rel;
+
+	while (l > 0 && root[l - 1] == '/')
+		l--;
+	if (strncmp(path, root, l) != 0 || path[l] != '/')
+		return NULL;
+	rel = grove_path_canon(path + l + 1);
+	while (rel && rel[0] == '/')
+		memmove(rel, rel + 1, strlen(rel));
+	if (rel && (!*rel || !grove_alt_disk_rel_ok(rel))) {
+		free(rel);
+		return NULL;
+	}
+	return rel;
+}
+
+/* What update-alternatives puts before a path in some messages: its --root. */
+const char *
+grove_alt_disk_rootp(const struct grove_alt_ctx *c)
+{
+	return c->req->root ? c->req->root : "";
+}
+
+static const char *
+rel_of(const struct grove_alt_ctx *c, const char *abs)
+{
+	const char *prefixes[2] = { c->inst.real, c->inst.path };
+
+	if (abs[0] != '/')
+		return NULL;
+	if (c->req->root) {
+		/* --root: every path is taken inside the root, as in a chroot. */
+		while (*abs == '/')
+			abs++;
+		return grove_alt_disk_rel_ok(abs) ? abs : NULL;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *p = prefixes[k];
+		size_t l;
+
+		if (!p)
+			continue;
+		l = strlen(p);
+		while (l > 0 && p[l - 1] == '/')
+			l--;
+		if (strncmp(abs, p, l) != 0 || abs[l] != '/')
+			continue;
+		abs += l;
+		while (*abs == '/')
+			abs++;
+		return grove_alt_disk_rel_ok(abs) ? abs : NULL;
+	}
+	return NULL;
+}
+
+/* What is at abs on disk now: ENOENT and a missing parent are answers (NONE). */
+static int
+disk_state(struct grove_alt_ctx *c, const char *rel, enum grove_ftype *ret_type, char **ret_text,
+	   struct grove_error *err)
+{
+	cleanup_free char *parent = strdup(rel);
+	const char *base;
+	char *slash;
+	cleanup_fd int dfd = -1;
+	struct grove_stat st;
+	int r;
+
+	*ret_type = GROVE_FT_NONE;
+	*ret_text = NULL;
+	if (!parent)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = '\0';
+		base = rel + (slash - parent) + 1;
+	} else {
+		base = rel;
+	}
+	dfd = grove_fs_open_dir_beneath(c->inst.fd, slash ? parent : ".", err);
+	if (dfd == -ENOENT || dfd == -ENOTDIR) {
+		grove_error_clear(err);
+		return 0;
+	}
+	if (dfd < 0)
+		return dfd;
+	r = grove_fs_stat_at(dfd, base, &st, err);
+	if (r < 0)
+		return r;
+	*ret_type = st.type == GROVE_FT_LINK || st.type == GROVE_FT_NONE ? st.type : GROVE_FT_REG;
+	if (st.type == GROVE_FT_LINK)
+		return grove_fs_readlink_at(dfd, base, ret_text, err);
+	return 0;
+}
+
+/* The record for abs, read from disk the first time. */
+static int
+rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
+	struct grove_error *err)
+{
+	const char *rel;
+	struct grove_alt_rec *nv, *r;
+	int rc;
+
+	for (size_t i = 0; i < c->n_recs; i++) {
+		if (strcmp(c->recs[i].abs, abs) == 0) {
+			*ret = &c->recs[i];
+			return 0;
+		}
+	}
+	rel = rel_of(c, abs);
+	if (!rel)
+		return grove_error_set(err, -GROVE_E_ESCAPE,
+				       "'%s' is outside the installation directory '%s'", abs,
+				       c->inst.path);
+	nv = realloc(c->recs, (c->n_recs + 1) * sizeof(*nv));
+	if (!nv)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	c->recs = nv;
+	r = &nv[c->n_recs];
+	memset(r, 0, sizeof(*r));
+	r->abs = strdup(abs);
+	r->rel = strdup(rel);
+	if (!r->abs || !r->rel) {
+		free(r->abs);
+		free(r->rel);
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	rc = disk_state(c, rel, &r->orig, &r->orig_text, err);
+	if (rc < 0) {
+		free(r->abs);
+		free(r->rel);
+		return rc;
+	}
+	r->want = r->orig;
+	if (r->orig_text && !(r->want_text = strdup(r->orig_text)))
+		c->oom = true;
+	c->n_recs++;
+	*ret = r;
+	return 0;
+}
+
+/* The pending state of abs: its type and link text (valid until the next rec_get). */
+int
+grove_alt_disk_state(struct grove_alt_ctx *c, const char *abs, enum grove_ftype *type,
+		     const char **text, struct grove_error *err)
+{
+	struct grove_alt_rec *r;
+	int rc = rec_get(c, abs, &r, err);
+
+	if (rc < 0)
+		return rc;
+	*type = r->want;
+	*text = r->want_text;
+	return 0;
+}
+
+/* Wants abs to be a link to text (NULL: absent). */
+int
+grove_alt_disk_want(struct grove_alt_ctx *c, const char *abs, const char *text,
+		    struct grove_error *err)
+{
+	struct grove_alt_rec *r;
+	int rc = rec_get(c, abs, &r, err);
+	char *t = NULL;
+
+	if (rc < 0)
+		return rc;
+	if (text && !(t = strdup(text)))
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	free(r->want_text);
+	r->want_text = t;
+	r->want = text ? GROVE_FT_LINK : GROVE_FT_NONE;
+	return 0;
+}
+
+char *
+grove_alt_disk_path(const struct grove_alt_ctx *c, const char *name)
+{
+	return grove_strdupf("%s/%s", c->altdir, name);
+}
+
+/* Whether file exists, following links, beneath the installation root (stat(2) as
+ * update-alternatives does it). A path outside the root counts as missing. */
+bool
+grove_alt_disk_file_exists(struct grove_alt_ctx *c, const char *file)
+{
+	struct grove_error e = { 0 };
+	struct grove_stat st;
+	const char *rel = file ? rel_of(c, file) : NULL;
+	int r;
+
+	if (!rel)
+		return false;
+	r = grove_fs_stat_beneath_follow(c->inst.fd, rel, &st, &e);
+	/* A link leaving the root cannot be checked: it exists as far as we can tell. */
+	if (r == -EXDEV)
+		return true;
+	return r >= 0 && st.type != GROVE_FT_NONE;
+}
+
+/* update-alternatives' prepare_install_single: altdir/name -> file, link -> altdir/name. */
+static int
+install_single(struct grove_alt_ctx *c, const char *name, const char *link, const char *file,
+	       struct grove_error *err)
+{
+	cleanup_free char *fn = grove_alt_disk_path(c, name);
+	enum grove_ftype t;
+	const char *text;
+	int r;
+
+	if (!fn)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = grove_alt_disk_state(c, fn, &t, &text, err);
+	if (r < 0)
+		return r;
+	if (t == GROVE_FT_REG)
+		/* update-alternatives renames its link over whatever is there; grove
+		 * never overwrites what is not a link. */
+		grove_alt_run_msg(c, GROVE_ALT_WARNING, "not replacing %s with a link", fn);
+	else if ((r = grove_alt_disk_want(c, fn, file, err)) < 0)
+		return r;
+	r = grove_alt_disk_state(c, link, &t, &text, err);
+	if (r < 0)
+		return r;
+	if (t == GROVE_FT_REG) {
+		grove_alt_run_msg(c, GROVE_ALT_WARNING, "not replacing %s with a link", link);
+		return 0;
+	}
+	return grove_alt_disk_want(c, link, fn, err);
+}
+
+/* Removes a link of the group if it is a link (anything else stays, with a warning if warn). */
+static int
+drop_link(struct grove_alt_ctx *c, const char *abs, bool warn, struct grove_error *err)
+{
+	enum grove_ftype t;
+	const char *text;
+	int r = grove_alt_disk_state(c, abs, &t, &text, err);
+
+	if (r < 0)
+		return r;
+	if (t == GROVE_FT_REG) {
+		if (warn)
+			grove_alt_run_msg(c, GROVE_ALT_WARNING,
+					  "not removing %s since it's not a symlink", abs);
+		return 0;
+	}
+	return grove_alt_disk_want(c, abs, NULL, err);
+}
+
+static int
+drop_slave(struct grove_alt_ctx *c, const char *name, const char *link, bool warn_link,
+	   struct grove_error *err)
+{
+	cleanup_free char *fn = grove_alt_disk_path(c, name);
+	int r;
+
+	if (!fn)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = drop_link(c, link, warn_link, err);
+	return r < 0 ? r : drop_link(c, fn, true, err);
+}
+
+int
+grove_alt_disk_prepare_install(struct grove_alt_ctx *c, const struct grove_alt_group *g,
+			       const char *choice, struct grove_error *err)
+{
+	ssize_t i = grove_alt_find_choice(g, choice);
+	const struct grove_alt_choice *fs;
+	int r;
+
+	if (i < 0)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "can't install unknown choice %s",
+				       choice);
+	fs = &g->choices[i];
+	r = install_single(c, g->name, g->link, choice, err);
+	for (size_t k = 0; k < g->n_slaves && r >= 0; k++) {
+		const struct grove_alt_slave *sl = &g->slaves[k];
+		const char *file = grove_alt_choice_slave(fs, sl->name);
+
+		if (file && grove_alt_disk_file_exists(c, file)) {
+			r = install_single(c, sl->name, sl->path, file, err);
+			continue;
+		}
+		if (file)
+			grove_alt_run_msg(
+				c, GROVE_ALT_WARNING,
+				"skip creation of %s because associated file %s (of link group %s) "
+				"doesn't exist",
+				sl->path, file, g->name);
+		r = drop_slave(c, sl->name, sl->path, true, err);
+	}
+	return r;
+}
+
+int
+grove_alt_disk_remove_files(struct grove_alt_ctx *c, const struct grove_alt_group *g,
+			    struct grove_error *err)
+{
+	int r = drop_slave(c, g->name, g->link, false, err);
+
+	for (size_t k = 0; k < g->n_slaves && r >= 0; k++)
+		r = drop_slave(c, g->slaves[k].name, g->slaves[k].path, false, err);
+	return r;
+}
+
+/* Reads the link text at abs (pending state), or NULL when it is not a link. */
+int
+grove_alt_disk_link_text(struct grove_alt_ctx *c, const char *abs, char **ret,
+			 struct grove_error *err)
+{
+	enum grove_ftype t;
+	const char *text;
+	int r = grove_alt_disk_state(c, abs, &t, &text, err);
+
+	*ret = NULL;
+	if (r < 0)
+		return r;
+	if (t == GROVE_FT_LINK && !(*ret = strdup(text)))
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The current value (what ALTDIR/NAME points to). Like update-alternatives, anything there
+ * that is not a link is an error ("cannot stat file '…': Invalid argument"). */
+int
+grove_alt_disk_current_of(struct grove_alt_ctx *c, const char *name, char **ret,
+			  struct grove_error *err)
+{
+	cleanup_free char *fn = grove_alt_disk_path(c, name);
+	enum grove_ftype t;
+	const char *text;
+	int r;
+
+	*ret = NULL;
+	if (!fn)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = grove_alt_disk_state(c, fn, &t, &text, err);
+	if (r < 0)
+		return r;
+	if (t == GROVE_FT_REG)
+		return grove_error_set(err, -EINVAL, "cannot stat file '%s': %s", fn,
+				       strerror(EINVAL));
+	if (t == GROVE_FT_LINK && !(*ret = strdup(text)))
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* update-alternatives' needs_update: whether the group's links are as its current choice wants. */
+int
+grove_alt_disk_is_broken(struct grove_alt_ctx *c, const struct grove_alt_group *g, int *ret,
+			 struct grove_error *err)
+{
+	cleanup_free char *fn = grove_alt_disk_path(c, g->name);
+	cleanup_free char *lnk = NULL, *cur = NULL;
+	const struct grove_alt_choice *fs;
+	ssize_t i;
+	int r, reason = GROVE_ALT_NOT_BROKEN;
+
+	*ret = GROVE_ALT_BROKEN;
+	if (!fn)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if ((r = grove_alt_disk_link_text(c, g->link, &lnk, err)) < 0)
+		return r;
+	if (!lnk || strcmp(lnk, fn) != 0)
+		return 0;
+	if ((r = grove_alt_disk_link_text(c, fn, &cur, err)) < 0)
+		return r;
+	if (!cur)
+		return 0;
+	i = grove_alt_find_choice(g, cur);
+	if (i < 0) {
+		*ret = GROVE_ALT_NOT_BROKEN;
+		return 0;
+	}
+	fs = &g->choices[i];
+	for (size_t k = 0; k < g->n_slaves; k++) {
+		const struct grove_alt_slave *sl = &g->slaves[k];
+		const char *file = grove_alt_choice_slave(fs, sl->name);
+		cleanup_free char *sfn = grove_alt_disk_path(c, sl->name);
+		cleanup_free char *a = NULL, *b = NULL;
+		enum grove_ftype t;
+		const char *text;
+
+		if (!sfn)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		if (file && grove_alt_disk_file_exists(c, file)) {
+			if ((r = grove_alt_disk_link_text(c, sl->path, &a, err)) < 0 ||
+			    (r = grove_alt_disk_link_text(c, sfn, &b, err)) < 0)
+				return r;
+			if (!a || strcmp(a, sfn) != 0 || !b || strcmp(b, file) != 0) {
+				if (!is_updated(c, sl->name))
+					return 0;
+				reason = GROVE_ALT_SLAVES_CHANGED;
+			}
+		} else {
+			enum grove_ftype t2;
+
+			if ((r = grove_alt_disk_state(c, sl->path, &t, &text, err)) < 0 ||
+			    (r = grove_alt_disk_state(c, sfn, &t2, &text, err)) < 0)
+				return r;
+			if (t != GROVE_FT_NONE || t2 != GROVE_FT_NONE) {
+				if (!is_updated(c, sl->name))
+					return 0;
+				reason = GROVE_ALT_SLAVES_CHANGED;
+			}
+		}
+	}
+	*ret = reason;
+	return 0;
+}
+
+/* update-alternatives makes the alternatives directory when it is missing: MKDIR ops for every
+ * missing folder of it, parents first, when a link is to be made inside it. */
+static int
+plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error *err)
+{
+	cleanup_free char *rel = NULL;
+	const char *r = rel_of(c, c->altdir);
+	bool needed = false;
+	size_t l;
+
+	if (!r)
+		return 0;
+	l = strlen(r);
+	for (size_t i = 0; i < c->n_recs && !needed; i++)
+		needed = c->recs[i].want == GROVE_FT_LINK && c->recs[i].orig != GROVE_FT_LINK &&
+			 !strncmp(c->recs[i].rel, r, l) && c->recs[i].rel[l] == '/';
+	if (!needed)
+		return 0;
+	if (!(rel = strdup(r)))
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (char *p = rel;; p++) {
+		if (*p == '/' || !*p) {
+			char save = *p;
+			enum grove_ftype t;
+			cleanup_free char *text = NULL;
+			int rc;
+
+			*p = '\0';
+			rc = disk_state(c, rel, &t, &text, err);
+			if (rc < 0)
+				return rc;
+			if (t == GROVE_FT_NONE && grove_plan_add_op(plan, GROVE_OP_MKDIR, rel, NULL,
+								    NULL, NULL, c->req->name) < 0)
+				return grove_error_set(err, -ENOMEM, "out of memory");
+			*p = save;
+			if (!save)
+				break;
+		}
+	}
+	return 0;
+}
+
+int
+grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error *err)
+{
+	int r0 = plan_altdir(c, plan, err);
+
+	if (r0 < 0)
+		return r0;
+	for (size_t i = 0; i < c->n_recs; i++) {
+		const struct grove_alt_rec *r = &c->recs[i];
+		int rc = 0;
+
+		if (r->orig == r->want &&
+		    (r->orig != GROVE_FT_LINK || strcmp(r->orig_text, r->want_text) == 0))
+			continue;
+		if (r->orig == GROVE_FT_LINK && r->want == GROVE_FT_LINK)
+			rc = grove_plan_add_op(plan, GROVE_OP_RELINK, r->rel, r->orig_text,
+					       r->want_text, NULL, c->req->name);
+		else if (r->orig == GROVE_FT_NONE && r->want == GROVE_FT_LINK)
+			rc = grove_plan_add_op(plan, GROVE_OP_LINK, r->rel, NULL, r->want_text,
+					       NULL, c->req->name);
+		else if (r->orig == GROVE_FT_LINK && r->want == GROVE_FT_NONE)
+			rc = grove_plan_add_op(plan, GROVE_OP_UNLINK, r->rel, r->orig_text, NULL,
+					       NULL, c->req->name);
+		else
+			return grove_error_set(err, -GROVE_E_INTERNAL,
+					       "'%s': no safe way from what is there to a link",
+					       r->abs);
+		if (rc < 0)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internal to grove alt's files (alt_run.c, alt_disk.c, alt_select.c, alt_log.c): the state of
+ * one command and the functions the files share. */
+#ifndef GROVE_ALT_INT_H
+#define GROVE_ALT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "grove/alt.h"
+#include "grove/error.h"
+#include "grove/fs.h"
+#include "grove/plan.h"
+
+/* One path the command may change: what it was and what it should become. */
+struct grove_alt_rec {
+	char *abs; /* as written in the group (absolute) */
+	char *rel; /* beneath the installation root */
+	enum grove_ftype orig, want;
+	char *orig_text, *want_text;
+};
+
+struct grove_alt_ctx {
+	const struct grove_alt_request *req;
+	struct grove_alt_result *res;
+	struct grove_root inst;
+	char *altdir; /* without trailing '/' */
+	struct grove_alt_rec *recs;
+	size_t n_recs;
+	bool oom;
+	/* Followers evolve added or moved: broken links of only these are an update
+	 * ("has changed slave links"), not a repair. */
+	const char **updated;
+	size_t n_updated;
+};
+
+/* What grove_alt_disk_is_broken finds. */
+enum { GROVE_ALT_NOT_BROKEN, GROVE_ALT_BROKEN, GROVE_ALT_SLAVES_CHANGED };
+
+/* alt_run.c */
+/* Adds a message of kind to the result (out of memory sets c->oom). */
+void grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* alt_disk.c */
+/* Notes that evolve added or moved follower name (c->updated). */
+void grove_alt_disk_mark_updated(struct grove_alt_ctx *c, const char *name);
+
+/* A relative path without ".." components. */
+bool grove_alt_disk_rel_ok(const char *rel);
+
+/* path's part beneath root (both as the user gave them), canonical and without "..", or NULL when
+ * path is not beneath root; malloc'd. */
+char *grove_alt_disk_under_root(const char *root, const char *path);
+
+/* What update-alternatives puts before a path in some messages: its --root. */
+const char *grove_alt_disk_rootp(const struct grove_alt_ctx *c);
+
+/* The pending state of abs: its type and link text (valid until the next grove_alt_disk_state or
+ * grove_alt_disk_want). */
+int grove_alt_disk_state(struct grove_alt_ctx *c, const char *abs, enum grove_ftype *type,
+			 const char **text, struct grove_error *err);
+
+/* Wants abs to be a link to text (NULL: absent). */
+int grove_alt_disk_want(struct grove_alt_ctx *c, const char *abs, const char *text,
+			struct grove_error *err);
+
+/* ALTDIR/NAME, malloc'd; NULL when out of memory. */
+char *grove_alt_disk_path(const struct grove_alt_ctx *c, const char *name);
+
+/* Whether file exists, following links, beneath the installation root (stat(2) as
+ * update-alternatives does it). A path outside the root counts as missing. */
+bool grove_alt_disk_file_exists(struct grove_alt_ctx *c, const char *file);
+
+/* Wants the group's links (generic link, followers, ALTDIR entries) to point to choice. */
+int grove_alt_disk_prepare_install(struct grove_alt_ctx *c, const struct grove_alt_group *g,
+				   const char *choice, struct grove_error *err);
+
+/* Wants the group's links and ALTDIR entries gone (a group left without choices). */
+int grove_alt_disk_remove_files(struct grove_alt_ctx *c, const struct grove_alt_group *g,
+				struct grove_error *err);
+
+/* Reads the link text at abs (pending state), or NULL when it is not a link. */
+int grove_alt_disk_link_text(struct grove_alt_ctx *c, const char *abs, char **ret,
+			     struct grove_error *err);
+
+/* The current value (what ALTDIR/NAME points to). Like update-alternatives, anything there
+ * that is not a link is an error ("cannot stat file '…': Invalid argument"). */
+int grove_alt_disk_current_of(struct grove_alt_ctx *c, const char *name, char **ret,
+			      struct grove_error *err);
+
+/* update-alternatives' needs_update: whether the group's links are as its current choice wants. */
+int grove_alt_disk_is_broken(struct grove_alt_ctx *c, const struct grove_alt_group *g, int *ret,
+			     struct grove_error *err);
+
+/* The plan: MKDIR ops for a missing altdir, then a LINK, RELINK or UNLINK for every recorded
+ * path whose wanted state differs from the one on disk. */
+int grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan,
+			      struct grove_error *err);
+
+/* alt_select.c */
+/* The group called name in v, or NULL. */
+struct grove_alt_group *grove_alt_select_find_group(struct grove_alt_group *v, size_t n,
+						    const char *name);
+
+/* update-alternatives drops, when it loads a group, the choices whose file is gone. */
+void grove_alt_select_prune(struct grove_alt_ctx *c, struct grove_alt_group *g);
+
+/* Decides as update-alternatives does; fills the records and the saved group. */
+int grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, size_t n,
+			    struct grove_alt_group *w, bool *ret_save, struct grove_error *err);
+
+/* alt_log.c */
+/* Opens req->log for appending beneath its held folder: the fd, 0 when there is no log or it
+ * may not be written (EACCES: update-alternatives then logs nothing either), or an error. */
+int grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root *inst,
+		       struct grove_error *err);
+
+/* The LOG messages of res, in order, into the log. */
+int grove_alt_log_flush(int fd, const struct grove_alt_request *req,
+			const struct grove_alt_result *res, struct grove_error *err);
+
+#endif

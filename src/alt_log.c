@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* grove alt: the --log FILE update-alternatives keeps, written beneath its held folder. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "alt_int.h"
+#include "grove/alt.h"
+#include "grove/fs.h"
+#include "grove/journal.h"
+#include "grove/path.h"
+#include "grove/plan.h"
+#include "grove/session.h"
+#include "util.h"
+
+/* ---- --log FILE ---- */
+
+/* Opens req->log for appending beneath its held folder: the fd, 0 when there is no log or it
+ * may not be written (EACCES: update-alternatives then logs nothing either), or an error. */
+int
+grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root *inst,
+		   struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	struct grove_root root = { .fd = -1 };
+	const char *base;
+	char *slash;
+	int fd, r;
+
+	if (!req->log)
+		return 0;
+	/* Inside --root the log is too, as update-alternatives has it: opened
+	 * beneath the held root, following no symlink on the way. */
+	if (req->root) {
+		cleanup_free char *rel = grove_path_canon(req->log);
+		char *p = rel;
+
+		while (p && *p == '/')
+			p++;
+		if (!rel)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		if (!*p || !grove_alt_disk_rel_ok(p))
+			return grove_error_set(err, -EINVAL,
+					       "cannot append to '%s': not a file "
+					       "inside '%s'",
+					       req->log, req->root);
+		slash = strrchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		r = slash ? grove_root_open_beneath(&root, inst, p, true, 0755, err) : 0;
+		if (r >= 0)
+			r = fd = grove_fs_open_file_at(slash ? root.fd : inst->fd,
+						       slash ? slash + 1 : p,
+						       O_WRONLY | O_APPEND | O_CREAT, 0644, err);
+		grove_root_release(&root);
+		if (r == -EACCES) {
+			grove_error_clear(err);
+			return 0;
+		}
+		if (r < 0)
+			return grove_error_set(err, r, "cannot append to '%s': %s", req->log,
+					       err->msg);
+		return r;
+	}
+	dir = strdup(req->log);
+	if (!dir)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		base = slash + 1;
+	} else {
+		base = dir;
+	}
+	/* Its folder is made when missing, as update-alternatives does. */
+	r = slash && *dir ? grove_fs_make_dirs(dir, 0755, err) : 0;
+	if (r >= 0)
+		r = grove_root_open(&root, slash ? (*dir ? dir : "/") : ".", err);
+	if (r >= 0) {
+		fd = grove_fs_open_file_at(root.fd, base, O_WRONLY | O_APPEND | O_CREAT, 0644, err);
+		r = fd;
+	}
+	grove_root_release(&root);
+	if (r == -EACCES) {
+		grove_error_clear(err);
+		return 0;
+	}
+	if (r < 0)
+		return grove_error_set(err, r, "cannot append to '%s': %s", req->log, strerror(-r));
+	return r;
+}
+
+static int
+log_write(int fd, const struct grove_alt_request *req, const char *const *lines, size_t n,
+	  struct grove_error *err)
+{
+	char stamp[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!localtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm))
+		return grove_error_set(err, -EINVAL, "cannot get local time to log into '%s'",
+				       req->log);
+	for (size_t i = 0; i < n; i++) {
+		cleanup_free char *line = grove_strdupf("grove alt %s: %s\n", stamp, lines[i]);
+		size_t len, off = 0;
+
+		if (!line)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		len = strlen(line);
+		while (off < len) {
+			ssize_t w = write(fd, line + off, len - off);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return grove_error_set(err, -errno, "cannot append to '%s': %s",
+						       req->log, strerror(errno));
+			off += (size_t)w;
+		}
+	}
+	return 0;
+}
+
+int
+grove_alt_log(const struct grove_alt_request *req, const char *const *lines, size_t n,
+	      struct grove_error *err)
+{
+	struct grove_root inst = { .fd = -1 };
+	int fd, r;
+
+	if (req->root && grove_root_open(&inst, req->root, err) < 0)
+		return grove_error_prefix(err, "cannot append to '%s'", req->log);
+	fd = grove_alt_log_open(req, &inst, err);
+	grove_root_release(&inst);
+	if (fd <= 0)
+		return fd;
+	r = log_write(fd, req, lines, n, err);
+	grove_fd_close(fd);
+	return r;
+}
+
+/* The LOG messages of res, in order, into the log. */
+int
+grove_alt_log_flush(int fd, const struct grove_alt_request *req, const struct grove_alt_result *res,
+		    struct grove_error *err)
+{
+	for (size_t i = 0; i < res->n_msgs; i++) {
+		const char *line = res->msgs[i].text;
+		int r;
+
+		if (res->msgs[i].kind != GROVE_ALT_LOG)
+			continue;
+		r = log_write(fd, req, &line, 1, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}

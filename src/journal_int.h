@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internal to the journal's files: the connection, its prepared statements and the helpers
+ * every part of the journal (schema, transactions, alternatives rows) runs them with. */
+#ifndef GROVE_JOURNAL_INT_H
+#define GROVE_JOURNAL_INT_H
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/error.h"
+#include "grove/journal.h"
+
+/*
+ * Plans of OPS_BATCH_MIN ops or more are logged OPS_BATCH rows per INSERT:
+ * every run of a statement has a fixed cost (cursors, temporary tables) that
+ * a row-by-row log of a 1,200-op plan pays 1,200 times. Preparing the batch
+ * costs about what 100 single rows do, so smaller plans go row by row.
+ */
+#define OPS_BATCH     32
+#define OPS_BATCH_MIN 128
+#define OPS_COLUMNS   8
+
+/* The statements grove runs, prepared once per connection and reused. */
+enum stmt_id {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_TARGET_GET,
+	ST_TARGET_PUT,
+	ST_TXN_INSERT,
+	ST_STOW_USED,
+	ST_OP_INSERT,
+	ST_OP_INSERT_BATCH,
+	ST_TXN_FINISH,
+	ST_TXN_STATE,
+	ST_TXN_GET,
+	ST_OPS_GET,
+	ST_UNFINISHED,
+	ST_LIST,
+	ST_LAST_UNDOABLE,
+	ST_OWNED_OPS,
+	ST_ALT_DIR_GET,
+	ST_ALT_DIR_PUT,
+	ST_ALT_STATES,
+	ST_ALT_STATE_GET,
+	ST_ALT_STATE_DEL,
+	ST_ALT_STATE_PUT,
+	ST_ALT_TXN_PUT,
+	ST_ALT_TXN_GET,
+	ST_COUNT,
+};
+
+struct grove_journal {
+	sqlite3 *db;
+	char *name;      /* "<state dir>/grove.db", for messages */
+	int dirfd;       /* our own dup of the held state dir's fd */
+	char fdpath[64]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
+	int busy_ms;
+	bool readonly; /* GROVE_JOURNAL_READONLY: nothing is made or written */
+	sqlite3_stmt *stmts[ST_COUNT];
+	/* A target grove_journal_target_deferred found unknown: registered by the
+	 * next grove_journal_begin with target_id 0, inside that transaction. */
+	struct {
+		bool pending;
+		char *path;
+		int64_t dev, ino, born;
+		int64_t id; /* once registered */
+	} target;
+};
+
+static inline void
+grove_journal_stmt_resetp(sqlite3_stmt **s)
+{
+	if (*s) {
+		sqlite3_reset(*s);
+		sqlite3_clear_bindings(*s);
+	}
+}
+
+/* A cached statement, reset when the variable leaves scope. */
+#define cleanup_stmt __attribute__((cleanup(grove_journal_stmt_resetp)))
+
+/* Binds a string or NULL; SQLITE_STATIC: every caller steps before the string goes away. */
+static inline void
+bind_text(sqlite3_stmt *s, int i, const char *text)
+{
+	sqlite3_bind_text(s, i, text, -1, SQLITE_STATIC);
+}
+
+/* Copies column i (NULL stays NULL). */
+static inline int
+column_dup(sqlite3_stmt *s, int i, char **ret)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	*ret = NULL;
+	if (!t)
+		return sqlite3_column_type(s, i) == SQLITE_NULL ? 0 : -ENOMEM;
+	*ret = strdup((const char *)t);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* Fills err for a failed sqlite call on j's connection and returns the code. */
+int grove_journal_fail(struct grove_journal *j, int rc, struct grove_error *err, const char *what);
+
+/* The statement id, prepared on first use and cached; reset it with cleanup_stmt. */
+int grove_journal_stmt(struct grove_journal *j, enum stmt_id id, sqlite3_stmt **ret,
+		       struct grove_error *err);
+
+/* Runs a statement that returns nothing. */
+int grove_journal_stmt_run(struct grove_journal *j, enum stmt_id id, struct grove_error *err,
+			   const char *what);
+
+/* Runs a query that yields one integer (or none: *ret = 0), binding ?1 to arg. */
+int grove_journal_query_id(struct grove_journal *j, enum stmt_id id, int64_t arg, int64_t *ret,
+			   struct grove_error *err);
+
+/* Runs constant SQL (pragmas, schema steps: nothing from outside). */
+int grove_journal_exec_sql(struct grove_journal *j, const char *sql, struct grove_error *err,
+			   const char *what);
+
+/* Write transactions: BEGIN IMMEDIATE; ROLLBACK if one is open; COMMIT, which on an unknown
+ * outcome sets *ret_unknown and reopens the connection for the caller to read back. */
+int grove_journal_write_begin(struct grove_journal *j, struct grove_error *err, const char *what);
+void grove_journal_rollback(struct grove_journal *j);
+int grove_journal_write_commit(struct grove_journal *j, bool *ret_unknown, struct grove_error *err,
+			       const char *what);
+
+/* journal_schema.c: 0 current, 1 needs migrating, or an error for a file grove must not
+ * touch; and the migration to GROVE_JOURNAL_VERSION in one write transaction. */
+int grove_journal_schema_check(struct grove_journal *j, int64_t *ret_version,
+			       struct grove_error *err);
+int grove_journal_schema_migrate(struct grove_journal *j, struct grove_error *err);
+
+/* journal_vfs.c: the name of the held-dir VFS, registered on first use; NULL if sqlite
+ * refused it. */
+const char *grove_journal_vfs(void);
+
+/* journal_alt.c: logs the groups a transaction changes (inside the caller's write
+ * transaction), and saves the after states of a committing transaction's groups. */
+int grove_journal_alt_changes_put(struct grove_journal *j, int64_t txn,
+				  const struct grove_journal_alt_change *alt, size_t n_alt,
+				  struct grove_error *err);
+int grove_journal_alt_commit_txn(struct grove_journal *j, int64_t txn, struct grove_error *err);
+
+#endif

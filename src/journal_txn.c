@@ -1,0 +1,868 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The journal's targets, transactions (intent, finish, history) and ownership queries. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grove/journal.h"
+#include "grove/path.h"
+#include "grove/tree.h"
+#include "journal_int.h"
+#include "journal_owned.h"
+#include "util.h"
+
+static const char *const state_names[] = {
+	[GROVE_TXN_INTENT] = "intent",
+	[GROVE_TXN_COMMITTED] = "committed",
+	[GROVE_TXN_ROLLED_BACK] = "rolled_back",
+	[GROVE_TXN_STUCK] = "stuck",
+};
+
+/* ---- targets ---- */
+
+static int
+target_lookup(struct grove_journal *j, const struct grove_root *root, const char *path,
+	      int64_t *ret_id, bool *ret_same_path, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = grove_journal_stmt(j, ST_TARGET_GET, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, (int64_t)root->dev);
+	sqlite3_bind_int64(s, 2, (int64_t)root->ino);
+	sqlite3_bind_int64(s, 3, root->born);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		*ret_id = 0;
+		return 0;
+	}
+	if (rc != SQLITE_ROW)
+		return grove_journal_fail(j, rc, err, "read");
+	*ret_id = sqlite3_column_int64(s, 0);
+	*ret_same_path = sqlite3_column_text(s, 1) &&
+			 strcmp((const char *)sqlite3_column_text(s, 1), path) == 0;
+	return 0;
+}
+
+/* Inserts the target (or updates its path), inside the caller's write transaction. */
+static int
+target_put(struct grove_journal *j, const char *path, int64_t dev, int64_t ino, int64_t born,
+	   struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = grove_journal_stmt(j, ST_TARGET_PUT, &s, err);
+
+	if (r < 0)
+		return r;
+	bind_text(s, 1, path);
+	sqlite3_bind_int64(s, 2, dev);
+	sqlite3_bind_int64(s, 3, ino);
+	sqlite3_bind_int64(s, 4, born);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		return grove_journal_fail(j, rc, err, "register target in");
+	return 0;
+}
+
+int
+grove_journal_target_deferred(struct grove_journal *j, const struct grove_root *root,
+			      int64_t *ret_id, struct grove_error *err)
+{
+	const char *path = root->real ? root->real : root->path;
+	bool same = false;
+	int64_t id = 0;
+	int r;
+
+	r = target_lookup(j, root, path, &id, &same, err);
+	if (r < 0)
+		return r;
+	if (id && !same)
+		return grove_journal_target(j, root, ret_id, err);
+	if (!id) {
+		char *copy = strdup(path);
+
+		if (!copy)
+			return grove_error_errno(err, -ENOMEM,
+						 "register target '%s' in journal '%s'", path,
+						 j->name);
+		free(j->target.path);
+		j->target.path = copy;
+		j->target.dev = (int64_t)root->dev;
+		j->target.ino = (int64_t)root->ino;
+		j->target.born = root->born;
+		j->target.pending = true;
+		j->target.id = 0;
+	}
+	*ret_id = id;
+	return 0;
+}
+
+int64_t
+grove_journal_target_registered(const struct grove_journal *j)
+{
+	return j->target.id;
+}
+
+/* Inside the intent's write transaction: the deferred target's row, and its id. */
+static int
+target_put_pending(struct grove_journal *j, int64_t *ret_id, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r;
+
+	if (!j->target.pending && j->target.id) {
+		*ret_id = j->target.id;
+		return 0;
+	}
+	if (!j->target.pending)
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "log transaction in journal '%s': no target", j->name);
+	r = target_put(j, j->target.path, j->target.dev, j->target.ino, j->target.born, err);
+	if (r < 0)
+		return r;
+	r = grove_journal_stmt(j, ST_TARGET_GET, &s, err);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, j->target.dev);
+	sqlite3_bind_int64(s, 2, j->target.ino);
+	sqlite3_bind_int64(s, 3, j->target.born);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? grove_error_set(err, -GROVE_E_INTERNAL,
+							   "register target '%s' in journal '%s': "
+							   "not found after writing it",
+							   j->target.path, j->name)
+					 : grove_journal_fail(j, rc, err, "register target in");
+	*ret_id = sqlite3_column_int64(s, 0);
+	return 0;
+}
+
+int
+grove_journal_target(struct grove_journal *j, const struct grove_root *root, int64_t *ret_id,
+		     struct grove_error *err)
+{
+	const char *path = root->real ? root->real : root->path;
+	struct grove_error saved, local;
+	bool same = false, unknown;
+	int64_t id = 0;
+	int r;
+
+	if (!err)
+		err = &local;
+	/* Known under the same path: no write transaction at all. */
+	r = target_lookup(j, root, path, &id, &same, err);
+	if (r < 0)
+		return r;
+	if (id && same) {
+		*ret_id = id;
+		return 0;
+	}
+	r = grove_journal_write_begin(j, err, "register target in");
+	if (r < 0)
+		return r;
+	r = target_put(j, path, (int64_t)root->dev, (int64_t)root->ino, root->born, err);
+	if (r < 0) {
+		grove_journal_rollback(j);
+		return r;
+	}
+	r = grove_journal_write_commit(j, &unknown, err, "register target in");
+	if (r < 0 && !unknown)
+		return r;
+	saved = *err;
+	r = target_lookup(j, root, path, &id, &same, err);
+	if (r < 0)
+		return r;
+	if (!id || !same) {
+		if (unknown)
+			*err = saved;
+		return unknown ? saved.code
+			       : grove_error_set(err, -GROVE_E_INTERNAL,
+						 "register target '%s' in journal '%s': not found "
+						 "after writing it",
+						 path, j->name);
+	}
+	if (unknown)
+		grove_error_clear(err);
+	*ret_id = id;
+	return 0;
+}
+
+/* ---- transactions ---- */
+
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Reads back a transaction's state (and what identifies the row we wrote). */
+struct txn_state {
+	bool found;
+	enum grove_txn_state state;
+	bool note_null;
+	char note_prefix[64];
+	int64_t target_id;
+	double started;
+	int64_t n_ops;
+	bool command_null;
+	char command_prefix[64];
+};
+
+static int
+parse_state(const char *s, enum grove_txn_state *ret)
+{
+	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (s && strcmp(s, state_names[i]) == 0) {
+			*ret = (enum grove_txn_state)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int
+parse_kind(const char *s, enum grove_op_kind *ret)
+{
+	for (int k = GROVE_OP_MKDIR; k <= GROVE_OP_ADOPT; k++)
+		if (s && strcmp(s, grove_op_kind_name((enum grove_op_kind)k)) == 0) {
+			*ret = (enum grove_op_kind)k;
+			return 0;
+		}
+	return -1;
+}
+
+static void
+copy_prefix(char *buf, size_t size, const unsigned char *text, bool *ret_null)
+{
+	*ret_null = !text;
+	snprintf(buf, size, "%s", text ? (const char *)text : "");
+}
+
+static int
+txn_state_read(struct grove_journal *j, int64_t txn, struct txn_state *ret, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = grove_journal_stmt(j, ST_TXN_STATE, &s, err);
+
+	if (r < 0)
+		return r;
+	memset(ret, 0, sizeof(*ret));
+	sqlite3_bind_int64(s, 1, txn);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return grove_journal_fail(j, rc, err, "read");
+	ret->found = true;
+	if (parse_state((const char *)sqlite3_column_text(s, 0), &ret->state) < 0)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "journal '%s': transaction %" PRId64 " has an unknown state",
+				       j->name, txn);
+	copy_prefix(ret->note_prefix, sizeof(ret->note_prefix), sqlite3_column_text(s, 1),
+		    &ret->note_null);
+	copy_prefix(ret->command_prefix, sizeof(ret->command_prefix), sqlite3_column_text(s, 2),
+		    &ret->command_null);
+	ret->started = sqlite3_column_double(s, 3);
+	ret->target_id = sqlite3_column_int64(s, 4);
+	ret->n_ops = sqlite3_column_int64(s, 5);
+	return 0;
+}
+
+static bool
+prefix_matches(const char *prefix, bool is_null, const char *want)
+{
+	char buf[64];
+
+	if (!want)
+		return is_null;
+	snprintf(buf, sizeof(buf), "%s", want);
+	return !is_null && strcmp(buf, prefix) == 0;
+}
+
+static int
+txn_insert(struct grove_journal *j, int64_t target_id, const char *command,
+	   const struct grove_root *stow, int64_t undoes, double started, int64_t *ret_id,
+	   struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = grove_journal_stmt(j, ST_TXN_INSERT, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, target_id);
+	bind_text(s, 2, command);
+	bind_text(s, 3, stow ? stow->real : NULL);
+	if (undoes)
+		sqlite3_bind_int64(s, 4, undoes);
+	sqlite3_bind_double(s, 5, started);
+	if (stow) {
+		sqlite3_bind_int64(s, 6, (int64_t)stow->dev);
+		sqlite3_bind_int64(s, 7, (int64_t)stow->ino);
+		sqlite3_bind_int64(s, 8, stow->born);
+	}
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		return grove_journal_fail(j, rc, err, "log transaction in");
+	*ret_id = sqlite3_last_insert_rowid(j->db);
+	return 0;
+}
+
+/* Binds op i of the plan as the row starting at parameter base + 1. */
+static void
+op_bind(sqlite3_stmt *s, int base, int64_t txn, size_t i, const struct grove_op *op)
+{
+	sqlite3_bind_int64(s, base + 1, txn);
+	sqlite3_bind_int64(s, base + 2, (int64_t)i);
+	bind_text(s, base + 3, grove_op_kind_name(op->kind));
+	bind_text(s, base + 4, op->path);
+	bind_text(s, base + 5, op->old_text);
+	bind_text(s, base + 6, op->text);
+	bind_text(s, base + 7, op->stow_path);
+	bind_text(s, base + 8, op->package);
+}
+
+static int
+ops_insert_rows(struct grove_journal *j, int64_t txn, const struct grove_plan *plan,
+		struct grove_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	size_t i = 0;
+	int r;
+
+	if (plan->n_ops >= OPS_BATCH_MIN) {
+		r = grove_journal_stmt(j, ST_OP_INSERT_BATCH, &s, err);
+		if (r < 0)
+			return r;
+		for (; i + OPS_BATCH <= plan->n_ops; i += OPS_BATCH) {
+			int rc;
+
+			for (int k = 0; k < OPS_BATCH; k++)
+				op_bind(s, k * OPS_COLUMNS, txn, i + k, &plan->ops[i + k]);
+			rc = sqlite3_step(s);
+			sqlite3_reset(s);
+			if (rc != SQLITE_DONE) {
+				sqlite3_clear_bindings(s);
+				return grove_journal_fail(j, rc, err, "log transaction in");
+			}
+		}
+		sqlite3_clear_bindings(s);
+	}
+	if (i == plan->n_ops)
+		return 0;
+	r = grove_journal_stmt(j, ST_OP_INSERT, &s, err);
+	if (r < 0)
+		return r;
+	for (; i < plan->n_ops; i++) {
+		int rc;
+
+		op_bind(s, 0, txn, i, &plan->ops[i]);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE) {
+			sqlite3_clear_bindings(s);
+			return grove_journal_fail(j, rc, err, "log transaction in");
+		}
+	}
+	sqlite3_clear_bindings(s);
+	return 0;
+}
+
+/*
+ * The ops table's CHECK on kind is an IN list, which SQLite rebuilds as a
+ * temporary b-tree for every row it checks: a third of the cost of logging a
+ * large plan. Every kind written here is one of grove_op_kind_name's names,
+ * checked below, so the constraint is switched off for these rows only (it
+ * stays in the schema for anything else that writes the table).
+ */
+static int
+ops_insert(struct grove_journal *j, int64_t txn, const struct grove_plan *plan,
+	   struct grove_error *err)
+{
+	int r, r2;
+
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (strcmp(grove_op_kind_name(plan->ops[i].kind), "?") == 0)
+			return grove_error_set(err, -GROVE_E_INTERNAL,
+					       "log transaction in '%s': op %zu has no kind",
+					       j->name, i);
+	r = grove_journal_exec_sql(j, "PRAGMA ignore_check_constraints = ON", err,
+				   "log transaction in");
+	if (r < 0)
+		return r;
+	r = ops_insert_rows(j, txn, plan, err);
+	r2 = grove_journal_exec_sql(j, "PRAGMA ignore_check_constraints = OFF", r < 0 ? NULL : err,
+				    "log transaction in");
+	return r < 0 ? r : r2;
+}
+
+int
+grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *command,
+		    const struct grove_root *stow, int64_t undoes, const struct grove_plan *plan,
+		    int64_t *ret_txn, struct grove_error *err)
+{
+	return grove_journal_begin_alt(j, target_id, command, stow, undoes, plan, NULL, 0, ret_txn,
+				       err);
+}
+
+/* The deferred target is in the log now (committed with the transaction). */
+static void
+target_registered(struct grove_journal *j, int64_t id)
+{
+	if (j->target.pending) {
+		j->target.pending = false;
+		j->target.id = id;
+	}
+}
+
+int
+grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
+			const struct grove_root *stow, int64_t undoes,
+			const struct grove_plan *plan, const struct grove_journal_alt_change *alt,
+			size_t n_alt, int64_t *ret_txn, struct grove_error *err)
+{
+	struct grove_error saved, local;
+	struct txn_state st;
+	double started = now_seconds();
+	int64_t id = 0;
+	bool unknown;
+	int r;
+
+	if (!err)
+		err = &local;
+	r = grove_journal_write_begin(j, err, "log transaction in");
+	if (r < 0)
+		return r;
+	if (!target_id)
+		r = target_put_pending(j, &target_id, err);
+	if (r >= 0)
+		r = txn_insert(j, target_id, command, stow, undoes, started, &id, err);
+	if (r >= 0)
+		r = ops_insert(j, id, plan, err);
+	if (r >= 0)
+		r = grove_journal_alt_changes_put(j, id, alt, n_alt, err);
+	if (r < 0) {
+		grove_journal_rollback(j);
+		return r;
+	}
+	r = grove_journal_write_commit(j, &unknown, err, "log transaction in");
+	if (r >= 0) {
+		target_registered(j, target_id);
+		*ret_txn = id;
+		return 0;
+	}
+	if (!unknown)
+		return r;
+	/* Outcome unknown: the row is ours only if it is the one we wrote. The
+	 * caller holds the target's lock, so no other grove wrote a transaction
+	 * for this target meanwhile. */
+	saved = *err;
+	r = txn_state_read(j, id, &st, err);
+	if (r < 0)
+		return grove_error_prefix(err, "%s; reading it back", saved.msg);
+	if (st.found && st.state == GROVE_TXN_INTENT && st.target_id == target_id &&
+	    st.started == started && st.n_ops == (int64_t)plan->n_ops &&
+	    prefix_matches(st.command_prefix, st.command_null, command)) {
+		grove_error_clear(err);
+		target_registered(j, target_id);
+		*ret_txn = id;
+		return 0;
+	}
+	*err = saved;
+	return grove_error_prefix(err, "the transaction was not logged");
+}
+
+int
+grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,
+		     const char *note, struct grove_error *err)
+{
+	struct grove_error saved, local;
+	struct txn_state st;
+	bool unknown;
+	int rc, r;
+
+	if (!err)
+		err = &local;
+	if (state != GROVE_TXN_COMMITTED && state != GROVE_TXN_ROLLED_BACK &&
+	    state != GROVE_TXN_STUCK)
+		return grove_error_set(err, -EINVAL,
+				       "finish transaction %" PRId64 ": invalid final state %d",
+				       txn, (int)state);
+	r = grove_journal_write_begin(j, err, "finish transaction in");
+	if (r < 0)
+		return r;
+	{
+		cleanup_stmt sqlite3_stmt *s = NULL;
+
+		r = grove_journal_stmt(j, ST_TXN_FINISH, &s, err);
+		if (r < 0) {
+			grove_journal_rollback(j);
+			return r;
+		}
+		sqlite3_bind_int64(s, 1, txn);
+		bind_text(s, 2, state_names[state]);
+		bind_text(s, 3, note);
+		sqlite3_bind_double(s, 4, now_seconds());
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_DONE) {
+			r = grove_journal_fail(j, rc, err, "finish transaction in");
+			grove_journal_rollback(j);
+			return r;
+		}
+	}
+	if (sqlite3_changes(j->db) != 1) {
+		grove_journal_rollback(j);
+		r = txn_state_read(j, txn, &st, err);
+		if (r < 0)
+			return r;
+		if (!st.found)
+			return grove_error_set(err, -ENOENT,
+					       "finish transaction %" PRId64
+					       ": no such transaction in journal '%s'",
+					       txn, j->name);
+		return grove_error_set(
+			err, -EINVAL, "finish transaction %" PRId64 ": it is already %s", txn,
+			st.state == GROVE_TXN_COMMITTED ? "committed" : "rolled back");
+	}
+	/* The groups the transaction changes are saved by the same SQLite
+	 * transaction that marks it committed: links and groups commit together. */
+	if (state == GROVE_TXN_COMMITTED) {
+		r = grove_journal_alt_commit_txn(j, txn, err);
+		if (r < 0) {
+			grove_journal_rollback(j);
+			return r;
+		}
+	}
+	r = grove_journal_write_commit(j, &unknown, err, "finish transaction in");
+	if (r >= 0 || !unknown)
+		return r;
+	saved = *err;
+	r = txn_state_read(j, txn, &st, err);
+	if (r < 0)
+		return grove_error_prefix(err, "%s; reading it back", saved.msg);
+	if (st.found && st.state == state && prefix_matches(st.note_prefix, st.note_null, note)) {
+		grove_error_clear(err);
+		return 0;
+	}
+	*err = saved;
+	return grove_error_prefix(err, "transaction %" PRId64 " was not marked %s", txn,
+				  state_names[state]);
+}
+
+int
+grove_journal_unfinished(struct grove_journal *j, int64_t target_id, int64_t *ret_txn,
+			 struct grove_error *err)
+{
+	return grove_journal_query_id(j, ST_UNFINISHED, target_id, ret_txn, err);
+}
+
+int
+grove_journal_last_undoable(struct grove_journal *j, int64_t target_id, int64_t *ret_txn,
+			    struct grove_error *err)
+{
+	return grove_journal_query_id(j, ST_LAST_UNDOABLE, target_id, ret_txn, err);
+}
+
+void
+grove_txn_release(struct grove_txn *txn)
+{
+	if (!txn)
+		return;
+	free(txn->command);
+	free(txn->stow_dir);
+	free(txn->note);
+	txn->command = txn->stow_dir = txn->note = NULL;
+}
+
+void
+grove_txns_free(struct grove_txn *txns, size_t n)
+{
+	if (!txns)
+		return;
+	for (size_t i = 0; i < n; i++)
+		grove_txn_release(&txns[i]);
+	free(txns);
+}
+
+/* Fills t from a row of TXN_COLUMNS. */
+static int
+txn_from_row(struct grove_journal *j, sqlite3_stmt *s, struct grove_txn *t, struct grove_error *err)
+{
+	struct grove_txn x = { 0 };
+
+	x.id = sqlite3_column_int64(s, 0);
+	x.target_id = sqlite3_column_int64(s, 1);
+	if (parse_state((const char *)sqlite3_column_text(s, 2), &x.state) < 0)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "journal '%s': transaction %" PRId64 " has an unknown state",
+				       j->name, x.id);
+	if (column_dup(s, 3, &x.command) < 0 || column_dup(s, 4, &x.stow_dir) < 0 ||
+	    column_dup(s, 5, &x.note) < 0) {
+		grove_txn_release(&x);
+		return grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
+	}
+	x.undoes = sqlite3_column_int64(s, 6);
+	x.started = sqlite3_column_double(s, 7);
+	x.finished = sqlite3_column_double(s, 8);
+	x.n_ops = (size_t)sqlite3_column_int64(s, 9);
+	x.stow_known = sqlite3_column_type(s, 10) == SQLITE_INTEGER &&
+		       sqlite3_column_type(s, 11) == SQLITE_INTEGER &&
+		       sqlite3_column_type(s, 12) == SQLITE_INTEGER;
+	x.stow_dev = sqlite3_column_int64(s, 10);
+	x.stow_ino = sqlite3_column_int64(s, 11);
+	x.stow_born = sqlite3_column_int64(s, 12);
+	*t = x;
+	return 0;
+}
+
+int
+grove_journal_get(struct grove_journal *j, int64_t txn, struct grove_txn *ret,
+		  struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = grove_journal_stmt(j, ST_TXN_GET, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, txn);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE)
+		return grove_error_set(err, -ENOENT, "read journal '%s': no transaction %" PRId64,
+				       j->name, txn);
+	if (rc != SQLITE_ROW)
+		return grove_journal_fail(j, rc, err, "read");
+	return txn_from_row(j, s, ret, err);
+}
+
+int
+grove_journal_list(struct grove_journal *j, int64_t target_id, size_t limit,
+		   struct grove_txn **ret_txns, size_t *ret_n, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	struct grove_txn *txns = NULL;
+	size_t n = 0, cap = 0;
+	int rc, r = grove_journal_stmt(j, ST_LIST, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, target_id);
+	sqlite3_bind_int64(s, 2, limit ? (int64_t)limit : -1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct grove_txn *nt = realloc(txns, ncap * sizeof(*txns));
+
+			if (!nt) {
+				r = grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
+				goto fail;
+			}
+			txns = nt;
+			cap = ncap;
+		}
+		r = txn_from_row(j, s, &txns[n], err);
+		if (r < 0)
+			goto fail;
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = grove_journal_fail(j, rc, err, "read");
+		goto fail;
+	}
+	*ret_txns = txns;
+	*ret_n = n;
+	return 0;
+fail:
+	grove_txns_free(txns, n);
+	return r;
+}
+
+/* Column col of s as text, NULL for SQL NULL; false when it holds a NUL byte
+ * or is PATH_MAX long or longer (a row grove did not write). */
+static bool
+column_text_ok(sqlite3_stmt *s, int col, const char **ret)
+{
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	int n = sqlite3_column_bytes(s, col);
+
+	*ret = t;
+	if (!t)
+		return sqlite3_column_type(s, col) == SQLITE_NULL;
+	return n >= 0 && (size_t)n == strlen(t) && n < PATH_MAX;
+}
+
+/*
+ * Checks an op row read back (columns from first: path, old_text, text,
+ * stow_path, package) before anything uses it; returns why it is refused, or
+ * NULL. Paths are relative to the target (or stow dir) and stay beneath it
+ * lexically, so no op can name anything outside its root, whatever the
+ * filesystem would do with a ".." (DESIGN.md invariant 8).
+ */
+static const char *
+op_row_check(sqlite3_stmt *s, int first)
+{
+	const char *path, *old_text, *text, *stow_path, *package;
+
+	if (!column_text_ok(s, first, &path) || !column_text_ok(s, first + 1, &old_text) ||
+	    !column_text_ok(s, first + 2, &text) || !column_text_ok(s, first + 3, &stow_path) ||
+	    !column_text_ok(s, first + 4, &package))
+		return "a field holds a NUL byte, is not text or is too long";
+	if (!grove_path_is_clean_relative(path))
+		return "its path is not a clean relative path beneath the target";
+	if (grove_path_slashes(path) >= GROVE_TREE_MAX_DEPTH)
+		return "its path is deeper than grove supports";
+	if (stow_path && !grove_path_is_clean_relative(stow_path))
+		return "its stow path is not a clean relative path beneath the stow dir";
+	if (package && !grove_path_is_name(package))
+		return "its package is not a single name";
+	return NULL;
+}
+
+int
+grove_journal_stow_used(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+			int64_t dev, int64_t ino, int64_t born, bool *ret, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = grove_journal_stmt(j, ST_STOW_USED, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, target_id);
+	bind_text(s, 2, stow_dir);
+	sqlite3_bind_int64(s, 3, dev);
+	sqlite3_bind_int64(s, 4, ino);
+	sqlite3_bind_int64(s, 5, born);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return grove_journal_fail(j, rc, err, "read");
+	*ret = rc == SQLITE_ROW;
+	return 0;
+}
+
+int
+grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
+		  struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	size_t n0 = plan->n_ops;
+	int rc, r = grove_journal_stmt(j, ST_OPS_GET, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, txn);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(s, 0);
+		const char *why;
+		enum grove_op_kind k;
+
+		why = op_row_check(s, 1);
+		if (why) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s': transaction %" PRId64 " op %zu: %s",
+					    j->name, txn, plan->n_ops - n0, why);
+			goto fail;
+		}
+		if (parse_kind(kind, &k) < 0) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s': transaction %" PRId64
+					    " has an op of unknown kind '%s'",
+					    j->name, txn, kind ? kind : "");
+			goto fail;
+		}
+		r = grove_plan_add_op(plan, k, (const char *)sqlite3_column_text(s, 1),
+				      (const char *)sqlite3_column_text(s, 2),
+				      (const char *)sqlite3_column_text(s, 3),
+				      (const char *)sqlite3_column_text(s, 4),
+				      (const char *)sqlite3_column_text(s, 5));
+		if (r < 0) {
+			r = grove_error_errno(err, r, "read journal '%s'", j->name);
+			goto fail;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		r = grove_journal_fail(j, rc, err, "read");
+		goto fail;
+	}
+	return 0;
+fail:
+	/* Leave the caller's plan as it was. */
+	for (size_t i = n0; i < plan->n_ops; i++) {
+		struct grove_op *op = &plan->ops[i];
+
+		free(op->path);
+		free(op->old_text);
+		free(op->text);
+		free(op->stow_path);
+		free(op->package);
+	}
+	plan->n_ops = n0;
+	return r;
+}
+
+/* ---- ownership ---- */
+
+int
+grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_owned **ret,
+		    size_t *ret_n, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	struct grove_owned_replay *m = NULL;
+	int rc, r = grove_journal_stmt(j, ST_OWNED_OPS, &s, err);
+
+	if (r < 0)
+		return r;
+	m = grove_owned_replay_new();
+	if (!m)
+		return grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
+	sqlite3_bind_int64(s, 1, target_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(s, 0);
+		const char *path = (const char *)sqlite3_column_text(s, 1);
+		const char *text, *package;
+		enum grove_op_kind k;
+
+		if (!grove_path_is_clean_relative(path) || !column_text_ok(s, 1, &path) ||
+		    !column_text_ok(s, 2, &text) || !column_text_ok(s, 3, &package) ||
+		    (package && !grove_path_is_name(package))) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s': an op of target %" PRId64
+					    " has a path that is not clean and relative, or a bad "
+					    "text or package",
+					    j->name, target_id);
+			goto out;
+		}
+		if (parse_kind(kind, &k) < 0) {
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "journal '%s': an op of target %" PRId64
+					    " has an unknown kind '%s' or no path",
+					    j->name, target_id, kind ? kind : "");
+			goto out;
+		}
+		r = grove_owned_replay_op(m, k, path, (const char *)sqlite3_column_text(s, 2),
+					  (const char *)sqlite3_column_text(s, 3));
+		if (r < 0) {
+			r = grove_error_errno(err, r, "read journal '%s'", j->name);
+			goto out;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		r = grove_journal_fail(j, rc, err, "read");
+		goto out;
+	}
+	r = grove_owned_replay_take(m, ret, ret_n);
+	if (r < 0)
+		r = grove_error_errno(err, r, "read journal '%s'", j->name);
+out:
+	grove_owned_replay_free(m);
+	return r;
+}
