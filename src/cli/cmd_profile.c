@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "front.h"
 #include "grove/profile.h"
-#include "util.h"
 
 struct profile_args {
 	const char *profile;
@@ -488,7 +487,7 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 		const char *home = getenv("HOME");
 		char *path = a->link ? strdup(a->link)
 			     : default_profile && home && *home
-				     ? grove_strdupf("%s/.grove-profile", home)
+				     ? grove_cli_strdupf("%s/.grove-profile", home)
 				     : NULL;
 
 		if (path && grove_profile_make_user_link(p, path, &err) < 0)
