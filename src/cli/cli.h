@@ -106,9 +106,6 @@ void grove_print_warning(FILE *out, const char *msg, bool as_stow);
 /* "grove" and argv[1..], shell-quoted where needed, as the log records a command (malloc'd). */
 char *grove_command_line(int argc, char **argv);
 
-/* asprintf that returns the string, or NULL on failure (the library's own helper is private). */
-char *grove_cli_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* Runs log, status, verify, undo, rollback or recover (cmd) on one target;
  * argv[0] is the command name. Returns the exit status. */
 int grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_opts *global);

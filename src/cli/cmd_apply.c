@@ -162,18 +162,6 @@ action_name(enum grove_alt_action a)
 /* ---- output ---- */
 
 static void
-json_strv(FILE *f, char *const *v, size_t n)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputs(", ", f);
-		grove_json_str(f, v[i]);
-	}
-	fputc(']', f);
-}
-
-static void
 print_diff(const struct grove_apply_target_step *t, FILE *f)
 {
 	const char *root = t->run.target_root.real;
@@ -227,7 +215,7 @@ print_json(const struct apply *ap, bool applied)
 	fputs(", \"host\": ", f);
 	grove_json_str(f, ap->ctx.host);
 	fputs(", \"tags\": ", f);
-	json_strv(f, ap->ctx.tags.v, ap->ctx.tags.n);
+	grove_json_strv(f, ap->ctx.tags.v, ap->ctx.tags.n);
 	fputs(", \"targets\": [", f);
 	for (size_t i = 0; i < st->n_targets; i++) {
 		const struct grove_apply_target_step *t = &st->targets[i];
@@ -237,15 +225,12 @@ print_json(const struct apply *ap, bool applied)
 		fputs(", \"dir\": ", f);
 		grove_json_str(f, t->run.stow_root.real);
 		fprintf(f, ", \"txn\": %lld, \"stow\": ", (long long)t->run.txn);
-		json_strv(f, t->run.added, t->run.n_added);
+		grove_json_strv(f, t->run.added, t->run.n_added);
 		fputs(", \"unstow\": ", f);
-		json_strv(f, t->run.dropped, t->run.n_dropped);
-		fputs(", \"ops\": [", f);
-		for (size_t k = 0; k < t->run.plan.n_ops; k++) {
-			fputs(k ? ", " : "", f);
-			grove_json_op(f, &t->run.plan.ops[k]);
-		}
-		fputs("], \"conflicts\": [", f);
+		grove_json_strv(f, t->run.dropped, t->run.n_dropped);
+		fputs(", \"ops\": ", f);
+		grove_json_ops(f, &t->run.plan);
+		fputs(", \"conflicts\": [", f);
 		for (size_t k = 0; k < t->run.plan.n_conflicts; k++) {
 			const struct grove_conflict *c = &t->run.plan.conflicts[k];
 			char buf[512];
@@ -278,7 +263,7 @@ print_json(const struct apply *ap, bool applied)
 		grove_json_str(f, ps->mp->name);
 		fprintf(f, ", \"changed\": %s, \"number\": %ld, \"packages\": ",
 			ps->changed ? "true" : "false", ps->generation);
-		json_strv(f, ps->pkgs, ps->n);
+		grove_json_strv(f, ps->pkgs, ps->n);
 		fputc('}', f);
 	}
 	fputs("]}}\n", f);
@@ -376,26 +361,29 @@ load(struct apply *ap, struct grove_error *err)
 		file = ap->cfg.manifest;
 	else
 		file = "grove.yaml";
-	if (file[0] == '~' && file[1] == '/' && ap->home)
-		ap->manifest_path = grove_cli_strdupf("%s%s", ap->home, file + 1);
-	else
+	if (file[0] == '~' && file[1] == '/' && ap->home) {
+		if (asprintf(&ap->manifest_path, "%s%s", ap->home, file + 1) < 0)
+			ap->manifest_path = NULL;
+	} else {
 		ap->manifest_path = strdup(file);
+	}
 	if (!ap->manifest_path)
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	if (ap->manifest_path[0] != '/') {
 		char cwd[4096];
 
-		if (getcwd(cwd, sizeof(cwd)))
-			ap->manifest_abs = grove_cli_strdupf("%s/%s", cwd, ap->manifest_path);
+		if (getcwd(cwd, sizeof(cwd)) &&
+		    asprintf(&ap->manifest_abs, "%s/%s", cwd, ap->manifest_path) < 0)
+			ap->manifest_abs = NULL;
 	}
 	r = grove_manifest_read(ap->manifest_path, &ap->m, err);
 	if (r < 0)
 		return r;
 	if (ap->home) {
-		char *gi = grove_cli_strdupf("%s/.stow-global-ignore", ap->home);
+		char *gi = NULL;
 		size_t gl = 0;
 
-		if (!gi)
+		if (asprintf(&gi, "%s/.stow-global-ignore", ap->home) < 0)
 			return grove_error_set(err, -ENOMEM, "out of memory");
 		r = grove_fs_read_config_file(gi, GLOBAL_IGNORE_MAX, &ap->gi_text, &gl, err);
 		if (r >= 0 && ap->gi_text)

@@ -128,18 +128,6 @@ json_head(FILE *f, const char *sub, struct grove_profile *p)
 
 /* docs/json.md's op objects. */
 static void
-json_ops(FILE *f, const struct grove_plan *plan)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < plan->n_ops; i++) {
-		if (i)
-			fputs(", ", f);
-		grove_json_op(f, &plan->ops[i]);
-	}
-	fputc(']', f);
-}
-
-static void
 json_conflicts(FILE *f, const struct grove_plan *plan)
 {
 	fputc('[', f);
@@ -147,17 +135,6 @@ json_conflicts(FILE *f, const struct grove_plan *plan)
 		if (i)
 			fputs(", ", f);
 		grove_json_conflict(f, &plan->conflicts[i], NULL);
-	}
-	fputc(']', f);
-}
-
-static void
-json_strv(FILE *f, char *const *v, size_t n)
-{
-	fputc('[', f);
-	for (size_t k = 0; k < n; k++) {
-		fputs(k ? ", " : "", f);
-		grove_json_str(f, v[k]);
 	}
 	fputc(']', f);
 }
@@ -176,7 +153,7 @@ json_generation(FILE *f, const struct grove_generation *g)
 	grove_json_str(f, g->stow_dir);
 	fprintf(f, ", \"folding\": %s, \"dotfiles\": %s, \"packages\": ", json_bool(!g->no_folding),
 		json_bool(g->dotfiles));
-	json_strv(f, g->packages, g->n_packages);
+	grove_json_strv(f, g->packages, g->n_packages);
 	fputc('}', f);
 }
 
@@ -475,9 +452,9 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
 		       "\"generation\": %ld, \"packages\": ",
 		       json_bool(dry), json_bool(built && !dry), cur, built ? num : cur);
-		json_strv(stdout, pkgs, n_pkgs);
+		grove_json_strv(stdout, pkgs, n_pkgs);
 		fputs(", \"ops\": ", stdout);
-		json_ops(stdout, built ? summary : &conflicts);
+		grove_json_ops(stdout, built ? summary : &conflicts);
 		printf(", \"forest_ops\": %zu, \"conflicts\": ", built ? forest->n_ops : 0);
 		json_conflicts(stdout, &conflicts);
 		puts("}");
@@ -485,10 +462,11 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	/* The user's link, once the profile exists: ~/.grove-profile for the default profile. */
 	if (r >= 0 && !a->no_link && !dry) {
 		const char *home = getenv("HOME");
-		char *path = a->link ? strdup(a->link)
-			     : default_profile && home && *home
-				     ? grove_cli_strdupf("%s/.grove-profile", home)
-				     : NULL;
+		char *path = a->link ? strdup(a->link) : NULL;
+
+		if (!a->link && default_profile && home && *home &&
+		    asprintf(&path, "%s/.grove-profile", home) < 0)
+			path = NULL;
 
 		if (path && grove_profile_make_user_link(p, path, &err) < 0)
 			fprintf(stderr, "grove: warning: %s\n", err.msg);
@@ -583,7 +561,7 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 			printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
 			       "\"generation\": %ld, \"ops\": ",
 			       json_bool(dry), json_bool(changed && !dry), before, num);
-			json_ops(stdout, grove_profile_planned(p, NULL));
+			grove_json_ops(stdout, grove_profile_planned(p, NULL));
 			puts("}");
 		} else {
 			printf(!changed ? "nothing to do: profile '%s' is on generation %ld\n"
@@ -615,7 +593,7 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 			for (size_t i = 0; i < n_nums; i++)
 				printf("%s%ld", i ? ", " : "", nums[i]);
 			fputs("], \"ops\": ", stdout);
-			json_ops(stdout, grove_profile_planned(p, NULL));
+			grove_json_ops(stdout, grove_profile_planned(p, NULL));
 			puts("}");
 		} else if (n_nums == 0) {
 			printf("nothing to do: no generation of profile '%s' matches\n",
@@ -640,7 +618,7 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 			json_head(stdout, "gc", p);
 			printf(", \"dry_run\": %s, \"changed\": %s, \"removed\": %zu, \"ops\": ",
 			       json_bool(dry), json_bool(removed && !dry), removed);
-			json_ops(stdout, grove_profile_planned(p, NULL));
+			grove_json_ops(stdout, grove_profile_planned(p, NULL));
 			puts("}");
 		} else {
 			printf("profile '%s': %s %zu generation folder%s\n",

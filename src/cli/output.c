@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the command line prints: conflicts in Stow's words, errors, exit codes. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,19 +8,6 @@
 #include "cli.h"
 #include "front.h"
 #include "grove/text.h"
-
-char *
-grove_cli_strdupf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-	int r;
-
-	va_start(ap, fmt);
-	r = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return r < 0 ? NULL : s;
-}
 
 int
 grove_conflict_cmp(const void *pa, const void *pb)
