@@ -7,6 +7,8 @@
 void
 grove_names_free(char **v, size_t n)
 {
+	if (!v)
+		return;
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* Frees the n strings of v, then v. Accepts NULL (with any n only when v is NULL). */
+/* Frees the n strings of v, then v. Accepts NULL (whatever n is). */
 void grove_names_free(char **v, size_t n);
 
 #endif

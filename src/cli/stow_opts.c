@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "grove/fs.h"
+#include "grove/names.h"
 
 #define RC_MAX (1024 * 1024)
 
@@ -93,16 +94,6 @@ struct opts {
 	struct strv unstow, stow;
 };
 
-void
-grove_strv_free(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int
 strv_push(struct strv *sv, const char *s)
 {
@@ -125,7 +116,7 @@ strv_push(struct strv *sv, const char *s)
 static void
 strv_release(struct strv *sv)
 {
-	grove_strv_free(sv->v, sv->n);
+	grove_names_free(sv->v, sv->n);
 	sv->v = NULL;
 	sv->n = 0;
 }
@@ -831,7 +822,7 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size,
 			for (size_t i = 0; i < n && r >= 0; i++)
 				if (strv_push(words, w[i]) < 0)
 					r = -ENOMEM;
-			grove_strv_free(w, n);
+			grove_names_free(w, n);
 		}
 		if (r < 0) {
 			free(text);
