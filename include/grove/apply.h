@@ -86,7 +86,7 @@ struct grove_apply_steps_opts {
 	 * relative paths in it start from. */
 	const char *manifest_path;
 	const char *home;          /* $HOME, for "~" in paths; NULL: a "~" path is an error */
-	const char *dpkg_admindir; /* $DPKG_ADMINDIR, or NULL: the default admin dir's parent */
+	const char *dpkg_admindir; /* $DPKG_ADMINDIR (the admin dir's parent), or NULL */
 	const char *state_opt;     /* --state, or NULL */
 	double wait_seconds;       /* --wait */
 	const char *command;       /* the command line the logs record */
