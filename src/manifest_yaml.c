@@ -126,15 +126,164 @@ offset_position(const char *buf, size_t len, size_t off, size_t *ret_line, size_
 	*ret_col = col;
 }
 
+/* The loader's state: the open collections, innermost last. */
+struct yload {
+	const char *file;
+	struct grove_error *err;
+	struct grove_ynode *stack[GROVE_MANIFEST_MAX_DEPTH + 1];
+	struct grove_ynode *root;
+	size_t depth, nodes;
+};
+
+/* libyaml's parse error, as "FILE:LINE:COL: syntax error: ...". */
+static int
+parse_error(const yaml_parser_t *parser, const char *buf, size_t len, const char *file,
+	    struct grove_error *err)
+{
+	char what[512];
+	size_t eline = parser->problem_mark.line;
+	size_t ecol = parser->problem_mark.column;
+
+	if (parser->error == YAML_MEMORY_ERROR)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	snprintf(what, sizeof(what), "syntax error: %s%s%s",
+		 parser->problem ? parser->problem : "invalid YAML", parser->context ? " " : "",
+		 parser->context ? parser->context : "");
+	/* libyaml's reader (bad encoding) leaves problem_mark at zero and gives a byte offset
+	 * instead. */
+	if (parser->error == YAML_READER_ERROR)
+		offset_position(buf, len, parser->problem_offset, &eline, &ecol);
+	return yerr(err, file, eline, ecol, "%s", what);
+}
+
+/* A scalar's node, or a NUL inside it refused ("\0" escapes in double quotes make one). */
+static int
+new_scalar(const yaml_event_t *ev, struct grove_ynode *n, struct yload *y)
+{
+	n->kind = GROVE_Y_SCALAR;
+	n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+	n->str = malloc(ev->data.scalar.length + 1);
+	if (!n->str)
+		return grove_error_set(y->err, -ENOMEM, "out of memory");
+	memcpy(n->str, ev->data.scalar.value, ev->data.scalar.length);
+	n->str[ev->data.scalar.length] = '\0';
+	if (strlen(n->str) != ev->data.scalar.length)
+		return yerr(y->err, y->file, ev->start_mark.line, ev->start_mark.column,
+			    "NUL byte in a string%s", NULL);
+	return 0;
+}
+
+/* A scalar, or the start of a list or mapping: a new node in its parent (or the root). */
+static int
+start_node(const yaml_event_t *ev, struct yload *y)
+{
+	size_t line = ev->start_mark.line, col = ev->start_mark.column;
+	const unsigned char *tag = ev->type == YAML_SCALAR_EVENT ? ev->data.scalar.tag
+				   : ev->type == YAML_SEQUENCE_START_EVENT
+					   ? ev->data.sequence_start.tag
+					   : ev->data.mapping_start.tag;
+	struct grove_ynode *parent = y->depth ? y->stack[y->depth - 1] : NULL;
+	struct grove_ynode *n;
+	int r;
+
+	/* libyaml reports "!" for a non-specific quoted tag on some inputs; anything explicit is
+	 * refused. */
+	if (tag)
+		return yerr(y->err, y->file, line, col, "tags are not supported ('%s')",
+			    (const char *)tag);
+	if (++y->nodes > GROVE_MANIFEST_MAX_NODES)
+		return yerr(y->err, y->file, line, col, "more than %s values in the file",
+			    "100000");
+	if (parent && parent->kind == GROVE_Y_MAP && parent->n % 2 == 0 &&
+	    ev->type != YAML_SCALAR_EVENT)
+		return yerr(y->err, y->file, line, col, "a key must be a string, not a %s",
+			    ev->type == YAML_SEQUENCE_START_EVENT ? "list" : "mapping");
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return grove_error_set(y->err, -ENOMEM, "out of memory");
+	n->line = (unsigned)line + 1;
+	n->col = (unsigned)col + 1;
+	if (ev->type == YAML_SCALAR_EVENT) {
+		r = new_scalar(ev, n, y);
+		if (r < 0) {
+			grove_ynode_free(n);
+			return r;
+		}
+	} else {
+		n->kind = ev->type == YAML_SEQUENCE_START_EVENT ? GROVE_Y_SEQ : GROVE_Y_MAP;
+	}
+	if (!parent) {
+		y->root = n;
+	} else if (add_kid(parent, n) < 0) {
+		grove_ynode_free(n);
+		return grove_error_set(y->err, -ENOMEM, "out of memory");
+	}
+	if (n->kind != GROVE_Y_SCALAR) {
+		if (y->depth >= GROVE_MANIFEST_MAX_DEPTH)
+			return yerr(y->err, y->file, line, col, "nested deeper than %s levels",
+				    "32");
+		y->stack[y->depth++] = n;
+	}
+	return 0;
+}
+
+/* The end of a list or mapping: a mapping's keys must differ. */
+static int
+end_node(struct yload *y)
+{
+	struct grove_ynode *top = y->stack[--y->depth];
+	const struct grove_ynode *dup;
+	int r = 0;
+
+	if (top->kind != GROVE_Y_MAP)
+		return 0;
+	dup = duplicate_key(top, &r);
+	if (r < 0)
+		return grove_error_set(y->err, r, "out of memory");
+	if (dup)
+		return yerr(y->err, y->file, dup->line - 1, dup->col - 1, "duplicate key '%s'",
+			    dup->str);
+	return 0;
+}
+
+/* One event of the stream; *done at its end. */
+static int
+load_event(const yaml_event_t *ev, struct yload *y, int *docs, bool *done)
+{
+	size_t line = ev->start_mark.line, col = ev->start_mark.column;
+
+	switch (ev->type) {
+	case YAML_STREAM_END_EVENT:
+		*done = true;
+		return 0;
+	case YAML_DOCUMENT_START_EVENT:
+		if (++*docs > 1)
+			return yerr(y->err, y->file, line, col,
+				    "more than one YAML document in the file%s", NULL);
+		return 0;
+	case YAML_ALIAS_EVENT:
+		return yerr(y->err, y->file, line, col,
+			    "aliases are not supported (*%s): write the value out",
+			    (const char *)ev->data.alias.anchor);
+	case YAML_SCALAR_EVENT:
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		return start_node(ev, y);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		return end_node(y);
+	default:
+		return 0;
+	}
+}
+
 int
 grove_yaml_load(const char *buf, size_t len, const char *file, struct grove_ynode **ret,
 		struct grove_error *err)
 {
+	struct yload y = { .file = file, .err = err };
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	struct grove_ynode *stack[GROVE_MANIFEST_MAX_DEPTH + 1];
-	struct grove_ynode *root = NULL;
-	size_t depth = 0, nodes = 0;
 	int docs = 0, r = 0;
 	bool done = false;
 
@@ -153,156 +302,19 @@ grove_yaml_load(const char *buf, size_t len, const char *file, struct grove_ynod
 	if (!yaml_parser_initialize(&parser))
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	while (!done) {
-		struct grove_ynode *n = NULL;
-		size_t line, col;
-
+	while (!done && r == 0) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			if (parser.error == YAML_MEMORY_ERROR) {
-				r = grove_error_set(err, -ENOMEM, "out of memory");
-			} else {
-				char what[512];
-
-				snprintf(what, sizeof(what), "syntax error: %s%s%s",
-					 parser.problem ? parser.problem : "invalid YAML",
-					 parser.context ? " " : "",
-					 parser.context ? parser.context : "");
-				size_t eline = parser.problem_mark.line;
-				size_t ecol = parser.problem_mark.column;
-
-				/* libyaml's reader (bad encoding) leaves problem_mark at
-				 * zero and gives a byte offset instead. */
-				if (parser.error == YAML_READER_ERROR)
-					offset_position(buf, len, parser.problem_offset, &eline,
-							&ecol);
-				r = yerr(err, file, eline, ecol, "%s", what);
-			}
-			goto fail;
-		}
-		line = ev.start_mark.line;
-		col = ev.start_mark.column;
-		switch (ev.type) {
-		case YAML_STREAM_END_EVENT:
-			done = true;
-			break;
-		case YAML_DOCUMENT_START_EVENT:
-			if (++docs > 1) {
-				r = yerr(err, file, line, col,
-					 "more than one YAML document in the file%s", NULL);
-				goto fail_ev;
-			}
-			break;
-		case YAML_ALIAS_EVENT:
-			r = yerr(err, file, line, col,
-				 "aliases are not supported (*%s): write the value out",
-				 (const char *)ev.data.alias.anchor);
-			goto fail_ev;
-		case YAML_SCALAR_EVENT:
-		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT: {
-			const unsigned char *tag = ev.type == YAML_SCALAR_EVENT ? ev.data.scalar.tag
-						   : ev.type == YAML_SEQUENCE_START_EVENT
-							   ? ev.data.sequence_start.tag
-							   : ev.data.mapping_start.tag;
-			struct grove_ynode *parent = depth ? stack[depth - 1] : NULL;
-
-			/* libyaml reports "!" for a non-specific quoted tag on some
-			 * inputs; anything explicit is refused. */
-			if (tag) {
-				r = yerr(err, file, line, col, "tags are not supported ('%s')",
-					 (const char *)tag);
-				goto fail_ev;
-			}
-			if (++nodes > GROVE_MANIFEST_MAX_NODES) {
-				r = yerr(err, file, line, col, "more than %s values in the file",
-					 "100000");
-				goto fail_ev;
-			}
-			if (parent && parent->kind == GROVE_Y_MAP && parent->n % 2 == 0 &&
-			    ev.type != YAML_SCALAR_EVENT) {
-				r = yerr(err, file, line, col, "a key must be a string, not a %s",
-					 ev.type == YAML_SEQUENCE_START_EVENT ? "list" : "mapping");
-				goto fail_ev;
-			}
-			n = calloc(1, sizeof(*n));
-			if (!n) {
-				r = grove_error_set(err, -ENOMEM, "out of memory");
-				goto fail_ev;
-			}
-			n->line = (unsigned)line + 1;
-			n->col = (unsigned)col + 1;
-			if (ev.type == YAML_SCALAR_EVENT) {
-				n->kind = GROVE_Y_SCALAR;
-				n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-				n->str = malloc(ev.data.scalar.length + 1);
-				if (!n->str) {
-					free(n);
-					r = grove_error_set(err, -ENOMEM, "out of memory");
-					goto fail_ev;
-				}
-				memcpy(n->str, ev.data.scalar.value, ev.data.scalar.length);
-				n->str[ev.data.scalar.length] = '\0';
-				/* "\0" escapes in double quotes make a NUL inside. */
-				if (strlen(n->str) != ev.data.scalar.length) {
-					grove_ynode_free(n);
-					r = yerr(err, file, line, col, "NUL byte in a string%s",
-						 NULL);
-					goto fail_ev;
-				}
-			} else {
-				n->kind = ev.type == YAML_SEQUENCE_START_EVENT ? GROVE_Y_SEQ
-									       : GROVE_Y_MAP;
-			}
-			if (parent) {
-				if (add_kid(parent, n) < 0) {
-					grove_ynode_free(n);
-					r = grove_error_set(err, -ENOMEM, "out of memory");
-					goto fail_ev;
-				}
-			} else {
-				root = n;
-			}
-			if (n->kind != GROVE_Y_SCALAR) {
-				if (depth >= GROVE_MANIFEST_MAX_DEPTH) {
-					r = yerr(err, file, line, col,
-						 "nested deeper than %s levels", "32");
-					goto fail_ev;
-				}
-				stack[depth++] = n;
-			}
+			r = parse_error(&parser, buf, len, file, err);
 			break;
 		}
-		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT: {
-			struct grove_ynode *top = stack[--depth];
-
-			if (top->kind == GROVE_Y_MAP) {
-				const struct grove_ynode *dup = duplicate_key(top, &r);
-
-				if (r < 0) {
-					grove_error_set(err, r, "out of memory");
-					goto fail_ev;
-				}
-				if (dup) {
-					r = yerr(err, file, dup->line - 1, dup->col - 1,
-						 "duplicate key '%s'", dup->str);
-					goto fail_ev;
-				}
-			}
-			break;
-		}
-		default:
-			break;
-		}
+		r = load_event(&ev, &y, &docs, &done);
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&parser);
-	*ret = root;
+	if (r < 0) {
+		grove_ynode_free(y.root);
+		return r;
+	}
+	*ret = y.root;
 	return 0;
-fail_ev:
-	yaml_event_delete(&ev);
-fail:
-	yaml_parser_delete(&parser);
-	grove_ynode_free(root);
-	return r;
 }

@@ -17,14 +17,6 @@ grove_stow_request_init(struct grove_stow_request *req)
 }
 
 void
-grove_names_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
-void
 grove_stow_request_release(struct grove_stow_request *req)
 {
 	if (!req)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "grove/names.h"
+
 static inline void
 grove_freep(void *p)
 {
@@ -49,9 +51,6 @@ char *grove_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "dir/name", or "name" when dir is "" (no canonicalising: for walks that build paths per entry).
  */
 char *grove_child_path(const char *dir, const char *name);
-
-/* Frees the n strings of v, then v. */
-void grove_names_free(char **v, size_t n);
 
 /* Last: it must follow every system header a file includes. */
 #include "banned.h"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Converging one target to a declared set of packages (grove apply): the difference against what
- * grove has stowed there, planned and applied as one transaction. */
+/* grove apply in the library: converging one target to a declared set of packages (the
+ * difference against what grove has stowed there, planned and applied as one transaction), and
+ * the steps a whole manifest takes on this host (targets, alternatives requests, profiles). */
 #ifndef GROVE_APPLY_H
 #define GROVE_APPLY_H
 
@@ -8,9 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grove/alt.h"
 #include "grove/error.h"
 #include "grove/fs.h"
 #include "grove/ignore.h"
+#include "grove/manifest.h"
 #include "grove/plan.h"
 #include "grove/session.h"
 
@@ -72,5 +75,124 @@ int grove_apply_prepare(const struct grove_apply_target *t, const char *state_op
 int grove_apply_execute(struct grove_apply_run *run, struct grove_error *err);
 
 void grove_apply_run_release(struct grove_apply_run *run);
+
+/* ---- a manifest's steps ---- */
+
+/* What the steps are taken from; every pointer is borrowed for the steps' whole life. */
+struct grove_apply_steps_opts {
+	const struct grove_manifest *manifest;
+	const struct grove_apply_context *ctx; /* host, tags and option layers */
+	/* The manifest's path as the user named it: messages ("FILE:LINE:COL: ...") and the folder
+	 * relative paths in it start from. */
+	const char *manifest_path;
+	const char *home;          /* $HOME, for "~" in paths; NULL: a "~" path is an error */
+	const char *dpkg_admindir; /* $DPKG_ADMINDIR (the admin dir's parent), or NULL */
+	const char *state_opt;     /* --state, or NULL */
+	double wait_seconds;       /* --wait */
+	const char *command;       /* the command line the logs record */
+	/* ~/.stow-global-ignore's text and path, or NULL for Stow's built-in list. */
+	const char *global_ignore_text, *global_ignore_source;
+};
+
+/* One target the manifest selects on this host, with its packages' effective options. */
+struct grove_apply_target_step {
+	const struct grove_manifest_target *mt;
+	char *target, *dir; /* resolved paths */
+	struct grove_apply_pkg *pkgs;
+	size_t n_pkgs;
+	struct grove_stow_settings *eff;
+	struct grove_pattern_set **sets; /* owned, 3 per package (some NULL) */
+	struct grove_apply_run run;      /* filled by grove_apply_steps_prepare */
+	bool prepared;
+};
+
+/* One alternatives request apply makes. */
+struct grove_apply_alt_step {
+	const struct grove_manifest_alt_group *group;
+	enum grove_alt_action action; /* INSTALL, REMOVE, SET or AUTO */
+	char *path;                   /* INSTALL, REMOVE, SET; NULL for AUTO */
+	int priority;                 /* INSTALL */
+	int64_t txn;                  /* after grove_apply_steps_run_alt: its transaction, or 0 */
+	char **warnings;              /* after grove_apply_steps_run_alt: update-alternatives' */
+	size_t n_warnings;
+};
+
+/* One profile the manifest selects: what its generation is built from. */
+struct grove_apply_profile_step {
+	const struct grove_manifest_profile *mp;
+	char *dir;
+	char **pkgs; /* sorted bytewise, each once (as a generation's record); the strings are the
+			manifest's */
+	size_t n;
+	bool no_folding, dotfiles;
+	bool changed;    /* planned: a build is needed; run: a new generation was built */
+	long generation; /* the current generation (after the run; 0: none) */
+};
+
+struct grove_apply_steps {
+	struct grove_apply_steps_opts o;
+	char *base; /* the manifest's folder */
+	struct grove_apply_target_step *targets;
+	size_t n_targets;
+	struct grove_apply_alt_step *alts;
+	size_t n_alts;
+	char *altdir, *admindir, *alt_root;
+	struct grove_apply_profile_step *profiles;
+	size_t n_profiles;
+};
+
+/*
+ * The calling sequence of grove apply:
+ *
+ *   grove_apply_steps_select(&st, &opts, err);          targets, their overlaps refused
+ *   for each target i: grove_apply_steps_prepare(&st, i, lock, err);
+ *                                                       conflicts in targets[i].run.plan
+ *   grove_apply_steps_plan_alternatives(&st, err);      only when no target has conflicts
+ *   grove_apply_steps_plan_profiles(&st, err);
+ *   then, to apply: grove_apply_execute(&targets[i].run) for each target, in order,
+ *   grove_apply_steps_run_alt(&st, i, err) for each alternatives step, in order,
+ *   grove_apply_steps_build_profile(&st, i, conflicts, err) for each profile step;
+ *   grove_apply_steps_release(&st) always, also after a failure.
+ *
+ * Nothing prints; errors about the manifest are -GROVE_E_CONFIG with "FILE:LINE:COL: ...".
+ */
+
+/* Fills st from o (st need not be initialised): the targets whose 'when' matches, each with the
+ * packages whose 'when' matches and their effective options and compiled patterns; then opens
+ * each target and stow dir once to refuse two targets that are one folder, or a package of one
+ * stow dir in two nested targets (nothing is locked or changed). */
+int grove_apply_steps_select(struct grove_apply_steps *st, const struct grove_apply_steps_opts *o,
+			     struct grove_error *err);
+
+/* Prepares target i (grove_apply_prepare, locking when lock): a package its stow dir lacks is
+ * -GROVE_E_CONFIG pointing at the manifest line that names it. */
+int grove_apply_steps_prepare(struct grove_apply_steps *st, size_t i, bool lock,
+			      struct grove_error *err);
+
+/* The alternatives requests that take each selected group from its saved state to the
+ * manifest's: install what is missing or different, remove what the manifest no longer lists,
+ * then the mode. Reads the groups; changes nothing. */
+int grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_error *err);
+
+/* The selected profiles, each marked changed unless its current generation already is what the
+ * manifest asks (its record: stow dir, packages, options). Changes nothing. */
+int grove_apply_steps_plan_profiles(struct grove_apply_steps *st, struct grove_error *err);
+
+/* Runs alternatives step i as one logged transaction; fills its txn and warnings (also when it
+ * fails). */
+int grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_error *err);
+
+/* Builds and switches to profile step i's generation (none when the current one already is);
+ * -GROVE_E_CONFLICT leaves the conflicts in conflicts (initialised by the caller). */
+int grove_apply_steps_build_profile(struct grove_apply_steps *st, size_t i,
+				    struct grove_plan *conflicts, struct grove_error *err);
+
+/* Whether any profile step is (or was) changed; whether any step changes anything at all. */
+bool grove_apply_steps_profiles_changed(const struct grove_apply_steps *st);
+bool grove_apply_steps_changed(const struct grove_apply_steps *st);
+
+/* Releases everything st owns (the prepared runs too, unlocking the targets); accepts a zeroed
+ * st. */
+void grove_apply_steps_release(struct grove_apply_steps *st);
 
 #endif

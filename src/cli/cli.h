@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "grove/error.h"
+#include "grove/names.h"
 #include "grove/plan.h"
 #include "grove/stow.h"
 
@@ -72,7 +73,6 @@ int grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, 
 /* Splits one line into words with POSIX shell quoting rules (as Perl's
  * Text::ParseWords::shellwords: '...', "...", backslash escapes). */
 int grove_shellwords(const char *line, char ***ret_words, size_t *ret_n, struct grove_error *err);
-void grove_strv_free(char **v, size_t n);
 
 /* Prints Stow's usage text (grove's spelling) to out. */
 void grove_stow_usage(FILE *out);

@@ -195,6 +195,74 @@ set_root(struct grove_alt_request *q, const char *root, char **owned)
 	return 0;
 }
 
+/* The n arguments of a command option at argv[i] (--install's four, --set's two, ...). */
+static int
+parse_command_args(int argc, char **argv, int i, int n, struct grove_alt_request *q)
+{
+	if (n == 4) {
+		char *end;
+		long prio;
+
+		q->link = argv[i + 1];
+		q->name = argv[i + 2];
+		q->path = argv[i + 3];
+		if (!strcmp(q->link, q->path))
+			return badusage("<link> '%s' is the same as <path>", q->link);
+		errno = 0;
+		prio = strtol(argv[i + 4], &end, 10);
+		if (end == argv[i + 4] || *end)
+			return badusage("priority '%s' must be an integer", argv[i + 4]);
+		if (errno == ERANGE || prio < INT_MIN || prio > INT_MAX)
+			return badusage("priority '%s' is out of range", argv[i + 4]);
+		q->priority = (int)prio;
+	} else if (n > 0) {
+		q->name = argv[i + 1];
+		if (n == 2)
+			q->path = argv[i + 2];
+	}
+	return 0;
+}
+
+/* --slave <link> <name> <path> at argv[0] (argc counts from it), after --install. */
+static int
+parse_slave(char **argv, int argc, struct grove_alt_request *q)
+{
+	const char *sl, *sn, *sp;
+	struct grove_alt_slave *nv;
+	const char **nl;
+
+	if (q->action != GROVE_ALT_INSTALL)
+		return badusage("--slave only allowed with --install");
+	if (argc <= 3)
+		return badusage("--slave needs <link> <name> <path>");
+	sl = argv[1];
+	sn = argv[2];
+	sp = argv[3];
+	if (!strcmp(sl, sp))
+		return badusage("<link> '%s' is the same as <path>", sl);
+	if (!strcmp(q->name, sn))
+		return badusage("<name> '%s' is both primary and slave", sn);
+	if (!strcmp(sl, q->link))
+		return badusage("<link> '%s' is both primary and slave", sl);
+	for (size_t s = 0; s < q->n_slaves; s++) {
+		if (!strcmp(q->slaves[s].name, sn))
+			return badusage("duplicate slave <name> '%s'", sn);
+		if (!strcmp(q->slave_links[s], sl))
+			return badusage("duplicate slave <link> '%s'", sl);
+	}
+	nv = realloc(q->slaves, (q->n_slaves + 1) * sizeof(*nv));
+	if (nv)
+		q->slaves = nv;
+	nl = nv ? realloc(q->slave_links, (q->n_slaves + 1) * sizeof(*nl)) : NULL;
+	if (!nl)
+		return fail("out of memory");
+	q->slave_links = nl;
+	q->slaves[q->n_slaves].name = (char *)sn;
+	q->slaves[q->n_slaves].path = (char *)sp;
+	q->slave_links[q->n_slaves++] = sl;
+	return 0;
+}
+
 static int
 parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char **owned)
 {
@@ -218,7 +286,7 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 			if (!strcmp(a, commands[k].opt))
 				break;
 		if (k < sizeof(commands) / sizeof(commands[0])) {
-			int n = commands[k].nargs;
+			int n = commands[k].nargs, r;
 
 			if (set_action(q, commands[k].action, action_name, a) != 0)
 				return GROVE_EXIT_USAGE;
@@ -231,67 +299,17 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 					return badusage("--%s needs <name> <path>", a);
 				return badusage("--%s needs <name>", a);
 			}
-			if (n == 4) {
-				char *end;
-				long prio;
-
-				q->link = argv[i + 1];
-				q->name = argv[i + 2];
-				q->path = argv[i + 3];
-				if (!strcmp(q->link, q->path))
-					return badusage("<link> '%s' is the same as <path>",
-							q->link);
-				errno = 0;
-				prio = strtol(argv[i + 4], &end, 10);
-				if (end == argv[i + 4] || *end)
-					return badusage("priority '%s' must be an integer",
-							argv[i + 4]);
-				if (errno == ERANGE || prio < INT_MIN || prio > INT_MAX)
-					return badusage("priority '%s' is out of range",
-							argv[i + 4]);
-				q->priority = (int)prio;
-			} else if (n > 0) {
-				q->name = argv[i + 1];
-				if (n == 2)
-					q->path = argv[i + 2];
-			}
+			r = parse_command_args(argc, argv, i, n, q);
+			if (r != 0)
+				return r;
 			i += n;
 			continue;
 		}
 		if (!strcmp(a, "slave")) {
-			const char *sl, *sn, *sp;
-			struct grove_alt_slave *nv;
-			const char **nl;
+			int r = parse_slave(argv + i, argc - i, q);
 
-			if (q->action != GROVE_ALT_INSTALL)
-				return badusage("--slave only allowed with --install");
-			if (i + 3 >= argc)
-				return badusage("--slave needs <link> <name> <path>");
-			sl = argv[i + 1];
-			sn = argv[i + 2];
-			sp = argv[i + 3];
-			if (!strcmp(sl, sp))
-				return badusage("<link> '%s' is the same as <path>", sl);
-			if (!strcmp(q->name, sn))
-				return badusage("<name> '%s' is both primary and slave", sn);
-			if (!strcmp(sl, q->link))
-				return badusage("<link> '%s' is both primary and slave", sl);
-			for (size_t s = 0; s < q->n_slaves; s++) {
-				if (!strcmp(q->slaves[s].name, sn))
-					return badusage("duplicate slave <name> '%s'", sn);
-				if (!strcmp(q->slave_links[s], sl))
-					return badusage("duplicate slave <link> '%s'", sl);
-			}
-			nv = realloc(q->slaves, (q->n_slaves + 1) * sizeof(*nv));
-			if (nv)
-				q->slaves = nv;
-			nl = nv ? realloc(q->slave_links, (q->n_slaves + 1) * sizeof(*nl)) : NULL;
-			if (!nl)
-				return fail("out of memory");
-			q->slave_links = nl;
-			q->slaves[q->n_slaves].name = (char *)sn;
-			q->slaves[q->n_slaves].path = (char *)sp;
-			q->slave_links[q->n_slaves++] = sl;
+			if (r != 0)
+				return r;
 			i += 3;
 			continue;
 		}

@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "front.h"
 #include "grove/profile.h"
-#include "util.h"
 
 struct profile_args {
 	const char *profile;
@@ -129,18 +128,6 @@ json_head(FILE *f, const char *sub, struct grove_profile *p)
 
 /* docs/json.md's op objects. */
 static void
-json_ops(FILE *f, const struct grove_plan *plan)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < plan->n_ops; i++) {
-		if (i)
-			fputs(", ", f);
-		grove_json_op(f, &plan->ops[i]);
-	}
-	fputc(']', f);
-}
-
-static void
 json_conflicts(FILE *f, const struct grove_plan *plan)
 {
 	fputc('[', f);
@@ -148,17 +135,6 @@ json_conflicts(FILE *f, const struct grove_plan *plan)
 		if (i)
 			fputs(", ", f);
 		grove_json_conflict(f, &plan->conflicts[i], NULL);
-	}
-	fputc(']', f);
-}
-
-static void
-json_strv(FILE *f, char *const *v, size_t n)
-{
-	fputc('[', f);
-	for (size_t k = 0; k < n; k++) {
-		fputs(k ? ", " : "", f);
-		grove_json_str(f, v[k]);
 	}
 	fputc(']', f);
 }
@@ -177,7 +153,7 @@ json_generation(FILE *f, const struct grove_generation *g)
 	grove_json_str(f, g->stow_dir);
 	fprintf(f, ", \"folding\": %s, \"dotfiles\": %s, \"packages\": ", json_bool(!g->no_folding),
 		json_bool(g->dotfiles));
-	json_strv(f, g->packages, g->n_packages);
+	grove_json_strv(f, g->packages, g->n_packages);
 	fputc('}', f);
 }
 
@@ -476,9 +452,9 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
 		       "\"generation\": %ld, \"packages\": ",
 		       json_bool(dry), json_bool(built && !dry), cur, built ? num : cur);
-		json_strv(stdout, pkgs, n_pkgs);
+		grove_json_strv(stdout, pkgs, n_pkgs);
 		fputs(", \"ops\": ", stdout);
-		json_ops(stdout, built ? summary : &conflicts);
+		grove_json_ops(stdout, built ? summary : &conflicts);
 		printf(", \"forest_ops\": %zu, \"conflicts\": ", built ? forest->n_ops : 0);
 		json_conflicts(stdout, &conflicts);
 		puts("}");
@@ -486,10 +462,11 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	/* The user's link, once the profile exists: ~/.grove-profile for the default profile. */
 	if (r >= 0 && !a->no_link && !dry) {
 		const char *home = getenv("HOME");
-		char *path = a->link ? strdup(a->link)
-			     : default_profile && home && *home
-				     ? grove_strdupf("%s/.grove-profile", home)
-				     : NULL;
+		char *path = a->link ? strdup(a->link) : NULL;
+
+		if (!a->link && default_profile && home && *home &&
+		    asprintf(&path, "%s/.grove-profile", home) < 0)
+			path = NULL;
 
 		if (path && grove_profile_make_user_link(p, path, &err) < 0)
 			fprintf(stderr, "grove: warning: %s\n", err.msg);
@@ -498,6 +475,122 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	grove_plan_release(&conflicts);
 	free(pkgs);
 	grove_generations_free(gens, n);
+	return status;
+}
+
+/* profile switch N, profile rollback. */
+static int
+cmd_switch(struct grove_profile *p, const char *sub, const struct profile_args *a,
+	   const struct grove_global_opts *global, bool json, bool dry)
+{
+	struct grove_error err = { 0 };
+	int status = GROVE_EXIT_OK, r;
+	struct grove_generation *gens = NULL;
+	size_t n = 0;
+	long num = 0, before = 0;
+	bool changed = false;
+
+	/* The generation current before, for the document. */
+	r = grove_profile_generations(p, &gens, &n, &before, &err);
+	grove_generations_free(gens, n);
+	if (r < 0)
+		before = 0;
+	if (!strcmp(sub, "rollback")) {
+		r = grove_profile_rollback(p, global->command_line, &num, &err);
+		changed = r >= 0;
+	} else if (a->n_pos != 1 || parse_gen(a->pos[0], &num) < 0) {
+		return usage_error("%s", "profile switch: needs one generation number");
+	} else {
+		r = grove_profile_switch(p, num, global->command_line, &changed, &err);
+	}
+	if (r < 0) {
+		status = grove_report_error(&err, r);
+	} else if (json) {
+		json_head(stdout, sub, p);
+		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
+		       "\"generation\": %ld, \"ops\": ",
+		       json_bool(dry), json_bool(changed && !dry), before, num);
+		grove_json_ops(stdout, grove_profile_planned(p, NULL));
+		puts("}");
+	} else {
+		printf(!changed ? "nothing to do: profile '%s' is on generation %ld\n"
+		       : dry    ? "profile '%s': would make generation %ld current\n"
+				: "profile '%s': generation %ld is current\n",
+		       grove_profile_link_path(p), num);
+		if (changed)
+			print_planned(p, global->verbose);
+	}
+	return status;
+}
+
+/* profile delete N…|old|+N|Nd. */
+static int
+cmd_delete(struct grove_profile *p, const struct profile_args *a,
+	   const struct grove_global_opts *global, bool json, bool dry)
+{
+	struct grove_error err = { 0 };
+	int status = GROVE_EXIT_OK, r;
+	struct grove_generation *gens = NULL;
+	long *nums = NULL, cur = 0;
+	size_t n = 0, n_nums = 0;
+
+	r = a->n_pos ? grove_profile_generations(p, &gens, &n, &cur, &err)
+		     : grove_error_set(&err, -GROVE_E_USAGE,
+				       "profile delete: needs N…, 'old', '+N' or 'Nd'");
+	for (size_t i = 0; i < a->n_pos && r >= 0; i++)
+		r = grove_profile_select(gens, n, a->pos[i], (double)time(NULL), &nums, &n_nums,
+					 &err);
+	if (r >= 0)
+		r = grove_profile_delete(p, nums, n_nums, global->command_line, &err);
+	if (r < 0) {
+		status = grove_report_error(&err, r);
+	} else if (json) {
+		json_head(stdout, "delete", p);
+		printf(", \"dry_run\": %s, \"changed\": %s, \"deleted\": [", json_bool(dry),
+		       json_bool(n_nums && !dry));
+		for (size_t i = 0; i < n_nums; i++)
+			printf("%s%ld", i ? ", " : "", nums[i]);
+		fputs("], \"ops\": ", stdout);
+		grove_json_ops(stdout, grove_profile_planned(p, NULL));
+		puts("}");
+	} else if (n_nums == 0) {
+		printf("nothing to do: no generation of profile '%s' matches\n",
+		       grove_profile_link_path(p));
+	} else {
+		printf("profile '%s': %s generation%s", grove_profile_link_path(p),
+		       dry ? "would delete" : "deleted", n_nums > 1 ? "s" : "");
+		for (size_t i = 0; i < n_nums; i++)
+			printf(" %ld", nums[i]);
+		putchar('\n');
+		print_planned(p, global->verbose);
+	}
+	free(nums);
+	grove_generations_free(gens, n);
+	return status;
+}
+
+/* profile gc. */
+static int
+cmd_gc(struct grove_profile *p, const struct grove_global_opts *global, bool json, bool dry)
+{
+	struct grove_error err = { 0 };
+	int status = GROVE_EXIT_OK, r;
+	size_t removed = 0;
+
+	r = grove_profile_gc(p, global->command_line, &removed, &err);
+	if (r < 0) {
+		status = grove_report_error(&err, r);
+	} else if (json) {
+		json_head(stdout, "gc", p);
+		printf(", \"dry_run\": %s, \"changed\": %s, \"removed\": %zu, \"ops\": ",
+		       json_bool(dry), json_bool(removed && !dry), removed);
+		grove_json_ops(stdout, grove_profile_planned(p, NULL));
+		puts("}");
+	} else {
+		printf("profile '%s': %s %zu generation folder%s\n", grove_profile_link_path(p),
+		       dry ? "would remove" : "removed", removed, removed == 1 ? "" : "s");
+		print_planned(p, global->verbose);
+	}
 	return status;
 }
 
@@ -557,98 +650,11 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 	} else if (!strcmp(sub, "build") || !strcmp(sub, "install") || !strcmp(sub, "remove")) {
 		status = cmd_build(p, &a, global, !a.profile);
 	} else if (!strcmp(sub, "switch") || !strcmp(sub, "rollback")) {
-		struct grove_generation *gens = NULL;
-		size_t n = 0;
-		long num = 0, before = 0;
-		bool changed = false;
-
-		/* The generation current before, for the document. */
-		r = grove_profile_generations(p, &gens, &n, &before, &err);
-		grove_generations_free(gens, n);
-		if (r < 0)
-			before = 0;
-		if (!strcmp(sub, "rollback")) {
-			r = grove_profile_rollback(p, global->command_line, &num, &err);
-			changed = r >= 0;
-		} else if (a.n_pos != 1 || parse_gen(a.pos[0], &num) < 0) {
-			free(a.pos);
-			grove_profile_close(p);
-			return usage_error("%s", "profile switch: needs one generation number");
-		} else {
-			r = grove_profile_switch(p, num, global->command_line, &changed, &err);
-		}
-		if (r < 0) {
-			status = grove_report_error(&err, r);
-		} else if (json) {
-			json_head(stdout, sub, p);
-			printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
-			       "\"generation\": %ld, \"ops\": ",
-			       json_bool(dry), json_bool(changed && !dry), before, num);
-			json_ops(stdout, grove_profile_planned(p, NULL));
-			puts("}");
-		} else {
-			printf(!changed ? "nothing to do: profile '%s' is on generation %ld\n"
-			       : dry    ? "profile '%s': would make generation %ld current\n"
-					: "profile '%s': generation %ld is current\n",
-			       grove_profile_link_path(p), num);
-			if (changed)
-				print_planned(p, global->verbose);
-		}
+		status = cmd_switch(p, sub, &a, global, json, dry);
 	} else if (!strcmp(sub, "delete")) {
-		struct grove_generation *gens = NULL;
-		long *nums = NULL, cur = 0;
-		size_t n = 0, n_nums = 0;
-
-		r = a.n_pos ? grove_profile_generations(p, &gens, &n, &cur, &err)
-			    : grove_error_set(&err, -GROVE_E_USAGE,
-					      "profile delete: needs N…, 'old', '+N' or 'Nd'");
-		for (size_t i = 0; i < a.n_pos && r >= 0; i++)
-			r = grove_profile_select(gens, n, a.pos[i], (double)time(NULL), &nums,
-						 &n_nums, &err);
-		if (r >= 0)
-			r = grove_profile_delete(p, nums, n_nums, global->command_line, &err);
-		if (r < 0) {
-			status = grove_report_error(&err, r);
-		} else if (json) {
-			json_head(stdout, "delete", p);
-			printf(", \"dry_run\": %s, \"changed\": %s, \"deleted\": [", json_bool(dry),
-			       json_bool(n_nums && !dry));
-			for (size_t i = 0; i < n_nums; i++)
-				printf("%s%ld", i ? ", " : "", nums[i]);
-			fputs("], \"ops\": ", stdout);
-			json_ops(stdout, grove_profile_planned(p, NULL));
-			puts("}");
-		} else if (n_nums == 0) {
-			printf("nothing to do: no generation of profile '%s' matches\n",
-			       grove_profile_link_path(p));
-		} else {
-			printf("profile '%s': %s generation%s", grove_profile_link_path(p),
-			       dry ? "would delete" : "deleted", n_nums > 1 ? "s" : "");
-			for (size_t i = 0; i < n_nums; i++)
-				printf(" %ld", nums[i]);
-			putchar('\n');
-			print_planned(p, global->verbose);
-		}
-		free(nums);
-		grove_generations_free(gens, n);
+		status = cmd_delete(p, &a, global, json, dry);
 	} else if (!strcmp(sub, "gc")) {
-		size_t removed = 0;
-
-		r = grove_profile_gc(p, global->command_line, &removed, &err);
-		if (r < 0) {
-			status = grove_report_error(&err, r);
-		} else if (json) {
-			json_head(stdout, "gc", p);
-			printf(", \"dry_run\": %s, \"changed\": %s, \"removed\": %zu, \"ops\": ",
-			       json_bool(dry), json_bool(removed && !dry), removed);
-			json_ops(stdout, grove_profile_planned(p, NULL));
-			puts("}");
-		} else {
-			printf("profile '%s': %s %zu generation folder%s\n",
-			       grove_profile_link_path(p), dry ? "would remove" : "removed",
-			       removed, removed == 1 ? "" : "s");
-			print_planned(p, global->verbose);
-		}
+		status = cmd_gc(p, global, json, dry);
 	}
 	/* recover: opening the profile for change has recovered it. */
 	if (!strcmp(sub, "recover") && json) {

@@ -12,7 +12,7 @@
 #include "grove/path.h"
 #include "grove/session.h"
 #include "grove/stow.h"
-#include "util.h"
+#include "grove/verify.h"
 
 /* The options these commands take besides Stow's -d/-t (and .stowrc, STOW_DIR). */
 struct txn_args {
@@ -251,202 +251,65 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 
 /* ---- verify ---- */
 
-struct stow_roots {
-	struct grove_root *r;
-	size_t n;
-};
+static void
+print_finding_json(const struct grove_verify_finding *f, bool first)
+{
+	printf("%s{\"path\": ", first ? "" : ", ");
+	grove_json_str(stdout, f->path);
+	printf(", \"issue\": \"%s\", \"expected\": ", grove_verify_issue_name(f->issue));
+	grove_json_str(stdout, f->expected);
+	fputs("}", stdout);
+}
 
 static void
-stow_roots_release(struct stow_roots *sr)
+print_finding_text(const struct grove_verify_finding *f)
 {
-	for (size_t i = 0; i < sr->n; i++)
-		grove_root_release(&sr->r[i]);
-	free(sr->r);
-}
+	bool foreign = f->issue == GROVE_VERIFY_FOREIGN;
 
-/* Opens every stow dir the target's transactions used (those still there). */
-static void
-open_stow_roots(struct grove_session *s, struct stow_roots *sr)
-{
-	struct grove_txn *txns = NULL;
-	struct grove_error err;
-	size_t n = 0;
-
-	memset(sr, 0, sizeof(*sr));
-	if (grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err) < 0)
-		return;
-	sr->r = calloc(n ? n : 1, sizeof(*sr->r));
-	for (size_t i = 0; sr->r && i < n; i++) {
-		bool seen = false;
-
-		if (!txns[i].stow_dir)
-			continue;
-		for (size_t k = 0; k < sr->n && !seen; k++)
-			seen = !strcmp(sr->r[k].real, txns[i].stow_dir);
-		if (!seen && grove_root_open(&sr->r[sr->n], txns[i].stow_dir, &err) == 0)
-			sr->n++;
+	grove_paint(stdout, foreign ? GROVE_SGR_WARN : GROVE_SGR_ERROR, "%-8s",
+		    grove_verify_issue_name(f->issue));
+	putchar(' ');
+	grove_fput_shown(f->path, stdout);
+	if (foreign) {
+		fputs(" (in a folder grove made, but not grove's)\n", stdout);
+	} else if (f->expected) {
+		fputs(" (grove made it a link to ", stdout);
+		grove_fput_shown(f->expected, stdout);
+		fputs(")\n", stdout);
+	} else {
+		fputs(" (grove made it a folder)\n", stdout);
 	}
-	grove_txns_free(txns, n);
-}
-
-/* Whether the link at path (text) resolves to something, when it points into a known stow dir;
- * true when it cannot be told (grove only looks beneath roots it holds). */
-static bool
-link_resolves(const struct grove_root *target, const struct stow_roots *sr, const char *path,
-	      const char *text)
-{
-	char *parent = grove_path_parent(path);
-	char *dir = parent ? grove_path_join(target->real, parent) : NULL;
-	char *abs = dir ? grove_path_join(dir, text) : NULL;
-	bool ok = true;
-
-	for (size_t i = 0; abs && i < sr->n; i++) {
-		const char *rest = grove_path_strip_prefix(abs, sr->r[i].real);
-		struct grove_stat st;
-		struct grove_error err;
-
-		if (!rest)
-			continue;
-		if (grove_fs_stat_beneath_follow(sr->r[i].fd, rest, &st, &err) == 0)
-			ok = st.type != GROVE_FT_NONE;
-		break;
-	}
-	free(parent);
-	free(dir);
-	free(abs);
-	return ok;
-}
-
-static int
-cmp_owned_path(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct grove_owned *)elem)->path);
-}
-
-/* Entries inside a folder grove made that grove does not own: the user's (or
- * someone's) additions. Reported, and counted as drift. */
-static size_t
-report_foreign(struct grove_session *s, const struct grove_owned *own, size_t n, size_t i,
-	       const struct txn_args *ta, bool *first)
-{
-	struct grove_error err;
-	struct grove_dirent *ents = NULL;
-	size_t n_ents = 0, found = 0;
-	int fd = grove_fs_open_dir_beneath(s->target->fd, own[i].path, &err);
-
-	if (fd < 0)
-		return 0;
-	if (grove_fs_list(fd, &ents, &n_ents, &err) < 0)
-		n_ents = 0;
-	for (size_t k = 0; k < n_ents; k++) {
-		char *p = grove_strdupf("%s/%s", own[i].path, ents[k].name);
-
-		if (p && !bsearch(p, own, n, sizeof(*own), cmp_owned_path)) {
-			found++;
-			if (ta->json) {
-				printf("%s{\"path\": ", *first ? "" : ", ");
-				*first = false;
-				grove_json_str(stdout, p);
-				fputs(", \"issue\": \"foreign\", \"expected\": null}", stdout);
-			} else {
-				grove_paint(stdout, GROVE_SGR_WARN, "%-8s", "foreign");
-				putchar(' ');
-				grove_fput_shown(p, stdout);
-				fputs(" (in a folder grove made, but not grove's)\n", stdout);
-			}
-		}
-		free(p);
-	}
-	grove_dirents_free(ents, n_ents);
-	grove_fd_close(fd);
-	return found;
 }
 
 static int
 cmd_verify(struct grove_session *s, const struct txn_args *ta)
 {
-	struct grove_owned *own = NULL;
+	struct grove_verify_report rep = { 0 };
 	struct grove_error err = { 0 };
-	struct stow_roots sr;
-	size_t n = 0, missing = 0, changed = 0, broken = 0, foreign = 0;
-	bool first = true;
-	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
+	int r = grove_verify(s, &rep, &err);
 
 	if (r < 0)
 		return grove_report_error(&err, r);
-	open_stow_roots(s, &sr);
 	if (ta->json) {
 		grove_json_begin(stdout, "verify");
 		fputs(", \"target\": ", stdout);
 		grove_json_str(stdout, s->target->real);
 		fputs(", \"issues\": [", stdout);
-	}
-	for (size_t i = 0; i < n; i++) {
-		char *dir = grove_path_parent(own[i].path);
-		const char *name = strrchr(own[i].path, '/');
-		const char *what = NULL;
-		char *text = NULL;
-		struct grove_stat st = { 0 };
-		int fd;
-
-		name = name ? name + 1 : own[i].path;
-		fd = dir ? grove_fs_open_dir_beneath(s->target->fd, dir[0] ? dir : ".", &err) : -1;
-		if (fd < 0 || grove_fs_stat_at(fd, name, &st, &err) < 0)
-			st.type = GROVE_FT_NONE;
-		if (st.type == GROVE_FT_NONE) {
-			what = "missing";
-			missing++;
-		} else if (!own[i].text) {
-			if (st.type != GROVE_FT_DIR) {
-				what = "changed";
-				changed++;
-			} else {
-				foreign += report_foreign(s, own, n, i, ta, &first);
-			}
-		} else if (st.type != GROVE_FT_LINK ||
-			   grove_fs_readlink_at(fd, name, &text, &err) < 0 ||
-			   strcmp(text, own[i].text) != 0) {
-			what = "changed";
-			changed++;
-		} else if (!link_resolves(s->target, &sr, own[i].path, own[i].text)) {
-			what = "broken";
-			broken++;
-		}
-		if (what) {
-			if (ta->json) {
-				printf("%s{\"path\": ", first ? "" : ", ");
-				first = false;
-				grove_json_str(stdout, own[i].path);
-				printf(", \"issue\": \"%s\", \"expected\": ", what);
-				grove_json_str(stdout, own[i].text);
-				fputs("}", stdout);
-			} else {
-				grove_paint(stdout, GROVE_SGR_ERROR, "%-8s", what);
-				putchar(' ');
-				grove_fput_shown(own[i].path, stdout);
-				if (own[i].text) {
-					fputs(" (grove made it a link to ", stdout);
-					grove_fput_shown(own[i].text, stdout);
-					fputs(")\n", stdout);
-				} else {
-					fputs(" (grove made it a folder)\n", stdout);
-				}
-			}
-		}
-		free(text);
-		free(dir);
-		grove_fd_close(fd);
-	}
-	if (ta->json)
-		printf("], \"checked\": %zu, \"missing\": %zu, \"changed\": %zu, \"broken\": %zu, "
-		       "\"foreign\": %zu}\n",
-		       n, missing, changed, broken, foreign);
-	else
+		for (size_t i = 0; i < rep.n_findings; i++)
+			print_finding_json(&rep.findings[i], i == 0);
+		printf("], \"checked\": %zu, \"missing\": %zu, \"changed\": %zu, \"broken\": "
+		       "%zu, \"foreign\": %zu}\n",
+		       rep.checked, rep.missing, rep.changed, rep.broken, rep.foreign);
+	} else {
+		for (size_t i = 0; i < rep.n_findings; i++)
+			print_finding_text(&rep.findings[i]);
 		printf("verified %zu entr%s: %zu missing, %zu changed, %zu broken, %zu foreign\n",
-		       n, n == 1 ? "y" : "ies", missing, changed, broken, foreign);
-	stow_roots_release(&sr);
-	grove_owned_free(own, n);
-	return missing + changed + broken + foreign ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
+		       rep.checked, rep.checked == 1 ? "y" : "ies", rep.missing, rep.changed,
+		       rep.broken, rep.foreign);
+	}
+	r = rep.n_findings ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
+	grove_verify_report_release(&rep);
+	return r;
 }
 
 /* ---- undo, rollback ---- */

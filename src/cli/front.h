@@ -115,6 +115,12 @@ void grove_json_time(FILE *f, double unix_time);
 /* One op object of docs/json.md: {"op", "path", "text", "old_text", "package"}. */
 void grove_json_op(FILE *f, const struct grove_op *op);
 
+/* The plan's ops as a JSON array of op objects: "[{...}, {...}]". */
+void grove_json_ops(FILE *f, const struct grove_plan *plan);
+
+/* n strings as a JSON array: "[\"a\", \"b\"]". */
+void grove_json_strv(FILE *f, char *const *v, size_t n);
+
 /* One conflict object of docs/json.md; hint may be NULL (null). */
 void grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint);
 

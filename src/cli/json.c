@@ -64,6 +64,28 @@ grove_json_op(FILE *f, const struct grove_op *op)
 }
 
 void
+grove_json_ops(FILE *f, const struct grove_plan *plan)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		fputs(i ? ", " : "", f);
+		grove_json_op(f, &plan->ops[i]);
+	}
+	fputc(']', f);
+}
+
+void
+grove_json_strv(FILE *f, char *const *v, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		grove_json_str(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+void
 grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint)
 {
 	fputs("{\"action\": ", f);

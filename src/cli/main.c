@@ -97,6 +97,66 @@ stow_action(const char *name, enum grove_stow_action *ret)
 	return 0;
 }
 
+/* grove's global options, before the command: the command's index in argv, or -1 - the exit
+ * status when they end the run (--version, --help, a usage error). */
+static int
+parse_global(int argc, char **argv, struct grove_global_opts *g, enum grove_color_mode *color,
+	     bool *quiet)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--state")) {
+			if (i + 1 >= argc) {
+				fputs("grove: option '--state' requires a value\n", stderr);
+				return -GROVE_EXIT_USAGE - 1;
+			}
+			g->state_dir = argv[++i];
+		} else if (!strncmp(a, "--state=", 8)) {
+			g->state_dir = a + 8;
+		} else if (!strcmp(a, "--json")) {
+			g->json = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			g->verbose++;
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
+			g->dry_run = true;
+		} else if (!strcmp(a, "--wait") || !strncmp(a, "--wait=", 7)) {
+			const char *val = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+			char *end = NULL;
+
+			if (!val || !*val || (g->wait_seconds = strtod(val, &end), *end) ||
+			    g->wait_seconds < 0) {
+				fputs("grove: option '--wait' needs a number of seconds\n", stderr);
+				return -GROVE_EXIT_USAGE - 1;
+			}
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			*quiet = true;
+		} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8) ||
+			   !strcmp(a, "--colour") || !strncmp(a, "--colour=", 9)) {
+			const char *val = strchr(a, '=') ? strchr(a, '=') + 1 : "always";
+
+			if (grove_color_parse(val, color) < 0) {
+				fprintf(stderr,
+					"grove: option '--color' takes auto, always or never, not "
+					"'%s'\n",
+					val);
+				return -GROVE_EXIT_USAGE - 1;
+			}
+		} else if (!strcmp(a, "--version")) {
+			printf("grove (GNU Stow compatible) version %s\n", GROVE_VERSION);
+			return -GROVE_EXIT_OK - 1;
+		} else if (!strcmp(a, "--help")) {
+			grove_help(stdout);
+			return -GROVE_EXIT_OK - 1;
+		} else {
+			break;
+		}
+	}
+	return i;
+}
+
 static int
 dispatch(int argc, char **argv, const char *whole)
 {
@@ -115,55 +175,9 @@ dispatch(int argc, char **argv, const char *whole)
 	if (!strcmp(prog, "stow"))
 		return grove_cmd_stow(argc, argv, GROVE_ACTION_STOW, false, NULL);
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--state")) {
-			if (i + 1 >= argc) {
-				fputs("grove: option '--state' requires a value\n", stderr);
-				return GROVE_EXIT_USAGE;
-			}
-			global.state_dir = argv[++i];
-		} else if (!strncmp(a, "--state=", 8)) {
-			global.state_dir = a + 8;
-		} else if (!strcmp(a, "--json")) {
-			global.json = true;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			global.verbose++;
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
-			global.dry_run = true;
-		} else if (!strcmp(a, "--wait") || !strncmp(a, "--wait=", 7)) {
-			const char *val = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			char *end = NULL;
-
-			if (!val || !*val || (global.wait_seconds = strtod(val, &end), *end) ||
-			    global.wait_seconds < 0) {
-				fputs("grove: option '--wait' needs a number of seconds\n", stderr);
-				return GROVE_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = true;
-		} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8) ||
-			   !strcmp(a, "--colour") || !strncmp(a, "--colour=", 9)) {
-			const char *val = strchr(a, '=') ? strchr(a, '=') + 1 : "always";
-
-			if (grove_color_parse(val, &color) < 0) {
-				fprintf(stderr,
-					"grove: option '--color' takes auto, always or never, not "
-					"'%s'\n",
-					val);
-				return GROVE_EXIT_USAGE;
-			}
-		} else if (!strcmp(a, "--version")) {
-			printf("grove (GNU Stow compatible) version %s\n", GROVE_VERSION);
-			return GROVE_EXIT_OK;
-		} else if (!strcmp(a, "--help")) {
-			grove_help(stdout);
-			return GROVE_EXIT_OK;
-		} else {
-			break;
-		}
-	}
+	i = parse_global(argc, argv, &global, &color, &quiet);
+	if (i < 0)
+		return -i - 1;
 	if (i >= argc) {
 		fputs("grove: no command given (try 'grove --help')\n", stderr);
 		return GROVE_EXIT_USAGE;

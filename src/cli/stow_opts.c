@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "grove/fs.h"
+#include "grove/names.h"
 
 #include "banned.h" /* last */
 
@@ -95,16 +96,6 @@ struct opts {
 	struct strv unstow, stow;
 };
 
-void
-grove_strv_free(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 static int
 strv_push(struct strv *sv, const char *s)
 {
@@ -127,7 +118,7 @@ strv_push(struct strv *sv, const char *s)
 static void
 strv_release(struct strv *sv)
 {
-	grove_strv_free(sv->v, sv->n);
+	grove_names_free(sv->v, sv->n);
 	sv->v = NULL;
 	sv->n = 0;
 }
@@ -833,7 +824,7 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size,
 			for (size_t i = 0; i < n && r >= 0; i++)
 				if (strv_push(words, w[i]) < 0)
 					r = -ENOMEM;
-			grove_strv_free(w, n);
+			grove_names_free(w, n);
 		}
 		if (r < 0) {
 			free(text);

@@ -532,7 +532,7 @@ test_stow_opts_shellwords(void **state)
 
 		assert_int_equal(grove_shellwords(cases[i].line, &w, &n, &err), 0);
 		assert_list(w, n, cases[i].words);
-		grove_strv_free(w, n);
+		grove_names_free(w, n);
 	}
 
 	static const char *const bad[] = { "a\\", "\"abc", "x 'a\\'b", "a\"b" };
