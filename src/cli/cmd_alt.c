@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "grove/alt.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 #define PROG "grove alt"
 

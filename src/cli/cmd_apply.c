@@ -15,6 +15,7 @@
 #include "grove/fs.h"
 #include "grove/manifest.h"
 #include "grove/text.h"
+#include "../banned.h" /* last */
 
 #define GLOBAL_IGNORE_MAX (1024 * 1024)
 

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "front.h"
 #include "grove/profile.h"
+#include "../banned.h" /* last */
 
 struct profile_args {
 	const char *profile;

@@ -10,7 +10,7 @@
 #include "front.h"
 #include "grove-config.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 /* The plan document (docs/json.md): "plan" for plan and --simulate, "stow" for a change made. */
 static void

@@ -13,6 +13,7 @@
 #include "grove/session.h"
 #include "grove/stow.h"
 #include "grove/verify.h"
+#include "../banned.h" /* last */
 
 /* The options these commands take besides Stow's -d/-t (and .stowrc, STOW_DIR). */
 struct txn_args {

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "front.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 struct help_page {
 	const char *name;

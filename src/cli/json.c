@@ -5,7 +5,7 @@
 
 #include "front.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 void
 grove_json_str(FILE *f, const char *s)

@@ -8,7 +8,7 @@
 #include "front.h"
 #include "grove-config.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 static const char *const txn_cmds[] = {
 	"log", "status", "verify", "undo", "rollback", "recover",

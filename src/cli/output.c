@@ -9,7 +9,7 @@
 #include "front.h"
 #include "grove/text.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 int
 grove_conflict_cmp(const void *pa, const void *pb)

@@ -9,7 +9,7 @@
 #include "grove/path.h"
 #include "grove/text.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 /* The package a link text (found at path, in the target) points into: the first component
  * after the stow dir; NULL when it does not point into it. */

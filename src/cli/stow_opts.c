@@ -13,7 +13,7 @@
 #include "grove/fs.h"
 #include "grove/names.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 #define RC_MAX (1024 * 1024)
 

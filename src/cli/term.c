@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "front.h"
 
-#include "banned.h" /* last */
+#include "../banned.h" /* last */
 
 static enum grove_color_mode color_mode = GROVE_COLOR_AUTO;
 static bool quiet;
