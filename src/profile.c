@@ -39,6 +39,9 @@ struct grove_profile {
 	char *made_below; /* the deepest folder above D that existed, when D did not */
 	bool made_gens;   /* NAME.generations did not exist */
 	bool began;       /* a transaction was logged */
+	/* The tag of the temporary entries the running transaction (or its
+	 * recovery) makes: its id, as the executor's temp_tag. */
+	char tag[32];
 	bool dry_run;
 	struct grove_plan planned;        /* the last changing call's summary ops */
 	struct grove_plan planned_forest; /* and, for a build, the new generation's forest */
@@ -122,15 +125,6 @@ static char *
 gen_link_text(const struct grove_profile *p, long n)
 {
 	return grove_strdupf("%s/%ld", p->gens_name, n);
-}
-
-static bool
-is_temp_of(const char *name, const char *tag)
-{
-	size_t l = strlen(tag);
-
-	return strncmp(name, ".grove-", 7) == 0 && strncmp(name + 7, tag, l) == 0 &&
-	       name[7 + l] == '.';
 }
 
 static int
@@ -997,7 +991,7 @@ remove_generation_folder(struct grove_profile *p, const char *name, struct grove
 	char aside[256];
 	int r;
 
-	grove_fs_temp_name(aside, sizeof(aside), name);
+	grove_fs_temp_name(aside, sizeof(aside), p->tag, name);
 	r = grove_fs_move(p->gens.fd, name, p->gens.fd, aside, RENAME_NOREPLACE, err);
 	if (r < 0)
 		return r;
@@ -1009,99 +1003,44 @@ remove_generation_folder(struct grove_profile *p, const char *name, struct grove
 
 /* ---- transactions ---- */
 
-/* Every temporary entry made for transaction txn carries its number, so
- * recovery finds them by name (txn_end clears the tag). */
-static void
-set_txn_tag(int64_t txn)
-{
-	char tag[32];
-
-	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
-	grove_fs_set_temp_tag(tag);
-}
-
-/* Logs the intent of the ops in summary (paths relative to the profile dir)
- * and makes it durable before the first change; sets the temporary entries'
- * tag to the transaction. */
-static int
-txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char *command,
-	  const struct grove_root *stow, int64_t *ret_txn, struct grove_error *err)
-{
-	struct grove_error xerr = { 0 };
-	int r = grove_journal_begin(p->session.journal, p->session.target_id,
-				    command ? command : "grove profile", stow, 0, summary, ret_txn,
-				    err);
-
-	if (r < 0)
-		return r;
-	if (!p->session.target_id)
-		p->session.target_id = grove_journal_target_registered(p->session.journal);
-	p->began = true;
-	r = grove_fs_sync(p->session.state.fd, err);
-	if (r < 0) {
-		grove_error_prefix(err, "make the intent of transaction %lld durable in '%s'",
-				   (long long)*ret_txn, p->session.state_path);
-		(void)grove_journal_finish(p->session.journal, *ret_txn, GROVE_TXN_ROLLED_BACK,
-					   err->msg, &xerr);
-		return r;
-	}
-	set_txn_tag(*ret_txn);
-	return 0;
-}
-
 static int undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward,
 		    struct grove_error *err);
 
-/*
- * Ends transaction txn: r >= 0 commits it; a failure undoes what was done
- * (recovery's own code) and records why. A commit the log could not take is
- * undone too: the log is the record of what happened.
- */
 static int
-txn_end(struct grove_profile *p, int64_t txn, int r, struct grove_error *err)
+rollback_txn(void *ctx, int64_t txn, bool *ret_forward, struct grove_error *err)
 {
-	struct grove_error xerr = { 0 };
-	char why[GROVE_ERROR_MSG_MAX];
-	bool forward = false;
-	bool committed = false;
+	return undo_txn(ctx, txn, ret_forward, err);
+}
 
-	grove_fs_set_temp_tag(NULL);
-	if (r >= 0) {
-		r = grove_journal_finish(p->session.journal, txn, GROVE_TXN_COMMITTED, NULL, err);
-		if (r >= 0) {
-			r = grove_fs_sync(p->session.state.fd, err);
-			if (r < 0) {
-				grove_error_prefix(
-					err,
-					"transaction %lld is done and committed, but "
-					"syncing the log's folder '%s' failed, so a power "
-					"loss could still lose the record",
-					(long long)txn, p->session.state_path);
-				err->code = -GROVE_E_NOT_DURABLE;
-				return -GROVE_E_NOT_DURABLE;
-			}
-			return 0;
-		}
-		committed = true;
-	}
-	snprintf(why, sizeof(why), "%s", err->msg);
-	if (undo_txn(p, txn, &forward, &xerr) < 0) {
-		(void)grove_journal_finish(p->session.journal, txn, GROVE_TXN_STUCK, xerr.msg,
-					   &xerr);
-		return grove_error_set(err, -GROVE_E_STUCK, "%s; and undoing it failed: %s", why,
-				       xerr.msg);
-	}
-	(void)grove_journal_finish(p->session.journal, txn,
-				   forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK, why,
-				   &xerr);
-	if (forward)
-		return 0;
-	if (committed)
-		return grove_error_set(err, -GROVE_E_PARTIAL,
-				       "transaction %lld could not be committed (%s); every change "
-				       "was undone",
-				       (long long)txn, why);
-	return r;
+/* Begins a transaction of the ops in summary (paths relative to the profile
+ * dir) through the session's driver; its rollback is undo_txn, recovery's
+ * own code. The temporary entries it makes carry its tag. */
+static int
+txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char *command,
+	  const struct grove_root *stow, struct grove_session_txn *t, struct grove_error *err)
+{
+	struct grove_session_txn_opts o = {
+		.command = command ? command : "grove profile",
+		.logged_stow = stow,
+		.rollback = rollback_txn,
+		.rollback_ctx = p,
+	};
+	int r = grove_session_begin(&p->session, t, summary, &o, err);
+
+	if (r < 0)
+		return r;
+	p->began = true;
+	snprintf(p->tag, sizeof(p->tag), "%s", t->tag);
+	return 0;
+}
+
+/* Ends transaction t: r >= 0 commits it; a failure undoes what was done and
+ * records why (grove_session_commit and grove_session_abort). */
+static int
+txn_end(struct grove_profile *p, struct grove_session_txn *t, int r, struct grove_error *err)
+{
+	p->tag[0] = '\0';
+	return r >= 0 ? grove_session_commit(t, err) : grove_session_abort(t, r, err);
 }
 
 /* After the last component of "NAME.generations/<n>": the folder's name. */
@@ -1143,7 +1082,7 @@ remove_temps(struct grove_profile *p, const char *tag, struct grove_error *err)
 	int r = grove_fs_list(p->dir.fd, &ents, &n, err);
 
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		if (!is_temp_of(ents[i].name, tag))
+		if (!grove_fs_is_temp_of(ents[i].name, tag))
 			continue;
 		if (ents[i].type != GROVE_FT_LINK)
 			r = grove_error_set(err, -GROVE_E_STUCK,
@@ -1157,7 +1096,7 @@ remove_temps(struct grove_profile *p, const char *tag, struct grove_error *err)
 		return r;
 	r = grove_fs_list(p->gens.fd, &ents, &n, err);
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		if (!is_temp_of(ents[i].name, tag))
+		if (!grove_fs_is_temp_of(ents[i].name, tag))
 			continue;
 		if (ents[i].type != GROVE_FT_DIR)
 			r = grove_fs_unlink_file(p->gens.fd, ents[i].name, err);
@@ -1185,7 +1124,7 @@ undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward, struct grove_e
 	*ret_forward = false;
 	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
 	grove_plan_init(&ops);
-	grove_fs_set_temp_tag(tag);
+	snprintf(p->tag, sizeof(p->tag), "%s", tag);
 	r = grove_journal_ops(p->session.journal, txn, &ops, err);
 	for (size_t i = 0; i < ops.n_ops; i++)
 		if (ops.ops[i].kind == GROVE_OP_RMDIR)
@@ -1203,12 +1142,13 @@ undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward, struct grove_e
 			r = link_text_is(p->dir.fd, op->path, op->text, &is, err);
 			if (r >= 0 && is)
 				r = grove_fs_link_replace(p->dir.fd, op->path, op->text,
-							  op->old_text, err);
+							  op->old_text, p->tag, err);
 			break;
 		case GROVE_OP_LINK:
 			r = link_text_is(p->dir.fd, op->path, op->text, &is, err);
 			if (r >= 0 && is)
-				r = grove_fs_link_remove(p->dir.fd, op->path, op->text, err);
+				r = grove_fs_link_remove(p->dir.fd, op->path, op->text, p->tag,
+							 err);
 			break;
 		case GROVE_OP_UNLINK:
 			r = grove_fs_stat_at(p->dir.fd, op->path, &st, err);
@@ -1239,7 +1179,7 @@ undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward, struct grove_e
 		r = grove_fs_sync(p->gens.fd, err);
 	if (r >= 0)
 		r = grove_fs_sync(p->dir.fd, err);
-	grove_fs_set_temp_tag(NULL);
+	p->tag[0] = '\0';
 	grove_plan_release(&ops);
 	return r;
 }
@@ -1300,7 +1240,7 @@ point_profile(struct grove_profile *p, const char *old_text, long n, struct grov
 
 	if (!text)
 		return oom(err);
-	r = old_text ? grove_fs_link_replace(p->dir.fd, p->name, old_text, text, err)
+	r = old_text ? grove_fs_link_replace(p->dir.fd, p->name, old_text, text, p->tag, err)
 		     : grove_fs_link_create(p->dir.fd, p->name, text, err);
 	if (r >= 0)
 		r = grove_fs_sync(p->dir.fd, err);
@@ -1344,7 +1284,7 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	cleanup_free char *old_text = NULL;
 	size_t n = 0;
 	long cur = 0;
-	int64_t txn = 0;
+	struct grove_session_txn txn;
 	int r;
 
 	*ret_changed = false;
@@ -1375,7 +1315,7 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	if (r < 0)
 		goto out;
 	r = point_profile(p, old_text, num, err);
-	r = txn_end(p, txn, r, err);
+	r = txn_end(p, &txn, r, err);
 	*ret_changed = r >= 0;
 out:
 	if (r >= 0)
@@ -1558,7 +1498,7 @@ make_generation(struct grove_profile *p, const struct grove_plan *forest,
 	if (!text)
 		return oom(err);
 	snprintf(num, sizeof(num), "%ld", rec->number);
-	grove_fs_temp_name(tmp, sizeof(tmp), num);
+	grove_fs_temp_name(tmp, sizeof(tmp), p->tag, num);
 	groot.fd = grove_fs_mkdir(p->gens.fd, tmp, 0755, err);
 	r = groot.fd < 0 ? groot.fd : grove_fs_stat_fd(groot.fd, &st, err);
 	if (r < 0)
@@ -1600,7 +1540,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	cleanup_free char *dreal = NULL;
 	size_t n_gens = 0;
 	long cur = 0, hi = 0;
-	int64_t txn = 0;
+	struct grove_session_txn txn;
 	int r = need_mutate(p, err);
 
 	*ret_number = 0;
@@ -1728,7 +1668,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	r = txn_begin(p, &summary, spec->command, &stow, &txn, err);
 	if (r < 0)
 		goto out;
-	rec.txn = txn;
+	rec.txn = txn.id;
 	r = make_generation(p, &forest, &stow, &rec, err);
 	if (r >= 0) {
 		r = grove_fs_link_create(p->dir.fd, lname, ltext, err);
@@ -1739,13 +1679,13 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	}
 	if (r >= 0)
 		r = point_profile(p, old_text, rec.number, err);
-	r = txn_end(p, txn, r, err);
+	r = txn_end(p, &txn, r, err);
 	if (r >= 0) {
 		*ret_number = rec.number;
 		keep_plan(p, &summary, &forest);
 	}
 out:
-	grove_fs_set_temp_tag(NULL);
+	p->tag[0] = '\0';
 	grove_generations_free(gens, n_gens);
 	grove_generation_release(&rec);
 	grove_plan_release(&forest);
@@ -1832,7 +1772,7 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 	struct grove_plan summary;
 	size_t n_gens = 0;
 	long cur = 0;
-	int64_t txn = 0;
+	struct grove_session_txn txn;
 	int r = need_mutate(p, err);
 
 	if (r < 0)
@@ -1865,7 +1805,7 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 	if (r < 0)
 		goto out;
 	grove_plan_foreach_op (&summary, op) {
-		r = grove_fs_link_remove(p->dir.fd, op->path, op->old_text, err);
+		r = grove_fs_link_remove(p->dir.fd, op->path, op->old_text, p->tag, err);
 		if (r < 0)
 			break;
 	}
@@ -1873,7 +1813,7 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 		r = grove_fs_sync(p->dir.fd, err);
 	if (r < 0)
 		grove_error_prefix(err, "profile '%s': delete", p->link_path);
-	r = txn_end(p, txn, r, err);
+	r = txn_end(p, &txn, r, err);
 out:
 	if (r >= 0)
 		keep_plan(p, &summary, NULL);
@@ -1890,7 +1830,7 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	struct grove_plan summary;
 	size_t n_gens = 0, n_ents = 0;
 	long cur = 0, num;
-	int64_t txn = 0;
+	struct grove_session_txn txn;
 	int r = need_mutate(p, err);
 
 	*ret_removed = 0;
@@ -1933,7 +1873,7 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	if (r < 0)
 		grove_error_prefix(err, "profile '%s': gc", p->link_path);
 	/* A failure part-way is finished by txn_end (the folders are unreferenced). */
-	r = txn_end(p, txn, r, err);
+	r = txn_end(p, &txn, r, err);
 	if (r >= 0)
 		*ret_removed = summary.n_ops;
 out:
