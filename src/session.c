@@ -10,7 +10,7 @@
 #include "grove/exec.h"
 #include "grove/path.h"
 #include "grove/planner.h"
-#include "grove/profile.h"
+#include "grove/profile_log.h"
 #include "grove/session.h"
 #include "grove/world.h"
 #include "util.h"
