@@ -83,6 +83,7 @@ sub_root(const struct grove_root *parent, const char *name, bool make, struct gr
 }
 
 static int still_linked(struct grove_profile *p, struct grove_error *err);
+static int rollback_txn(void *ctx, int64_t txn, bool *ret_forward, struct grove_error *err);
 
 /*
  * Removes what opening the profile made when this run logged no transaction
@@ -209,6 +210,39 @@ still_linked(struct grove_profile *p, struct grove_error *err)
 	return st.dev == p->gens.dev && st.ino == p->gens.ino;
 }
 
+/* Takes the profile's session (the lock and the log of NAME.generations) and
+ * recovers an interrupted transaction. 1 when NAME.generations is no longer
+ * the folder p->gens holds (open it again). */
+static int
+lock_and_recover(struct grove_profile *p, const struct grove_profile_opts *opts,
+		 int64_t *ret_recovered, struct grove_error *err)
+{
+	struct grove_session_opts so = {
+		.state_opt = opts->state_opt,
+		.wait_seconds = opts->wait_seconds,
+		.profile_log = true,
+	};
+	int r = grove_session_open(&p->session, &p->gens, &so, err);
+
+	if (r == -EWOULDBLOCK)
+		grove_error_set(err, r, "profile '%s' is locked by another grove run",
+				p->link_path);
+	if (r < 0)
+		return r;
+	p->have_session = true;
+	r = still_linked(p, err);
+	if (r <= 0)
+		return r < 0 ? r : 1;
+	/* One recovery for every target: the session's, with the profile's undo as
+	 * the rollback (its ops are relative to the profile dir, not the target). */
+	p->session.rollback = rollback_txn;
+	p->session.rollback_ctx = p;
+	r = grove_session_recover(&p->session, NULL, false, ret_recovered, err);
+	if (r < 0)
+		return grove_error_prefix(err, "profile '%s'", p->link_path);
+	return 0;
+}
+
 int
 grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile **ret,
 		   int64_t *ret_recovered, struct grove_error *err)
@@ -302,23 +336,10 @@ again:
 		goto fail;
 	}
 	if (p->mutate) {
-		struct grove_session_opts so = {
-			.state_opt = opts->state_opt,
-			.wait_seconds = opts->wait_seconds,
-			.profile_log = true,
-		};
-
-		r = grove_session_open(&p->session, &p->gens, &so, err);
-		if (r == -EWOULDBLOCK)
-			grove_error_set(err, r, "profile '%s' is locked by another grove run",
-					p->link_path);
-		if (r < 0)
-			goto fail;
-		p->have_session = true;
+		r = lock_and_recover(p, opts, ret_recovered, err);
 		/* A run that held the lock before us may have removed the folder it made
 		 * (tidy_unused): open it again. */
-		r = still_linked(p, err);
-		if (r == 0 && retries++ < 8) {
+		if (r == 1 && retries++ < 8) {
 			grove_session_close(&p->session);
 			p->have_session = false;
 			grove_root_release(&p->gens);
@@ -328,13 +349,10 @@ again:
 			p->made_gens = false;
 			goto again;
 		}
-		if (r == 0)
+		if (r == 1)
 			r = grove_error_set(err, -GROVE_E_PRECONDITION,
 					    "profile '%s': '%s' keeps changing under this run",
 					    p->link_path, p->gens.path);
-		if (r < 0)
-			goto fail;
-		r = grove_profile_undo_recover(p, ret_recovered, err);
 		if (r < 0)
 			goto fail;
 	}
@@ -401,6 +419,7 @@ dir_real(struct grove_profile *p, char **ret, struct grove_error *err)
 
 /* ---- transactions ---- */
 
+/* The session's rollback for the profile's log target. */
 static int
 rollback_txn(void *ctx, int64_t txn, bool *ret_forward, struct grove_error *err)
 {
@@ -408,8 +427,8 @@ rollback_txn(void *ctx, int64_t txn, bool *ret_forward, struct grove_error *err)
 }
 
 /* Begins a transaction of the ops in summary (paths relative to the profile
- * dir) through the session's driver; its rollback is undo_txn, recovery's
- * own code. The temporary entries it makes carry its tag. */
+ * dir) through the session's driver; the session's rollback (set at open) is
+ * grove_profile_undo_txn. The temporary entries it makes carry its tag. */
 static int
 txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char *command,
 	  const struct grove_root *stow, struct grove_session_txn *t, struct grove_error *err)
@@ -417,8 +436,6 @@ txn_begin(struct grove_profile *p, const struct grove_plan *summary, const char 
 	struct grove_session_txn_opts o = {
 		.command = command ? command : "grove profile",
 		.logged_stow = stow,
-		.rollback = rollback_txn,
-		.rollback_ctx = p,
 	};
 	int r = grove_session_begin(&p->session, t, summary, &o, err);
 
@@ -451,23 +468,31 @@ need_mutate(const struct grove_profile *p, struct grove_error *err)
 	return 0;
 }
 
-/* Points the profile link at generation n's link: a new link under a private
- * name renamed over the old one (or made, for the first generation). */
+/* Runs the link ops summary[from, to) (paths relative to the profile dir: make
+ * a generation link, point the profile link at one by a new link under a
+ * private name renamed over the old one, remove a generation link) through
+ * the executor as a step of transaction t: each op's precondition is checked
+ * at the moment of change, and the profile dir is synced once they are done.
+ * On a failure the executor has undone its ops; t's rollback checks again. */
 static int
-point_profile(struct grove_profile *p, const char *old_text, long n, struct grove_error *err)
+run_link_ops(struct grove_profile *p, const struct grove_session_txn *t,
+	     const struct grove_plan *summary, size_t from, size_t to, struct grove_error *err)
 {
-	cleanup_free char *text = grove_profile_record_link_name(p, n);
-	int r;
+	struct grove_plan ops;
+	int r = 0;
 
-	if (!text)
-		return oom(err);
-	r = old_text ? grove_fs_link_replace(p->dir.fd, p->name, old_text, text, p->tag, err)
-		     : grove_fs_link_create(p->dir.fd, p->name, text, err);
+	grove_plan_init(&ops);
+	for (size_t i = from; i < to && r >= 0; i++) {
+		const struct grove_op *op = &summary->ops[i];
+
+		if (grove_plan_add_op(&ops, op->kind, op->path, op->old_text, op->text, NULL,
+				      NULL) < 0)
+			r = oom(err);
+	}
 	if (r >= 0)
-		r = grove_fs_sync(p->dir.fd, err);
-	if (r < 0)
-		return grove_error_prefix(err, "profile '%s'", p->link_path);
-	return 0;
+		r = grove_session_exec(t, &ops, &p->dir, NULL, err);
+	grove_plan_release(&ops);
+	return r;
 }
 
 static int
@@ -520,7 +545,9 @@ switch_to(struct grove_profile *p, long num, const char *command, bool *ret_chan
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
 		goto out;
-	r = point_profile(p, old_text, num, err);
+	r = run_link_ops(p, &txn, &summary, 0, summary.n_ops, err);
+	if (r < 0)
+		grove_error_prefix(err, "profile '%s'", p->link_path);
 	r = txn_end(p, &txn, r, err);
 	*ret_changed = r >= 0;
 out:
@@ -735,6 +762,68 @@ out:
 	return r;
 }
 
+/* The new generation's number, options, time and stow dir (rec->stow_dir
+ * stays NULL when out of memory). */
+static void
+stamp_record(struct grove_generation *rec, long number, const struct grove_profile_spec *spec,
+	     const char *stow_real)
+{
+	struct timespec ts;
+
+	rec->number = number;
+	rec->no_folding = spec->no_folding;
+	rec->dotfiles = spec->dotfiles;
+	rec->time = (double)time(NULL);
+	if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
+		rec->time = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+	rec->stow_dir = strdup(stow_real);
+}
+
+/* The new generation's packages (sorted, each once) from spec, the stow dir
+ * opened and *ret_dreal the profile dir's canonical path; refuses a profile
+ * inside the stow dir and a package that is not a folder there. */
+static int
+check_spec(struct grove_profile *p, const struct grove_profile_spec *spec,
+	   struct grove_generation *rec, struct grove_root *stow, char **ret_dreal,
+	   struct grove_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < spec->n_packages && r >= 0; i++) {
+		bool dup = false;
+
+		r = grove_stow_check_package_name(spec->packages[i], err);
+		for (size_t k = 0; k < rec->n_packages && !dup; k++)
+			dup = !strcmp(rec->packages[k], spec->packages[i]);
+		if (r >= 0 && !dup && grove_profile_record_add_package(rec, spec->packages[i]) < 0)
+			r = oom(err);
+	}
+	if (r < 0)
+		return r;
+	if (rec->n_packages)
+		qsort(rec->packages, rec->n_packages, sizeof(char *), cmp_str);
+	r = grove_root_open(stow, spec->stow_dir, err);
+	if (r < 0)
+		return grove_error_prefix(err, "stow directory");
+	r = dir_real(p, ret_dreal, err);
+	if (r < 0)
+		return r;
+	if (grove_path_strip_prefix(*ret_dreal, stow->real) || !strcmp(*ret_dreal, stow->real))
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "profile '%s' is inside the stow directory '%s'",
+				       p->link_path, spec->stow_dir);
+	for (size_t i = 0; i < rec->n_packages && r >= 0; i++) {
+		struct grove_stat st;
+
+		r = grove_fs_stat_at(stow->fd, rec->packages[i], &st, err);
+		if (r >= 0 && st.type != GROVE_FT_DIR)
+			r = grove_error_set(err, -GROVE_E_BADINPUT,
+					    "package '%s' is not a folder in stow directory '%s'",
+					    rec->packages[i], spec->stow_dir);
+	}
+	return r;
+}
+
 int
 grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *spec,
 		    long *ret_number, struct grove_plan *conflicts, struct grove_error *err)
@@ -754,43 +843,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	grove_plan_init(&summary);
 	if (r < 0)
 		return r;
-	/* The packages, sorted, each once. */
-	for (size_t i = 0; i < spec->n_packages && r >= 0; i++) {
-		bool dup = false;
-
-		r = grove_stow_check_package_name(spec->packages[i], err);
-		for (size_t k = 0; k < rec.n_packages && !dup; k++)
-			dup = !strcmp(rec.packages[k], spec->packages[i]);
-		if (r >= 0 && !dup && grove_profile_record_add_package(&rec, spec->packages[i]) < 0)
-			r = oom(err);
-	}
-	if (r < 0)
-		goto out;
-	if (rec.n_packages)
-		qsort(rec.packages, rec.n_packages, sizeof(char *), cmp_str);
-	r = grove_root_open(&stow, spec->stow_dir, err);
-	if (r < 0) {
-		grove_error_prefix(err, "stow directory");
-		goto out;
-	}
-	r = dir_real(p, &dreal, err);
-	if (r < 0)
-		goto out;
-	if (grove_path_strip_prefix(dreal, stow.real) || !strcmp(dreal, stow.real)) {
-		r = grove_error_set(err, -GROVE_E_BADINPUT,
-				    "profile '%s' is inside the stow directory '%s'", p->link_path,
-				    spec->stow_dir);
-		goto out;
-	}
-	for (size_t i = 0; i < rec.n_packages && r >= 0; i++) {
-		struct grove_stat st;
-
-		r = grove_fs_stat_at(stow.fd, rec.packages[i], &st, err);
-		if (r >= 0 && st.type != GROVE_FT_DIR)
-			r = grove_error_set(err, -GROVE_E_BADINPUT,
-					    "package '%s' is not a folder in stow directory '%s'",
-					    rec.packages[i], spec->stow_dir);
-	}
+	r = check_spec(p, spec, &rec, &stow, &dreal, err);
 	if (r < 0)
 		goto out;
 	r = grove_profile_generations(p, &gens, &n_gens, &cur, err);
@@ -814,17 +867,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 				    p->link_path);
 		goto out;
 	}
-	rec.number = hi + 1;
-	rec.no_folding = spec->no_folding;
-	rec.dotfiles = spec->dotfiles;
-	rec.time = (double)time(NULL);
-	{
-		struct timespec ts;
-
-		if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
-			rec.time = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
-	}
-	rec.stow_dir = strdup(stow.real);
+	stamp_record(&rec, hi + 1, spec, stow.real);
 	new_real = grove_strdupf("%s/%s/%ld", strcmp(dreal, "/") ? dreal : "", p->gens_name,
 				 rec.number);
 	lname = grove_profile_record_link_name(p, rec.number);
@@ -876,15 +919,14 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 		goto out;
 	rec.txn = txn.id;
 	r = make_generation(p, &forest, &stow, &rec, err);
+	/* The generation's link, synced, before the profile link points at it. */
 	if (r >= 0) {
-		r = grove_fs_link_create(p->dir.fd, lname, ltext, err);
+		r = run_link_ops(p, &txn, &summary, 1, 2, err);
 		if (r >= 0)
-			r = grove_fs_sync(p->dir.fd, err);
+			r = run_link_ops(p, &txn, &summary, 2, 3, err);
 		if (r < 0)
 			grove_error_prefix(err, "profile '%s'", p->link_path);
 	}
-	if (r >= 0)
-		r = point_profile(p, old_text, rec.number, err);
 	r = txn_end(p, &txn, r, err);
 	if (r >= 0) {
 		*ret_number = rec.number;
@@ -942,13 +984,7 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
 		goto out;
-	grove_plan_foreach_op (&summary, op) {
-		r = grove_fs_link_remove(p->dir.fd, op->path, op->old_text, p->tag, err);
-		if (r < 0)
-			break;
-	}
-	if (r >= 0)
-		r = grove_fs_sync(p->dir.fd, err);
+	r = run_link_ops(p, &txn, &summary, 0, summary.n_ops, err);
 	if (r < 0)
 		grove_error_prefix(err, "profile '%s': delete", p->link_path);
 	r = txn_end(p, &txn, r, err);

@@ -87,8 +87,5 @@ const char *grove_profile_undo_folder_of(const struct grove_profile *p, const ch
  * forward (a gc: *ret_forward). The transaction driver's rollback. */
 int grove_profile_undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward,
 			   struct grove_error *err);
-/* Recovers the profile's interrupted transaction, if any (run by open). */
-int grove_profile_undo_recover(struct grove_profile *p, int64_t *ret_recovered,
-			       struct grove_error *err);
 
 #endif

@@ -214,36 +214,3 @@ grove_profile_undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward,
 	grove_plan_release(&ops);
 	return r;
 }
-
-int
-grove_profile_undo_recover(struct grove_profile *p, int64_t *ret_recovered, struct grove_error *err)
-{
-	struct grove_error jerr = { 0 };
-	int64_t txn = 0;
-	bool forward = false;
-	int r;
-
-	r = grove_journal_unfinished(p->session.journal, p->session.target_id, &txn, err);
-	if (r < 0 || txn == 0)
-		return r;
-	r = grove_profile_undo_txn(p, txn, &forward, err);
-	if (r < 0) {
-		grove_error_prefix(err, "recover interrupted transaction %lld of profile '%s'",
-				   (long long)txn, p->link_path);
-		if (grove_journal_finish(p->session.journal, txn, GROVE_TXN_STUCK, err->msg,
-					 &jerr) < 0)
-			grove_error_prefix(err, "(the log could not record it: %s)", jerr.msg);
-		err->code = r = -GROVE_E_STUCK;
-		return r;
-	}
-	r = grove_journal_finish(p->session.journal, txn,
-				 forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK,
-				 forward ? "interrupted; finished by recovery"
-					 : "interrupted; rolled back by recovery",
-				 err);
-	if (r >= 0)
-		r = grove_fs_sync(p->session.state.fd, err);
-	if (r >= 0 && ret_recovered)
-		*ret_recovered = txn;
-	return r;
-}

@@ -139,8 +139,6 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 	t->session = s;
 	t->id = txn;
 	snprintf(t->tag, sizeof(t->tag), "%lld", (long long)txn);
-	t->rollback = opts->rollback;
-	t->rollback_ctx = opts->rollback_ctx;
 	t->stow = opts->stow;
 	return 0;
 }
@@ -158,15 +156,16 @@ grove_session_exec(const struct grove_session_txn *t, const struct grove_plan *p
 	return grove_exec_apply(plan, target, stow, &eo, err);
 }
 
-/* Puts the target back to the state before t from the log and the disk: the
- * caller's rollback, else session recovery. */
+/* Puts the target back to the state before txn from the log and the disk: the
+ * owner's rollback, else the session's own recovery. */
 static int
-txn_rollback(struct grove_session_txn *t, bool *ret_forward, struct grove_error *err)
+rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, bool *ret_forward,
+	 struct grove_error *err)
 {
 	*ret_forward = false;
-	if (t->rollback)
-		return t->rollback(t->rollback_ctx, t->id, ret_forward, err);
-	return recover_txn(t->session, t->stow, t->id, err);
+	if (s->rollback)
+		return s->rollback(s->rollback_ctx, txn, ret_forward, err);
+	return recover_txn(s, stow, txn, err);
 }
 
 int
@@ -183,7 +182,7 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 		/* The journal read its row back: the commit is not in the log. Act on
 		 * what the log says: the transaction did not happen, so undo it now. */
 		snprintf(why, sizeof(why), "%s", err->msg);
-		if (txn_rollback(t, &forward, &xerr) < 0) {
+		if (rollback(s, t->stow, t->id, &forward, &xerr) < 0) {
 			(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg,
 						   &xerr);
 			return grove_error_set(err, -GROVE_E_STUCK,
@@ -224,7 +223,7 @@ grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err)
 	char why[GROVE_ERROR_MSG_MAX];
 	bool forward = false;
 
-	if (!t->rollback) {
+	if (!s->rollback) {
 		/* The executor undid what it did, or could not: the log says which. */
 		enum grove_txn_state st =
 			r == -GROVE_E_STUCK ? GROVE_TXN_STUCK : GROVE_TXN_ROLLED_BACK;
@@ -233,7 +232,7 @@ grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err)
 		return r;
 	}
 	snprintf(why, sizeof(why), "%s", err->msg);
-	if (txn_rollback(t, &forward, &xerr) < 0) {
+	if (rollback(s, t->stow, t->id, &forward, &xerr) < 0) {
 		(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg, &xerr);
 		return grove_error_set(err, -GROVE_E_STUCK, "%s; and undoing it failed: %s", why,
 				       xerr.msg);
@@ -1090,6 +1089,7 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 {
 	struct grove_error jerr = { 0 };
 	int64_t txn = 0;
+	bool forward = false;
 	int r;
 
 	if (ret_recovered)
@@ -1107,7 +1107,7 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 			*ret_recovered = txn;
 		return r;
 	}
-	r = recover_txn(s, stow, txn, err);
+	r = rollback(s, stow, txn, &forward, err);
 	if (r < 0) {
 		grove_error_prefix(err, "recover interrupted transaction %lld", (long long)txn);
 		if (grove_journal_finish(s->journal, txn, GROVE_TXN_STUCK, err->msg, &jerr) < 0)
@@ -1116,8 +1116,14 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 			err->code = r = -GROVE_E_STUCK;
 		return r;
 	}
-	r = grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK,
-				 "interrupted; rolled back by recovery", err);
+	r = grove_journal_finish(s->journal, txn,
+				 forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK,
+				 forward ? "interrupted; finished by recovery"
+					 : "interrupted; rolled back by recovery",
+				 err);
+	/* As a commit: the verdict is only durable once the log's folder is synced. */
+	if (r >= 0)
+		r = grove_fs_sync(s->state.fd, err);
 	if (r >= 0 && ret_recovered)
 		*ret_recovered = txn;
 	return r;

@@ -14,6 +14,13 @@
 #include "grove/journal.h"
 #include "grove/plan.h"
 
+/* Puts the target back to the state before transaction txn, from the log and
+ * the disk alone, touching only what is as the transaction would have left it;
+ * or, where half of a change cannot be put back, finishes it (*ret_forward).
+ * Safe to run again after a crash inside it. */
+typedef int (*grove_session_rollback_fn)(void *ctx, int64_t txn, bool *ret_forward,
+					 struct grove_error *err);
+
 /*
  * The pipeline of DESIGN.md for one target:
  *
@@ -43,6 +50,13 @@ struct grove_session {
 	 * after grove_session_open, may stay NULL. */
 	grove_exec_progress_fn progress;
 	void *progress_ctx;
+	/* How this target's transactions are rolled back, by abort, by a commit
+	 * the log refused and by recovery: NULL is the session's own recovery
+	 * (the target's paths checked against the log's ops, then put back by
+	 * the executor); a target whose ops are not paths of the target (a
+	 * profile's log) sets its own after grove_session_open. */
+	grove_session_rollback_fn rollback;
+	void *rollback_ctx;
 };
 
 struct grove_session_opts {
@@ -73,6 +87,9 @@ void grove_session_close(struct grove_session *s);
  * stow may be NULL when no interrupted op moved files into a package (ADOPT).
  * *ret_recovered (may be NULL) is set to the id rolled back, or 0.
  */
+/* (With s->rollback set, that rollback does the checking and putting back;
+ * a transaction it finished forward is marked COMMITTED.) The log's verdict
+ * is synced before returning. */
 int grove_session_recover(struct grove_session *s, const struct grove_root *stow, bool force,
 			  int64_t *ret_recovered, struct grove_error *err);
 
@@ -95,42 +112,34 @@ int grove_session_recover(struct grove_session *s, const struct grove_root *stow
  *
  *	grove_session_commit(&t, err)       when every change is done
  *		Marks the transaction COMMITTED and fsyncs the state dir. If the
- *		log refuses the commit, the transaction is undone (t's rollback)
+ *		log refuses the commit, the transaction is undone (s->rollback,
+ *		else the session's own recovery)
  *		and -GROVE_E_PARTIAL returned (-GROVE_E_STUCK if undoing failed).
  *		If only the final fsync fails, -GROVE_E_NOT_DURABLE: the change
  *		is made and committed, but a power loss could lose the record.
  *
  *	grove_session_abort(&t, r, err)     when a change failed with r < 0
- *		Undoes what was done (t's rollback; without one the executor has
+ *		Undoes what was done (s->rollback; without one the executor has
  *		already undone its own ops, or could not: r == -GROVE_E_STUCK),
  *		marks the transaction ROLLED_BACK (or STUCK, or COMMITTED when the
  *		rollback finished it forward instead) with err's message as the
  *		reason, and returns r, -GROVE_E_STUCK, or 0 when finished forward.
  *
- * Exactly one of commit and abort ends a transaction that began. A rollback
- * (opts.rollback) puts the target back to the state before the transaction
- * from the log and the disk alone, so it is also what recovery runs after a
- * crash; it is given the transaction's id and must be safe to run again.
+ * Exactly one of commit and abort ends a transaction that began. The
+ * rollback is also what grove_session_recover runs after a crash: one
+ * recovery for every kind of transaction.
  */
-typedef int (*grove_session_rollback_fn)(void *ctx, int64_t txn, bool *ret_forward,
-					 struct grove_error *err);
-
 struct grove_session_txn_opts {
 	const char *command;                  /* the command line, for the log */
 	const struct grove_root *logged_stow; /* the stow dir logged with the intent, or NULL */
 	const struct grove_root *stow; /* the stow dir ADOPTs move into (for recovery), or NULL */
 	int64_t undoes;                /* the transaction this one undoes, or 0 */
-	/* Undoes the caller's own steps; NULL: session recovery of the target. */
-	grove_session_rollback_fn rollback;
-	void *rollback_ctx;
 };
 
 struct grove_session_txn {
 	struct grove_session *session;
 	int64_t id;
 	char tag[32]; /* names the transaction's temporary entries (the executor's temp_tag) */
-	grove_session_rollback_fn rollback;
-	void *rollback_ctx;
 	const struct grove_root *stow;
 };
 
