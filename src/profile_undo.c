@@ -7,6 +7,7 @@
 #include <string.h>
 #include <fcntl.h>
 
+#include "grove/exec.h"
 #include "grove/journal.h"
 #include "grove/profile.h"
 #include "profile_private.h"
@@ -137,6 +138,32 @@ remove_temps(struct grove_profile *p, const char *tag, struct grove_error *err)
 	return r;
 }
 
+static int
+add_back(struct grove_plan *back, enum grove_op_kind kind, const char *path, const char *old_text,
+	 const char *text, struct grove_error *err)
+{
+	if (grove_plan_add_op(back, kind, path, old_text, text, NULL, NULL) < 0)
+		return oom(err);
+	return 0;
+}
+
+/* Runs the links to put back (paths relative to the profile dir, read from the
+ * log: the executor opens each parent beneath the profile dir without
+ * following a symlink, and checks each link at the moment of change), their
+ * temporary entries tagged with the transaction; empties back. */
+static int
+run_back(struct grove_profile *p, struct grove_plan *back, const char *tag, struct grove_error *err)
+{
+	struct grove_exec_opts eo = { .temp_tag = tag };
+	int r = 0;
+
+	if (back->n_ops)
+		r = grove_exec_apply(back, &p->dir, NULL, &eo, err);
+	grove_plan_release(back);
+	grove_plan_init(back);
+	return r;
+}
+
 /*
  * Puts the profile back to the state before transaction txn (a build, switch
  * or delete), or finishes it (a gc: its folders are unreferenced, and half
@@ -148,13 +175,14 @@ int
 grove_profile_undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward,
 		       struct grove_error *err)
 {
-	struct grove_plan ops;
+	struct grove_plan ops, back;
 	char tag[32];
 	int r;
 
 	*ret_forward = false;
 	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
 	grove_plan_init(&ops);
+	grove_plan_init(&back);
 	snprintf(p->tag, sizeof(p->tag), "%s", tag);
 	r = grove_journal_ops(p->session.journal, txn, &ops, err);
 	for (size_t i = 0; i < ops.n_ops; i++)
@@ -172,22 +200,26 @@ grove_profile_undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward,
 		case GROVE_OP_RELINK:
 			r = link_text_is(p->dir.fd, op->path, op->text, &is, err);
 			if (r >= 0 && is)
-				r = grove_fs_link_replace(p->dir.fd, op->path, op->text,
-							  op->old_text, p->tag, err);
+				r = add_back(&back, GROVE_OP_RELINK, op->path, op->text,
+					     op->old_text, err);
 			break;
 		case GROVE_OP_LINK:
 			r = link_text_is(p->dir.fd, op->path, op->text, &is, err);
 			if (r >= 0 && is)
-				r = grove_fs_link_remove(p->dir.fd, op->path, op->text, p->tag,
-							 err);
+				r = add_back(&back, GROVE_OP_UNLINK, op->path, op->text, NULL, err);
 			break;
 		case GROVE_OP_UNLINK:
 			r = grove_fs_stat_at(p->dir.fd, op->path, &st, err);
 			if (r >= 0 && st.type == GROVE_FT_NONE)
-				r = grove_fs_link_create(p->dir.fd, op->path, op->old_text, err);
+				r = add_back(&back, GROVE_OP_LINK, op->path, NULL, op->old_text,
+					     err);
 			break;
 		case GROVE_OP_MKDIR:
 		case GROVE_OP_RMDIR:
+			/* The links put back so far go first, in the order undone. */
+			r = run_back(p, &back, tag, err);
+			if (r < 0)
+				break;
 			if (!folder) {
 				r = grove_error_set(err, -GROVE_E_STUCK,
 						    "transaction %lld names '%s', which is not a "
@@ -207,10 +239,13 @@ grove_profile_undo_txn(struct grove_profile *p, int64_t txn, bool *ret_forward,
 		}
 	}
 	if (r >= 0)
+		r = run_back(p, &back, tag, err);
+	if (r >= 0)
 		r = grove_fs_sync(p->gens.fd, err);
 	if (r >= 0)
 		r = grove_fs_sync(p->dir.fd, err);
 	p->tag[0] = '\0';
+	grove_plan_release(&back);
 	grove_plan_release(&ops);
 	return r;
 }
