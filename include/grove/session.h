@@ -86,10 +86,10 @@ void grove_session_close(struct grove_session *s);
  * marked ROLLED_BACK without touching the target (the user resolved it).
  * stow may be NULL when no interrupted op moved files into a package (ADOPT).
  * *ret_recovered (may be NULL) is set to the id rolled back, or 0.
+ * With s->rollback set, that rollback does the checking and putting back (a
+ * transaction it finishes forward is marked COMMITTED). The log's verdict is
+ * synced before returning.
  */
-/* (With s->rollback set, that rollback does the checking and putting back;
- * a transaction it finished forward is marked COMMITTED.) The log's verdict
- * is synced before returning. */
 int grove_session_recover(struct grove_session *s, const struct grove_root *stow, bool force,
 			  int64_t *ret_recovered, struct grove_error *err);
 
@@ -113,8 +113,8 @@ int grove_session_recover(struct grove_session *s, const struct grove_root *stow
  *	grove_session_commit(&t, err)       when every change is done
  *		Marks the transaction COMMITTED and fsyncs the state dir. If the
  *		log refuses the commit, the transaction is undone (s->rollback,
- *		else the session's own recovery)
- *		and -GROVE_E_PARTIAL returned (-GROVE_E_STUCK if undoing failed).
+ *		else the session's own recovery) and -GROVE_E_PARTIAL returned
+ *		(-GROVE_E_STUCK if undoing failed).
  *		If only the final fsync fails, -GROVE_E_NOT_DURABLE: the change
  *		is made and committed, but a power loss could lose the record.
  *
