@@ -75,6 +75,13 @@ struct exec {
 
 /* ---- small helpers ---- */
 
+/* The tag of the temporary entries this run makes (the options' temp_tag). */
+static const char *
+ex_tag(const struct exec *ex)
+{
+	return ex->opts ? ex->opts->temp_tag : NULL;
+}
+
 static bool
 under(const char *path, const char *prefix)
 {
@@ -354,7 +361,7 @@ op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
-	r = grove_fs_link_remove(fd, name, op->old_text, err);
+	r = grove_fs_link_remove(fd, name, op->old_text, ex_tag(ex), err);
 	if (r < 0)
 		return as_precondition(err, r);
 	undo_push(ex, U_UNLINK, dir, name)->text = dup_or_null(op->old_text);
@@ -372,7 +379,7 @@ op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
-	r = grove_fs_link_replace(fd, name, op->old_text, op->text, err);
+	r = grove_fs_link_replace(fd, name, op->old_text, op->text, ex_tag(ex), err);
 	if (r < 0)
 		return as_precondition(err, r);
 	u = undo_push(ex, U_RELINK, dir, name);
@@ -466,7 +473,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	 * instead and delete it only once the whole plan is done, so a failure
 	 * later on can still give the package its file back. */
 	if (sst.type != GROVE_FT_NONE) {
-		grove_fs_temp_name(aside, sizeof(aside), sname);
+		grove_fs_temp_name(aside, sizeof(aside), ex_tag(ex), sname);
 		r = grove_fs_move(sfd, sname, sfd, aside, RENAME_NOREPLACE, err);
 		if (r < 0)
 			return as_precondition(err, r);
@@ -573,7 +580,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 	if (r <= 0)
 		return r < 0 ? r : err->code;
 
-	grove_fs_temp_name(tmp, sizeof(tmp), name);
+	grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
 	tmp_path = join(dir, tmp);
 	if (!tmp_path)
 		return grove_error_errno(err, -ENOMEM, "unfold");
@@ -612,7 +619,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 	r = check_link(fd, tmp, op->old_text, err);
 	if (r <= 0)
 		return r < 0 ? r : err->code;
-	r = grove_fs_link_remove(fd, tmp, op->old_text, err);
+	r = grove_fs_link_remove(fd, tmp, op->old_text, ex_tag(ex), err);
 	if (r < 0)
 		return as_precondition(err, r);
 	undo_push(ex, U_UNLINK, dir, tmp)->text = dup_or_null(op->old_text);
@@ -647,7 +654,7 @@ op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_er
 	if (st.type != GROVE_FT_DIR)
 		return grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a folder", name);
 
-	grove_fs_temp_name(tmp, sizeof(tmp), name);
+	grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
 	tmp_path = join(dir, tmp);
 	if (!tmp_path)
 		return grove_error_errno(err, -ENOMEM, "fold");
@@ -774,11 +781,11 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		return grove_error_errno(err, -ENOMEM, "undo");
 	switch (u->kind) {
 	case U_LINK:
-		return grove_fs_link_remove(fd, u->name, u->text, err);
+		return grove_fs_link_remove(fd, u->name, u->text, ex_tag(ex), err);
 	case U_UNLINK:
 		return grove_fs_link_create(fd, u->name, u->text, err);
 	case U_RELINK:
-		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, err);
+		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, ex_tag(ex), err);
 	case U_MKDIR: {
 		cleanup_free char *path = join(u->dir, u->name);
 

@@ -577,18 +577,8 @@ grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *
 
 /* ---- the safe verbs ---- */
 
-/* The transaction whose temporary entries are being made, so that recovery
- * after a crash can find every one of them by name. */
-static char temp_tag[32];
-
 void
-grove_fs_set_temp_tag(const char *tag)
-{
-	snprintf(temp_tag, sizeof(temp_tag), "%s", tag ? tag : "");
-}
-
-void
-grove_fs_temp_name(char *buf, size_t size, const char *base)
+grove_fs_temp_name(char *buf, size_t size, const char *tag, const char *base)
 {
 	static unsigned long counter;
 	unsigned long c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
@@ -599,10 +589,19 @@ grove_fs_temp_name(char *buf, size_t size, const char *base)
 		base = slash + 1;
 	if (!lim)
 		return;
-	if (temp_tag[0])
-		snprintf(buf, lim, ".grove-%s.%lu.%s", temp_tag, c, base ? base : "");
+	if (tag && tag[0])
+		snprintf(buf, lim, ".grove-%s.%lu.%s", tag, c, base ? base : "");
 	else
 		snprintf(buf, lim, ".grove-tmp.%ld.%lu.%s", (long)getpid(), c, base ? base : "");
+}
+
+bool
+grove_fs_is_temp_of(const char *name, const char *tag)
+{
+	size_t l = strlen(tag);
+
+	return strncmp(name, ".grove-", 7) == 0 && strncmp(name + 7, tag, l) == 0 &&
+	       name[7 + l] == '.';
 }
 
 /* True when the entry name in dirfd is a symlink whose text is exactly text.
@@ -622,10 +621,11 @@ is_link_to(int dirfd, const char *name, const char *text)
 
 /* Makes a link to text under a fresh temporary name derived from name; fills tmp. */
 static int
-link_create_temp(int dirfd, const char *name, const char *text, char *tmp, size_t size)
+link_create_temp(int dirfd, const char *name, const char *text, const char *tag, char *tmp,
+		 size_t size)
 {
 	for (int i = 0; i < 16; i++) {
-		grove_fs_temp_name(tmp, size, name);
+		grove_fs_temp_name(tmp, size, tag, name);
 		if (symlinkat(text, dirfd, tmp) == 0)
 			return 0;
 		if (errno != EEXIST)
@@ -644,12 +644,12 @@ grove_fs_link_create(int dirfd, const char *name, const char *text, struct grove
 
 int
 grove_fs_link_replace(int dirfd, const char *name, const char *old_text, const char *text,
-		      struct grove_error *err)
+		      const char *tag, struct grove_error *err)
 {
 	char tmp[NAME_MAX + 1];
 	int r;
 
-	r = link_create_temp(dirfd, name, text, tmp, sizeof(tmp));
+	r = link_create_temp(dirfd, name, text, tag, tmp, sizeof(tmp));
 	if (r < 0)
 		return grove_error_errno(err, r, "replace link '%s': create temporary link", name);
 
@@ -702,7 +702,8 @@ grove_fs_link_replace(int dirfd, const char *name, const char *old_text, const c
 }
 
 int
-grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, struct grove_error *err)
+grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, const char *tag,
+		     struct grove_error *err)
 {
 	char tmp[NAME_MAX + 1];
 	int r = -EEXIST;
@@ -711,7 +712,7 @@ grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, struc
 	 * checking in place and unlinking after would remove whatever replaced our
 	 * link in between. */
 	for (int i = 0; i < 16 && r == -EEXIST; i++) {
-		grove_fs_temp_name(tmp, sizeof(tmp), name);
+		grove_fs_temp_name(tmp, sizeof(tmp), tag, name);
 		r = renameat2(dirfd, name, dirfd, tmp, RENAME_NOREPLACE) < 0 ? -errno : 0;
 	}
 	if (r == -ENOENT)

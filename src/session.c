@@ -10,7 +10,7 @@
 #include "grove/exec.h"
 #include "grove/path.h"
 #include "grove/planner.h"
-#include "grove/profile.h"
+#include "grove/profile_log.h"
 #include "grove/session.h"
 #include "grove/world.h"
 #include "util.h"
@@ -105,24 +105,20 @@ grove_session_close(struct grove_session *s)
 static int recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 		       struct grove_error *err);
 
+/* ---- the transaction driver ---- */
+
 int
-grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
-		    const struct grove_root *stow, const char *command, const char *stow_dir,
-		    int64_t undoes, int64_t *ret_txn, struct grove_error *err)
+grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
+		    const struct grove_plan *plan, const struct grove_session_txn_opts *opts,
+		    struct grove_error *err)
 {
-	struct grove_exec_opts eo = { 0 };
 	struct grove_error xerr = { 0 };
-	char tag[32];
 	int64_t txn = 0;
 	int r;
 
-	if (plan->n_ops == 0 && s->n_alt == 0) {
-		if (ret_txn)
-			*ret_txn = 0;
-		return 0;
-	}
-	r = grove_journal_begin_alt(s->journal, s->target_id, command, stow_dir ? stow : NULL,
-				    undoes, plan, s->alt, s->n_alt, &txn, err);
+	memset(t, 0, sizeof(*t));
+	r = grove_journal_begin_alt(s->journal, s->target_id, opts->command, opts->logged_stow,
+				    opts->undoes, plan, s->alt, s->n_alt, &txn, err);
 	grove_journal_alt_changes_free(s->alt, s->n_alt);
 	s->alt = NULL;
 	s->n_alt = 0;
@@ -140,41 +136,70 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 		(void)grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK, err->msg, &xerr);
 		return r;
 	}
-	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
-	grove_fs_set_temp_tag(tag);
-	eo.progress = s->progress;
-	eo.progress_ctx = s->progress_ctx;
-	r = grove_exec_apply(plan, s->target, stow, &eo, err);
-	grove_fs_set_temp_tag(NULL);
-	if (r < 0) {
-		/* The executor undid what it did, or could not: the log says which. */
-		enum grove_txn_state st =
-			r == -GROVE_E_STUCK ? GROVE_TXN_STUCK : GROVE_TXN_ROLLED_BACK;
-		if (grove_journal_finish(s->journal, txn, st, err->msg, &xerr) < 0)
-			grove_error_prefix(err, "(and the log could not record it: %s)", xerr.msg);
-		return r;
-	}
-	r = grove_journal_finish(s->journal, txn, GROVE_TXN_COMMITTED, NULL, err);
+	t->session = s;
+	t->id = txn;
+	snprintf(t->tag, sizeof(t->tag), "%lld", (long long)txn);
+	t->stow = opts->stow;
+	return 0;
+}
+
+int
+grove_session_exec(const struct grove_session_txn *t, const struct grove_plan *plan,
+		   const struct grove_root *target, const struct grove_root *stow,
+		   struct grove_error *err)
+{
+	struct grove_exec_opts eo = { 0 };
+
+	eo.temp_tag = t->tag;
+	eo.progress = t->session->progress;
+	eo.progress_ctx = t->session->progress_ctx;
+	return grove_exec_apply(plan, target, stow, &eo, err);
+}
+
+/* Puts the target back to the state before txn from the log and the disk: the
+ * owner's rollback, else the session's own recovery. */
+static int
+rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, bool *ret_forward,
+	 struct grove_error *err)
+{
+	*ret_forward = false;
+	if (s->rollback)
+		return s->rollback(s->rollback_ctx, txn, ret_forward, err);
+	return recover_txn(s, stow, txn, err);
+}
+
+int
+grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
+{
+	struct grove_session *s = t->session;
+	struct grove_error xerr = { 0 };
+	char why[GROVE_ERROR_MSG_MAX];
+	bool forward = false;
+	int r;
+
+	r = grove_journal_finish(s->journal, t->id, GROVE_TXN_COMMITTED, NULL, err);
 	if (r < 0) {
 		/* The journal read its row back: the commit is not in the log. Act on
 		 * what the log says: the transaction did not happen, so undo it now. */
-		char why[GROVE_ERROR_MSG_MAX];
-
 		snprintf(why, sizeof(why), "%s", err->msg);
-		r = recover_txn(s, stow, txn, &xerr);
-		if (r < 0)
+		if (rollback(s, t->stow, t->id, &forward, &xerr) < 0) {
+			(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg,
+						   &xerr);
 			return grove_error_set(err, -GROVE_E_STUCK,
 					       "transaction %lld was applied but could not be "
 					       "committed (%s), and undoing it failed: %s",
-					       (long long)txn, why, xerr.msg);
-		(void)grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK, why, &xerr);
+					       (long long)t->id, why, xerr.msg);
+		}
+		(void)grove_journal_finish(s->journal, t->id,
+					   forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK,
+					   why, &xerr);
+		if (forward)
+			return 0;
 		return grove_error_set(err, -GROVE_E_PARTIAL,
 				       "transaction %lld could not be committed (%s); every change "
 				       "was undone",
-				       (long long)txn, why);
+				       (long long)t->id, why);
 	}
-	if (ret_txn)
-		*ret_txn = txn;
 	r = grove_fs_sync(s->state.fd, err);
 	/* The change is made and committed: not a refusal (exit 1), which says
 	 * nothing changed. Its own code tells scripts to check the disk. */
@@ -183,11 +208,69 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 			err,
 			"transaction %lld is done and committed, but syncing the log's "
 			"folder '%s' failed, so a power loss could still lose the record",
-			(long long)txn, s->state_path);
+			(long long)t->id, s->state_path);
 		err->code = -GROVE_E_NOT_DURABLE;
 		return -GROVE_E_NOT_DURABLE;
 	}
 	return 0;
+}
+
+int
+grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err)
+{
+	struct grove_session *s = t->session;
+	struct grove_error xerr = { 0 };
+	char why[GROVE_ERROR_MSG_MAX];
+	bool forward = false;
+
+	if (!s->rollback) {
+		/* The executor undid what it did, or could not: the log says which. */
+		enum grove_txn_state st =
+			r == -GROVE_E_STUCK ? GROVE_TXN_STUCK : GROVE_TXN_ROLLED_BACK;
+		if (grove_journal_finish(s->journal, t->id, st, err->msg, &xerr) < 0)
+			grove_error_prefix(err, "(and the log could not record it: %s)", xerr.msg);
+		return r;
+	}
+	snprintf(why, sizeof(why), "%s", err->msg);
+	if (rollback(s, t->stow, t->id, &forward, &xerr) < 0) {
+		(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg, &xerr);
+		return grove_error_set(err, -GROVE_E_STUCK, "%s; and undoing it failed: %s", why,
+				       xerr.msg);
+	}
+	(void)grove_journal_finish(s->journal, t->id,
+				   forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK, why,
+				   &xerr);
+	return forward ? 0 : r;
+}
+
+int
+grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
+		    const struct grove_root *stow, const char *command, const char *stow_dir,
+		    int64_t undoes, int64_t *ret_txn, struct grove_error *err)
+{
+	struct grove_session_txn_opts o = {
+		.command = command,
+		.logged_stow = stow_dir ? stow : NULL,
+		.stow = stow,
+		.undoes = undoes,
+	};
+	struct grove_session_txn t;
+	int r;
+
+	if (ret_txn)
+		*ret_txn = 0;
+	if (plan->n_ops == 0 && s->n_alt == 0)
+		return 0;
+	r = grove_session_begin(s, &t, plan, &o, err);
+	if (r < 0)
+		return r;
+	r = grove_session_exec(&t, plan, s->target, stow, err);
+	if (r < 0)
+		return grove_session_abort(&t, r, err);
+	r = grove_session_commit(&t, err);
+	if (ret_txn && (r >= 0 || r == -GROVE_E_NOT_DURABLE))
+		*ret_txn = t.id;
+	return r;
 }
 
 /* ---- the states a path goes through ---- */
@@ -452,15 +535,6 @@ static bool
 touched_path(const struct touchset *ts, const char *path)
 {
 	return ts_find(ts, path) != NULL;
-}
-
-static bool
-is_temp_of(const char *name, const char *tag)
-{
-	size_t l = strlen(tag);
-
-	return strncmp(name, ".grove-", 7) == 0 && strncmp(name + 7, tag, l) == 0 &&
-	       name[7 + l] == '.';
 }
 
 /*
@@ -745,7 +819,7 @@ known_text(const struct touchset *ts, const char *text)
  * or a folder holding only such entries. Anything else is left: STUCK. */
 static int
 remove_temp(int dfd, const char *dir_path, const char *name, const struct touchset *ts,
-	    struct grove_error *err)
+	    const char *tag, struct grove_error *err)
 {
 	struct grove_stat st;
 	int r = grove_fs_stat_at(dfd, name, &st, err);
@@ -765,7 +839,7 @@ remove_temp(int dfd, const char *dir_path, const char *name, const struct touchs
 					       "temporary link '%s/%s' points to '%s', which the "
 					       "interrupted transaction never made",
 					       dir_path, name, text);
-		return grove_fs_link_remove(dfd, name, text, err);
+		return grove_fs_link_remove(dfd, name, text, tag, err);
 	}
 	if (st.type == GROVE_FT_DIR) {
 		cleanup_fd int sub = grove_fs_open_dir_at(dfd, name, err);
@@ -779,7 +853,7 @@ remove_temp(int dfd, const char *dir_path, const char *name, const struct touchs
 			return grove_error_set(err, -ENOMEM, "out of memory");
 		r = grove_fs_list(sub, &ents, &n, err);
 		for (size_t i = 0; i < n && r >= 0; i++)
-			r = remove_temp(sub, sub_path, ents[i].name, ts, err);
+			r = remove_temp(sub, sub_path, ents[i].name, ts, tag, err);
 		grove_dirents_free(ents, n);
 		if (r < 0)
 			return r;
@@ -801,7 +875,7 @@ remove_temps(struct grove_session *s, struct grove_node *dir, const char *path, 
 	if (dir->orig_type != GROVE_FT_DIR || !dir->listed)
 		return 0;
 	grove_node_foreach_child (dir, kid) {
-		if (kid->orig_type == GROVE_FT_DIR && !is_temp_of(kid->name, tag)) {
+		if (kid->orig_type == GROVE_FT_DIR && !grove_fs_is_temp_of(kid->name, tag)) {
 			cleanup_free char *kp = path[0] ? grove_strdupf("%s/%s", path, kid->name)
 							: strdup(kid->name);
 			if (!kp)
@@ -811,14 +885,14 @@ remove_temps(struct grove_session *s, struct grove_node *dir, const char *path, 
 				return r;
 			continue;
 		}
-		if (!is_temp_of(kid->name, tag) || kid->orig_type == GROVE_FT_NONE)
+		if (!grove_fs_is_temp_of(kid->name, tag) || kid->orig_type == GROVE_FT_NONE)
 			continue;
 		if (fd < 0) {
 			fd = grove_fs_open_dir_beneath(s->target->fd, path[0] ? path : ".", err);
 			if (fd < 0)
 				return fd;
 		}
-		r = remove_temp(fd, path[0] ? path : ".", kid->name, ts, err);
+		r = remove_temp(fd, path[0] ? path : ".", kid->name, ts, tag, err);
 		if (r < 0)
 			return r;
 		kid->orig_type = kid->type = GROVE_FT_NONE;
@@ -863,7 +937,7 @@ recover_adopt(struct grove_session *s, const struct grove_root *stow, const stru
 	r = grove_fs_list(sfd, &ents, &n, err);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		size_t l = strlen(ents[i].name), bl = strlen(sname);
-		if (is_temp_of(ents[i].name, tag) && l > bl &&
+		if (grove_fs_is_temp_of(ents[i].name, tag) && l > bl &&
 		    !strcmp(ents[i].name + l - bl, sname))
 			snprintf(aside, sizeof(aside), "%s", ents[i].name);
 	}
@@ -874,7 +948,7 @@ recover_adopt(struct grove_session *s, const struct grove_root *stow, const stru
 	if (r < 0)
 		return r;
 	if (st.type == GROVE_FT_LINK) {
-		r = grove_fs_link_remove(fd, name, op->text, err);
+		r = grove_fs_link_remove(fd, name, op->text, tag, err);
 		if (r < 0)
 			return grove_error_set(err, -GROVE_E_STUCK, "adopt '%s': %s", op->path,
 					       err->msg);
@@ -972,7 +1046,7 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	/* Every temporary entry recovery makes (removing a leftover renames it
 	 * aside first) carries the transaction's tag: a crash here is recovered
 	 * the same way next time. */
-	grove_fs_set_temp_tag(tag);
+	eo.temp_tag = tag;
 	r = grove_journal_get(s->journal, txn, &hdr, err);
 	if (r >= 0)
 		r = grove_journal_ops(s->journal, txn, &logged, err);
@@ -998,7 +1072,6 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 		r = grove_planner_diff(&w, &plan, err);
 	if (r >= 0 && plan.n_ops)
 		r = grove_exec_apply(&plan, s->target, stow, &eo, err);
-	grove_fs_set_temp_tag(NULL);
 	if (r == -ENOMEM)
 		grove_error_set(err, r, "out of memory");
 	grove_root_release(&own_stow);
@@ -1016,6 +1089,7 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 {
 	struct grove_error jerr = { 0 };
 	int64_t txn = 0;
+	bool forward = false;
 	int r;
 
 	if (ret_recovered)
@@ -1033,7 +1107,7 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 			*ret_recovered = txn;
 		return r;
 	}
-	r = recover_txn(s, stow, txn, err);
+	r = rollback(s, stow, txn, &forward, err);
 	if (r < 0) {
 		grove_error_prefix(err, "recover interrupted transaction %lld", (long long)txn);
 		if (grove_journal_finish(s->journal, txn, GROVE_TXN_STUCK, err->msg, &jerr) < 0)
@@ -1042,8 +1116,14 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 			err->code = r = -GROVE_E_STUCK;
 		return r;
 	}
-	r = grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK,
-				 "interrupted; rolled back by recovery", err);
+	r = grove_journal_finish(s->journal, txn,
+				 forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK,
+				 forward ? "interrupted; finished by recovery"
+					 : "interrupted; rolled back by recovery",
+				 err);
+	/* As a commit: the verdict is only durable once the log's folder is synced. */
+	if (r >= 0)
+		r = grove_fs_sync(s->state.fd, err);
 	if (r >= 0 && ret_recovered)
 		*ret_recovered = txn;
 	return r;

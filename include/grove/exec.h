@@ -19,6 +19,10 @@ struct grove_exec_opts {
 	mode_t dir_mode; /* for MKDIR; 0 means 0777 (umask applies) */
 	grove_exec_progress_fn progress;
 	void *progress_ctx;
+	/* Names every temporary entry the ops make (grove_fs_temp_name): the
+	 * transaction's id, so that recovery finds them; NULL makes untagged
+	 * ".grove-tmp.<pid>." names. */
+	const char *temp_tag;
 };
 
 /*

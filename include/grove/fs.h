@@ -157,15 +157,17 @@ int grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size
 int grove_fs_link_create(int dirfd, const char *name, const char *text, struct grove_error *err);
 
 /* Replaces the link name (whose text must be old_text) by a link to text: a new
- * link under a private temporary name, renamed over the old one. If name is not
- * a link with old_text, nothing changes: GROVE_E_PRECONDITION. */
+ * link under a private temporary name (grove_fs_temp_name with tag), renamed over
+ * the old one. If name is not a link with old_text, nothing changes:
+ * GROVE_E_PRECONDITION. */
 int grove_fs_link_replace(int dirfd, const char *name, const char *old_text, const char *text,
-			  struct grove_error *err);
+			  const char *tag, struct grove_error *err);
 
 /* Removes the link name only if it is a link whose text is expect_text: renames
- * it to a private name, verifies what was moved, then unlinks it; if what was
- * moved is not our link it is renamed back and GROVE_E_PRECONDITION returned. */
-int grove_fs_link_remove(int dirfd, const char *name, const char *expect_text,
+ * it to a private name (grove_fs_temp_name with tag), verifies what was moved,
+ * then unlinks it; if what was moved is not our link it is renamed back and
+ * GROVE_E_PRECONDITION returned. */
+int grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, const char *tag,
 			 struct grove_error *err);
 
 /* mkdirat(dirfd, name, mode), then reopens it O_NOFOLLOW | O_DIRECTORY and
@@ -190,12 +192,16 @@ int grove_fs_move(int fromfd, const char *from, int tofd, const char *to, unsign
 int grove_fs_unlink_file(int dirfd, const char *name, struct grove_error *err);
 
 /* Makes a fresh private name for a temporary entry in a folder of the target:
- * ".grove-<tag>.<counter>.<base>" (tag set by grove_fs_set_temp_tag, normally
- * the transaction's id, so that recovery finds every temporary entry of an
+ * ".grove-<tag>.<counter>.<base>" (tag: normally the transaction's id, carried
+ * in the executor's options, so that recovery finds every temporary entry of an
  * interrupted transaction by name), or ".grove-tmp.<pid>.<counter>.<base>"
- * without a tag; truncated to fit NAME_MAX. buf holds at least 256 bytes. */
-void grove_fs_temp_name(char *buf, size_t size, const char *base);
-void grove_fs_set_temp_tag(const char *tag);
+ * when tag is NULL or empty; truncated to fit NAME_MAX. buf holds at least 256
+ * bytes. */
+void grove_fs_temp_name(char *buf, size_t size, const char *tag, const char *base);
+
+/* Whether name is a temporary entry grove_fs_temp_name made with tag (the one
+ * parser of that format: recovery of every kind of transaction uses it). */
+bool grove_fs_is_temp_of(const char *name, const char *tag);
 
 /* Makes the regular file name in dirfd (O_EXCL: an existing name is -EEXIST)
  * holding buf, fsynced and closed. For grove's own small records (a profile

@@ -11,6 +11,7 @@
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/plan.h"
+#include "grove/profile_log.h"
 
 /*
  * The layout of profile NAME in its profile dir D (docs/profiles.md):
@@ -36,8 +37,6 @@
  * interrupted transaction (rolled back a build, switch or delete; finished a
  * gc). Calls return >= 0 or a negative code with err set, as everywhere.
  */
-
-#define GROVE_PROFILE_RECORD ".grove-generation"
 
 struct grove_profile;
 
@@ -176,17 +175,5 @@ int grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_r
  * anything else there is refused. For ~/.grove-profile. */
 int grove_profile_make_user_link(const struct grove_profile *p, const char *link_path,
 				 struct grove_error *err);
-
-/*
- * Whether target is a profile's log target: the folder NAME.generations of
- * profile D/NAME, which only `grove profile` changes and recovers. With j
- * NULL, by the disk: the profile's links beside the folder (NAME ->
- * NAME-<n>-link, NAME-<n>-link -> NAME.generations/<n>) or a generation
- * (a numbered folder holding its record) inside it. With j, by the log: a
- * transaction of target_id with an op only a profile makes. *ret_profile
- * gets the profile link's path (malloc'd), or NULL when target is not one.
- */
-int grove_profile_log_owner(const struct grove_root *target, struct grove_journal *j,
-			    int64_t target_id, char **ret_profile, struct grove_error *err);
 
 #endif

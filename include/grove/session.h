@@ -14,13 +14,21 @@
 #include "grove/journal.h"
 #include "grove/plan.h"
 
+/* Puts the target back to the state before transaction txn, from the log and
+ * the disk alone, touching only what is as the transaction would have left it;
+ * or, where half of a change cannot be put back, finishes it (*ret_forward).
+ * Safe to run again after a crash inside it. */
+typedef int (*grove_session_rollback_fn)(void *ctx, int64_t txn, bool *ret_forward,
+					 struct grove_error *err);
+
 /*
  * The pipeline of DESIGN.md for one target:
  *
  *	grove_session_open      lock the target (flock in the state dir), open the log
  *	grove_session_recover   roll back an interrupted transaction of this target
  *	... scan and plan ...
- *	grove_session_apply     log the intent, execute, fsync, commit
+ *	grove_session_apply     log the intent, execute, fsync, commit (or the
+ *	                        driver below: begin, changes, commit or abort)
  *	grove_session_close
  *
  * The target root is borrowed and must outlive the session.
@@ -42,6 +50,13 @@ struct grove_session {
 	 * after grove_session_open, may stay NULL. */
 	grove_exec_progress_fn progress;
 	void *progress_ctx;
+	/* How this target's transactions are rolled back, by abort, by a commit
+	 * the log refused and by recovery: NULL is the session's own recovery
+	 * (the target's paths checked against the log's ops, then put back by
+	 * the executor); a target whose ops are not paths of the target (a
+	 * profile's log) sets its own after grove_session_open. */
+	grove_session_rollback_fn rollback;
+	void *rollback_ctx;
 };
 
 struct grove_session_opts {
@@ -71,16 +86,83 @@ void grove_session_close(struct grove_session *s);
  * marked ROLLED_BACK without touching the target (the user resolved it).
  * stow may be NULL when no interrupted op moved files into a package (ADOPT).
  * *ret_recovered (may be NULL) is set to the id rolled back, or 0.
+ * With s->rollback set, that rollback does the checking and putting back (a
+ * transaction it finishes forward is marked COMMITTED). The log's verdict is
+ * synced before returning.
  */
 int grove_session_recover(struct grove_session *s, const struct grove_root *stow, bool force,
 			  int64_t *ret_recovered, struct grove_error *err);
 
 /*
- * Applies plan as one transaction: logs its intent durably, executes it
- * (temporary entries named after the transaction), and marks it COMMITTED,
- * or ROLLED_BACK when the executor undid it, or STUCK. An empty plan makes
- * no transaction (*ret_txn = 0), unless it carries group changes (s->alt). command is the command
- * line for the log; undoes is the transaction this one undoes (0 if none).
+ * The transaction driver. Every change grove makes to a target (stow, apply,
+ * alt, undo, a profile's build, switch, delete and gc) is one transaction
+ * driven by these three calls, so the durability rules live in one place:
+ *
+ *	struct grove_session_txn t;
+ *
+ *	grove_session_begin(s, &t, plan, &opts, err)
+ *		Logs the intent (plan's ops and the group changes in s->alt, which
+ *		it consumes) and fsyncs the state dir: from here on a crash is
+ *		recovered from the log. On failure nothing was changed (the intent,
+ *		if written, is marked ROLLED_BACK) and the error is returned; do
+ *		not call commit or abort.
+ *
+ *	... make the changes: grove_session_exec(&t, plan, target, stow, err),
+ *	    or the caller's own steps naming their temporary entries with t.tag ...
+ *
+ *	grove_session_commit(&t, err)       when every change is done
+ *		Marks the transaction COMMITTED and fsyncs the state dir. If the
+ *		log refuses the commit, the transaction is undone (s->rollback,
+ *		else the session's own recovery) and -GROVE_E_PARTIAL returned
+ *		(-GROVE_E_STUCK if undoing failed).
+ *		If only the final fsync fails, -GROVE_E_NOT_DURABLE: the change
+ *		is made and committed, but a power loss could lose the record.
+ *
+ *	grove_session_abort(&t, r, err)     when a change failed with r < 0
+ *		Undoes what was done (s->rollback; without one the executor has
+ *		already undone its own ops, or could not: r == -GROVE_E_STUCK),
+ *		marks the transaction ROLLED_BACK (or STUCK, or COMMITTED when the
+ *		rollback finished it forward instead) with err's message as the
+ *		reason, and returns r, -GROVE_E_STUCK, or 0 when finished forward.
+ *
+ * Exactly one of commit and abort ends a transaction that began. The
+ * rollback is also what grove_session_recover runs after a crash: one
+ * recovery for every kind of transaction.
+ */
+struct grove_session_txn_opts {
+	const char *command;                  /* the command line, for the log */
+	const struct grove_root *logged_stow; /* the stow dir logged with the intent, or NULL */
+	const struct grove_root *stow; /* the stow dir ADOPTs move into (for recovery), or NULL */
+	int64_t undoes;                /* the transaction this one undoes, or 0 */
+};
+
+struct grove_session_txn {
+	struct grove_session *session;
+	int64_t id;
+	char tag[32]; /* names the transaction's temporary entries (the executor's temp_tag) */
+	const struct grove_root *stow;
+};
+
+int grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
+			const struct grove_plan *plan, const struct grove_session_txn_opts *opts,
+			struct grove_error *err);
+
+/* Runs plan through the executor on target (and stow for ADOPTs), its temporary
+ * entries tagged with the transaction and progress told to s->progress. On a
+ * failure the executor has undone its ops (or returns -GROVE_E_STUCK): call
+ * grove_session_abort. */
+int grove_session_exec(const struct grove_session_txn *t, const struct grove_plan *plan,
+		       const struct grove_root *target, const struct grove_root *stow,
+		       struct grove_error *err);
+
+int grove_session_commit(struct grove_session_txn *t, struct grove_error *err);
+int grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err);
+
+/*
+ * Applies plan to the session's target as one transaction (begin, exec,
+ * commit or abort above). An empty plan makes no transaction (*ret_txn = 0),
+ * unless it carries group changes (s->alt). command is the command line for
+ * the log; undoes is the transaction this one undoes (0 if none).
  */
 int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 			const struct grove_root *stow, const char *command, const char *stow_dir,

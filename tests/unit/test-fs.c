@@ -122,7 +122,7 @@ test_fs_link_replace(void **state)
 	char *text = NULL;
 
 	build(fx, "l a old\n");
-	assert_int_equal(grove_fs_link_replace(fx->root.fd, "a", "old", "new", &fx->err), 0);
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "a", "old", "new", NULL, &fx->err), 0);
 	assert_int_equal(grove_fs_readlink_at(fx->root.fd, "a", &text, &fx->err), 0);
 	assert_string_equal(text, "new");
 	free(text);
@@ -143,15 +143,16 @@ test_fs_link_replace_refuses(void **state)
 
 	build(fx, spec);
 	before = tu_dump(fx->rootpath);
-	assert_int_equal(grove_fs_link_replace(fx->root.fd, "a", "old", "new", &fx->err),
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "a", "old", "new", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
 	assert_non_null(strstr(fx->err.msg, "'a'"));
-	assert_int_equal(grove_fs_link_replace(fx->root.fd, "file", "old", "new", &fx->err),
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "file", "old", "new", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
-	assert_int_equal(grove_fs_link_replace(fx->root.fd, "dir", "old", "new", &fx->err),
+	assert_int_equal(grove_fs_link_replace(fx->root.fd, "dir", "old", "new", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
-	assert_int_equal(grove_fs_link_replace(fx->root.fd, "missing", "old", "new", &fx->err),
-			 -GROVE_E_PRECONDITION);
+	assert_int_equal(
+		grove_fs_link_replace(fx->root.fd, "missing", "old", "new", NULL, &fx->err),
+		-GROVE_E_PRECONDITION);
 	after = tu_dump(fx->rootpath);
 	assert_string_equal(before, after);
 	free(before);
@@ -165,7 +166,7 @@ test_fs_link_remove(void **state)
 	char *dump;
 
 	build(fx, "l a ../stow/a\nf keep k\n");
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", &fx->err), 0);
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", NULL, &fx->err), 0);
 	dump = tu_dump(fx->rootpath);
 	assert_string_equal(dump, "f keep k\n");
 	free(dump);
@@ -179,16 +180,16 @@ test_fs_link_remove_refuses(void **state)
 
 	build(fx, "f file data\nd dir\nf dir/x x\nd empty\nl other ../elsewhere\n");
 	before = tu_dump(fx->rootpath);
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "file", "t", &fx->err),
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "file", "t", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
 	assert_string_equal(fx->err.msg, "remove link 'file': not a link to 't'");
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "dir", "t", &fx->err),
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "dir", "t", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "empty", "t", &fx->err),
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "empty", "t", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "other", "t", &fx->err),
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "other", "t", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "missing", "t", &fx->err),
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "missing", "t", NULL, &fx->err),
 			 -GROVE_E_PRECONDITION);
 	after = tu_dump(fx->rootpath);
 	assert_string_equal(before, after);
@@ -511,14 +512,14 @@ test_fs_temp_name(void **state)
 	char a[256], b[256], longbase[400];
 
 	(void)state;
-	grove_fs_temp_name(a, sizeof(a), "bin");
-	grove_fs_temp_name(b, sizeof(b), "bin");
+	grove_fs_temp_name(a, sizeof(a), NULL, "bin");
+	grove_fs_temp_name(b, sizeof(b), NULL, "bin");
 	assert_true(strncmp(a, ".grove-tmp.", 11) == 0);
 	assert_non_null(strstr(a, ".bin"));
 	assert_string_not_equal(a, b);
 	memset(longbase, 'n', sizeof(longbase) - 1);
 	longbase[sizeof(longbase) - 1] = '\0';
-	grove_fs_temp_name(a, sizeof(a), longbase);
+	grove_fs_temp_name(a, sizeof(a), NULL, longbase);
 	assert_true(strlen(a) <= NAME_MAX);
 	assert_null(strchr(a, '/'));
 }
