@@ -20,7 +20,6 @@
 #include "profile_private.h"
 #include "util.h"
 
-
 /* Keeps summary (and forest) as what the last changing call did or would do. */
 static void
 keep_plan(struct grove_profile *p, struct grove_plan *summary, struct grove_plan *forest)
@@ -265,11 +264,10 @@ grove_profile_open(const struct grove_profile_opts *opts, struct grove_profile *
 	p->mutate = opts->mutate && !opts->dry_run;
 	if (strchr(spec, '/')) {
 		char *slash;
-		size_t l;
+		size_t l = strlen(spec);
 
 		if (!(copy = strdup(spec)))
 			goto nomem;
-		l = strlen(copy);
 		while (l > 1 && copy[l - 1] == '/')
 			copy[--l] = '\0';
 		slash = strrchr(copy, '/');

@@ -10,7 +10,7 @@
 #include "grove/journal.h"
 #include "grove/path.h"
 #include "grove/profile_log.h"
-#include "profile_names.h"
+#include "profile_log_names.h"
 #include "util.h"
 
 /* The profile name NAME when target's folder is called NAME.generations, or NULL. */

@@ -15,7 +15,7 @@
 #include "grove/plan.h"
 #include "grove/profile.h"
 #include "grove/session.h"
-#include "profile_names.h"
+#include "profile_log_names.h"
 
 #define RECORD_MAX   (1 << 20)
 #define NAME_LEN_MAX 200

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grove/manifest.h"
+#include "grove/stow_settings.h"
 
 void
 grove_stow_settings_init(struct grove_stow_settings *s)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grove/manifest.h"
+#include "grove/stow_settings.h"
 
 int
 grove_strlist_add(struct grove_strlist *l, const char *s, const struct grove_manifest_loc *loc)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "grove/error.h"
+#include "grove/stow_settings.h"
 
 /*
  * The schema is documented in docs/manifest.md. Parsing is pure (no I/O): the
@@ -21,43 +22,6 @@
 #define GROVE_MANIFEST_MAX_BYTES (1024 * 1024)
 #define GROVE_MANIFEST_MAX_DEPTH 32
 #define GROVE_MANIFEST_MAX_NODES 100000
-
-/* Where a value was written, for messages. */
-struct grove_manifest_loc {
-	unsigned line, col; /* 1-based */
-};
-
-/* A list of strings with the place of each. */
-struct grove_strlist {
-	char **v;
-	struct grove_manifest_loc *loc;
-	size_t n;
-};
-
-/*
- * Stow options at one level (defaults, config, manifest target or package,
- * environment, flags). A single value is "unset" (-1) until a level sets it;
- * merging a higher level over a lower one replaces set single values and
- * appends lists (grove_stow_settings_merge).
- */
-struct grove_stow_settings {
-	char *dir;    /* stow dir, or NULL */
-	int folding;  /* -1 unset, 0 --no-folding, 1 folding */
-	int dotfiles; /* -1, 0, 1 */
-	int adopt;    /* -1, 0 never, 1 --adopt */
-	struct grove_strlist ignore, defer, override;
-};
-
-void grove_stow_settings_init(struct grove_stow_settings *s);
-void grove_stow_settings_release(struct grove_stow_settings *s);
-/* dst = src over dst: src's set single values replace dst's, src's lists are
- * appended to dst's. 0 or -ENOMEM. */
-int grove_stow_settings_merge(struct grove_stow_settings *dst,
-			      const struct grove_stow_settings *src);
-/* True when both resolve to the same options (unset single values count as
- * their defaults: folding on, dotfiles and adopt off; lists compared in order). */
-bool grove_stow_settings_same(const struct grove_stow_settings *a,
-			      const struct grove_stow_settings *b);
 
 /* When an entry applies: every list that is non-empty must match (hosts: the
  * host is in it; tags: at least one of its tags is active). */
@@ -213,10 +177,5 @@ bool grove_manifest_when_matches(const struct grove_manifest_when *when,
 int grove_manifest_effective(const struct grove_apply_context *ctx, const struct grove_manifest *m,
 			     const struct grove_manifest_target *t,
 			     const struct grove_manifest_pkg *p, struct grove_stow_settings *ret);
-
-/* Appends a copy of s (loc may be NULL) to l. 0 or -ENOMEM. */
-int grove_strlist_add(struct grove_strlist *l, const char *s, const struct grove_manifest_loc *loc);
-bool grove_strlist_has(const struct grove_strlist *l, const char *s);
-void grove_strlist_release(struct grove_strlist *l);
 
 #endif

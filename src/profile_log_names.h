@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Profiles: parsing the names of a profile's entries (defined in profile_record.c); needs nothing
  * but the C library, so that profile_log.c (asked by sessions) depends on no session. */
-#ifndef GROVE_PROFILE_NAMES_H
-#define GROVE_PROFILE_NAMES_H
+#ifndef GROVE_PROFILE_LOG_NAMES_H
+#define GROVE_PROFILE_LOG_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>
