@@ -13,23 +13,31 @@
 #include "planner_int.h"
 #include "util.h"
 
-/* A conflict (or warning) whose message is formatted: allocated, so a long path is never cut. */
+/* A conflict (or warning) whose message is formatted: allocated, so a long path is never cut.
+ * NULL (and the planner failed) when out of memory. */
+static char *
+format_message(struct planner *p, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		oom(p);
+		return NULL;
+	}
+	return msg;
+}
+
 void
 view_conflictf(struct planner *p, const char *package, const char *path, const char *fmt, ...)
 {
 	cleanup_free char *msg = NULL;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	msg = format_message(p, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		msg = NULL;
-		oom(p);
-		return;
-	}
-	conflict(p, package, path, msg);
+	if (msg)
+		conflict(p, package, path, msg);
 }
 
 void
@@ -37,17 +45,12 @@ view_warningf(struct planner *p, const char *fmt, ...)
 {
 	cleanup_free char *msg = NULL;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&msg, fmt, ap);
+	msg = format_message(p, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		msg = NULL;
-		oom(p);
-		return;
-	}
-	warning(p, msg);
+	if (msg)
+		warning(p, msg);
 }
 
 /* ---- the stow dir model ---- */

@@ -129,26 +129,34 @@ grove_world_pkg_add(struct grove_world *w, const char *name)
 	return &w->pkgs[w->n_pkgs - 1];
 }
 
-int
-grove_world_need(struct grove_world *w, const char *relpath)
+/* Adds a copy of path to the list v (n entries, cap allocated) unless it is there. 0 or -ENOMEM. */
+static int
+add_unique(char ***v, size_t *n, size_t *cap, const char *path)
 {
 	char *c;
 
-	for (size_t i = 0; i < w->n_needs; i++)
-		if (strcmp(w->needs[i], relpath) == 0)
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*v)[i], path) == 0)
 			return 0;
-	if (w->n_needs == w->cap_needs) {
-		size_t cap = w->cap_needs ? w->cap_needs * 2 : 8;
-		char **n = realloc(w->needs, cap * sizeof(*n));
-		if (!n)
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 8;
+		char **nv = realloc(*v, ncap * sizeof(*nv));
+
+		if (!nv)
 			return -ENOMEM;
-		w->needs = n;
-		w->cap_needs = cap;
+		*v = nv;
+		*cap = ncap;
 	}
-	if (!(c = strdup(relpath)))
+	if (!(c = strdup(path)))
 		return -ENOMEM;
-	w->needs[w->n_needs++] = c;
+	(*v)[(*n)++] = c;
 	return 0;
+}
+
+int
+grove_world_need(struct grove_world *w, const char *relpath)
+{
+	return add_unique(&w->needs, &w->n_needs, &w->cap_needs, relpath);
 }
 
 static void
@@ -175,23 +183,7 @@ grove_world_reset_plan(struct grove_world *w)
 int
 grove_world_tneed(struct grove_world *w, const char *tpath)
 {
-	char *c;
-
-	for (size_t i = 0; i < w->n_tneeds; i++)
-		if (strcmp(w->tneeds[i], tpath) == 0)
-			return 0;
-	if (w->n_tneeds == w->cap_tneeds) {
-		size_t cap = w->cap_tneeds ? w->cap_tneeds * 2 : 8;
-		char **n = realloc(w->tneeds, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		w->tneeds = n;
-		w->cap_tneeds = cap;
-	}
-	if (!(c = strdup(tpath)))
-		return -ENOMEM;
-	w->tneeds[w->n_tneeds++] = c;
-	return 0;
+	return add_unique(&w->tneeds, &w->n_tneeds, &w->cap_tneeds, tpath);
 }
 
 int
