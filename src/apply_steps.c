@@ -149,11 +149,13 @@ check_pair(const struct grove_apply_steps *st, const struct grove_root *tr, size
 	const char *a = tr[2 * j].real, *b = tr[2 * i].real;
 	bool nested = grove_path_strip_prefix(a, b) || grove_path_strip_prefix(b, a);
 
+	if (!ti->mt || !tj->mt)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "apply: a target without its entry");
 	if (!strcmp(a, b))
 		return cfg_error(&ti->mt->loc, st, err,
 				 "target '%s' is the same folder as target '%s'", ti->mt->path,
 				 tj->mt->path);
-	if (!nested || strcmp(tr[2 * j + 1].real, tr[2 * i + 1].real))
+	if (!nested || strcmp(tr[2 * j + 1].real, tr[2 * i + 1].real) != 0)
 		return 0;
 	for (size_t p = 0; p < ti->n_pkgs; p++)
 		for (size_t q = 0; q < tj->n_pkgs; q++)
@@ -370,8 +372,8 @@ choice_same(const struct grove_manifest_alt_group *g, const struct grove_manifes
 		for (size_t j = 0; j < g->n_followers; j++)
 			if (!strcmp(g->followers[j].name, mc->followers[i].name))
 				want_link = g->followers[j].path;
-		if (!f || strcmp(f, mc->followers[i].path) || !l || !want_link ||
-		    strcmp(l, want_link))
+		if (!f || strcmp(f, mc->followers[i].path) != 0 || !l || !want_link ||
+		    strcmp(l, want_link) != 0)
 			return false;
 	}
 	return true;
@@ -403,7 +405,7 @@ plan_group(struct grove_apply_steps *st, const struct grove_manifest_alt_group *
 		}
 	}
 	if (r == 0 && g->manual &&
-	    (!saved || !saved->manual || !cur || strcmp(cur, g->choice) || removes_cur))
+	    (!saved || !saved->manual || !cur || strcmp(cur, g->choice) != 0 || removes_cur))
 		r = alt_step_add(st, g, GROVE_ALT_SET, g->choice, 0);
 	else if (r == 0 && !g->manual && saved && saved->manual && !removes_cur)
 		r = alt_step_add(st, g, GROVE_ALT_AUTO, NULL, 0);
@@ -436,9 +438,8 @@ grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_e
 			continue;
 		alt_request(st, &q, GROVE_ALT_QUERY, g->name);
 		r = grove_alt_run(&q, &res, &qe);
-		if (r == -GROVE_E_BADINPUT || (r < 0 && res.current_failed)) {
-			r = 0; /* no group yet, or a broken one: install repairs it */
-		} else if (r < 0) {
+		/* No group yet (BADINPUT), or a broken one: install repairs it. */
+		if (r < 0 && r != -GROVE_E_BADINPUT && !res.current_failed) {
 			grove_alt_result_release(&res);
 			*err = qe;
 			return grove_error_prefix(err, "alternatives group '%s'", g->name);
@@ -498,6 +499,12 @@ grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_e
 		for (size_t k = 0; k < g->n_choices; k++)
 			if (!strcmp(g->choices[k].path, as->path))
 				mc = &g->choices[k];
+		if (!mc)
+			return grove_error_set(
+				err, -GROVE_E_INTERNAL,
+				"alternatives group '%s': '%s' is not a choice of the "
+				"manifest",
+				g->name, as->path);
 		if (install_followers(g, mc, &slaves, &links) < 0)
 			return grove_error_set(err, -ENOMEM, "out of memory");
 		q.link = g->link;

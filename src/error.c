@@ -10,6 +10,9 @@
 
 #include "banned.h" /* last */
 
+#undef grove_error_set /* (only the analyzer sees these macros: error.h) */
+#undef grove_error_errno
+
 /* Copies s into dst (size bytes); a string too long keeps its head and tail
  * with "..." between, so the reason at the end of a message survives a long path. */
 static void

@@ -285,8 +285,8 @@ undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *nam
 	u->kind = kind;
 	/* On allocation failure the strings stay NULL and the undo step fails
 	 * loudly (STUCK) rather than silently doing the wrong thing. */
-	u->dir = strdup(dir);
-	u->name = strdup(name);
+	u->dir = dir ? strdup(dir) : NULL;
+	u->name = name ? strdup(name) : NULL;
 	return u;
 }
 
@@ -311,8 +311,11 @@ static int
 enter_parent(struct exec *ex, const char *path, size_t undos, char **ret_dir, const char **ret_name,
 	     struct grove_error *err)
 {
-	if (split(path, ret_dir, ret_name) < 0 || undo_reserve(ex, undos, err) < 0)
-		return grove_error_errno(err, -ENOMEM, "record undo");
+	*ret_name = NULL;
+	if (split(path, ret_dir, ret_name) < 0 || undo_reserve(ex, undos, err) < 0 || !*ret_name) {
+		grove_error_errno(err, -ENOMEM, "record undo");
+		return -ENOMEM;
+	}
 	return dcache_get(&ex->tc, *ret_dir, true, err);
 }
 

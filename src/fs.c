@@ -616,7 +616,7 @@ is_link_to(int dirfd, const char *name, const char *text)
 		return 0;
 	if (r < 0)
 		return r;
-	return strcmp(have, text) == 0;
+	return have && strcmp(have, text) == 0;
 }
 
 /* Makes a link to text under a fresh temporary name derived from name; fills tmp. */

@@ -169,7 +169,7 @@ pragma_int(struct grove_journal *j, const char *sql, int64_t *ret, struct grove_
 int
 grove_journal_schema_check(struct grove_journal *j, int64_t *ret_version, struct grove_error *err)
 {
-	int64_t app_id, version, n_objects;
+	int64_t app_id = 0, version = 0, n_objects = 0;
 	int r;
 
 	r = pragma_int(j, "PRAGMA application_id", &app_id, err);
@@ -204,7 +204,7 @@ int
 grove_journal_schema_migrate(struct grove_journal *j, struct grove_error *err)
 {
 	char sql[128];
-	int64_t version;
+	int64_t version = 0;
 	int r;
 
 	r = grove_journal_exec_sql(j, "BEGIN IMMEDIATE", err, "migrate");

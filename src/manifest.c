@@ -76,7 +76,8 @@ get_str(const struct mctx *c, const struct grove_ynode *n, const char *what, cha
 
 	/* A plain "~" is YAML's null, but in a manifest it means the home
 	 * folder, as in a shell: take it as the string "~". */
-	if (n->kind != GROVE_Y_SCALAR || (!strcmp(kind_name(n), "null") && strcmp(n->str, "~")))
+	if (n->kind != GROVE_Y_SCALAR ||
+	    (!strcmp(kind_name(n), "null") && strcmp(n->str, "~") != 0))
 		return bad(c, n, "%s must be a string, not %s", what, kind_name(n));
 	if (!n->str[0])
 		return bad(c, n, "%s must not be empty", what);
@@ -181,6 +182,7 @@ check_pkg_name(const struct mctx *c, const struct grove_ynode *n, const char *wh
 /* ---- mappings ---- */
 
 /* Calls fn for each key of map; an unknown key is refused naming the keys allowed. */
+/* NOLINTBEGIN(bugprone-macro-parentheses): keyvar and valvar are names being declared */
 #define MAP_EACH(c, map, what, keyvar, valvar)                                            \
 	if ((map)->kind != GROVE_Y_MAP)                                                   \
 		return bad(c, map, "%s must be a mapping, not %s", what, kind_name(map)); \
@@ -188,6 +190,7 @@ check_pkg_name(const struct mctx *c, const struct grove_ynode *n, const char *wh
 		for (const struct grove_ynode *keyvar = (map)->kids[i_],                  \
 					      *valvar = (map)->kids[i_ + 1];              \
 		     keyvar; keyvar = NULL)
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 static int
 unknown(const struct mctx *c, const struct grove_ynode *key, const char *what, const char *allowed)
@@ -522,7 +525,7 @@ parse_group(const struct mctx *c, const struct grove_ynode *n, struct grove_mani
 		} else if (!strcmp(key->str, "mode")) {
 			mode = val;
 			if (val->kind != GROVE_Y_SCALAR ||
-			    (strcmp(val->str, "auto") && strcmp(val->str, "manual")))
+			    (strcmp(val->str, "auto") != 0 && strcmp(val->str, "manual") != 0))
 				return bad(c, val, "'mode' must be auto or manual");
 			g->manual = !strcmp(val->str, "manual");
 			r = 0;

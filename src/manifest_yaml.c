@@ -235,7 +235,7 @@ end_node(struct yload *y)
 	const struct grove_ynode *dup;
 	int r = 0;
 
-	if (top->kind != GROVE_Y_MAP)
+	if (!top || top->kind != GROVE_Y_MAP)
 		return 0;
 	dup = duplicate_key(top, &r);
 	if (r < 0)

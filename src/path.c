@@ -179,7 +179,7 @@ grove_path_join(const char *a, const char *b)
 	res = join_plain(a, b ? b : "", &oom);
 	if (res || oom)
 		return res;
-	cap = strlen(a) + strlen(b) + 3;
+	cap = strlen(a) + (b ? strlen(b) : 0) + 3;
 	res = calloc(1, cap);
 	if (!res)
 		return NULL;

@@ -109,7 +109,7 @@ tidy_unused(struct grove_profile *p)
 	if (!p->made_below)
 		return;
 	/* D and its new parents, deepest first, while each is empty. */
-	for (cleanup_free char *path = strdup(p->dir_path); path;) {
+	for (cleanup_free char *path = p->dir_path ? strdup(p->dir_path) : NULL; path;) {
 		struct grove_root parent = { .fd = -1 };
 		cleanup_free char *up = grove_path_parent(path);
 		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -761,8 +761,11 @@ stamp_record(struct grove_generation *rec, long number, const struct grove_profi
 	rec->no_folding = spec->no_folding;
 	rec->dotfiles = spec->dotfiles;
 	rec->time = (double)time(NULL);
-	if (clock_gettime(CLOCK_REALTIME, &ts) == 0)
-		rec->time = (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1e3;
+	if (clock_gettime(CLOCK_REALTIME, &ts) == 0) {
+		long ms = ts.tv_nsec / 1000000; /* the record keeps milliseconds */
+
+		rec->time = (double)ts.tv_sec + (double)ms / 1e3;
+	}
 	rec->stow_dir = strdup(stow_real);
 }
 
@@ -790,8 +793,10 @@ check_spec(struct grove_profile *p, const struct grove_profile_spec *spec,
 	if (rec->n_packages)
 		qsort(rec->packages, rec->n_packages, sizeof(char *), cmp_str);
 	r = grove_root_open(stow, spec->stow_dir, err);
-	if (r < 0)
-		return grove_error_prefix(err, "stow directory");
+	if (r < 0) {
+		grove_error_prefix(err, "stow directory");
+		return r;
+	}
 	r = dir_real(p, ret_dreal, err);
 	if (r < 0)
 		return r;
@@ -950,9 +955,11 @@ grove_profile_delete(struct grove_profile *p, const long *numbers, size_t n, con
 		cleanup_free char *lname = grove_profile_record_link_name(p, numbers[i]);
 		cleanup_free char *ltext = grove_profile_record_link_text(p, numbers[i]);
 
-		if (!lname || !ltext)
+		if (!lname || !ltext) {
 			r = oom(err);
-		else if (numbers[i] == cur)
+			break;
+		}
+		if (numbers[i] == cur)
 			r = grove_error_set(err, -GROVE_E_PRECONDITION,
 					    "profile '%s': generation %ld is the current one; "
 					    "nothing deleted",

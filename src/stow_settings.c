@@ -63,7 +63,7 @@ strlist_same(const struct grove_strlist *a, const struct grove_strlist *b)
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], b->v[i]))
+		if (strcmp(a->v[i], b->v[i]) != 0)
 			return false;
 	return true;
 }

@@ -19,7 +19,7 @@
  */
 
 /* Limits against hostile input. A bigger file is refused before it is read. */
-#define GROVE_MANIFEST_MAX_BYTES (1024 * 1024)
+#define GROVE_MANIFEST_MAX_BYTES 1048576 /* 1 MiB */
 #define GROVE_MANIFEST_MAX_DEPTH 32
 #define GROVE_MANIFEST_MAX_NODES 100000
 

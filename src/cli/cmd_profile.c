@@ -302,7 +302,7 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 		grove_generations_free(gens, n);
 		return GROVE_EXIT_OK;
 	}
-	if (strcmp(a->stow_dir, b->stow_dir))
+	if (strcmp(a->stow_dir, b->stow_dir) != 0)
 		printf("stow dir: %s -> %s\n", a->stow_dir, b->stow_dir);
 	if (a->no_folding != b->no_folding)
 		printf("folding: %s -> %s\n", a->no_folding ? "no" : "yes",
@@ -595,6 +595,19 @@ cmd_gc(struct grove_profile *p, const struct grove_global_opts *global, bool jso
 	return status;
 }
 
+/* Whether sub names a profile command (after the nix-env spellings are mapped). */
+static bool
+is_subcommand(const char *sub)
+{
+	static const char *const subs[] = { "build", "install", "remove", "switch", "rollback",
+					    "list",  "diff",    "delete", "gc",     "recover" };
+
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (!strcmp(sub, subs[i]))
+			return true;
+	return false;
+}
+
 int
 grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 {
@@ -619,10 +632,7 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 		sub = "list";
 	if (!strcmp(sub, "delete-generations"))
 		sub = "delete";
-	if (strcmp(sub, "build") && strcmp(sub, "install") && strcmp(sub, "remove") &&
-	    strcmp(sub, "switch") && strcmp(sub, "rollback") && strcmp(sub, "list") &&
-	    strcmp(sub, "diff") && strcmp(sub, "delete") && strcmp(sub, "gc") &&
-	    strcmp(sub, "recover")) {
+	if (!is_subcommand(sub)) {
 		free(a.pos);
 		return usage_error("profile: unknown command '%s'", a.sub);
 	}

@@ -49,8 +49,8 @@ grove_print_conflicts(const struct grove_plan *plan, FILE *out)
 		const struct grove_conflict *c = sorted ? sorted[i] : &plan->conflicts[i];
 		const char *pkg = c->package ? c->package : "";
 
-		if (!prev || strcmp(prev->action, c->action) ||
-		    strcmp(prev->package ? prev->package : "", pkg)) {
+		if (!prev || strcmp(prev->action, c->action) != 0 ||
+		    strcmp(prev->package ? prev->package : "", pkg) != 0) {
 			fprintf(out, "WARNING! %sing ", c->action);
 			grove_fput_shown(pkg, out);
 			fputs(" would cause conflicts:\n", out);

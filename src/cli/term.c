@@ -119,7 +119,7 @@ grove_progress_update(void *ctx, size_t done, size_t total, const struct grove_o
 	p->last = t;
 	p->shown = true;
 	fprintf(stderr, "\r\033[K%s: %zu/%zu ops", p->what, done, total);
-	fflush(stderr);
+	(void)fflush(stderr); /* standard error has nowhere to report to */
 }
 
 void
@@ -128,7 +128,7 @@ grove_progress_end(struct grove_progress *p)
 	if (p->on && p->shown) {
 		/* Erase the line: what follows (a result, an error) starts on a clean line. */
 		fputs("\r\033[K", stderr);
-		fflush(stderr);
+		(void)fflush(stderr);
 	}
 	p->shown = false;
 }
