@@ -6,7 +6,9 @@
 # log agreeing and `grove verify` clean. Recovery itself is killed too.
 #
 # Knobs (environment): CRASH_ERRNOS (default "EIO ENOSPC EACCES"), CRASH_ERROR_STRIDE (test every
-# Nth error point of each syscall, default 1: all of them), CRASH_RECOVERY_POINTS (how many
+# Nth error point of each syscall, default 1: all of them), CRASH_KILL_STRIDE (kill at every Nth
+# point of each syscall, default 1: all of them; the half-done points for the recovery kills are
+# picked among those tried), CRASH_RECOVERY_POINTS (how many
 # half-done kill points of the unfold and fold commands get their recovery killed, default 3),
 # CRASH_ONLY (space-separated command names to run, default all).
 set -euo pipefail
@@ -18,6 +20,7 @@ TEST_NAME=crash
 
 ERRNOS=${CRASH_ERRNOS:-EIO ENOSPC EACCES}
 ERROR_STRIDE=${CRASH_ERROR_STRIDE:-1}
+KILL_STRIDE=${CRASH_KILL_STRIDE:-1}
 RECOVERY_POINTS=${CRASH_RECOVERY_POINTS:-3}
 SYSCALLS=(symlinkat renameat2 mkdirat unlinkat unlink fsync fdatasync pwrite64 ftruncate)
 crash_init
@@ -277,7 +280,7 @@ run_command()
 
 	# Kill at every mutating syscall.
 	for sc in "${SYSCALLS[@]}"; do
-		for ((k = 1; k <= count[$sc]; k++)); do
+		for ((k = 1; k <= count[$sc]; k += KILL_STRIDE)); do
 			label="$NAME: kill at $sc #$k"
 			n_kill=$((n_kill + 1))
 			restore "$prep"
@@ -372,8 +375,9 @@ run_command()
 
 	local ex=""
 	for rc in "${!exits[@]}"; do ex+=" exit $rc: ${exits[$rc]};"; done
-	printf '%-9s grove %-40s %4d kill points (%d in recovery), %4d error points (%s; %d excused: SQLite'"'"'s ignored folder sync, re-synced by grove), %d failures;%s\n' \
-		"$NAME" "$(printf '%s ' "${CMD[@]}" | sed "s|$W/||g")" "$n_kill" "$r_points" "$n_err" \
+	printf '%-9s grove %-40s %4d kill points (%d in recovery%s), %4d error points (%s; %d excused: SQLite'"'"'s ignored folder sync, re-synced by grove), %d failures;%s\n' \
+		"$NAME" "$(printf '%s ' "${CMD[@]}" | sed "s|$W/||g")" "$n_kill" "$r_points" \
+		"$( ((KILL_STRIDE == 1)) || echo "; every ${KILL_STRIDE}th kill point")" "$n_err" \
 		"${ERRNOS// /, }$( ((ERROR_STRIDE == 1)) || echo ", every ${ERROR_STRIDE}th")" "$n_excused" "$FAILS" "$ex"
 	TOTAL_EXCUSED=$((TOTAL_EXCUSED + n_excused))
 	TOTAL_KILL=$((TOTAL_KILL + n_kill))
