@@ -7,7 +7,7 @@
 #  2. only the fs layer calls filesystem syscalls (scripts/check-syscalls.sh);
 #  3. only session.c (the transaction driver) opens or finishes a journal transaction;
 #  4. no include cycle between modules (a module: include/grove/NAME.h, src/NAME.c, src/NAME_*.c
-#     and src/NAME_*.h, a longer public name winning: profile_log_names.c is profile_log's; the
+#     and src/NAME_*.h, a longer public name winning: profile_log_names.h is profile_log's; the
 #     CLI is one module);
 #  5. no file of src/ over 1,200 lines and no function over 120, unless a comment says why: in a
 #     file's first 5 lines "grove: long file: REASON", in the comment right above a function
