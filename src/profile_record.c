@@ -165,16 +165,19 @@ grove_profile_record_parse(char *buf, struct grove_generation *g)
 			magic = !strcmp(sp, "1");
 		else if (!strcmp(line, "time"))
 			g->time = strtod(sp, NULL);
-		else if (!strcmp(line, "stow") && !g->stow_dir && !(g->stow_dir = strdup(sp)))
-			return -ENOMEM;
-		else if (!strcmp(line, "folding"))
+		else if (!strcmp(line, "stow")) {
+			if (!g->stow_dir && !(g->stow_dir = strdup(sp)))
+				return -ENOMEM; /* (the first stow line counts) */
+		} else if (!strcmp(line, "folding"))
 			g->no_folding = !strcmp(sp, "no");
 		else if (!strcmp(line, "dotfiles"))
 			g->dotfiles = !strcmp(sp, "yes");
 		else if (!strcmp(line, "txn"))
 			g->txn = strtoll(sp, NULL, 10);
-		else if (!strcmp(line, "package") && grove_profile_record_add_package(g, sp) < 0)
-			return -ENOMEM;
+		else if (!strcmp(line, "package")) {
+			if (grove_profile_record_add_package(g, sp) < 0)
+				return -ENOMEM;
+		}
 	}
 	if (!magic || !g->stow_dir)
 		return -EINVAL;
