@@ -320,6 +320,12 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 	return GROVE_EXIT_OK;
 }
 
+static int
+cmp_pkg(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The packages of the new generation: build takes pos as they are; install
  * adds them to the current generation's, remove takes them away. */
 static int
@@ -362,6 +368,17 @@ new_package_set(const char *sub, const struct grove_generation *cur, char **pos,
 				pos[i][--l] = '\0';
 			v[n++] = pos[i];
 		}
+	}
+	/* Each once, sorted: the set the generation records (and --json shows). */
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_pkg);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (k == 0 || strcmp(v[i], v[k - 1]) != 0)
+				v[k++] = v[i];
+		n = k;
 	}
 	*ret = v;
 	*ret_n = n;
@@ -452,7 +469,7 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 		json_head(stdout, a->sub, p);
 		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
 		       "\"generation\": %ld, \"packages\": ",
-		       json_bool(dry), json_bool(built && !dry), cur, built ? num : cur);
+		       json_bool(dry), json_bool(built), cur, built ? num : cur);
 		grove_json_strv(stdout, pkgs, n_pkgs);
 		fputs(", \"ops\": ", stdout);
 		grove_json_ops(stdout, built ? summary : &conflicts);
@@ -510,7 +527,7 @@ cmd_switch(struct grove_profile *p, const char *sub, const struct profile_args *
 		json_head(stdout, sub, p);
 		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
 		       "\"generation\": %ld, \"ops\": ",
-		       json_bool(dry), json_bool(changed && !dry), before, num);
+		       json_bool(dry), json_bool(changed), before, num);
 		grove_json_ops(stdout, grove_profile_planned(p, NULL));
 		puts("}");
 	} else {
@@ -548,7 +565,7 @@ cmd_delete(struct grove_profile *p, const struct profile_args *a,
 	} else if (json) {
 		json_head(stdout, "delete", p);
 		printf(", \"dry_run\": %s, \"changed\": %s, \"deleted\": [", json_bool(dry),
-		       json_bool(n_nums && !dry));
+		       json_bool(n_nums));
 		for (size_t i = 0; i < n_nums; i++)
 			printf("%s%ld", i ? ", " : "", nums[i]);
 		fputs("], \"ops\": ", stdout);
@@ -584,7 +601,7 @@ cmd_gc(struct grove_profile *p, const struct grove_global_opts *global, bool jso
 	} else if (json) {
 		json_head(stdout, "gc", p);
 		printf(", \"dry_run\": %s, \"changed\": %s, \"removed\": %zu, \"ops\": ",
-		       json_bool(dry), json_bool(removed && !dry), removed);
+		       json_bool(dry), json_bool(removed), removed);
 		grove_json_ops(stdout, grove_profile_planned(p, NULL));
 		puts("}");
 	} else {

@@ -388,9 +388,19 @@ valid "profile list"
 jq_ok 'd["command"] == "profile list" and d["generations"][0]["stow_dir"] == "'"$S"'"'
 expect_exit 0 "$GROVE" --json -n profile -p "$DP" install d
 valid "profile install"
-jq_ok 'd["command"] == "profile install" and d["dry_run"] and not d["changed"]'
+# With -n, "changed" says what would be done (as for plan and undo); dry_run says it was not.
+jq_ok 'd["command"] == "profile install" and d["dry_run"] and d["changed"]'
 jq_ok 'd["previous"] == 2 and d["generation"] == 4 and d["packages"] == ["a", "b", "d"] and d["conflicts"] == []'
 jq_ok 'ops(d) == [("mkdir", "p.generations/4", None, None), ("link", "p-4-link", "p.generations/4", None), ("relink", "p", "p-4-link", "p-2-link")]'
+# A package named twice, or already installed, is listed once (the set the generation records).
+expect_exit 0 "$GROVE" --json -n profile -p "$DP" install d b d/
+jq_ok 'd["packages"] == ["a", "b", "d"] and d["changed"]'
+expect_exit 0 "$GROVE" --json -n profile -p "$DP" install b a
+jq_ok 'd["packages"] == ["a", "b"] and not d["changed"] and d["ops"] == [] and d["generation"] == 2'
+expect_exit 0 "$GROVE" --json -n profile -p "$DP" rollback
+jq_ok 'd["dry_run"] and d["changed"] and (d["previous"], d["generation"]) == (2, 1)'
+expect_exit 0 "$GROVE" --json -n profile -p "$DP" delete 1
+jq_ok 'd["dry_run"] and d["changed"] and d["deleted"] == [1]'
 expect_unchanged "$ROOT/dry" dry
 expect_exit 0 "$GROVE" --json profile -p "$DP" install d
 valid "profile install"

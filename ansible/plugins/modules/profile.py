@@ -226,8 +226,8 @@ def main():
         result['rc'] = rc
         result['profile'] = doc.get('profile')
         result['ops'] += ops
-        # With -n, grove's "changed" says whether it was done; the ops say whether it would be.
-        result['changed'] = result['changed'] or (bool(ops) if module.check_mode else bool(doc.get('changed')))
+        # With -n, grove's "changed" says whether it would be done (dry_run true).
+        result['changed'] = result['changed'] or bool(doc.get('changed'))
         if 'generation' in doc:
             if first:
                 result['previous'] = doc.get('previous') or 0
