@@ -45,6 +45,8 @@ enum undo_kind {
 	U_RMDIR,    /* we removed folder dir/name (mode) */
 	U_EXCHANGE, /* we exchanged dir/name and dir/name2 */
 	U_MOVE,     /* we moved (stow?)dir/name to (to_stow?)dir2/name2 */
+	U_WRITE,    /* we wrote the regular file dir/name holding text */
+	U_ERASE,    /* we removed the regular file dir/name, which held text */
 };
 
 struct undo {
@@ -202,6 +204,27 @@ dcache_forget(struct dcache *c, const char *rel)
 		else
 			i++;
 	}
+}
+
+/* Closes the cached fds of rel and everything under it, fsyncing the changed
+ * ones first (rel is about to move: its contents must be durable before it is
+ * seen under its new name, and no cached fd may outlive its old name). */
+static int
+dcache_settle(struct dcache *c, const char *rel, struct grove_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < c->n;) {
+		if (!strcmp(c->e[i].rel, rel) || under(c->e[i].rel, rel)) {
+			int k = dcache_evict(c, i, r == 0, err);
+
+			if (k < 0 && r == 0)
+				r = k;
+		} else {
+			i++;
+		}
+	}
+	return r;
 }
 
 /* Takes ownership of fd (closes it on failure). */
@@ -433,6 +456,90 @@ op_rmdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	if (split(path, &dir, &name) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	return remove_folder(ex, dir, name, err);
+}
+
+/* WRITE: a new regular file holding op->text (O_EXCL: whatever is there stays). */
+static int
+op_write(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	const char *name;
+	int fd, r;
+
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_write_new_file(fd, name, op->text, strlen(op->text), 0644, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_WRITE, dir, name)->text = dup_or_null(op->text);
+	return 0;
+}
+
+/* ERASE: the regular file must hold exactly op->old_text (no symlink followed). */
+static int
+op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	cleanup_free char *have = NULL;
+	const char *name;
+	size_t len = 0, want = strlen(op->old_text);
+	int fd, r;
+
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	if (fd < 0)
+		return fd;
+	r = grove_fs_read_file_at(fd, name, want + 1, &have, &len, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	if (len != want || memcmp(have, op->old_text, want) != 0)
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "'%s' is not the file grove wrote there", path);
+	r = grove_fs_unlink_file(fd, name, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	undo_push(ex, U_ERASE, dir, name)->text = dup_or_null(op->old_text);
+	return 0;
+}
+
+/* MOVE: path to op->text beneath the same root, replacing nothing; what moves is
+ * made durable first, and both parents are fsynced at once (the move is the
+ * point where a generation appears or starts to go: a crash must not see its
+ * contents change under the old name after it). */
+static int
+op_move(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	cleanup_free char *dir = NULL;
+	cleanup_free char *dir2 = NULL;
+	const char *name, *name2;
+	int fd, fd2, r;
+
+	r = dcache_settle(&ex->tc, path, err);
+	if (r < 0)
+		return r;
+	fd2 = enter_parent(ex, op->text, 0, &dir2, &name2, err);
+	if (fd2 < 0)
+		return fd2;
+	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	if (fd < 0)
+		return fd;
+	/* (Looking fd up may have evicted fd2 from the cache: look it up again.) */
+	fd2 = dcache_get(&ex->tc, dir2, true, err);
+	if (fd2 < 0)
+		return fd2;
+	r = grove_fs_move(fd, name, fd2, name2, RENAME_NOREPLACE, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	{
+		struct undo *u = undo_push(ex, U_MOVE, dir, name);
+
+		u->dir2 = dup_or_null(dir2);
+		u->name2 = dup_or_null(name2);
+	}
+	r = grove_fs_sync(fd2, err);
+	if (r >= 0 && strcmp(dir, dir2) != 0)
+		r = grove_fs_sync(fd, err);
+	return r;
 }
 
 static int
@@ -708,9 +815,10 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 		int r;
 
 		bool needs_text = op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_RELINK ||
-				  op->kind == GROVE_OP_FOLD || op->kind == GROVE_OP_ADOPT;
+				  op->kind == GROVE_OP_FOLD || op->kind == GROVE_OP_ADOPT ||
+				  op->kind == GROVE_OP_WRITE || op->kind == GROVE_OP_MOVE;
 		bool needs_old = op->kind == GROVE_OP_UNLINK || op->kind == GROVE_OP_RELINK ||
-				 op->kind == GROVE_OP_UNFOLD;
+				 op->kind == GROVE_OP_UNFOLD || op->kind == GROVE_OP_ERASE;
 
 		if (!op->path || !*op->path || (from && !under(op->path, from)) ||
 		    (needs_text && !op->text) || (needs_old && !op->old_text))
@@ -739,6 +847,16 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 			break;
 		case GROVE_OP_ADOPT:
 			r = op_adopt(ex, op, path, err);
+			break;
+		case GROVE_OP_WRITE:
+			r = op_write(ex, op, path, err);
+			break;
+		case GROVE_OP_ERASE:
+			r = op_erase(ex, op, path, err);
+			break;
+		case GROVE_OP_MOVE:
+			r = from ? grove_error_set(err, -GROVE_E_INTERNAL, "move inside a block")
+				 : op_move(ex, op, path, err);
 			break;
 		case GROVE_OP_UNFOLD:
 		case GROVE_OP_FOLD:
@@ -778,7 +896,9 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 	fd = dcache_get(c, u->dir, true, err);
 	if (fd < 0)
 		return fd;
-	if ((u->kind == U_LINK || u->kind == U_UNLINK || u->kind == U_RELINK) && !u->text)
+	if ((u->kind == U_LINK || u->kind == U_UNLINK || u->kind == U_RELINK ||
+	     u->kind == U_ERASE) &&
+	    !u->text)
 		return grove_error_errno(err, -ENOMEM, "undo");
 	if (u->kind == U_RELINK && !u->old_text)
 		return grove_error_errno(err, -ENOMEM, "undo");
@@ -822,7 +942,22 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		fd = dcache_get(c, u->dir, true, err);
 		if (fd < 0)
 			return fd;
-		return grove_fs_move(fd2, u->name2, fd, u->name, RENAME_NOREPLACE, err);
+		r = grove_fs_move(fd2, u->name2, fd, u->name, RENAME_NOREPLACE, err);
+		if (r >= 0 && !u->in_stow && !u->to_stow) {
+			/* (A folder moved back: no cached fd may outlive a name.) */
+			cleanup_free char *from = join(u->dir2, u->name2);
+			cleanup_free char *to = join(u->dir, u->name);
+
+			if (from)
+				dcache_forget(c, from);
+			if (to)
+				dcache_forget(c, to);
+		}
+		return r;
+	case U_WRITE:
+		return grove_fs_unlink_file(fd, u->name, err);
+	case U_ERASE:
+		return grove_fs_write_new_file(fd, u->name, u->text, strlen(u->text), 0644, err);
 	}
 	return grove_error_set(err, -GROVE_E_INTERNAL, "undo: unknown record");
 }
@@ -854,7 +989,8 @@ undo_all(struct exec *ex, struct grove_error *err)
 			static const char *const names[] = { "remove link",    "restore link",
 							     "restore link",   "remove folder",
 							     "restore folder", "exchange back",
-							     "move back" };
+							     "move back",      "remove file",
+							     "restore file" };
 
 			return grove_error_prefix(err, "%s '%s'", names[u->kind],
 						  undo_where(u, where, sizeof(where)));

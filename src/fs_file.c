@@ -8,6 +8,20 @@
 
 #include "banned.h" /* last */
 
+/* A failure after the file was made: it goes again, so that the caller, which
+ * records no change on a failure, leaves nothing behind. */
+static int
+fail_made(int dirfd, const char *name, int fd, int r, const char *what, struct grove_error *err)
+{
+	if (fd >= 0)
+		grove_fd_close(fd);
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+		return grove_error_set(err, -GROVE_E_STUCK,
+				       "%s '%s': %s; removing it again failed: %s", what, name,
+				       grove_strerror(r), grove_strerror(-errno));
+	return grove_error_errno(err, r, "%s '%s'", what, name);
+}
+
 int
 grove_fs_write_new_file(int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
 			struct grove_error *err)
@@ -22,22 +36,14 @@ grove_fs_write_new_file(int dirfd, const char *name, const char *buf, size_t len
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0) {
-			int r = -errno;
-
-			grove_fd_close(fd);
-			return grove_error_errno(err, r, "write '%s'", name);
-		}
+		if (w < 0)
+			return fail_made(dirfd, name, fd, -errno, "write", err);
 		done += (size_t)w;
 	}
 	/* The file's data before the rename that publishes the folder holding it. */
-	if (fsync(fd) < 0) {
-		int r = -errno;
-
-		grove_fd_close(fd);
-		return grove_error_errno(err, r, "sync '%s'", name);
-	}
+	if (fsync(fd) < 0)
+		return fail_made(dirfd, name, fd, -errno, "sync", err);
 	if (close(fd) < 0)
-		return grove_error_errno(err, -errno, "close '%s'", name);
+		return fail_made(dirfd, name, -1, -errno, "close", err);
 	return 0;
 }

@@ -149,6 +149,10 @@ grove_owned_replay_op(struct grove_owned_replay *m, enum grove_op_kind kind, con
 			if (m->e[i].path && m->e[i].live && grove_path_under(m->e[i].path, path))
 				own_end(m, m->e[i].path);
 		return own_set(m, path, text, package);
+	case GROVE_OP_WRITE:
+	case GROVE_OP_ERASE:
+	case GROVE_OP_MOVE:
+		break; /* never logged (plan.h) */
 	}
 	return 0;
 }

@@ -172,7 +172,8 @@ grove_plan_sort_conflicts(struct grove_plan *plan)
 static const char *const op_kind_names[] = {
 	[GROVE_OP_MKDIR] = "mkdir",   [GROVE_OP_LINK] = "link",   [GROVE_OP_UNLINK] = "unlink",
 	[GROVE_OP_RELINK] = "relink", [GROVE_OP_RMDIR] = "rmdir", [GROVE_OP_UNFOLD] = "unfold",
-	[GROVE_OP_FOLD] = "fold",     [GROVE_OP_ADOPT] = "adopt",
+	[GROVE_OP_FOLD] = "fold",     [GROVE_OP_ADOPT] = "adopt", [GROVE_OP_WRITE] = "write",
+	[GROVE_OP_ERASE] = "erase",   [GROVE_OP_MOVE] = "move",
 };
 
 const char *

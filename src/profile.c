@@ -701,51 +701,45 @@ move_conflicts(struct grove_plan *from, struct grove_plan *to)
 	}
 }
 
-/* Makes the forest under a temporary name, writes the record, syncs, and
- * publishes it as NAME.generations/<num>. */
+/* Makes the generation as one executor plan beneath NAME.generations: its
+ * folder under a temporary name, the forest in it, the record, then the folder
+ * published as <num> (its contents made durable first). */
 static int
 make_generation(struct grove_profile *p, const struct grove_plan *forest,
-		const struct grove_root *stow, const struct grove_generation *rec,
-		struct grove_error *err)
+		const struct grove_generation *rec, struct grove_error *err)
 {
-	struct grove_exec_opts eo = { 0 };
-	struct grove_root groot = { .fd = -1 };
-	struct grove_stat st;
+	struct grove_plan plan;
 	cleanup_free char *text = grove_profile_record_format(rec);
+	cleanup_free char *record = NULL;
 	char tmp[256], num[32];
-	int r;
+	int r = 0;
 
 	if (!text)
 		return oom(err);
+	grove_plan_init(&plan);
 	snprintf(num, sizeof(num), "%ld", rec->number);
 	grove_fs_temp_name(tmp, sizeof(tmp), p->tag, num);
-	groot.fd = grove_fs_mkdir(p->gens.fd, tmp, 0755, err);
-	r = groot.fd < 0 ? groot.fd : grove_fs_stat_fd(groot.fd, &st, err);
-	if (r < 0)
-		goto out;
-	groot.dev = st.dev;
-	groot.ino = st.ino;
-	groot.path = grove_strdupf("%s/%s", p->gens.path, tmp);
-	groot.real = grove_strdupf("%s/%s", p->gens.real, tmp);
-	if (!groot.path || !groot.real) {
+	record = grove_strdupf("%s/%s", tmp, GROVE_PROFILE_RECORD);
+	if (!record || grove_plan_add_op(&plan, GROVE_OP_MKDIR, tmp, NULL, NULL, NULL, NULL) < 0)
 		r = oom(err);
-		goto out;
+	grove_plan_foreach_op (forest, op) {
+		cleanup_free char *path = r < 0 ? NULL : grove_strdupf("%s/%s", tmp, op->path);
+
+		if (r >= 0 &&
+		    (!path || grove_plan_add_op(&plan, op->kind, path, op->old_text, op->text,
+						op->stow_path, op->package) < 0))
+			r = oom(err);
 	}
-	r = grove_exec_apply(forest, &groot, stow, &eo, err);
+	if (r >= 0 &&
+	    (grove_plan_add_op(&plan, GROVE_OP_WRITE, record, NULL, text, NULL, NULL) < 0 ||
+	     grove_plan_add_op(&plan, GROVE_OP_MOVE, tmp, NULL, num, NULL, NULL) < 0))
+		r = oom(err);
 	if (r >= 0)
-		r = grove_fs_write_new_file(groot.fd, GROVE_PROFILE_RECORD, text, strlen(text),
-					    0644, err);
-	if (r >= 0)
-		r = grove_fs_sync(groot.fd, err);
-	if (r >= 0)
-		r = grove_fs_move(p->gens.fd, tmp, p->gens.fd, num, RENAME_NOREPLACE, err);
-	if (r >= 0)
-		r = grove_fs_sync(p->gens.fd, err);
-out:
+		r = grove_profile_undo_run_gens(p, &plan, err);
 	if (r < 0)
 		grove_error_prefix(err, "build generation %ld of profile '%s'", rec->number,
 				   p->link_path);
-	grove_root_release(&groot);
+	grove_plan_release(&plan);
 	return r;
 }
 
@@ -910,7 +904,7 @@ grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *sp
 	if (r < 0)
 		goto out;
 	rec.txn = txn.id;
-	r = make_generation(p, &forest, &stow, &rec, err);
+	r = make_generation(p, &forest, &rec, err);
 	/* The generation's link, synced, before the profile link points at it. */
 	if (r >= 0) {
 		r = run_link_ops(p, &txn, &summary, 1, 2, err);
@@ -1016,8 +1010,13 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 		    grove_profile_read_has(gens, n_gens, num))
 			continue;
 		/* Refuse before the first change: a folder holding the user's files stays. */
-		r = grove_profile_undo_remove_tree(p->gens.fd, ents[i].name, p->gens.path, true,
-						   true, err);
+		{
+			struct grove_plan check;
+
+			grove_plan_init(&check);
+			r = grove_profile_undo_plan_removal(p, ents[i].name, NULL, &check, err);
+			grove_plan_release(&check);
+		}
 		path = grove_profile_record_link_text(p, num);
 		if (r >= 0 && (!path || grove_plan_add_op(&summary, GROVE_OP_RMDIR, path, NULL,
 							  NULL, NULL, NULL) < 0))
@@ -1032,14 +1031,24 @@ grove_profile_gc(struct grove_profile *p, const char *command, size_t *ret_remov
 	r = txn_begin(p, &summary, command, NULL, &txn, err);
 	if (r < 0)
 		goto out;
-	grove_plan_foreach_op (&summary, op) {
-		r = grove_profile_undo_remove_folder(p, grove_profile_undo_folder_of(p, op->path),
-						     err);
-		if (r < 0)
-			break;
+	/* One executor plan: each folder moved aside, then emptied and removed. */
+	{
+		struct grove_plan plan;
+
+		grove_plan_init(&plan);
+		grove_plan_foreach_op (&summary, op) {
+			const char *folder = grove_profile_undo_folder_of(p, op->path);
+			char aside[256];
+
+			grove_fs_temp_name(aside, sizeof(aside), p->tag, folder);
+			r = grove_profile_undo_plan_removal(p, folder, aside, &plan, err);
+			if (r < 0)
+				break;
+		}
+		if (r >= 0)
+			r = grove_profile_undo_run_gens(p, &plan, err);
+		grove_plan_release(&plan);
 	}
-	if (r >= 0)
-		r = grove_fs_sync(p->gens.fd, err);
 	if (r < 0)
 		grove_error_prefix(err, "profile '%s': gc", p->link_path);
 	/* A failure part-way is finished by txn_end (the folders are unreferenced). */

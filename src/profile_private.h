@@ -74,10 +74,21 @@ bool grove_profile_read_has(const struct grove_generation *gens, size_t n, long 
 
 /* ---- removing what grove made, undo and recovery (profile_undo.c) ---- */
 
-/* Removes (or with check_only, checks) the folder name in dirfd holding only
- * links, folders and, at its top, the record file: a generation's forest. */
-int grove_profile_undo_remove_tree(int dirfd, const char *name, const char *where, bool top,
-				   bool check_only, struct grove_error *err);
+/* The largest record a removal takes as grove's (and keeps, to put back on undo). */
+#define GROVE_PROFILE_RECORD_MAX (16u << 20)
+
+/* Appends to plan (paths relative to NAME.generations) the ops that remove the
+ * generation folder name: when aside is given, first a MOVE of it to that
+ * private name (so that it is never seen half-removed under its number); then
+ * every link, the record and every folder beneath it, each checked at the
+ * moment of change. A folder holding anything else (a user's file) refuses,
+ * before anything is touched. */
+int grove_profile_undo_plan_removal(struct grove_profile *p, const char *name, const char *aside,
+				    struct grove_plan *plan, struct grove_error *err);
+/* Runs plan (paths relative to NAME.generations) through the executor, its
+ * temporary entries tagged with p->tag. */
+int grove_profile_undo_run_gens(struct grove_profile *p, const struct grove_plan *plan,
+				struct grove_error *err);
 /* Renames the generation folder name aside (tagged with p->tag), then removes it. */
 int grove_profile_undo_remove_folder(struct grove_profile *p, const char *name,
 				     struct grove_error *err);

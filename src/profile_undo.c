@@ -13,14 +13,14 @@
 #include "profile_private.h"
 #include "util.h"
 
-/*
- * Removes (or with check_only, checks) the folder name in dirfd holding only
- * links, folders and, at its top, the record file: a generation's forest.
- * Anything else is the user's, and stops it before it is touched.
- */
-int
-grove_profile_undo_remove_tree(int dirfd, const char *name, const char *where, bool top,
-			       bool check_only, struct grove_error *err)
+/* The ops removing folder name in dirfd, whose contents will be at rel (relative
+ * to NAME.generations) when they run: every link (UNLINK, its text checked),
+ * the record at the top (ERASE, its content checked), every folder (RMDIR),
+ * deepest first. Anything else is the user's, and refuses. where names the
+ * folder for messages. */
+static int
+plan_tree(int dirfd, const char *name, const char *rel, const char *where, bool top,
+	  struct grove_plan *plan, struct grove_error *err)
 {
 	cleanup_fd int fd = grove_fs_open_dir_at(dirfd, name, err);
 	cleanup_free char *path = grove_strdupf("%s/%s", where, name);
@@ -35,42 +35,78 @@ grove_profile_undo_remove_tree(int dirfd, const char *name, const char *where, b
 	r = grove_fs_list(fd, &ents, &n, err);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		const struct grove_dirent *e = &ents[i];
+		cleanup_free char *erel = grove_strdupf("%s/%s", rel, e->name);
+		cleanup_free char *text = NULL;
+		size_t len = 0;
 
-		if (e->type == GROVE_FT_DIR)
-			r = grove_profile_undo_remove_tree(fd, e->name, path, false, check_only,
-							   err);
-		else if (e->type == GROVE_FT_LINK ||
-			 (top && e->type == GROVE_FT_REG && !strcmp(e->name, GROVE_PROFILE_RECORD)))
-			r = check_only ? 0 : grove_fs_unlink_file(fd, e->name, err);
-		else
+		if (!erel)
+			r = oom(err);
+		else if (e->type == GROVE_FT_DIR)
+			r = plan_tree(fd, e->name, erel, path, false, plan, err);
+		else if (e->type == GROVE_FT_LINK) {
+			r = grove_fs_readlink_at(fd, e->name, &text, err);
+			if (r >= 0 && grove_plan_add_op(plan, GROVE_OP_UNLINK, erel, text, NULL,
+							NULL, NULL) < 0)
+				r = oom(err);
+		} else if (top && e->type == GROVE_FT_REG &&
+			   !strcmp(e->name, GROVE_PROFILE_RECORD)) {
+			r = grove_fs_read_file_at(fd, e->name, GROVE_PROFILE_RECORD_MAX, &text,
+						  &len, err);
+			if (r >= 0 && strlen(text) != len)
+				r = grove_error_set(err, -GROVE_E_PRECONDITION,
+						    "'%s/%s' is not a record grove wrote; leaving "
+						    "the generation alone",
+						    path, e->name);
+			if (r >= 0 && grove_plan_add_op(plan, GROVE_OP_ERASE, erel, text, NULL,
+							NULL, NULL) < 0)
+				r = oom(err);
+		} else {
 			r = grove_error_set(err, -GROVE_E_PRECONDITION,
 					    "'%s/%s' is not a link or folder grove made; leaving "
 					    "the generation alone",
 					    path, e->name);
+		}
 	}
 	grove_dirents_free(ents, n);
-	if (r < 0 || check_only)
-		return r;
-	return grove_fs_rmdir(dirfd, name, err);
+	if (r >= 0 && grove_plan_add_op(plan, GROVE_OP_RMDIR, rel, NULL, NULL, NULL, NULL) < 0)
+		r = oom(err);
+	return r;
 }
 
-/* Renames the generation folder name aside (a private name tagged with the
- * transaction), so that it is never seen half-removed under its number, then
- * removes it. */
+int
+grove_profile_undo_plan_removal(struct grove_profile *p, const char *name, const char *aside,
+				struct grove_plan *plan, struct grove_error *err)
+{
+	if (aside && grove_plan_add_op(plan, GROVE_OP_MOVE, name, NULL, aside, NULL, NULL) < 0)
+		return oom(err);
+	return plan_tree(p->gens.fd, name, aside ? aside : name, p->gens.path, true, plan, err);
+}
+
+int
+grove_profile_undo_run_gens(struct grove_profile *p, const struct grove_plan *plan,
+			    struct grove_error *err)
+{
+	struct grove_exec_opts eo = { .temp_tag = p->tag, .dir_mode = 0755 };
+
+	if (plan->n_ops == 0)
+		return 0;
+	return grove_exec_apply(plan, &p->gens, NULL, &eo, err);
+}
+
 int
 grove_profile_undo_remove_folder(struct grove_profile *p, const char *name, struct grove_error *err)
 {
+	struct grove_plan plan;
 	char aside[256];
 	int r;
 
+	grove_plan_init(&plan);
 	grove_fs_temp_name(aside, sizeof(aside), p->tag, name);
-	r = grove_fs_move(p->gens.fd, name, p->gens.fd, aside, RENAME_NOREPLACE, err);
-	if (r < 0)
-		return r;
-	r = grove_fs_sync(p->gens.fd, err);
-	if (r < 0)
-		return r;
-	return grove_profile_undo_remove_tree(p->gens.fd, aside, p->gens.path, true, false, err);
+	r = grove_profile_undo_plan_removal(p, name, aside, &plan, err);
+	if (r >= 0)
+		r = grove_profile_undo_run_gens(p, &plan, err);
+	grove_plan_release(&plan);
+	return r;
 }
 
 /* After the last component of "NAME.generations/<n>": the folder's name. */
@@ -107,11 +143,16 @@ link_text_is(int dirfd, const char *name, const char *text, bool *ret, struct gr
 static int
 remove_temps(struct grove_profile *p, const char *tag, struct grove_error *err)
 {
+	struct grove_exec_opts eo = { .temp_tag = tag };
 	struct grove_dirent *ents = NULL;
+	struct grove_plan links;
 	size_t n = 0;
 	int r = grove_fs_list(p->dir.fd, &ents, &n, err);
 
+	grove_plan_init(&links);
 	for (size_t i = 0; i < n && r >= 0; i++) {
+		cleanup_free char *text = NULL;
+
 		if (!grove_fs_is_temp_of(ents[i].name, tag))
 			continue;
 		if (ents[i].type != GROVE_FT_LINK)
@@ -119,20 +160,33 @@ remove_temps(struct grove_profile *p, const char *tag, struct grove_error *err)
 					    "temporary entry '%s/%s' is not a link grove made",
 					    p->dir.path, ents[i].name);
 		else
-			r = grove_fs_unlink_file(p->dir.fd, ents[i].name, err);
+			r = grove_fs_readlink_at(p->dir.fd, ents[i].name, &text, err);
+		if (r >= 0 && grove_plan_add_op(&links, GROVE_OP_UNLINK, ents[i].name, text, NULL,
+						NULL, NULL) < 0)
+			r = oom(err);
 	}
 	grove_dirents_free(ents, n);
+	if (r >= 0 && links.n_ops)
+		r = grove_exec_apply(&links, &p->dir, NULL, &eo, err);
+	grove_plan_release(&links);
 	if (r < 0)
 		return r;
 	r = grove_fs_list(p->gens.fd, &ents, &n, err);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		if (!grove_fs_is_temp_of(ents[i].name, tag))
 			continue;
-		if (ents[i].type != GROVE_FT_DIR)
+		if (ents[i].type != GROVE_FT_DIR) {
 			r = grove_fs_unlink_file(p->gens.fd, ents[i].name, err);
-		else
-			r = grove_profile_undo_remove_tree(p->gens.fd, ents[i].name, p->gens.path,
-							   true, false, err);
+		} else {
+			/* A generation being built or removed under its private name. */
+			struct grove_plan plan;
+
+			grove_plan_init(&plan);
+			r = grove_profile_undo_plan_removal(p, ents[i].name, NULL, &plan, err);
+			if (r >= 0)
+				r = grove_profile_undo_run_gens(p, &plan, err);
+			grove_plan_release(&plan);
+		}
 	}
 	grove_dirents_free(ents, n);
 	return r;

@@ -312,6 +312,17 @@ op_states(const struct grove_op *op, struct pstate *before, struct pstate *after
 		before->type = GROVE_FT_REG, before->text = NULL;
 		*after = new;
 		break;
+	case GROVE_OP_WRITE:
+		*before = none;
+		after->type = GROVE_FT_REG, after->text = NULL;
+		break;
+	case GROVE_OP_ERASE:
+		before->type = GROVE_FT_REG, before->text = NULL;
+		*after = none;
+		break;
+	case GROVE_OP_MOVE: /* never logged (plan.h): a profile's own step */
+		*before = none, *after = none;
+		break;
 	}
 }
 

@@ -39,6 +39,13 @@ enum grove_op_kind {
 	GROVE_OP_FOLD,   /* folder -> link text (block follows) */
 	GROVE_OP_ADOPT,  /* regular file -> moved to stow_path in the stow dir; path becomes link
 			    text */
+	/* Grove's own entries only (a profile's generation folders and their records): the
+	 * planner never makes these, and the journal never logs them (a profile logs its summary
+	 * ops; parse_kind reads MKDIR..ADOPT only). */
+	GROVE_OP_WRITE, /* none -> regular file holding text, written and fsynced */
+	GROVE_OP_ERASE, /* regular file holding exactly old_text -> none */
+	GROVE_OP_MOVE,  /* entry path -> the same entry at path text (beneath the same root;
+			   nothing there may be replaced), both parents fsynced at once */
 };
 
 struct grove_op {

@@ -198,6 +198,8 @@ print_diff(const struct grove_apply_target_step *t, FILE *f)
 			fprintf(f, "+ %s%s%s -> %s (file adopted into the package)\n", root, sep,
 				op->path, op->text);
 			break;
+		default: /* (grove's own entries: never in a target's plan) */
+			break;
 		}
 	}
 }

@@ -634,6 +634,110 @@ test_exec_noreplace_unsupported(void **state)
 	free(before);
 }
 
+/* ---- grove's own entries: WRITE, ERASE, MOVE (a profile's generation folders) ---- */
+
+static struct grove_op gen_build_ops[] = {
+	OP(MKDIR, "gen.tmp", NULL, NULL, NULL),
+	OP(MKDIR, "gen.tmp/bin", NULL, NULL, NULL),
+	OP(LINK, "gen.tmp/bin/x", NULL, "../../../stow/a/bin/x", NULL),
+	OP(WRITE, "gen.tmp/rec", NULL, "record 1\n", NULL),
+	OP(MOVE, "gen.tmp", NULL, "gen", NULL),
+};
+
+static struct grove_op gen_remove_ops[] = {
+	OP(MOVE, "gen", NULL, "gen.aside", NULL),
+	OP(UNLINK, "gen.aside/bin/x", "../../../stow/a/bin/x", NULL, NULL),
+	OP(RMDIR, "gen.aside/bin", NULL, NULL, NULL),
+	OP(ERASE, "gen.aside/rec", "record 1\n", NULL, NULL),
+	OP(RMDIR, "gen.aside", NULL, NULL, NULL),
+};
+
+static void
+test_exec_own_entries(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan build = PLAN(gen_build_ops), rm = PLAN(gen_remove_ops);
+	char *before = dump(fx);
+	char *built;
+
+	assert_int_equal(apply(fx, &build, NULL), 0);
+	built = dump(fx);
+	assert_non_null(strstr(built, "l target/gen/bin/x ../../../stow/a/bin/x\n"));
+	assert_non_null(strstr(built, "f target/gen/rec record 1\n"));
+	assert_null(strstr(built, "gen.tmp"));
+	assert_int_equal(apply(fx, &rm, NULL), 0);
+	assert_tree(fx, before);
+	free(built);
+	free(before);
+}
+
+static void
+test_exec_own_entries_preconditions(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan build = PLAN(gen_build_ops);
+	struct grove_op wrong[] = {
+		OP(MOVE, "gen", NULL, "gen.aside", NULL),
+		OP(ERASE, "gen.aside/rec", "record 2\n", NULL, NULL),
+	};
+	struct grove_op onto[] = { OP(MOVE, "old", NULL, "rel", NULL) };
+	struct grove_op over[] = { OP(WRITE, "old", NULL, "x", NULL) };
+	struct grove_plan p_wrong = PLAN(wrong), p_onto = PLAN(onto), p_over = PLAN(over);
+	char *built;
+	int r;
+
+	assert_int_equal(apply(fx, &build, NULL), 0);
+	built = dump(fx);
+	/* A record that is not what grove wrote stays, and the move aside is undone. */
+	r = apply(fx, &p_wrong, NULL);
+	assert_int_equal(r, -GROVE_E_PARTIAL);
+	assert_non_null(strstr(fx->err.msg, "is not the file grove wrote"));
+	assert_tree(fx, built);
+	/* MOVE never replaces an entry; WRITE never writes over one. */
+	assert_int_equal(apply(fx, &p_onto, NULL), -GROVE_E_PRECONDITION);
+	assert_tree(fx, built);
+	assert_int_equal(apply(fx, &p_over, NULL), -GROVE_E_PRECONDITION);
+	assert_tree(fx, built);
+	free(built);
+}
+
+/* For every k, the k-th mutating syscall of a build and of a removal fails: as before. */
+static void
+test_exec_own_entries_faults(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan build = PLAN(gen_build_ops), rm = PLAN(gen_remove_ops);
+	int k, total = 0;
+
+	for (int which = 0; which < 2; which++) {
+		for (k = 1; k < 200; k++) {
+			char *before;
+			int r;
+
+			fx_close(fx);
+			fx_open(fx, initial_spec);
+			if (which == 1)
+				assert_int_equal(apply(fx, &build, NULL), 0);
+			before = dump(fx);
+			fi_arm(k, EIO, false);
+			r = apply(fx, which ? &rm : &build, NULL);
+			fi_armed = false;
+			if (!fi_hit) {
+				assert_int_equal(r, 0);
+				free(before);
+				break;
+			}
+			if (r >= 0 || r == -GROVE_E_STUCK)
+				fail_msg("%s k=%d: r=%d %s", which ? "remove" : "build", k, r,
+					 fx->err.msg);
+			assert_tree(fx, before);
+			free(before);
+			total++;
+		}
+	}
+	assert_true(total >= 10);
+}
+
 int
 main(void)
 {
@@ -658,6 +762,9 @@ main(void)
 		T(test_exec_fault_first_call),
 		T(test_exec_exchange_unsupported),
 		T(test_exec_noreplace_unsupported),
+		T(test_exec_own_entries),
+		T(test_exec_own_entries_preconditions),
+		T(test_exec_own_entries_faults),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
