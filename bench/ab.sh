@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Benchmark, run by hand: an old and a new grove, interleaved run by run, each with its own state
 # dir (bench/run.sh shares one, and an older grove refuses a newer journal schema). For "no
-# slowdown" checks of a refactor: prints the median wall time per shape and op, and new/old.
+# slowdown" checks of a refactor: prints the median wall and CPU time per shape and op, and new/old.
 # Usage: bench/ab.sh OLD_GROVE NEW_GROVE [RUNS] [SHAPES] [DIR]
 set -euo pipefail
 OLD=$1 NEW=$2 RUNS=${3:-11} SHAPES=${4:-dotfiles,multi200} W=${5:-${TMPDIR:-/tmp}/grove-ab}
 here=$(cd "$(dirname "$0")" && pwd)
+# bench/timeit (built with grove: BUILD/bench/timeit) gives wall and CPU time (user + sys) per op;
+# CPU time moves much less than wall time when the machine is busy.
+TIMEIT=${TIMEIT:-$here/../build/bench/timeit}
+[ -x "$TIMEIT" ] || { echo "ab.sh: no $TIMEIT (build grove first, or set TIMEIT)" >&2; exit 1; }
 rm -rf "$W"
 mkdir -p "$W"
 for shape in ${SHAPES//,/ }; do
@@ -20,23 +24,25 @@ for shape in ${SHAPES//,/ }; do
 			[ $tool = new ] && bin=$NEW
 			export GROVE_STATE_DIR=$W/$shape/st-$tool
 			for op in stow restow unstow; do
-				s=$(date +%s%N)
 				# shellcheck disable=SC2086
-				"$bin" $op -d "$W/$shape/stow" -t "$W/$shape/t-$tool" $FLAGS $PKGS
-				e=$(date +%s%N)
-				echo "$shape $op $tool $(((e - s) / 1000))" >>"$W/results"
+				"$TIMEIT" "$W/results" "$shape:$op:$tool" 600 \
+					"$bin" $op -d "$W/$shape/stow" -t "$W/$shape/t-$tool" $FLAGS $PKGS
 			done
 		done
 	done
 done
 python3 - "$W/results" "$SHAPES" <<'PY'
 import collections, statistics as st, sys
-d = collections.defaultdict(list)
+wall, cpu = collections.defaultdict(list), collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    s, o, t, us = line.split()
-    d[(s, o, t)].append(int(us) / 1000)
+    label, w, c = line.split()[:3]
+    s, o, t = label.split(":")
+    wall[(s, o, t)].append(float(w) * 1000)
+    cpu[(s, o, t)].append(float(c) * 1000)
 for s in sys.argv[2].split(","):
     for o in ("stow", "restow", "unstow"):
-        a, b = st.median(d[(s, o, "old")]), st.median(d[(s, o, "new")])
-        print(f"{s:10} {o:7} old {a:9.2f} ms  new {b:9.2f} ms  new/old {b / a:5.3f}  (n={len(d[(s, o, 'new')])})")
+        wa, wb = st.median(wall[(s, o, "old")]), st.median(wall[(s, o, "new")])
+        ca, cb = st.median(cpu[(s, o, "old")]), st.median(cpu[(s, o, "new")])
+        print(f"{s:10} {o:7} wall old {wa:8.2f} ms new {wb:8.2f} ms new/old {wb / wa:5.3f}   "
+              f"cpu old {ca:7.2f} ms new {cb:7.2f} ms new/old {cb / ca:5.3f}  (n={len(wall[(s, o, 'new')])})")
 PY
