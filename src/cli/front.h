@@ -127,4 +127,36 @@ void grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hi
 /* The plan document's "ops", "conflicts" and "warnings" members (with a leading ", "). */
 void grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path);
 
+/* ---- the command line's shape (argv.c) ---- */
+
+struct grove_global_opts;
+
+/* A command line with grove's global options taken out: v[0] is the command (cmd), followed by
+ * the Stow options written in front of it and the words after it; or, for GNU Stow's spelling
+ * (cmd NULL), the program name and every remaining word. v is NULL-terminated; the words are
+ * argv's. */
+struct grove_cmdline {
+	char **v;
+	int n;
+	const char *cmd;
+};
+
+/*
+ * Reads grove's global options wherever they are (grove(1), COMMAND LINE): in front of the
+ * command, --state, --json, -v (bundled: -vv), --verbose[=N], -n/--dry-run, -q, --wait, --color,
+ * --version, --help; after it the same until "--", but never the value of one of the command's
+ * own options, and for `alt` only --state, --wait and --color (update-alternatives has its own
+ * --verbose and --quiet). Stow's options in front of the command (-d DIR, -t DIR, --no-folding…)
+ * are moved after it. The first word is the command when it is one of grove's; when Stow's
+ * options precede a word that is none, or -S/-D/-R or "--" comes first, the command line is GNU
+ * Stow's spelling. Returns 0, or -1 - the exit status when the run ends here (--version, --help,
+ * a usage error, printed).
+ */
+int grove_cmdline_parse(int argc, char **argv, struct grove_global_opts *g,
+			enum grove_color_mode *color, bool *quiet, struct grove_cmdline *ret);
+void grove_cmdline_release(struct grove_cmdline *c);
+
+/* Whether word is one of grove's commands. */
+bool grove_is_command(const char *word);
+
 #endif
