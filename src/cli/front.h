@@ -93,6 +93,8 @@ const char *grove_conflict_hint(const struct grove_conflict *c, const char *stow
 /* Prints the plan one op per line as grove_plan_print does, the op's kind coloured when colour
  * is on for out. */
 void grove_print_plan(const struct grove_plan *plan, FILE *out);
+/* The same, each line after prefix ("  " under a `grove log -v` entry). */
+void grove_print_plan_prefixed(const struct grove_plan *plan, const char *prefix, FILE *out);
 
 /* qsort order of pointers to conflicts, as bin/stow reports them: unstow before stow, then
  * package, then message (output.c). */

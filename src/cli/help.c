@@ -63,10 +63,15 @@ static const struct help_page pages[] = {
 	  "Usage: grove switch [OPTION ...] OLD NEW\n"
 	  "Unstows OLD and stows NEW in one transaction: a path both provide is replaced in\n"
 	  "place and never missing.\n\n" PACKAGE_OPTIONS },
-	{ "log",
-	  "Usage: grove log [-t DIR] [--json]\n"
-	  "Lists the target's transactions, newest first: number, time, state (committed,\n"
-	  "rolled-back, interrupted, stuck), number of ops, command line.\n\n" TARGET_OPTIONS },
+	{ "log", "Usage: grove log [-t DIR] [-v] [--json]\n"
+		 "Lists the target's transactions, newest first: number, time, state (committed,\n"
+		 "rolled-back, interrupted, stuck), number of ops, command line; with -v, each\n"
+		 "transaction's ops under it.\n\n" TARGET_OPTIONS
+		 "    -v, --verbose          list each transaction's ops\n" },
+	{ "show",
+	  "Usage: grove show N [-t DIR] [--json]\n"
+	  "Prints transaction N of the target (see grove log) and its ops. A transaction of\n"
+	  "another target, or one the log does not have, is refused (exit 1).\n\n" TARGET_OPTIONS },
 	{ "status",
 	  "Usage: grove status [-t DIR] [--json]\n"
 	  "Lists the packages grove has stowed into the target, with their link counts, and\n"
@@ -79,13 +84,16 @@ static const struct help_page pages[] = {
 	{ "undo",
 	  "Usage: grove undo [-t DIR] [-n] [-v]\n"
 	  "Reverts the last committed transaction that is not an undo already, as a new\n"
-	  "transaction; refused (exit 1) when a path it would restore was changed since.\n\n" TARGET_OPTIONS
+	  "transaction, and says what changed; refused (exit 1) when a path it would restore\n"
+	  "was changed since.\n\n" TARGET_OPTIONS
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
 	{ "rollback",
 	  "Usage: grove rollback --to N [-t DIR] [-n] [-v]\n"
 	  "Puts the target back to its state after transaction N (see grove log) by\n"
-	  "reverting every committed transaction after it, as one new transaction.\n\n" TARGET_OPTIONS
+	  "reverting every committed transaction after it, as one new transaction, and says\n"
+	  "what changed. N is one of the target's transactions, 0, or the number just before\n"
+	  "one of them; another target's or an unknown one is refused (exit 1).\n\n" TARGET_OPTIONS
 	  "    --to N                 the transaction to go back to\n"
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
@@ -118,7 +126,8 @@ grove_help(FILE *out)
 	      "    plan [stow|unstow|restow] PACKAGE ...\n"
 	      "                           print what would change; change nothing\n"
 	      "    switch OLD NEW         unstow OLD and stow NEW in one transaction\n"
-	      "    log                    the target's transactions, newest first\n"
+	      "    log                    the target's transactions, newest first (-v: their ops)\n"
+	      "    show N                 one transaction and its ops\n"
 	      "    status                 the packages stowed into the target\n"
 	      "    verify                 the log against the disk: missing, changed, broken, foreign\n"
 	      "    undo                   revert the last transaction\n"
@@ -142,7 +151,7 @@ grove_help(FILE *out)
 	      "    --version              show the version\n"
 	      "    --help                 show this help\n"
 	      "\n" PACKAGE_OPTIONS "\n"
-	      "Log options (log, status, verify, undo, rollback, recover):\n"
+	      "Log options (log, show, status, verify, undo, rollback, recover):\n"
 	      "    -t DIR, --target=DIR   the target whose log to read\n"
 	      "    --to N                 rollback: the transaction to go back to\n"
 	      "    --force                recover: mark a stuck transaction resolved by hand\n"

@@ -11,7 +11,7 @@
 #include "../banned.h" /* last */
 
 static const char *const txn_cmds[] = {
-	"log", "status", "verify", "undo", "rollback", "recover",
+	"log", "show", "status", "verify", "undo", "rollback", "recover",
 };
 
 /* `grove switch [OPTIONS] OLD NEW` is `-D OLD -S NEW` in one transaction: a file both

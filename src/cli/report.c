@@ -148,17 +148,17 @@ op_sgr(const char *kind)
 }
 
 void
-grove_print_plan(const struct grove_plan *plan, FILE *out)
+grove_print_plan_prefixed(const struct grove_plan *plan, const char *prefix, FILE *out)
 {
 	char *buf = NULL, *line, *save = NULL;
 	size_t len = 0;
 	FILE *mem;
 
-	if (!grove_color_on(out)) {
+	if (!grove_color_on(out) && !*prefix) {
 		grove_plan_print(plan, out);
 		return;
 	}
-	/* The plan's own text, with each line's first word (the op's kind) painted. */
+	/* The plan's own text, each line after prefix, its first word (the op's kind) painted. */
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		grove_plan_print(plan, out);
@@ -175,8 +175,15 @@ grove_print_plan(const struct grove_plan *plan, FILE *out)
 		char kind[16];
 
 		snprintf(kind, sizeof(kind), "%.*s", (int)(k < 15 ? k : 15), line);
+		fputs(prefix, out);
 		grove_paint(out, op_sgr(kind), "%s", kind);
 		fprintf(out, "%s\n", line + k);
 	}
 	free(buf);
+}
+
+void
+grove_print_plan(const struct grove_plan *plan, FILE *out)
+{
+	grove_print_plan_prefixed(plan, "", out);
 }

@@ -51,7 +51,7 @@ STOW_DIR=$ROOT/other expect_bash "nano " grove switch emacs n
 expect_bash "recover restow rollback " grove r
 expect_bash "--no-folding " grove stow --no-f
 expect_bash "always auto never " grove --color = ""
-expect_bash "status stow switch " grove --state /x s
+expect_bash "show status stow switch " grove --state /x s
 check "bash: commands, options, and package names from the current folder, -d, --dir=, \$STOW_DIR"
 
 "$GROVE" stow -d stow -t target vim >/dev/null
