@@ -174,15 +174,18 @@ grove_help(FILE *out)
 	      "    --no-link              build: make no user link\n"
 	      "\n"
 	      "Manifest (grove apply; see grove.yaml(5)):\n"
-	      "    -f FILE, --file=FILE   the manifest (default: $GROVE_MANIFEST, else ./grove.yaml)\n"
-	      "    --check                plan only: exit 0 when nothing would change, 1 otherwise\n"
+	      "    -f FILE, --file=FILE   the manifest (default: $GROVE_MANIFEST, else ./grove.yaml,\n"
+	      "                           else $XDG_CONFIG_HOME/grove/grove.yaml)\n"
+	      "    --check                plan only: exit 0 when nothing would change, 1 when\n"
+	      "                           something would, 6 on conflicts\n"
 	      "    --diff                 also print every link added (+) and removed (-)\n"
 	      "    --tag TAG              turn on a tag for host/tag selection (repeatable)\n"
 	      "    --host NAME            select entries for host NAME\n"
 	      "\n"
 	      "Options are also read from ~/.stowrc and ./.stowrc, as GNU Stow reads them.\n"
 	      "Exit status: 0 done, 1 refused (nothing changed), 2 usage, 3 failed and rolled back,\n"
-	      "4 needs attention, 75 locked, 78 bad configuration. grove alt exits 0 or 2.\n"
+	      "4 needs attention, 6 apply --check found conflicts, 75 locked, 78 bad\n"
+	      "configuration. grove alt exits 0 or 2.\n"
 	      "See grove(1), grove-stow(1), grove-alt(1), grove-profile(1), grove.yaml(5).\n",
 	      out);
 }

@@ -166,7 +166,7 @@ YAML
 expect_exit 1 "$GROVE" --json apply -f grove2.yaml
 valid apply
 field 'not d["applied"] and d["targets"][0]["txn"] == 0 and d["targets"][0]["conflicts"][0]["path"] == "bin/y"'
-expect_exit 1 "$GROVE" --json apply --check -f grove2.yaml
+expect_exit 6 "$GROVE" --json apply --check -f grove2.yaml
 valid apply
 field 'd["targets"][0]["conflicts"][0]["package"] == "b"'
 check "apply --json with a conflict: the document lists it, exit 1, nothing applied"
