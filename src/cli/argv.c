@@ -16,6 +16,12 @@ static const char *const commands[] = {
 	"help", "log",    "status", "verify", "undo",   "rollback", "recover", "show",
 };
 
+const char *
+grove_nearest_command(const char *word)
+{
+	return grove_nearest(word, commands, sizeof(commands) / sizeof(commands[0]));
+}
+
 bool
 grove_is_command(const char *word)
 {

@@ -83,6 +83,10 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	}
 	if (r < 0) {
 		status = grove_report_error(&err, r);
+		if (r == -GROVE_E_NOPACKAGE && grove_term_hints()) {
+			grove_hint_packages(req.dir, req.stow, req.n_stow);
+			grove_hint_packages(req.dir, req.unstow, req.n_unstow);
+		}
 		goto out;
 	}
 	if (run.recovered && !grove_term_quiet())

@@ -44,6 +44,8 @@ int grove_color_parse(const char *when, enum grove_color_mode *ret);
 /* Sets the colour mode and -q for the whole run (main calls it once). */
 void grove_term_setup(enum grove_color_mode mode, bool quiet);
 bool grove_term_quiet(void);
+/* Whether hints are printed: grove's command line (not Stow's, invoked as stow), without -q. */
+bool grove_term_hints(void);
 
 /* Whether output to f (stdout or stderr) is coloured. */
 bool grove_color_on(FILE *f);
@@ -158,7 +160,26 @@ int grove_cmdline_parse(int argc, char **argv, struct grove_global_opts *g,
 			enum grove_color_mode *color, bool *quiet, struct grove_cmdline *ret);
 void grove_cmdline_release(struct grove_cmdline *c);
 
-/* Whether word is one of grove's commands. */
+/* Whether word is one of grove's commands; the command a mistyped word is nearest to, or NULL. */
 bool grove_is_command(const char *word);
+const char *grove_nearest_command(const char *word);
+
+/* ---- hints (hint.c) ---- */
+
+/* The candidate nearest to word (one edit for words of 3 to 5 bytes, two for longer; adjacent
+ * letters swapped count as one), or NULL when none is that near or two are equally near. */
+const char *grove_nearest(const char *word, const char *const *cands, size_t n);
+
+/* Prints "hint: MESSAGE" (coloured on a terminal) to out. */
+void grove_hint(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* For each of names that the stow dir dir does not have, "hint: no package 'vmi': did you mean
+ * 'vim'?" on stderr when one of its folders is that near. Prints nothing when dir cannot be read.
+ */
+void grove_hint_packages(const char *dir, char *const *names, size_t n);
+
+/* After an error: a hint when a normal user was refused a change (run as root). */
+struct grove_error;
+void grove_hint_error(const struct grove_error *err, int code);
 
 #endif

@@ -144,7 +144,7 @@ grove_help(FILE *out)
 	      "    --state DIR            keep the transaction log in DIR\n"
 	      "    --json                 machine-readable output on stdout (see docs/json.md)\n"
 	      "    -v, --verbose          be more verbose (-vv, --verbose=N)\n"
-	      "    -q, --quiet            no progress line, no notes; errors only\n"
+	      "    -q, --quiet            no progress line, notes or error hints; errors only\n"
 	      "    -n, --dry-run          plan and check, change nothing\n"
 	      "    --wait SECONDS         wait that long for a target locked by another run\n"
 	      "    --color=WHEN           colour: auto (on a terminal, without NO_COLOR), always, never\n"

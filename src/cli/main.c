@@ -161,7 +161,11 @@ run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 		fputs("')\n", stderr);
 		return GROVE_EXIT_USAGE;
 	}
-	fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
+	if (grove_nearest_command(cmd))
+		fprintf(stderr, "grove: unknown command '%s' (did you mean '%s'?)\n", cmd,
+			grove_nearest_command(cmd));
+	else
+		fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
 	return GROVE_EXIT_USAGE;
 }
 
