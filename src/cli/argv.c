@@ -69,24 +69,19 @@ stow_long(const char *name)
 static bool
 takes_value(const char *cmd, const char *a)
 {
-	static const char *const txn[] = { "--to" };
 	static const char *const apply[] = { "-f",    "--file",   "--tag",   "--host",    "-d",
 					     "--dir", "--ignore", "--defer", "--override" };
 	static const char *const profile[] = { "-p", "--profile", "-d", "--dir", "--link" };
 	static const char *const any[] = { "--to",   "--file",    "--tag",
 					   "--host", "--profile", "--link" };
-	bool stowish = !cmd || !strcmp(cmd, "stow") || !strcmp(cmd, "unstow") ||
-		       !strcmp(cmd, "restow") || !strcmp(cmd, "plan") || !strcmp(cmd, "switch") ||
-		       (!grove_is_command(cmd) && strcmp(cmd, "apply") && strcmp(cmd, "profile"));
 	size_t len = strlen(a);
 
 	if (cmd && !strcmp(cmd, "apply"))
 		return in(a, len, apply, sizeof(apply) / sizeof(apply[0]));
 	if (cmd && !strcmp(cmd, "profile"))
 		return in(a, len, profile, sizeof(profile) / sizeof(profile[0]));
-	if (!cmd && in(a, len, any, sizeof(any) / sizeof(any[0])))
-		return true;
-	if (cmd && in(a, len, txn, 1) && !stowish)
+	if (!cmd ? in(a, len, any, sizeof(any) / sizeof(any[0]))
+		 : !strcmp(cmd, "rollback") && !strcmp(a, "--to"))
 		return true;
 	/* Stow's own: -d, -t (also last in a bundle: "-nt DIR"), and the long ones, abbreviated. */
 	if (a[1] != '-') {
