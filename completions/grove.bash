@@ -196,6 +196,13 @@ _grove()
 	log | status | verify | undo | recover)
 		COMPREPLY=($(compgen -W "$logopts --dry-run --force" -- "$cur"))
 		;;
+	show)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$logopts" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$(_grove_transactions)" -- "$cur"))
+		fi
+		;;
 	rollback)
 		COMPREPLY=($(compgen -W "$logopts --to --dry-run" -- "$cur"))
 		;;
