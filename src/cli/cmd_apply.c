@@ -206,6 +206,17 @@ print_diff(const struct grove_apply_target_step *t, FILE *f)
 	}
 }
 
+/* The manifest line behind a conflict: the package's entry, else (a package the manifest no
+ * longer lists, being unstowed) the target's. */
+static struct grove_manifest_loc
+conflict_loc(const struct grove_apply_target_step *t, const struct grove_conflict *c)
+{
+	for (size_t i = 0; c->package && i < t->mt->n_pkgs; i++)
+		if (!strcmp(t->mt->pkgs[i].name, c->package))
+			return t->mt->pkgs[i].loc;
+	return t->mt->loc;
+}
+
 static void
 print_json(const struct apply *ap, bool applied)
 {
@@ -241,7 +252,8 @@ print_json(const struct apply *ap, bool applied)
 			char buf[512];
 
 			fputs(k ? ", " : "", f);
-			grove_json_conflict(f, c, grove_conflict_hint(c, NULL, buf, sizeof(buf)));
+			grove_json_conflict_at(f, c, grove_conflict_hint(c, NULL, buf, sizeof(buf)),
+					       conflict_loc(t, c).line);
 		}
 		fputs("]}", f);
 	}
@@ -487,17 +499,6 @@ apply_release(struct apply *ap)
 	free(ap->manifest_abs);
 	free(ap->gi_text);
 	free(ap->gi_path);
-}
-
-/* The manifest line behind a conflict: the package's entry, else (a package the manifest no
- * longer lists, being unstowed) the target's. */
-static struct grove_manifest_loc
-conflict_loc(const struct grove_apply_target_step *t, const struct grove_conflict *c)
-{
-	for (size_t i = 0; c->package && i < t->mt->n_pkgs; i++)
-		if (!strcmp(t->mt->pkgs[i].name, c->package))
-			return t->mt->pkgs[i].loc;
-	return t->mt->loc;
 }
 
 /* Every target's conflicts on stderr, each after the manifest line that caused it:

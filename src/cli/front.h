@@ -127,6 +127,9 @@ void grove_json_strv(FILE *f, char *const *v, size_t n);
 
 /* One conflict object of docs/json.md; hint may be NULL (null). */
 void grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint);
+/* The same with "line": the manifest line behind it (apply), when line is not 0. */
+void grove_json_conflict_at(FILE *f, const struct grove_conflict *c, const char *hint,
+			    unsigned line);
 
 /* The plan document's "ops", "conflicts" and "warnings" members (with a leading ", "). */
 void grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path);

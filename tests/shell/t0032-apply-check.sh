@@ -61,7 +61,9 @@ expect_err_has "grove: target '$H' (grove.yaml:5) has conflicts:"
 expect_err_has "  grove.yaml:9: stow 'bash': cannot stow ../dotfiles/bash/.bashrc over existing target .bashrc"
 expect_exit 6 "$GROVE" -n apply
 expect_exit 6 "$GROVE" apply --check --json
-"$GROVE_TEST_PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["targets"]; assert t[0]["ops"] and t[1]["conflicts"] and not d["applied"], d' "$OUT" ||
+"$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/json/validate.py" "$GROVE_SOURCE_ROOT/docs/grove.schema.json" "$OUT" apply ||
+	fail "apply --check --json with a conflict does not validate: $(cat "$OUT")"
+"$GROVE_TEST_PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["targets"]; assert t[0]["ops"] and [c["line"] for c in t[1]["conflicts"]] == [9] and not d["applied"], d' "$OUT" ||
 	fail "apply --check --json with a conflict: $(cat "$OUT")"
 check "apply --check: a conflict is exit 6, with the whole diff and the manifest line"
 
