@@ -169,7 +169,7 @@ const char *grove_nearest_command(const char *word);
 
 /* ---- hints (hint.c) ---- */
 
-/* The candidate nearest to word (one edit for words of 3 to 5 bytes, two for longer; adjacent
+/* The candidate nearest to word (one edit for words of 3 to 6 bytes, two for longer; adjacent
  * letters swapped count as one), or NULL when none is that near or two are equally near. */
 const char *grove_nearest(const char *word, const char *const *cands, size_t n);
 
@@ -180,6 +180,10 @@ void grove_hint(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2
  * 'vim'?" on stderr when one of its folders is that near. Prints nothing when dir cannot be read.
  */
 void grove_hint_packages(const char *dir, char *const *names, size_t n);
+
+/* For a folder path that is not there, "hint: no folder 'dotfilez': did you mean 'dotfiles'?"
+ * when its parent has one that near. */
+void grove_hint_folder(const char *path);
 
 /* After an error: a hint when a normal user was refused a change (run as root). */
 struct grove_error;

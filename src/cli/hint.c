@@ -51,7 +51,7 @@ grove_nearest(const char *word, const char *const *cands, size_t n)
 {
 	size_t len = strlen(word);
 	/* Short words are too close to everything: "x" is one edit from "a". */
-	size_t max = len < 3 ? 0 : len <= 5 ? 1 : 2;
+	size_t max = len < 3 ? 0 : len <= 6 ? 1 : 2;
 	size_t best = SIZE_MAX;
 	const char *hit = NULL;
 	bool tie = false;
@@ -89,8 +89,10 @@ grove_hint(FILE *out, const char *fmt, ...)
 	free(msg);
 }
 
-void
-grove_hint_packages(const char *dir, char *const *names, size_t n)
+/* For each of names that the folder dir lacks, "hint: no WHAT 'x': did you mean 'y'?" when one
+ * of its folders (or links) is that near. */
+static void
+suggest_in(const char *dir, char *const *names, size_t n, const char *what)
 {
 	struct grove_root root = { .fd = -1 };
 	struct grove_dirent *ents = NULL;
@@ -113,12 +115,42 @@ grove_hint_packages(const char *dir, char *const *names, size_t n)
 		for (size_t k = 0; k < n_cands && !there; k++)
 			there = !strcmp(cands[k], names[i]);
 		if (!there && (near = grove_nearest(names[i], cands, n_cands)))
-			grove_hint(stderr, "no package '%s': did you mean '%s'?", names[i], near);
+			grove_hint(stderr, "no %s '%s': did you mean '%s'?", what, names[i], near);
 	}
 out:
 	free(cands);
 	grove_dirents_free(ents, n_ents);
 	grove_root_release(&root);
+}
+
+void
+grove_hint_packages(const char *dir, char *const *names, size_t n)
+{
+	suggest_in(dir, names, n, "package");
+}
+
+void
+grove_hint_folder(const char *path)
+{
+	char *copy = strdup(path), *slash, *name;
+	const char *parent;
+
+	if (!copy)
+		return;
+	while (strlen(copy) > 1 && copy[strlen(copy) - 1] == '/')
+		copy[strlen(copy) - 1] = '\0';
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = '\0';
+		parent = slash == copy ? "/" : copy;
+		name = slash + 1;
+	} else {
+		parent = ".";
+		name = copy;
+	}
+	if (*name && strcmp(name, ".") && strcmp(name, ".."))
+		suggest_in(parent, &name, 1, "folder");
+	free(copy);
 }
 
 void

@@ -47,7 +47,11 @@ check "did you mean: a mistyped package or command; nothing for a word near noth
 
 expect_exit 1 "$GROVE" stow -d dotfilez -t ../target vim
 expect_err_line "stow directory: open 'dotfilez': No such file or directory"
-check "a missing stow dir: no jargon"
+expect_exit 1 "$GROVE" stow -d ../stwo -t ../target vim
+expect_err_has "hint: no folder 'stwo': did you mean 'stow'?"
+expect_exit 1 "$GROVE" stow -t ../targte vim
+expect_err_has "hint: no folder 'targte': did you mean 'target'?"
+check "a missing stow dir or target: no jargon, and did you mean"
 
 if [[ -d /tmp ]]; then
 	(cd /tmp && GROVE_STATE_DIR=$ROOT/tmpstate "$GROVE" stow nothing-here) >"$OUT" 2>"$ERR" && fail "stow from /tmp succeeded"
