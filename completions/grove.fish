@@ -109,7 +109,7 @@ function __grove_is
     contains -- $c $argv
 end
 
-set -l __grove_commands stow unstow restow plan switch log status verify undo rollback recover alt profile apply help
+set -l __grove_commands stow unstow restow plan switch log show status verify undo rollback recover alt profile apply help
 
 # No file names unless an option asks for one.
 complete -c grove -f
@@ -136,6 +136,7 @@ complete -c grove -n __fish_use_subcommand -a status -d 'packages stowed into th
 complete -c grove -n __fish_use_subcommand -a verify -d 'the log against the disk'
 complete -c grove -n __fish_use_subcommand -a undo -d 'revert the last transaction'
 complete -c grove -n __fish_use_subcommand -a rollback -d 'back to the state after transaction N'
+complete -c grove -n __fish_use_subcommand -a show -d 'one transaction and its ops'
 complete -c grove -n __fish_use_subcommand -a recover -d 'roll back an interrupted transaction'
 complete -c grove -n __fish_use_subcommand -a alt -d 'alternatives (update-alternatives)'
 complete -c grove -n __fish_use_subcommand -a profile -d 'generations of packages'
@@ -163,9 +164,10 @@ complete -c grove -n $pkgcond -s V -d 'show the version'
 complete -c grove -n "test -z (__grove_command); and __fish_seen_argument -s S -s D -s R -s d -l stow -l delete -l restow -l dir" -a '(__grove_packages)' -d package
 
 # Log commands.
-complete -c grove -n "__grove_is log status verify undo rollback recover" -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
+complete -c grove -n "__grove_is log show status verify undo rollback recover" -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
 complete -c grove -n "__grove_is log status verify" -l json -d 'JSON output'
 complete -c grove -n "__grove_is rollback" -l to -x -a '(__grove_transactions)' -d 'the transaction to go back to'
+complete -c grove -n "__grove_is show" -x -a '(__grove_transactions)' -d 'transaction'
 complete -c grove -n "__grove_is recover" -l force -d 'mark a stuck transaction resolved'
 
 # grove alt.

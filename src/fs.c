@@ -119,7 +119,7 @@ root_open(struct grove_root *root, const char *path, int flags, struct grove_err
 	struct stat st, st_real;
 
 	if (!path || !*path)
-		return grove_error_errno(err, -ENOENT, "open root ''");
+		return grove_error_errno(err, -ENOENT, "open ''");
 	/* The one place a user's path string reaches the kernel: open it, then
 	 * canonicalise it and check the canonical path still names the folder we
 	 * hold, so root->real never describes a different folder than root->fd. */
@@ -131,9 +131,8 @@ root_open(struct grove_root *root, const char *path, int flags, struct grove_err
 		/* O_DIRECTORY wins over O_NOFOLLOW: a symlink gives ENOTDIR. */
 		if ((flags & O_NOFOLLOW) && (e == -ELOOP || e == -ENOTDIR) &&
 		    lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) /* grove: root-open */
-			return grove_error_set(err, -ELOOP, "open root '%s': it is a symlink",
-					       path);
-		return grove_error_errno(err, e, "open root '%s'", path);
+			return grove_error_set(err, -ELOOP, "open '%s': it is a symlink", path);
+		return grove_error_errno(err, e, "open '%s'", path);
 	}
 	if (fstat(fd, &st) < 0)
 		return grove_error_errno(err, -errno, "stat root '%s'", path);
@@ -143,11 +142,11 @@ root_open(struct grove_root *root, const char *path, int flags, struct grove_err
 	if (stat(real, &st_real) < 0) /* grove: root-open */
 		return grove_error_errno(err, -errno, "stat root '%s'", real);
 	if (st_real.st_dev != st.st_dev || st_real.st_ino != st.st_ino)
-		return grove_error_set(err, -EAGAIN,
-				       "open root '%s': it changed while being opened", path);
+		return grove_error_set(err, -EAGAIN, "open '%s': it changed while being opened",
+				       path);
 	copy = strdup(path);
 	if (!copy)
-		return grove_error_errno(err, -ENOMEM, "open root '%s'", path);
+		return grove_error_errno(err, -ENOMEM, "open '%s'", path);
 
 	root->fd = steal_fd(&fd);
 	root->path = steal_ptr(&copy);

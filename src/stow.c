@@ -87,6 +87,35 @@ grove_stow_global_ignore(const char *text, const char *source, struct grove_igno
 	return grove_ignore_list_parse(text, source ? source : "~/.stow-global-ignore", ret, err);
 }
 
+/*
+ * The target is the stow dir or inside it. Say which folders those are and why: GNU Stow's
+ * default target is the stow dir's parent, which its rule makes '.' for a folder at the top
+ * level (/tmp, /var), and '.' is then the stow dir itself when grove runs from there.
+ */
+static int
+target_in_stow_dir(const struct grove_stow_request *req, const struct grove_stow_run *run,
+		   struct grove_error *err)
+{
+	const char *t = run->target_root.real, *d = run->stow_root.real;
+
+	if (strcmp(t, d) != 0)
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "target '%s' ('%s') is inside the stow directory '%s' "
+				       "('%s'): give another target with -t DIR",
+				       req->target, t, req->dir, d);
+	if (!strcmp(req->target, ".") && d[0] == '/' && !strchr(d + 1, '/'))
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "no target: the default target is the stow directory's "
+				       "parent, and for '%s', at the top level, GNU Stow's rule "
+				       "makes it '.', the stow directory itself: give the target "
+				       "with -t DIR (and the stow directory with -d DIR)",
+				       d);
+	return grove_error_set(err, -GROVE_E_BADINPUT,
+			       "target '%s' is the stow directory '%s' itself ('%s'): give another "
+			       "target with -t DIR",
+			       req->target, req->dir, d);
+}
+
 int
 grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		   struct grove_stow_run *run, struct grove_error *err)
@@ -127,11 +156,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 	if (r < 0)
 		goto fail;
 	if (path_within(run->target_root.real, run->stow_root.real)) {
-		r = grove_error_set(err, -GROVE_E_BADINPUT,
-				    strcmp(run->target_root.real, run->stow_root.real) == 0
-					    ? "target '%s' is the stow directory '%s'"
-					    : "target '%s' is inside the stow directory '%s'",
-				    req->target, req->dir);
+		r = target_in_stow_dir(req, run, err);
 		goto fail;
 	}
 	if (sopts) {

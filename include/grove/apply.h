@@ -147,7 +147,7 @@ struct grove_apply_steps {
  *   grove_apply_steps_select(&st, &opts, err);          targets, their overlaps refused
  *   for each target i: grove_apply_steps_prepare(&st, i, lock, err);
  *                                                       conflicts in targets[i].run.plan
- *   grove_apply_steps_plan_alternatives(&st, err);      only when no target has conflicts
+ *   grove_apply_steps_plan_alternatives(&st, err);      also when a target has conflicts
  *   grove_apply_steps_plan_profiles(&st, err);
  *   then, to apply: grove_apply_execute(&targets[i].run) for each target, in order,
  *   grove_apply_steps_run_alt(&st, i, err) for each alternatives step, in order,

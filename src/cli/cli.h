@@ -19,6 +19,7 @@ enum {
 	GROVE_EXIT_PARTIAL = 3,
 	GROVE_EXIT_ATTENTION = 4,
 	GROVE_EXIT_NOT_DURABLE = 5, /* changed and committed; the log's last sync failed */
+	GROVE_EXIT_CONFLICT = 6,    /* apply --check: conflicts (1 there means "would change") */
 	GROVE_EXIT_LOCKED = 75,
 	GROVE_EXIT_CONFIG = 78,
 };
@@ -126,8 +127,8 @@ int grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 int grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global);
 
 /* Runs `grove apply` (argv[0] is "apply"): converges the targets and alternatives of a manifest.
- * Returns the exit status (0 done or nothing to do; with --check 1 when something would change;
- * 78 a bad manifest or config). */
+ * Returns the exit status (0 done or nothing to do; with --check 1 when something would change
+ * and 6 when there are conflicts, 1 without --check; 78 a bad manifest or config). */
 int grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global);
 
 #endif

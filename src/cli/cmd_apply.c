@@ -45,7 +45,11 @@ usage(FILE *out)
 {
 	fputs("usage: grove [--state DIR] [--json] apply [-f FILE] [--check] [--diff] [--json]\n"
 	      "             [--tag TAG]... [--host NAME] [-d DIR] [--no-folding] [--dotfiles]\n"
-	      "             [--adopt] [--ignore RE] [--defer RE] [--override RE]\n",
+	      "             [--adopt] [--ignore RE] [--defer RE] [--override RE]\n"
+	      "The manifest: -f FILE, else $GROVE_MANIFEST, else config.yaml's, else ./grove.yaml,\n"
+	      "else $XDG_CONFIG_HOME/grove/grove.yaml.\n"
+	      "Exit status: 0 done or nothing to change; 1 conflicts (nothing changed), or with\n"
+	      "--check something would change; 6 with --check, conflicts; 78 a bad manifest.\n",
 	      out);
 }
 
@@ -204,6 +208,17 @@ print_diff(const struct grove_apply_target_step *t, FILE *f)
 	}
 }
 
+/* The manifest line behind a conflict: the package's entry, else (a package the manifest no
+ * longer lists, being unstowed) the target's. */
+static struct grove_manifest_loc
+conflict_loc(const struct grove_apply_target_step *t, const struct grove_conflict *c)
+{
+	for (size_t i = 0; c->package && i < t->mt->n_pkgs; i++)
+		if (!strcmp(t->mt->pkgs[i].name, c->package))
+			return t->mt->pkgs[i].loc;
+	return t->mt->loc;
+}
+
 static void
 print_json(const struct apply *ap, bool applied)
 {
@@ -239,7 +254,8 @@ print_json(const struct apply *ap, bool applied)
 			char buf[512];
 
 			fputs(k ? ", " : "", f);
-			grove_json_conflict(f, c, grove_conflict_hint(c, NULL, buf, sizeof(buf)));
+			grove_json_conflict_at(f, c, grove_conflict_hint(c, NULL, buf, sizeof(buf)),
+					       conflict_loc(t, c).line);
 		}
 		fputs("]}", f);
 	}
@@ -283,7 +299,7 @@ print_text(const struct apply *ap, bool applied)
 
 		n_ops += t->run.plan.n_ops;
 		n_txn += t->run.txn != 0;
-		if (!t->run.plan.n_ops)
+		if (!t->run.plan.n_ops && !t->run.plan.n_conflicts)
 			continue;
 		printf("target %s:", t->run.target_root.real);
 		for (size_t k = 0; k < t->run.n_added; k++)
@@ -291,6 +307,9 @@ print_text(const struct apply *ap, bool applied)
 		for (size_t k = 0; k < t->run.n_dropped; k++)
 			printf(" -%s", t->run.dropped[k]);
 		printf(" (%zu change%s", t->run.plan.n_ops, t->run.plan.n_ops == 1 ? "" : "s");
+		if (t->run.plan.n_conflicts)
+			printf(", %zu conflict%s", t->run.plan.n_conflicts,
+			       t->run.plan.n_conflicts == 1 ? "" : "s");
 		if (t->run.txn)
 			printf(", transaction %lld", (long long)t->run.txn);
 		puts(")");
@@ -341,21 +360,55 @@ print_text(const struct apply *ap, bool applied)
 
 /* ---- the command ---- */
 
-/* The config, the manifest, ~/.stow-global-ignore and the host and tags; then the library selects
- * the targets and refuses overlaps. */
+/*
+ * With no -f, $GROVE_MANIFEST or config.yaml's manifest: ./grove.yaml, else grove.yaml in
+ * $XDG_CONFIG_HOME/grove (~/.config/grove); none is an error naming both places.
+ */
 static int
-load(struct apply *ap, struct grove_error *err)
+find_manifest(struct apply *ap, struct grove_error *err)
 {
-	char *cfg_path = grove_user_config_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"));
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	char *places[2] = { strdup("grove.yaml"), NULL };
+
+	if ((xdg && xdg[0] == '/' && asprintf(&places[1], "%s/grove/grove.yaml", xdg) < 0) ||
+	    (!(xdg && xdg[0] == '/') && ap->home && ap->home[0] &&
+	     asprintf(&places[1], "%s/.config/grove/grove.yaml", ap->home) < 0))
+		places[1] = NULL;
+	if (!places[0]) {
+		free(places[1]);
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < 2 && places[i]; i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		int r = grove_fs_read_config_file(places[i], GROVE_MANIFEST_MAX_BYTES, &buf, &len,
+						  err);
+
+		bool found = r < 0 || buf; /* there (unreadable: grove_manifest_read says why) */
+
+		free(buf);
+		if (found) {
+			ap->manifest_path = places[i];
+			free(places[1 - i]);
+			return 0;
+		}
+	}
+	grove_error_set(err, -GROVE_E_CONFIG,
+			"no manifest: looked for ./grove.yaml%s%s (give one with -f FILE)",
+			places[1] ? " and " : "", places[1] ? places[1] : "");
+	free(places[0]);
+	free(places[1]);
+	return -GROVE_E_CONFIG;
+}
+
+/* Which manifest: -f > $GROVE_MANIFEST > config's manifest > find_manifest. */
+static int
+manifest_path(struct apply *ap, struct grove_error *err)
+{
 	const char *env_file = getenv("GROVE_MANIFEST");
 	const char *file;
-	int r;
 
-	r = grove_user_config_read(cfg_path, &ap->cfg, err);
-	free(cfg_path);
-	if (r < 0)
-		return r;
-	/* -f > $GROVE_MANIFEST > config's manifest > ./grove.yaml */
+	/* -f > $GROVE_MANIFEST > config's manifest > ./grove.yaml > $XDG_CONFIG_HOME/grove/ */
 	if (ap->a.file)
 		file = ap->a.file;
 	else if (env_file && *env_file)
@@ -363,7 +416,7 @@ load(struct apply *ap, struct grove_error *err)
 	else if (ap->cfg.manifest)
 		file = ap->cfg.manifest;
 	else
-		file = "grove.yaml";
+		return find_manifest(ap, err);
 	if (file[0] == '~' && file[1] == '/' && ap->home) {
 		if (asprintf(&ap->manifest_path, "%s%s", ap->home, file + 1) < 0)
 			ap->manifest_path = NULL;
@@ -372,6 +425,23 @@ load(struct apply *ap, struct grove_error *err)
 	}
 	if (!ap->manifest_path)
 		return grove_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The config, the manifest, ~/.stow-global-ignore and the host and tags; then the library selects
+ * the targets and refuses overlaps. */
+static int
+load(struct apply *ap, struct grove_error *err)
+{
+	char *cfg_path = grove_user_config_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"));
+	int r;
+
+	r = grove_user_config_read(cfg_path, &ap->cfg, err);
+	free(cfg_path);
+	if (r >= 0)
+		r = manifest_path(ap, err);
+	if (r < 0)
+		return r;
 	if (ap->manifest_path[0] != '/') {
 		char cwd[4096];
 
@@ -433,14 +503,41 @@ apply_release(struct apply *ap)
 	free(ap->gi_path);
 }
 
+/* Every target's conflicts on stderr, each after the manifest line that caused it:
+ *   grove: target '/home/u' (grove.yaml:3) has conflicts:
+ *     grove.yaml:4: stow 'bash': cannot stow … over existing target .bashrc since …
+ */
+static void
+print_conflicts_located(const struct apply *ap)
+{
+	for (size_t i = 0; i < ap->st.n_targets; i++) {
+		const struct grove_apply_target_step *t = &ap->st.targets[i];
+		const struct grove_plan *plan = &t->run.plan;
+
+		if (!plan->n_conflicts)
+			continue;
+		fprintf(stderr, "grove: target '%s' (%s:%u) has conflicts:\n",
+			t->run.target_root.real, ap->manifest_path, t->mt->loc.line);
+		for (size_t k = 0; k < plan->n_conflicts; k++) {
+			const struct grove_conflict *c = &plan->conflicts[k];
+			struct grove_manifest_loc loc = conflict_loc(t, c);
+
+			fprintf(stderr, "  %s:%u: %s '%s': ", ap->manifest_path, loc.line,
+				c->action ? c->action : "stow", c->package ? c->package : "?");
+			grove_fput_shown(c->message, stderr);
+			fputc('\n', stderr);
+		}
+	}
+	fputs("All operations aborted.\n", stderr);
+}
+
 /* Plans every target (locked, unless only checking) before changing any, printing what each
- * says; 0, or 1 when some target has conflicts, or the exit status of a failure. */
+ * warns; 0 (conflicts are in the plans, *ret_conflicts set), or the exit status of a failure. */
 static int
-prepare_targets(struct apply *ap)
+prepare_targets(struct apply *ap, bool *ret_conflicts)
 {
 	struct grove_apply_steps *st = &ap->st;
 	struct grove_error err = { 0 };
-	bool conflicts = false;
 
 	for (size_t i = 0; i < st->n_targets; i++) {
 		const struct grove_apply_run *run = &st->targets[i].run;
@@ -453,17 +550,7 @@ prepare_targets(struct apply *ap)
 				(long long)run->recovered);
 		for (size_t k = 0; k < run->plan.n_warnings; k++)
 			grove_print_warning(stderr, run->plan.warnings[k], false);
-		if (run->plan.n_conflicts) {
-			fprintf(stderr, "grove: target '%s':\n", run->target_root.real);
-			grove_print_conflicts(&run->plan, stderr);
-			conflicts = true;
-		}
-	}
-	if (conflicts) {
-		/* The document lists every target's conflicts, so a script need not read stderr. */
-		if (ap->a.json)
-			print_json(ap, false);
-		return GROVE_EXIT_REFUSED;
+		*ret_conflicts = *ret_conflicts || run->plan.n_conflicts;
 	}
 	return GROVE_EXIT_OK;
 }
@@ -521,7 +608,7 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 {
 	struct apply ap = { 0 };
 	struct grove_error err = { 0 };
-	bool help = false;
+	bool help = false, conflicts = false;
 	int status = GROVE_EXIT_OK, r;
 
 	ap.global = global;
@@ -542,7 +629,8 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 	ap.a.check = ap.a.check || (global && global->dry_run);
 	r = load(&ap, &err);
 	if (r >= 0)
-		status = prepare_targets(&ap);
+		status = prepare_targets(&ap, &conflicts);
+	/* Planned even when a target has conflicts, so the diff is whole. */
 	if (r >= 0 && status == GROVE_EXIT_OK) {
 		r = grove_apply_steps_plan_alternatives(&ap.st, &err);
 		if (r >= 0)
@@ -552,6 +640,17 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 		status = grove_report_error(&err, r);
 	if (status != GROVE_EXIT_OK)
 		goto out;
+	if (conflicts) {
+		/* Nothing changes: the document (or with --check or --diff, the text) shows
+		 * everything the manifest asks for, then the conflicts with their lines. */
+		if (ap.a.json)
+			print_json(&ap, false);
+		else if (ap.a.check || ap.a.diff)
+			print_text(&ap, false);
+		print_conflicts_located(&ap);
+		status = ap.a.check ? GROVE_EXIT_CONFLICT : GROVE_EXIT_REFUSED;
+		goto out;
+	}
 	if (ap.a.check) {
 		if (ap.a.json)
 			print_json(&ap, false);

@@ -169,7 +169,8 @@ print_planned(struct grove_profile *p, int verbose)
 		return;
 	grove_print_plan(summary, stdout);
 	if (verbose > 0 && forest->n_ops) {
-		printf("the new generation's forest (%zu ops):\n", forest->n_ops);
+		printf("the new generation's forest (%zu op%s):\n", forest->n_ops,
+		       forest->n_ops == 1 ? "" : "s");
 		grove_print_plan(forest, stdout);
 	}
 }

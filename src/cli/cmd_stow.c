@@ -83,6 +83,16 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	}
 	if (r < 0) {
 		status = grove_report_error(&err, r);
+		if (r == -GROVE_E_NOPACKAGE && grove_term_hints()) {
+			grove_hint_packages(req.dir, req.stow, req.n_stow);
+			grove_hint_packages(req.dir, req.unstow, req.n_unstow);
+		} else if (r == -ENOENT && grove_term_hints()) {
+			/* A mistyped -d or -t (grove_stow_open_roots names which). */
+			if (!strncmp(err.msg, "stow directory", 14) && req.dir)
+				grove_hint_folder(req.dir);
+			else if (!strncmp(err.msg, "target", 6) && req.target)
+				grove_hint_folder(req.target);
+		}
 		goto out;
 	}
 	if (run.recovered && !grove_term_quiet())

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The log commands: log, status, verify, undo, rollback and recover, on one target. */
+/* The log commands: log, show, status, verify, undo, rollback and recover, on one target. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ struct txn_args {
 	bool json;
 	bool force;
 	bool have_to;
-	long long to;
+	long long to; /* rollback --to N; show N */
 	int verbose;
 	bool dry_run;
 };
@@ -44,8 +44,16 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 	v[n++] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		bool show = !strcmp(cmd, "show");
 
-		if (!strcmp(a, "--json")) {
+		if (show && a[0] != '-' && !ta->have_to && strspn(a, "0123456789") == strlen(a) &&
+		    *a &&
+		    !(i > 1 &&
+		      (!strcmp(argv[i - 1], "-t") || !strcmp(argv[i - 1], "-d") ||
+		       !strcmp(argv[i - 1], "--target") || !strcmp(argv[i - 1], "--dir")))) {
+			ta->to = strtoll(a, NULL, 10);
+			ta->have_to = true;
+		} else if (!strcmp(a, "--json")) {
 			ta->json = true;
 		} else if (!strcmp(a, "--force") && !strcmp(cmd, "recover")) {
 			ta->force = true;
@@ -131,6 +139,52 @@ fmt_time(double t, char *buf, size_t size)
 		snprintf(buf, size, "%.0f", t);
 }
 
+/* "N op" or "N ops". */
+static const char *
+ops_word(size_t n)
+{
+	return n == 1 ? "op" : "ops";
+}
+
+/* One transaction as `grove log` and `grove show` print it: a line (and its ops under it), or a
+ * JSON object (its ops as "changes"), when ops is not NULL. */
+static void
+print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json)
+{
+	char when[64];
+
+	fmt_time(t->started, when, sizeof(when));
+	if (json) {
+		printf("{\"id\": %lld, \"time\": ", (long long)t->id);
+		grove_json_time(stdout, t->started);
+		printf(", \"state\": \"%s\", \"ops\": %zu, \"command\": ", state_name(t->state),
+		       t->n_ops);
+		grove_json_str(stdout, t->command);
+		printf(", \"undoes\": %lld, \"note\": ", (long long)t->undoes);
+		grove_json_str(stdout, t->note);
+		if (ops) {
+			fputs(", \"changes\": ", stdout);
+			grove_json_ops(stdout, ops);
+		}
+		fputs("}", stdout);
+		return;
+	}
+	printf("%6lld  %s  ", (long long)t->id, when);
+	grove_paint(stdout, state_sgr(t->state), "%-11s", state_name(t->state));
+	printf("  %4zu %-3s  ", t->n_ops, ops_word(t->n_ops));
+	grove_fput_shown(t->command ? t->command : "", stdout);
+	if (t->undoes)
+		printf("  (undoes %lld)", (long long)t->undoes);
+	if (t->note && t->state != GROVE_TXN_COMMITTED) {
+		fputs("  [", stdout);
+		grove_fput_shown(t->note, stdout);
+		putchar(']');
+	}
+	putchar('\n');
+	if (ops)
+		grove_print_plan_prefixed(ops, "        ", stdout);
+}
+
 static int
 cmd_log(struct grove_session *s, const struct txn_args *ta)
 {
@@ -147,39 +201,79 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		grove_json_str(stdout, s->target->real);
 		fputs(", \"transactions\": [", stdout);
 	}
-	for (size_t i = 0; i < n; i++) {
-		char when[64];
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_plan ops;
 
-		fmt_time(txns[i].started, when, sizeof(when));
-		if (ta->json) {
-			printf("%s\n  {\"id\": %lld, \"time\": ", i ? "," : "",
-			       (long long)txns[i].id);
-			grove_json_time(stdout, txns[i].started);
-			printf(", \"state\": \"%s\", \"ops\": %zu, \"command\": ",
-			       state_name(txns[i].state), txns[i].n_ops);
-			grove_json_str(stdout, txns[i].command);
-			printf(", \"undoes\": %lld, \"note\": ", (long long)txns[i].undoes);
-			grove_json_str(stdout, txns[i].note);
-			fputs("}", stdout);
-			continue;
-		}
-		printf("%6lld  %s  ", (long long)txns[i].id, when);
-		grove_paint(stdout, state_sgr(txns[i].state), "%-11s", state_name(txns[i].state));
-		printf("  %4zu ops  ", txns[i].n_ops);
-		grove_fput_shown(txns[i].command ? txns[i].command : "", stdout);
-		if (txns[i].undoes)
-			printf("  (undoes %lld)", (long long)txns[i].undoes);
-		if (txns[i].note && txns[i].state != GROVE_TXN_COMMITTED) {
-			fputs("  [", stdout);
-			grove_fput_shown(txns[i].note, stdout);
-			putchar(']');
-		}
-		putchar('\n');
+		/* -v: each transaction's ops, as the log recorded them. */
+		grove_plan_init(&ops);
+		if (ta->verbose)
+			r = grove_journal_ops(s->journal, txns[i].id, &ops, &err);
+		if (r >= 0 && ta->json)
+			fputs(i ? ",\n  " : "\n  ", stdout);
+		if (r >= 0)
+			print_txn(&txns[i], ta->verbose ? &ops : NULL, ta->json);
+		grove_plan_release(&ops);
 	}
 	if (ta->json)
 		fputs(n ? "\n]}\n" : "]}\n", stdout);
 	grove_txns_free(txns, n);
-	return GROVE_EXIT_OK;
+	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
+}
+
+/* The one transaction a number names (show N, rollback --to N), refused unless it is the
+ * target's: ids are shared by every target of the state dir. */
+static int
+own_txn(struct grove_session *s, int64_t id, struct grove_txn *ret, struct grove_error *err)
+{
+	int r = grove_journal_get(s->journal, id, ret, err);
+
+	if (r == -ENOENT)
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "no transaction %lld in the log (see 'grove log')",
+				       (long long)id);
+	if (r < 0)
+		return r;
+	if (ret->target_id != s->target_id) {
+		grove_txn_release(ret);
+		return grove_error_set(
+			err, -GROVE_E_BADINPUT,
+			"transaction %lld is not in the log of '%s' but another target's (see "
+			"'grove log -t %s')",
+			(long long)id, s->target->real, s->target->real);
+	}
+	return 0;
+}
+
+static int
+cmd_show(struct grove_session *s, const struct txn_args *ta)
+{
+	struct grove_txn t = { 0 };
+	struct grove_plan ops;
+	struct grove_error err = { 0 };
+	int r;
+
+	if (!ta->have_to) {
+		fputs("grove: 'show' needs a transaction number (see 'grove log')\n", stderr);
+		return GROVE_EXIT_USAGE;
+	}
+	r = own_txn(s, ta->to, &t, &err);
+	if (r < 0)
+		return grove_report_error(&err, r);
+	grove_plan_init(&ops);
+	r = grove_journal_ops(s->journal, t.id, &ops, &err);
+	if (r >= 0 && ta->json) {
+		grove_json_begin(stdout, "show");
+		fputs(", \"target\": ", stdout);
+		grove_json_str(stdout, s->target->real);
+		fputs(", \"transaction\": ", stdout);
+		print_txn(&t, &ops, true);
+		fputs("}\n", stdout);
+	} else if (r >= 0) {
+		print_txn(&t, &ops, false);
+	}
+	grove_plan_release(&ops);
+	grove_txn_release(&t);
+	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
 }
 
 static int
@@ -336,6 +430,41 @@ print_revert_json(const struct grove_session *s, const char *name, const struct 
 	fputs("}\n", stdout);
 }
 
+/* What a revert changed, on stdout: "reverted transaction 7 as transaction 9: 3 ops (2 unlink,
+ * 1 rmdir)"; with -n "would revert …". */
+static void
+print_revert_text(const struct grove_plan *plan, const int64_t *txns, size_t n, bool dry_run,
+		  int64_t made)
+{
+	static const enum grove_op_kind kinds[] = {
+		GROVE_OP_LINK,  GROVE_OP_UNLINK, GROVE_OP_RELINK, GROVE_OP_MKDIR,
+		GROVE_OP_RMDIR, GROVE_OP_UNFOLD, GROVE_OP_FOLD,   GROVE_OP_ADOPT,
+	};
+	const char *sep = " (";
+
+	printf("%s transaction%s", dry_run ? "would revert" : "reverted", n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%lld", i ? ", " : " ", (long long)txns[i]);
+	if (!plan->n_ops) {
+		fputs(": they cancel out, nothing to change\n", stdout);
+		return;
+	}
+	if (!dry_run)
+		printf(" as transaction %lld", (long long)made);
+	printf(": %zu %s", plan->n_ops, ops_word(plan->n_ops));
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		size_t c = 0;
+
+		grove_plan_foreach_op (plan, op)
+			c += op->kind == kinds[k];
+		if (c) {
+			printf("%s%zu %s", sep, c, grove_op_kind_name(kinds[k]));
+			sep = ", ";
+		}
+	}
+	fputs(*sep == ',' ? ")\n" : "\n", stdout);
+}
+
 static int
 apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t undoes,
 	     const char *command, const struct txn_args *ta, const char *name)
@@ -378,6 +507,8 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 	}
 	if (r >= 0 && ta->json)
 		print_revert_json(s, name, &plan, txns, n, ta->dry_run, made);
+	else if (r >= 0)
+		print_revert_text(&plan, txns, n, ta->dry_run, made);
 	grove_plan_release(&plan);
 	if (r < 0)
 		return grove_report_error(&err, r);
@@ -408,6 +539,37 @@ cmd_undo(struct grove_session *s, const struct txn_args *ta)
 	return apply_revert(s, &txn, 1, txn, cmd, ta, "undo");
 }
 
+/*
+ * rollback --to N: N must be 0 (before the target's first transaction), one of the target's
+ * transactions, or the number just before one of them (grove.farm.undo's `to: T - 1`, where T - 1
+ * may be another target's). Any other number of another target, or one the log does not have,
+ * is refused: it would silently revert more than asked for.
+ */
+static int
+check_to(struct grove_session *s, int64_t to, struct grove_error *err)
+{
+	struct grove_txn t = { 0 };
+	int r;
+
+	if (to == 0)
+		return 0;
+	r = own_txn(s, to, &t, err);
+	if (r >= 0) {
+		grove_txn_release(&t);
+		return 0;
+	}
+	if (r != -GROVE_E_BADINPUT)
+		return r;
+	if (grove_journal_get(s->journal, to + 1, &t, NULL) >= 0) {
+		bool next_is_ours = t.target_id == s->target_id;
+
+		grove_txn_release(&t);
+		if (next_is_ours)
+			return 0;
+	}
+	return r;
+}
+
 static int
 cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 {
@@ -422,7 +584,9 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 		fputs("grove: 'rollback' needs --to N (see 'grove log')\n", stderr);
 		return GROVE_EXIT_USAGE;
 	}
-	r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
+	r = check_to(s, ta->to, &err);
+	if (r >= 0)
+		r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
 	if (r < 0)
 		return grove_report_error(&err, r);
 	ids = calloc(n ? n : 1, sizeof(*ids));
@@ -491,8 +655,9 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	so.wait_seconds = global->wait_seconds;
 	so.no_lock = !writes || ta.dry_run;
 	so.read_only = so.no_lock;
-	/* grove log shows a profile's history; the others would read its ops as a target's. */
-	so.profile_log = !strcmp(cmd, "log");
+	/* grove log and show show a profile's history; the others would read its ops as a
+	 * target's. */
+	so.profile_log = !strcmp(cmd, "log") || !strcmp(cmd, "show");
 	r = grove_session_open(&s, &target, &so, &err);
 	if (r < 0) {
 		grove_root_release(&stow);
@@ -511,6 +676,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	}
 	if (!strcmp(cmd, "log"))
 		status = cmd_log(&s, &ta);
+	else if (!strcmp(cmd, "show"))
+		status = cmd_show(&s, &ta);
 	else if (!strcmp(cmd, "status"))
 		status = cmd_status(&s, &ta);
 	else if (!strcmp(cmd, "verify"))

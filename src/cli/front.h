@@ -44,6 +44,8 @@ int grove_color_parse(const char *when, enum grove_color_mode *ret);
 /* Sets the colour mode and -q for the whole run (main calls it once). */
 void grove_term_setup(enum grove_color_mode mode, bool quiet);
 bool grove_term_quiet(void);
+/* Whether hints are printed: grove's command line (not Stow's, invoked as stow), without -q. */
+bool grove_term_hints(void);
 
 /* Whether output to f (stdout or stderr) is coloured. */
 bool grove_color_on(FILE *f);
@@ -93,6 +95,8 @@ const char *grove_conflict_hint(const struct grove_conflict *c, const char *stow
 /* Prints the plan one op per line as grove_plan_print does, the op's kind coloured when colour
  * is on for out. */
 void grove_print_plan(const struct grove_plan *plan, FILE *out);
+/* The same, each line after prefix ("  " under a `grove log -v` entry). */
+void grove_print_plan_prefixed(const struct grove_plan *plan, const char *prefix, FILE *out);
 
 /* qsort order of pointers to conflicts, as bin/stow reports them: unstow before stow, then
  * package, then message (output.c). */
@@ -123,8 +127,66 @@ void grove_json_strv(FILE *f, char *const *v, size_t n);
 
 /* One conflict object of docs/json.md; hint may be NULL (null). */
 void grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint);
+/* The same with "line": the manifest line behind it (apply), when line is not 0. */
+void grove_json_conflict_at(FILE *f, const struct grove_conflict *c, const char *hint,
+			    unsigned line);
 
 /* The plan document's "ops", "conflicts" and "warnings" members (with a leading ", "). */
 void grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path);
+
+/* ---- the command line's shape (argv.c) ---- */
+
+struct grove_global_opts;
+
+/* A command line with grove's global options taken out: v[0] is the command (cmd), followed by
+ * the Stow options written in front of it and the words after it; or, for GNU Stow's spelling
+ * (cmd NULL), the program name and every remaining word. v is NULL-terminated; the words are
+ * argv's. */
+struct grove_cmdline {
+	char **v;
+	int n;
+	const char *cmd;
+};
+
+/*
+ * Reads grove's global options wherever they are (grove(1), COMMAND LINE): in front of the
+ * command, --state, --json, -v (bundled: -vv), --verbose[=N], -n/--dry-run, -q, --wait, --color,
+ * --version, --help; after it the same until "--", but never the value of one of the command's
+ * own options, and for `alt` only --state, --wait and --color (update-alternatives has its own
+ * --verbose and --quiet). Stow's options in front of the command (-d DIR, -t DIR, --no-folding…)
+ * are moved after it. The first word is the command when it is one of grove's; when Stow's
+ * options precede a word that is none, or -S/-D/-R or "--" comes first, the command line is GNU
+ * Stow's spelling. Returns 0, or -1 - the exit status when the run ends here (--version, --help,
+ * a usage error, printed).
+ */
+int grove_cmdline_parse(int argc, char **argv, struct grove_global_opts *g,
+			enum grove_color_mode *color, bool *quiet, struct grove_cmdline *ret);
+void grove_cmdline_release(struct grove_cmdline *c);
+
+/* Whether word is one of grove's commands; the command a mistyped word is nearest to, or NULL. */
+bool grove_is_command(const char *word);
+const char *grove_nearest_command(const char *word);
+
+/* ---- hints (hint.c) ---- */
+
+/* The candidate nearest to word (one edit for words of 3 to 6 bytes, two for longer; adjacent
+ * letters swapped count as one), or NULL when none is that near or two are equally near. */
+const char *grove_nearest(const char *word, const char *const *cands, size_t n);
+
+/* Prints "hint: MESSAGE" (coloured on a terminal) to out. */
+void grove_hint(FILE *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* For each of names that the stow dir dir does not have, "hint: no package 'vmi': did you mean
+ * 'vim'?" on stderr when one of its folders is that near. Prints nothing when dir cannot be read.
+ */
+void grove_hint_packages(const char *dir, char *const *names, size_t n);
+
+/* For a folder path that is not there, "hint: no folder 'dotfilez': did you mean 'dotfiles'?"
+ * when its parent has one that near. */
+void grove_hint_folder(const char *path);
+
+/* After an error: a hint when a normal user was refused a change (run as root). */
+struct grove_error;
+void grove_hint_error(const struct grove_error *err, int code);
 
 #endif

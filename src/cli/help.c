@@ -63,10 +63,15 @@ static const struct help_page pages[] = {
 	  "Usage: grove switch [OPTION ...] OLD NEW\n"
 	  "Unstows OLD and stows NEW in one transaction: a path both provide is replaced in\n"
 	  "place and never missing.\n\n" PACKAGE_OPTIONS },
-	{ "log",
-	  "Usage: grove log [-t DIR] [--json]\n"
-	  "Lists the target's transactions, newest first: number, time, state (committed,\n"
-	  "rolled-back, interrupted, stuck), number of ops, command line.\n\n" TARGET_OPTIONS },
+	{ "log", "Usage: grove log [-t DIR] [-v] [--json]\n"
+		 "Lists the target's transactions, newest first: number, time, state (committed,\n"
+		 "rolled-back, interrupted, stuck), number of ops, command line; with -v, each\n"
+		 "transaction's ops under it.\n\n" TARGET_OPTIONS
+		 "    -v, --verbose          list each transaction's ops\n" },
+	{ "show",
+	  "Usage: grove show N [-t DIR] [--json]\n"
+	  "Prints transaction N of the target (see grove log) and its ops. A transaction of\n"
+	  "another target, or one the log does not have, is refused (exit 1).\n\n" TARGET_OPTIONS },
 	{ "status",
 	  "Usage: grove status [-t DIR] [--json]\n"
 	  "Lists the packages grove has stowed into the target, with their link counts, and\n"
@@ -79,13 +84,16 @@ static const struct help_page pages[] = {
 	{ "undo",
 	  "Usage: grove undo [-t DIR] [-n] [-v]\n"
 	  "Reverts the last committed transaction that is not an undo already, as a new\n"
-	  "transaction; refused (exit 1) when a path it would restore was changed since.\n\n" TARGET_OPTIONS
+	  "transaction, and says what changed; refused (exit 1) when a path it would restore\n"
+	  "was changed since.\n\n" TARGET_OPTIONS
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
 	{ "rollback",
 	  "Usage: grove rollback --to N [-t DIR] [-n] [-v]\n"
 	  "Puts the target back to its state after transaction N (see grove log) by\n"
-	  "reverting every committed transaction after it, as one new transaction.\n\n" TARGET_OPTIONS
+	  "reverting every committed transaction after it, as one new transaction, and says\n"
+	  "what changed. N is one of the target's transactions, 0, or the number just before\n"
+	  "one of them; another target's or an unknown one is refused (exit 1).\n\n" TARGET_OPTIONS
 	  "    --to N                 the transaction to go back to\n"
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
@@ -118,7 +126,8 @@ grove_help(FILE *out)
 	      "    plan [stow|unstow|restow] PACKAGE ...\n"
 	      "                           print what would change; change nothing\n"
 	      "    switch OLD NEW         unstow OLD and stow NEW in one transaction\n"
-	      "    log                    the target's transactions, newest first\n"
+	      "    log                    the target's transactions, newest first (-v: their ops)\n"
+	      "    show N                 one transaction and its ops\n"
 	      "    status                 the packages stowed into the target\n"
 	      "    verify                 the log against the disk: missing, changed, broken, foreign\n"
 	      "    undo                   revert the last transaction\n"
@@ -129,18 +138,20 @@ grove_help(FILE *out)
 	      "    apply                  converge to a grove.yaml manifest in one transaction\n"
 	      "    help [COMMAND]         this help, or a command's\n"
 	      "\n"
-	      "Global options (before the command):\n"
+	      "Global options (before or after the command; Stow's -d, -t... may also come\n"
+	      "before it; -- ends options, and a package named like a command is written\n"
+	      "after --, after -S, or with a trailing slash: grove -d DIR -- log):\n"
 	      "    --state DIR            keep the transaction log in DIR\n"
 	      "    --json                 machine-readable output on stdout (see docs/json.md)\n"
-	      "    -v, --verbose          be more verbose\n"
-	      "    -q, --quiet            no progress line, no notes; errors only\n"
+	      "    -v, --verbose          be more verbose (-vv, --verbose=N)\n"
+	      "    -q, --quiet            no progress line, notes or error hints; errors only\n"
 	      "    -n, --dry-run          plan and check, change nothing\n"
 	      "    --wait SECONDS         wait that long for a target locked by another run\n"
 	      "    --color=WHEN           colour: auto (on a terminal, without NO_COLOR), always, never\n"
 	      "    --version              show the version\n"
 	      "    --help                 show this help\n"
 	      "\n" PACKAGE_OPTIONS "\n"
-	      "Log options (log, status, verify, undo, rollback, recover):\n"
+	      "Log options (log, show, status, verify, undo, rollback, recover):\n"
 	      "    -t DIR, --target=DIR   the target whose log to read\n"
 	      "    --to N                 rollback: the transaction to go back to\n"
 	      "    --force                recover: mark a stuck transaction resolved by hand\n"
@@ -163,15 +174,18 @@ grove_help(FILE *out)
 	      "    --no-link              build: make no user link\n"
 	      "\n"
 	      "Manifest (grove apply; see grove.yaml(5)):\n"
-	      "    -f FILE, --file=FILE   the manifest (default: $GROVE_MANIFEST, else ./grove.yaml)\n"
-	      "    --check                plan only: exit 0 when nothing would change, 1 otherwise\n"
+	      "    -f FILE, --file=FILE   the manifest (default: $GROVE_MANIFEST, else ./grove.yaml,\n"
+	      "                           else $XDG_CONFIG_HOME/grove/grove.yaml)\n"
+	      "    --check                plan only: exit 0 when nothing would change, 1 when\n"
+	      "                           something would, 6 on conflicts\n"
 	      "    --diff                 also print every link added (+) and removed (-)\n"
 	      "    --tag TAG              turn on a tag for host/tag selection (repeatable)\n"
 	      "    --host NAME            select entries for host NAME\n"
 	      "\n"
 	      "Options are also read from ~/.stowrc and ./.stowrc, as GNU Stow reads them.\n"
 	      "Exit status: 0 done, 1 refused (nothing changed), 2 usage, 3 failed and rolled back,\n"
-	      "4 needs attention, 75 locked, 78 bad configuration. grove alt exits 0 or 2.\n"
+	      "4 needs attention, 6 apply --check found conflicts, 75 locked, 78 bad\n"
+	      "configuration. grove alt exits 0 or 2.\n"
 	      "See grove(1), grove-stow(1), grove-alt(1), grove-profile(1), grove.yaml(5).\n",
 	      out);
 }

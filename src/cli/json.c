@@ -88,6 +88,12 @@ grove_json_strv(FILE *f, char *const *v, size_t n)
 void
 grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint)
 {
+	grove_json_conflict_at(f, c, hint, 0);
+}
+
+void
+grove_json_conflict_at(FILE *f, const struct grove_conflict *c, const char *hint, unsigned line)
+{
 	fputs("{\"action\": ", f);
 	grove_json_str(f, c->action);
 	fputs(", \"package\": ", f);
@@ -98,6 +104,8 @@ grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint)
 	grove_json_str(f, c->message);
 	fputs(", \"hint\": ", f);
 	grove_json_str(f, hint);
+	if (line)
+		fprintf(f, ", \"line\": %u", line);
 	fputc('}', f);
 }
 

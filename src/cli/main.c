@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The grove program: global options, then a command, or GNU Stow's own command line. */
+/* The grove program: a command (argv.c reads global options wherever they are), or GNU Stow's own
+ * command line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "front.h"
-#include "grove-config.h"
 
 #include "../banned.h" /* last */
 
 static const char *const txn_cmds[] = {
-	"log", "status", "verify", "undo", "rollback", "recover",
+	"log", "show", "status", "verify", "undo", "rollback", "recover",
 };
 
 /* `grove switch [OPTIONS] OLD NEW` is `-D OLD -S NEW` in one transaction: a file both
@@ -97,93 +97,21 @@ stow_action(const char *name, enum grove_stow_action *ret)
 	return 0;
 }
 
-/* grove's global options, before the command: the command's index in argv, or -1 - the exit
- * status when they end the run (--version, --help, a usage error). */
+/* Runs the command line's command: argv[0] is the command, or the program for GNU Stow's
+ * spelling. */
 static int
-parse_global(int argc, char **argv, struct grove_global_opts *g, enum grove_color_mode *color,
-	     bool *quiet)
+run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 {
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--state")) {
-			if (i + 1 >= argc) {
-				fputs("grove: option '--state' requires a value\n", stderr);
-				return -GROVE_EXIT_USAGE - 1;
-			}
-			g->state_dir = argv[++i];
-		} else if (!strncmp(a, "--state=", 8)) {
-			g->state_dir = a + 8;
-		} else if (!strcmp(a, "--json")) {
-			g->json = true;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-			g->verbose++;
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
-			g->dry_run = true;
-		} else if (!strcmp(a, "--wait") || !strncmp(a, "--wait=", 7)) {
-			const char *val = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-			char *end = NULL;
-
-			if (!val || !*val || (g->wait_seconds = strtod(val, &end), *end) ||
-			    g->wait_seconds < 0) {
-				fputs("grove: option '--wait' needs a number of seconds\n", stderr);
-				return -GROVE_EXIT_USAGE - 1;
-			}
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			*quiet = true;
-		} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8) ||
-			   !strcmp(a, "--colour") || !strncmp(a, "--colour=", 9)) {
-			const char *val = strchr(a, '=') ? strchr(a, '=') + 1 : "always";
-
-			if (grove_color_parse(val, color) < 0) {
-				fprintf(stderr,
-					"grove: option '--color' takes auto, always or never, not "
-					"'%s'\n",
-					val);
-				return -GROVE_EXIT_USAGE - 1;
-			}
-		} else if (!strcmp(a, "--version")) {
-			printf("grove (GNU Stow compatible) version %s\n", GROVE_VERSION);
-			return -GROVE_EXIT_OK - 1;
-		} else if (!strcmp(a, "--help")) {
-			grove_help(stdout);
-			return -GROVE_EXIT_OK - 1;
-		} else {
-			break;
-		}
-	}
-	return i;
-}
-
-static int
-dispatch(int argc, char **argv, const char *whole)
-{
-	struct grove_global_opts global = { 0 };
+	struct grove_global_opts global = *g;
 	enum grove_stow_action action = GROVE_ACTION_STOW;
-	const char *prog = argc > 0 ? strrchr(argv[0], '/') : NULL;
-	enum grove_color_mode color = GROVE_COLOR_AUTO;
-	bool quiet = false;
 	char *help_argv[] = { NULL, "--help", NULL };
-	const char *cmd;
-	int i;
+	char **argv = line->v;
+	int argc = line->n, i = 0;
+	const char *cmd = line->cmd;
 
-	prog = prog ? prog + 1 : argc > 0 ? argv[0] : "grove";
-	global.command_line = whole;
-	/* Installed (or linked) as "stow": the whole command line is Stow's. */
-	if (!strcmp(prog, "stow"))
-		return grove_cmd_stow(argc, argv, GROVE_ACTION_STOW, false, NULL);
-
-	i = parse_global(argc, argv, &global, &color, &quiet);
-	if (i < 0)
-		return -i - 1;
-	if (i >= argc) {
-		fputs("grove: no command given (try 'grove --help')\n", stderr);
-		return GROVE_EXIT_USAGE;
-	}
-	grove_term_setup(color, quiet);
-	cmd = argv[i];
+	/* GNU Stow's spelling: "grove -d DIR -S a -D b", "grove -d DIR -t DIR a b". */
+	if (!cmd)
+		return grove_cmd_stow(argc, argv, GROVE_ACTION_STOW, false, &global);
 	/* help: `grove help [CMD]`, `grove CMD --help` (alt, profile, apply print their own). */
 	if (!strcmp(cmd, "help")) {
 		if (i + 1 >= argc || argv[i + 1][0] == '-') {
@@ -197,11 +125,6 @@ dispatch(int argc, char **argv, const char *whole)
 	} else if (grove_help_wanted(argc - i, argv + i) && grove_help_command(stdout, cmd) == 0) {
 		return GROVE_EXIT_OK;
 	}
-	/* GNU Stow's spelling: "grove -d DIR -S a -D b". argv[i - 1] stands in for the program
-	 * name. */
-	if (cmd[0] == '-')
-		return grove_cmd_stow(argc - i + 1, argv + i - 1, GROVE_ACTION_STOW, false,
-				      &global);
 	if (!stow_action(cmd, &action))
 		return grove_cmd_stow(argc - i, argv + i, action, false, &global);
 	if (!strcmp(cmd, "plan")) {
@@ -238,8 +161,37 @@ dispatch(int argc, char **argv, const char *whole)
 		fputs("')\n", stderr);
 		return GROVE_EXIT_USAGE;
 	}
-	fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
+	if (grove_nearest_command(cmd))
+		fprintf(stderr, "grove: unknown command '%s' (did you mean '%s'?)\n", cmd,
+			grove_nearest_command(cmd));
+	else
+		fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
 	return GROVE_EXIT_USAGE;
+}
+
+static int
+dispatch(int argc, char **argv, const char *whole)
+{
+	struct grove_global_opts global = { 0 };
+	struct grove_cmdline line;
+	const char *prog = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	enum grove_color_mode color = GROVE_COLOR_AUTO;
+	bool quiet = false;
+	int r;
+
+	prog = prog ? prog + 1 : argc > 0 ? argv[0] : "grove";
+	global.command_line = whole;
+	/* Installed (or linked) as "stow": the whole command line is Stow's. */
+	if (!strcmp(prog, "stow"))
+		return grove_cmd_stow(argc, argv, GROVE_ACTION_STOW, false, NULL);
+
+	r = grove_cmdline_parse(argc, argv, &global, &color, &quiet, &line);
+	if (r < 0)
+		return -r - 1;
+	grove_term_setup(color, quiet);
+	r = run(&line, &global);
+	grove_cmdline_release(&line);
+	return r;
 }
 
 int

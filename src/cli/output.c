@@ -139,5 +139,7 @@ grove_report_error(const struct grove_error *err, int code)
 	fputc(' ', stderr);
 	grove_fput_shown(err->msg[0] ? err->msg : grove_strerror(code), stderr);
 	fputc('\n', stderr);
+	if (grove_term_hints())
+		grove_hint_error(err, code);
 	return grove_exit_status(code);
 }

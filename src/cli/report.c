@@ -41,7 +41,16 @@ grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char 
 	    (arrow = strstr(m, " => ")) && c->path) {
 		char *other = owner_package(c->path, arrow + 4, stow_path);
 
-		if (other) {
+		if (other && c->package && !strcmp(c->action, "stow")) {
+			/* hello-2.13 over hello-2.12: switch replaces one by the other in place. */
+			snprintf(
+				buf, size,
+				"package '%s' has these paths: replace it in one step (grove switch "
+				"%s %s), unstow it first (grove unstow %s), or take them over with "
+				"--override=REGEX",
+				other, other, c->package, other);
+			free(other);
+		} else if (other) {
 			snprintf(buf, size,
 				 "package '%s' has these paths: unstow it first (grove unstow %s), "
 				 "or take them over with --override=REGEX",
@@ -54,8 +63,11 @@ grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char 
 		}
 		return buf;
 	}
-	if (!strncmp(m, "existing target is not owned by stow", 36) ||
-	    strstr(m, "--adopt not specified"))
+	/* A link grove did not make: --adopt takes files only, so it cannot help. */
+	if (!strncmp(m, "existing target is not owned by stow", 36))
+		return "it is a link grove did not make (--adopt takes files only): remove it or "
+		       "move it out of the way";
+	if (strstr(m, "--adopt not specified"))
 		return "--adopt moves the existing files into the package (check them in with "
 		       "your package), or move them out of the way";
 	if (!strncmp(m, "cannot stow directory", 21) ||
@@ -148,17 +160,17 @@ op_sgr(const char *kind)
 }
 
 void
-grove_print_plan(const struct grove_plan *plan, FILE *out)
+grove_print_plan_prefixed(const struct grove_plan *plan, const char *prefix, FILE *out)
 {
 	char *buf = NULL, *line, *save = NULL;
 	size_t len = 0;
 	FILE *mem;
 
-	if (!grove_color_on(out)) {
+	if (!grove_color_on(out) && !*prefix) {
 		grove_plan_print(plan, out);
 		return;
 	}
-	/* The plan's own text, with each line's first word (the op's kind) painted. */
+	/* The plan's own text, each line after prefix, its first word (the op's kind) painted. */
 	mem = open_memstream(&buf, &len);
 	if (!mem) {
 		grove_plan_print(plan, out);
@@ -175,8 +187,15 @@ grove_print_plan(const struct grove_plan *plan, FILE *out)
 		char kind[16];
 
 		snprintf(kind, sizeof(kind), "%.*s", (int)(k < 15 ? k : 15), line);
+		fputs(prefix, out);
 		grove_paint(out, op_sgr(kind), "%s", kind);
 		fprintf(out, "%s\n", line + k);
 	}
 	free(buf);
+}
+
+void
+grove_print_plan(const struct grove_plan *plan, FILE *out)
+{
+	grove_print_plan_prefixed(plan, "", out);
 }

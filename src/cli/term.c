@@ -14,6 +14,7 @@
 
 static enum grove_color_mode color_mode = GROVE_COLOR_AUTO;
 static bool quiet;
+static bool set_up; /* grove's own command line (invoked as stow: Stow's words, no hints) */
 
 int
 grove_color_parse(const char *when, enum grove_color_mode *ret)
@@ -34,6 +35,13 @@ grove_term_setup(enum grove_color_mode mode, bool be_quiet)
 {
 	color_mode = mode;
 	quiet = be_quiet;
+	set_up = true;
+}
+
+bool
+grove_term_hints(void)
+{
+	return set_up && !quiet;
 }
 
 bool

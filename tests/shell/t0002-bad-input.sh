@@ -311,6 +311,14 @@ check "conflicts in a mixed -D/-S run also change nothing"
 if ! nobody true 2>/dev/null; then
 	fail "setpriv cannot switch to uid 65534 here"
 fi
+# A permission error of a normal user ends with one hint naming root (sudo); the hint is then
+# taken out so that the error itself is checked as one line.
+hinted_root()
+{
+	[[ $(tail -n1 "$ERR") == "hint: you (uid 65534) lack the permission"*"needs root: sudo grove"* ]] ||
+		fail "no hint about root after a permission error: $(cat "$ERR")"
+	sed -i '$d' "$ERR"
+}
 fresh perm
 mk_file "$S/a/sub/x" x
 mk_file "$S/a/zz" zz
@@ -318,11 +326,13 @@ mkdir "$T/sub"
 chmod -R a+rX "$C"
 cd "$S"
 refused 1 nobody "$GROVE" stow -t "$T" a
+hinted_root
 expect_err_line "'\.rc'|'bin'|'sub/x'|'zz'" "Permission denied"
 check "a target nobody cannot write: exit 1, path and 'Permission denied' named, nothing changed"
 
 chown 65534:65534 "$T"
 refused 3 nobody "$GROVE" stow -t "$T" a
+hinted_root
 expect_err_line "'sub/x'" "Permission denied" "undone"
 check "a sub-folder nobody cannot write: fails part-way (exit 3), every change undone"
 
@@ -333,6 +343,7 @@ chmod 700 "$S/a/sub"
 snapshot "$C"
 expect_exit 1 nobody "$GROVE" stow -t "$C/t2" --no-folding a
 expect_unchanged "$C"
+hinted_root
 expect_err_line "Permission denied"
 PERM_UNREADABLE_ERR=$(cat "$ERR")
 chmod 755 "$S/a/sub"

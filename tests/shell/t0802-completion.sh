@@ -51,18 +51,19 @@ STOW_DIR=$ROOT/other expect_bash "nano " grove switch emacs n
 expect_bash "recover restow rollback " grove r
 expect_bash "--no-folding " grove stow --no-f
 expect_bash "always auto never " grove --color = ""
-expect_bash "status stow switch " grove --state /x s
+expect_bash "show status stow switch " grove --state /x s
 check "bash: commands, options, and package names from the current folder, -d, --dir=, \$STOW_DIR"
 
 "$GROVE" stow -d stow -t target vim >/dev/null
 "$GROVE" stow -d stow -t target zsh >/dev/null
 expect_bash "1 2 " "$GROVE" rollback -t target --to ""
+expect_bash "1 2 " "$GROVE" show -t target ""
 "$GROVE" profile -p "$ROOT/prof/main" build --no-link -d stow vim >/dev/null
 "$GROVE" profile -p "$ROOT/prof/main" install --no-link -d stow zsh >/dev/null
 expect_bash "1 2 " "$GROVE" profile -p "$ROOT/prof/main" switch ""
 expect_bash "1 2 old " "$GROVE" profile --profile "$ROOT/prof/main" delete ""
 expect_bash "vim zsh " "$GROVE" profile -p "$ROOT/prof/main" install -d stow ""
-check "bash: rollback --to completes transaction numbers, profile switch/delete generation numbers"
+check "bash: rollback --to and show complete transaction numbers, profile switch/delete generation numbers"
 
 # The file loads in a plain bash and registers the function for grove.
 [[ $(bash --norc --noprofile -c ". '$COMP/grove.bash' && complete -p grove") == "complete -F _grove grove" ]] ||
@@ -89,6 +90,7 @@ STOW_DIR=$ROOT/other expect_fish "nano " "grove switch emacs n"
 expect_fish "recover restow rollback " "grove r"
 expect_fish "--color=always --color=auto --color=never " "grove --color="
 expect_fish "1 2 " "$GROVE rollback -t target --to "
+expect_fish "1 2 " "$GROVE show -t target "
 expect_fish "1 2 " "$GROVE profile -p $ROOT/prof/main switch "
 check "fish: commands, options, package names, transaction and generation numbers"
 

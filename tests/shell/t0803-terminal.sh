@@ -51,7 +51,7 @@ expect_exit 0 "$GROVE" stow -d stow -t target a
 tty "$GROVE" stow -d stow -t target b
 [[ $RC == 1 ]] || fail "a conflict under a tty exited $RC"
 grep -q "${ESC}\[1;33mWARNING!${ESC}\[0m stowing b would cause conflicts:" "$ERR" || fail "no coloured warning: $(cat -v "$ERR")"
-grep -q "${ESC}\[36m  hint: package 'a' has these paths: unstow it first (grove unstow a)" "$ERR" ||
+grep -q "${ESC}\[36m  hint: package 'a' has these paths: replace it in one step (grove switch a b), unstow it first (grove unstow a)" "$ERR" ||
 	fail "no coloured hint: $(cat -v "$ERR")"
 tty "$GROVE" stow -d stow -t target nosuch
 grep -q "^${ESC}\[1;31mgrove:${ESC}\[0m .*nosuch" "$ERR" || fail "no coloured error prefix: $(cat -v "$ERR")"

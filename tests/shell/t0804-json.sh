@@ -68,6 +68,15 @@ field '[t["id"] for t in d["transactions"]] == [2, 1] and all(t["state"] == "com
 field 'd["transactions"][0]["command"] == "grove unstow -d stow -t target b"'
 check "log --json: the transactions newest first, RFC 3339 times"
 
+expect_exit 0 "$GROVE" --json log -v -t target
+valid log
+field 'all(len(t["changes"]) == t["ops"] > 0 for t in d["transactions"])'
+field '{"op": "link", "path": "bin/y", "text": "../../stow/b/bin/y", "old_text": None, "package": "b"} in d["transactions"][1]["changes"]'
+expect_exit 0 "$GROVE" --json show 2 -t target
+valid show
+field 'd["transaction"]["id"] == 2 and ("unlink", "bin/y") in [(c["op"], c["path"]) for c in d["transaction"]["changes"]]'
+check "log -v --json and show --json: the transactions' ops as changes, valid"
+
 expect_exit 0 "$GROVE" --json verify -t target
 valid verify
 field 'd["issues"] == [] and d["checked"] > 0 and d["missing"] == d["changed"] == d["broken"] == d["foreign"] == 0'
@@ -157,7 +166,7 @@ YAML
 expect_exit 1 "$GROVE" --json apply -f grove2.yaml
 valid apply
 field 'not d["applied"] and d["targets"][0]["txn"] == 0 and d["targets"][0]["conflicts"][0]["path"] == "bin/y"'
-expect_exit 1 "$GROVE" --json apply --check -f grove2.yaml
+expect_exit 6 "$GROVE" --json apply --check -f grove2.yaml
 valid apply
 field 'd["targets"][0]["conflicts"][0]["package"] == "b"'
 check "apply --json with a conflict: the document lists it, exit 1, nothing applied"
