@@ -163,8 +163,8 @@ global_opt(struct state *st, int argc, char **argv, int *i, bool before, bool al
 
 		if (grove_color_parse(val, st->color) < 0)
 			return usage("option '--color' takes auto, always or never, not '%s'", val);
-	} else if (alt) {
-		return 0; /* update-alternatives' own: --verbose, --quiet, … */
+	} else if (alt) { /* NOLINT(bugprone-branch-clone): the rest are update-alternatives' own */
+		return 0; /* (--verbose, --quiet, …) */
 	} else if (!strcmp(a, "--json")) {
 		g->json = true;
 	} else if (!strcmp(a, "--verbose") || !strcmp(a, "--dry-run") || !strcmp(a, "--quiet")) {

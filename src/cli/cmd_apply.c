@@ -17,7 +17,7 @@
 #include "grove/text.h"
 #include "../banned.h" /* last */
 
-#define GLOBAL_IGNORE_MAX (1024 * 1024)
+#define GLOBAL_IGNORE_MAX 1048576 /* 1 MiB */
 
 struct apply_args {
 	const char *file;

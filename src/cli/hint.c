@@ -148,7 +148,7 @@ grove_hint_folder(const char *path)
 		parent = ".";
 		name = copy;
 	}
-	if (*name && strcmp(name, ".") && strcmp(name, ".."))
+	if (*name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
 		suggest_in(parent, &name, 1, "folder");
 	free(copy);
 }

@@ -139,8 +139,8 @@ grove_print_conflicts_hinted(const struct grove_plan *plan, const char *stow_pat
 		fputs("  * ", out);
 		grove_fput_shown(c->message ? c->message : "", out);
 		fputc('\n', out);
-		if (i + 1 == plan->n_conflicts || strcmp(sorted[i + 1]->action, c->action) ||
-		    strcmp(sorted[i + 1]->package ? sorted[i + 1]->package : "", pkg)) {
+		if (i + 1 == plan->n_conflicts || strcmp(sorted[i + 1]->action, c->action) != 0 ||
+		    strcmp(sorted[i + 1]->package ? sorted[i + 1]->package : "", pkg) != 0) {
 			print_hints(sorted, group, i + 1, stow_path, out);
 			group = i + 1;
 		}

@@ -15,7 +15,7 @@
 
 #include "../banned.h" /* last */
 
-#define RC_MAX (1024 * 1024)
+#define RC_MAX 1048576 /* 1 MiB */
 
 enum opt_id {
 	O_VERBOSE,
@@ -167,9 +167,17 @@ sb_addc(struct strbuf *sb, char c)
 	return 0;
 }
 
+/* Appends n bytes of s; with n == 0, makes sure the buffer exists (an empty string, not NULL). */
 static int
 sb_adds(struct strbuf *sb, const char *s, size_t n)
 {
+	if (!sb->buf) {
+		sb->buf = calloc(1, 32);
+		if (!sb->buf)
+			return -ENOMEM;
+		sb->cap = 32;
+		sb->len = 0;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (sb_addc(sb, s[i]) < 0)
 			return -ENOMEM;
@@ -329,7 +337,7 @@ find_long(const char *name, size_t len, const struct opt_name **ret, struct grov
 		return 0;
 	}
 	for (size_t i = 0; i < N_OPT_NAMES; i++) {
-		if (strncmp(opt_names[i].name, name, len))
+		if (strncmp(opt_names[i].name, name, len) != 0)
 			continue;
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 			 *list ? ", " : "", opt_names[i].name);
@@ -503,8 +511,8 @@ parse_option(struct args *a, struct opts *o, enum grove_stow_action *action, boo
 	     const char *body, struct grove_error *err)
 {
 	const struct opt_name *opt = NULL;
-	const char *optarg = NULL; /* --opt=VALUE */
-	const char *rest = NULL;   /* -xREST */
+	const char *opt_value = NULL; /* --opt=VALUE */
+	const char *rest = NULL;      /* -xREST */
 	char shown[64];
 	int r;
 
@@ -513,7 +521,7 @@ parse_option(struct args *a, struct opts *o, enum grove_stow_action *action, boo
 		size_t len = eq ? (size_t)(eq - body) : strlen(body);
 
 		if (eq)
-			optarg = eq + 1;
+			opt_value = eq + 1;
 		r = find_long(body, len, &opt, err);
 		if (r < 0)
 			return r;
@@ -530,7 +538,7 @@ parse_option(struct args *a, struct opts *o, enum grove_stow_action *action, boo
 
 	switch (opt->type) {
 	case T_FLAG:
-		if (optarg)
+		if (opt_value)
 			return grove_error_set(err, -GROVE_E_USAGE,
 					       "option '%s' does not take a value", shown);
 		set_flag(o, opt->id, action);
@@ -544,11 +552,11 @@ parse_option(struct args *a, struct opts *o, enum grove_stow_action *action, boo
 
 		if (rest) {
 			val = rest;
-		} else if (optarg) {
-			if (!*optarg)
+		} else if (opt_value) {
+			if (!*opt_value)
 				return grove_error_set(err, -GROVE_E_USAGE,
 						       "option '%s' requires a value", shown);
-			val = optarg;
+			val = opt_value;
 		} else if (args_more(a)) {
 			/* A mandatory value takes whatever comes next, even "--" or "-x". */
 			next = args_next(a, &own);
@@ -567,18 +575,18 @@ parse_option(struct args *a, struct opts *o, enum grove_stow_action *action, boo
 	}
 
 	/* -v/--verbose: an integer sets the level, anything else adds one. */
-	if (optarg) {
-		size_t n = int_prefix(optarg);
+	if (opt_value) {
+		size_t n = int_prefix(opt_value);
 
-		if (!*optarg) {
+		if (!*opt_value) {
 			verbose_add(o);
-		} else if (n && !optarg[n]) {
-			o->verbose = int_value(optarg, n, true);
+		} else if (n && !opt_value[n]) {
+			o->verbose = int_value(opt_value, n, true);
 			o->has_verbose = true;
 		} else {
 			return grove_error_set(err, -GROVE_E_USAGE,
 					       "option '%s': value '%s' is not a number", shown,
-					       optarg);
+					       opt_value);
 		}
 		return 0;
 	}

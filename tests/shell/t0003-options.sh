@@ -373,8 +373,14 @@ expect_err_line "GROVE_TEST_UNDEFINED"
 printf '%s\n' '--bogus' >"$W/g/work/.stowrc"
 expect_exit 78 "$GROVE" stow -d "$W/g/home/stow" -t "$W/g/home/target" a
 expect_err_line ".stowrc" "bogus"
+# A variable that is set but empty leaves an empty target: an error naming it (Stow 2.4.1: "--target
+# value '' is not a valid directory", exit 1); grove crashed on it before.
+# shellcheck disable=SC2016
+printf '%s\n' '--target=$GROVE_TEST_EMPTY' >"$W/g/work/.stowrc"
+GROVE_TEST_EMPTY='' expect_exit 1 "$GROVE" stow -d "$W/g/home/stow" a
+expect_err_line "''"
 cd "$ROOT"
-check ".stowrc with an undefined variable or an unknown option: refused, exit 78 (bad config)"
+check ".stowrc with an undefined variable or an unknown option: refused, exit 78 (bad config); an empty one: exit 1"
 
 twin stow-dir home_setup
 TWIN_STOW_DIR=home/stow both work -S a
