@@ -224,7 +224,7 @@ import_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct gro
  * --root it is opened beneath the held root, following no symlink (an image's /var may lead
  * anywhere on the host). */
 static int
-open_admindir(const struct grove_alt_request *req, const struct grove_root *inst,
+open_admindir(const struct grove_alt_request *req, const struct grove_root *inst, bool make,
 	      struct grove_root *adm, struct grove_error *err)
 {
 	cleanup_free char *adm_rel =
@@ -232,15 +232,40 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	int r;
 
 	if (adm_rel) {
-		r = grove_root_open_beneath(adm, inst, adm_rel, true, 0755, err);
+		r = grove_root_open_beneath(adm, inst, adm_rel, make, 0755, err);
 	} else {
-		r = grove_fs_make_dirs(req->admindir, 0755, err);
+		r = make ? grove_fs_make_dirs(req->admindir, 0755, err) : 0;
 		if (r >= 0)
 			r = grove_root_open(adm, req->admindir, err);
 	}
+	if (r == -ENOENT && !make)
+		return r;
 	if (r < 0)
 		return grove_error_prefix(err, "cannot create administrative directory '%s'",
 					  req->admindir);
+	return r;
+}
+
+/* Holds the root and the admindir, locks the admindir (a writer) and opens the session. Readers
+ * make nothing: a missing root, admindir or journal is -ENOENT, no group (as for
+ * update-alternatives, whose groups are files of the admindir). */
+static int
+open_all(struct grove_alt_ctx *c, const struct grove_session_opts *so, struct grove_root *adm,
+	 int *lock_fd, struct grove_session *s, struct grove_error *err)
+{
+	const struct grove_alt_request *req = c->req;
+	int r = grove_root_open(&c->inst, req->root ? req->root : req->instdir, err);
+
+	if (r >= 0)
+		r = open_admindir(req, &c->inst, !so->read_only, adm, err);
+	/* One writer per admindir, first: update-alternatives has no lock, so two
+	 * of its runs can interleave their reads and writes of a group. */
+	if (r >= 0 && !so->read_only) {
+		*lock_fd = grove_lock_dir(adm, req->wait_seconds, "administrative directory", err);
+		r = *lock_fd < 0 ? *lock_fd : 0;
+	}
+	if (r >= 0)
+		r = grove_session_open(s, &c->inst, so, err);
 	return r;
 }
 
@@ -284,7 +309,8 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	struct grove_session_opts so = { .state_opt = req->state_opt,
 					 .wait_seconds = req->wait_seconds,
 					 .no_lock = readonly,
-					 .read_only = readonly };
+					 .read_only = readonly,
+					 .no_create = readonly };
 	bool session = false, save = false;
 	cleanup_free char *before = NULL;
 	size_t n = 0, len;
@@ -301,22 +327,13 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	r = grove_root_open(&c.inst, req->root ? req->root : req->instdir, err);
-	if (r < 0)
+	r = open_all(&c, &so, &adm, &lock_fd, &s, err);
+	if (r == -ENOENT && readonly) {
+		grove_error_clear(err);
+		r = req->action == GROVE_ALT_GET_SELECTIONS ? get_selections(&c, NULL, 0, err)
+							    : show_group(&c, NULL, err);
 		goto out;
-	r = open_admindir(req, &c.inst, &adm, err);
-	if (r < 0)
-		goto out;
-	/* One writer per admindir, first: update-alternatives has no lock, so two
-	 * of its runs can interleave their reads and writes of a group. */
-	if (!readonly) {
-		lock_fd = grove_lock_dir(&adm, req->wait_seconds, "administrative directory", err);
-		if (lock_fd < 0) {
-			r = lock_fd;
-			goto out;
-		}
 	}
-	r = grove_session_open(&s, &c.inst, &so, err);
 	if (r < 0)
 		goto out;
 	session = true;

@@ -64,6 +64,8 @@ struct grove_session_opts {
 	double wait_seconds;   /* --wait; 0 fails at once when locked */
 	bool no_lock;          /* read-only commands: no lock, no recovery */
 	bool read_only;        /* nothing will be written: a read-only journal will do */
+	bool no_create;        /* with no_lock and read_only: make nothing (no state dir, no
+				  journal); a missing one is -ENOENT (grove alt's readers) */
 	bool profile_log;      /* target may be a profile's log (grove profile, grove log) */
 };
 
