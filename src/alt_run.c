@@ -83,8 +83,8 @@ recs_free(struct grove_alt_ctx *c)
 /* The group's change, for the session to log with the links and save with their commit (nothing
  * when the saved text stays the same). before is the saved text (NULL: no group). */
 static int
-group_change(struct grove_session *s, int64_t dir_id, char *before, struct grove_alt_group *w,
-	     struct grove_error *err)
+group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, char *before,
+	     struct grove_alt_group *w, struct grove_error *err)
 {
 	struct grove_journal_alt_change *ch;
 	cleanup_free char *after = NULL;
@@ -102,6 +102,9 @@ group_change(struct grove_session *s, int64_t dir_id, char *before, struct grove
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	}
 	ch->dir_id = dir_id;
+	/* update-alternatives removes a group left without choices rather than saving it. */
+	if (after)
+		grove_alt_run_msg(c, GROVE_ALT_DEBUG, "%s is modified and will be saved", w->name);
 	ch->after = steal_ptr(after);
 	grove_journal_alt_changes_free(s->alt, s->n_alt);
 	s->alt = ch;
@@ -379,7 +382,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	if (r >= 0)
 		r = grove_alt_disk_build_plan(&c, &plan, err);
 	if (r >= 0 && save)
-		r = group_change(&s, dir_id, before, &w, err);
+		r = group_change(&c, &s, dir_id, before, &w, err);
 	if (r >= 0)
 		r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0, &res->txn,
 					err);

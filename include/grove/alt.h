@@ -184,7 +184,8 @@ struct grove_alt_request {
 	const char *state_opt; /* grove's --state */
 	const char *command_line;
 	double wait_seconds;
-	int verbose; /* -1 quiet, 0, 1 verbose */
+	int verbose; /* -1 quiet, 0, 1 verbose, 2 debug */
+	bool debug;  /* --debug: the command line prints GROVE_ALT_DEBUG messages */
 };
 
 enum grove_alt_msg_kind {
@@ -193,6 +194,8 @@ enum grove_alt_msg_kind {
 	GROVE_ALT_WARNING, /* stderr, hidden by --quiet */
 	GROVE_ALT_LOG,     /* a line for --log FILE (written by grove_alt_run), never printed */
 	GROVE_ALT_PLAIN,   /* stdout without the program's name, always */
+	GROVE_ALT_DEBUG, /* stderr as "DEBUG: TEXT", only with --debug (update-alternatives' lines)
+			  */
 };
 
 struct grove_alt_msg {

@@ -76,6 +76,7 @@ usage(void)
 	       "  --force                  accepted; grove never replaces a file with a link.\n"
 	       "  --skip-auto              skip prompt for alternatives correctly configured\n"
 	       "                           in automatic mode (relevant for --config only)\n"
+	       "  --debug                  debug output, way more output.\n"
 	       "  --verbose                verbose operation, more output.\n"
 	       "  --quiet                  quiet operation, minimal output.\n"
 	       "  --help                   show this help message.\n",
@@ -179,7 +180,8 @@ static const struct {
 	{ "set-selections", ALT_SET_SELECTIONS, 0 },
 };
 
-/* --root DIR (or $DPKG_ROOT): paths inside DIR, its admindir and the default altdir. */
+/* --root DIR (or $DPKG_ROOT): paths inside DIR, its admindir and the default altdir. An empty DIR
+ * is no root (update-alternatives' admindir is then /var/lib/dpkg/alternatives). */
 static int
 set_root(struct grove_alt_request *q, const char *root, char **owned)
 {
@@ -189,9 +191,35 @@ set_root(struct grove_alt_request *q, const char *root, char **owned)
 		return -1;
 	snprintf(*owned, strlen(root) + sizeof("/var/lib/dpkg/alternatives"),
 		 "%s/var/lib/dpkg/alternatives", root);
-	q->root = root;
+	q->root = *root ? root : NULL;
 	q->admindir = *owned;
 	q->altdir = "/etc/alternatives";
+	return 0;
+}
+
+/*
+ * Where update-alternatives 1.21.22 starts before its options (measured with its --debug line):
+ * $DPKG_ROOT is the root (empty: none); $DPKG_ADMINDIR, when set (even empty), names the admindir
+ * as "$DPKG_ADMINDIR/alternatives" whatever the root, else it is the root's
+ * /var/lib/dpkg/alternatives. The options then apply in order: --root DIR resets the root, the
+ * admindir (to DIR's, ignoring $DPKG_ADMINDIR) and the altdir; --admindir and --altdir set theirs.
+ */
+static int
+env_defaults(struct grove_alt_request *q, char **root_adm, char **env_adm)
+{
+	const char *droot = getenv("DPKG_ROOT"), *adm = getenv("DPKG_ADMINDIR");
+
+	if (set_root(q, droot ? droot : "", root_adm) < 0)
+		return -1;
+	if (!droot)
+		q->root = NULL;
+	if (adm) {
+		*env_adm = malloc(strlen(adm) + sizeof("/alternatives"));
+		if (!*env_adm)
+			return -1;
+		snprintf(*env_adm, strlen(adm) + sizeof("/alternatives"), "%s/alternatives", adm);
+		q->admindir = *env_adm;
+	}
 	return 0;
 }
 
@@ -317,7 +345,11 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 			q->verbose = 1;
 		} else if (!strcmp(a, "quiet")) {
 			q->verbose = -1;
-		} else if (!strcmp(a, "force") || !strcmp(a, "debug")) {
+		} else if (!strcmp(a, "debug")) {
+			/* update-alternatives' --debug is a verbosity above --verbose: a later
+			 * --quiet silences its lines too. */
+			q->verbose = 2;
+		} else if (!strcmp(a, "force")) {
 			/* accepted; grove never replaces a file with a link */
 		} else if (!strcmp(a, "skip-auto")) {
 			q->skip_auto = true;
@@ -388,12 +420,14 @@ check_args(const struct grove_alt_request *q)
 
 /* Prints the messages of res not shown yet. */
 static void
-print_msgs(struct grove_alt_result *res, int verbose)
+print_msgs(struct grove_alt_result *res, int verbose, bool debug)
 {
 	for (; res->n_shown < res->n_msgs; res->n_shown++) {
 		const struct grove_alt_msg *m = &res->msgs[res->n_shown];
 
-		if (m->kind == GROVE_ALT_WARNING && verbose >= 0)
+		if (m->kind == GROVE_ALT_DEBUG && debug)
+			fprintf(stderr, "DEBUG: %s\n", m->text);
+		else if (m->kind == GROVE_ALT_WARNING && verbose >= 0)
 			fprintf(stderr, "%s: warning: %s\n", PROG, m->text);
 		else if ((m->kind == GROVE_ALT_INFO && verbose >= 0) ||
 			 (m->kind == GROVE_ALT_VERBOSE && verbose > 0))
@@ -436,6 +470,7 @@ print_menu(const struct grove_alt_group *g, const char *current, ssize_t best)
 
 struct ask_ctx {
 	int verbose;
+	bool debug;
 };
 
 /* Shows the menu and reads the answer from stdin, until it names a choice (or is empty, or the
@@ -450,7 +485,7 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	char *line = NULL;
 	size_t cap = 0;
 
-	print_msgs(res, ctx->verbose);
+	print_msgs(res, ctx->verbose, ctx->debug);
 	*ret = GROVE_ALT_ANSWER_KEEP;
 	*ret_path = NULL;
 	if (display_only) {
@@ -503,7 +538,7 @@ run_one(struct grove_alt_request *q, struct grove_alt_result *res)
 	struct grove_error err = { 0 };
 	int r = grove_alt_run(q, res, &err);
 
-	print_msgs(res, q->verbose);
+	print_msgs(res, q->verbose, q->debug);
 	if (q->action == GROVE_ALT_GET_SELECTIONS)
 		for (size_t i = 0; i < res->n_sel_read; i++)
 			printf("%-30s %-8s %s\n", res->sel[i].name,
@@ -609,6 +644,8 @@ set_selection(const struct grove_alt_request *base, const struct grove_alt_resul
 	choice = status ? end_field(status) : NULL;
 	if (!choice || !*choice)
 		goto invalid;
+	if (q.debug)
+		fprintf(stderr, "DEBUG: set_selection(%s, %s, %s)\n", name, status, choice);
 	for (size_t i = 0; i < sel->n_sel && !known; i++)
 		known = !strcmp(sel->sel[i].name, name);
 	q.name = name;
@@ -719,13 +756,11 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	struct grove_alt_request q = { 0 };
 	struct grove_alt_result res = { 0 };
 	struct ask_ctx ask = { 0 };
-	const char *adm = getenv("DPKG_ADMINDIR");
-	const char *droot = getenv("DPKG_ROOT");
 	char *adm_default = NULL, *root_adm = NULL, *args = NULL;
 	bool help = false;
 	int status;
 
-	if (droot && *droot && set_root(&q, droot, &root_adm) < 0) {
+	if (env_defaults(&q, &root_adm, &adm_default) < 0) {
 		status = fail("out of memory");
 		goto out;
 	}
@@ -738,18 +773,10 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	status = check_args(&q);
 	if (status != 0)
 		goto out;
-	if (!q.altdir)
-		q.altdir = "/etc/alternatives";
-	if (!q.admindir) {
-		adm_default = malloc(strlen(adm ? adm : "/var/lib/dpkg") + sizeof("/alternatives"));
-		if (!adm_default) {
-			status = fail("out of memory");
-			goto out;
-		}
-		snprintf(adm_default, strlen(adm ? adm : "/var/lib/dpkg") + sizeof("/alternatives"),
-			 "%s/alternatives", adm ? adm : "/var/lib/dpkg");
-		q.admindir = adm_default;
-	}
+	q.debug = q.verbose >= 2;
+	if (q.debug)
+		fprintf(stderr, "DEBUG: root=%s admdir=%s altdir=%s\n", q.root ? q.root : "",
+			q.admindir, q.altdir);
 	if (!q.instdir)
 		q.instdir = "/";
 	args = join_args(argc, argv);
@@ -766,6 +793,7 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 			q.verbose = 1;
 	}
 	ask.verbose = q.verbose;
+	ask.debug = q.debug;
 	q.config_ask = config_ask;
 	q.config_ctx = &ask;
 	if (q.action == ALT_ALL)
