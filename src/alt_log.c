@@ -106,7 +106,8 @@ log_write(int fd, const struct grove_alt_request *req, const char *const *lines,
 		return grove_error_set(err, -EINVAL, "cannot get local time to log into '%s'",
 				       req->log);
 	for (size_t i = 0; i < n; i++) {
-		cleanup_free char *line = grove_strdupf("grove alt %s: %s\n", stamp, lines[i]);
+		cleanup_free char *line = grove_strdupf(
+			"%s %s: %s\n", req->prog ? req->prog : "grove alt", stamp, lines[i]);
 		size_t len, off = 0;
 
 		if (!line)

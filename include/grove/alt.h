@@ -183,6 +183,7 @@ struct grove_alt_request {
 	const char *log;       /* may be NULL */
 	const char *state_opt; /* grove's --state */
 	const char *command_line;
+	const char *prog; /* the name in --log lines: "grove alt" (NULL) or "update-alternatives" */
 	double wait_seconds;
 	int verbose; /* -1 quiet, 0, 1 verbose, 2 debug */
 	bool debug;  /* --debug: the command line prints GROVE_ALT_DEBUG messages */
@@ -240,8 +241,8 @@ int grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *
 
 /*
  * Appends lines to req->log (nothing when it is NULL) in update-alternatives'
- * format, "grove alt YYYY-MM-DD HH:MM:SS: LINE", local time. The file is
- * opened (created, mode 0644) beneath its held folder, never through a link.
+ * format, "PROG YYYY-MM-DD HH:MM:SS: LINE" (PROG is req->prog, default "grove alt"), local time.
+ * The file is opened (created, mode 0644) beneath its held folder, never through a link.
  */
 int grove_alt_log(const struct grove_alt_request *req, const char *const *lines, size_t n,
 		  struct grove_error *err);

@@ -12,7 +12,8 @@
 
 #include "../banned.h" /* last */
 
-#define PROG "grove alt"
+/* The name in messages: "update-alternatives" when grove runs under that name. */
+static const char *PROG = "grove alt";
 
 static int badusage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -756,7 +757,7 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	struct grove_alt_request q = { 0 };
 	struct grove_alt_result res = { 0 };
 	struct ask_ctx ask = { 0 };
-	char *adm_default = NULL, *root_adm = NULL, *args = NULL;
+	char *adm_default = NULL, *root_adm = NULL, *args = NULL, *cmdline = NULL;
 	bool help = false;
 	int status;
 
@@ -785,6 +786,10 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 		goto out;
 	}
 	q.log_args = args;
+	q.prog = PROG;
+	/* Run by another name: the journal records the command as it was typed. */
+	if (!global && asprintf(&cmdline, "%s %s", PROG, args) >= 0)
+		q.command_line = cmdline;
 	if (global) {
 		q.state_opt = global->state_dir;
 		q.wait_seconds = global->wait_seconds;
@@ -813,5 +818,13 @@ out:
 	free(adm_default);
 	free(root_adm);
 	free(args);
+	free(cmdline);
 	return status;
+}
+
+int
+grove_cmd_update_alternatives(int argc, char **argv)
+{
+	PROG = "update-alternatives";
+	return grove_cmd_alt(argc, argv, NULL);
 }

@@ -174,6 +174,8 @@ dispatch(int argc, char **argv, const char *whole)
 	/* Installed (or linked) as "stow": the whole command line is Stow's. */
 	if (!strcmp(prog, "stow"))
 		return grove_cmd_stow(argc, argv, GROVE_ACTION_STOW, false, NULL);
+	if (!strcmp(prog, "update-alternatives"))
+		return grove_cmd_update_alternatives(argc, argv);
 
 	i = parse_global(argc, argv, &global, &color, &quiet);
 	if (i < 0)
