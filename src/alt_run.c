@@ -264,7 +264,7 @@ open_all(struct grove_alt_ctx *c, const struct grove_session_opts *so, struct gr
 	/* One writer per admindir, first: update-alternatives has no lock, so two
 	 * of its runs can interleave their reads and writes of a group. */
 	if (r >= 0 && !so->read_only) {
-		*lock_fd = grove_lock_dir(adm, req->wait_seconds, "administrative directory", err);
+		*lock_fd = grove_lock_dir_with(adm, so->lock_wait, "administrative directory", err);
 		r = *lock_fd < 0 ? *lock_fd : 0;
 	}
 	if (r >= 0)
@@ -309,11 +309,18 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	struct grove_error lerr = { 0 };
 	bool readonly = req->action == GROVE_ALT_QUERY || req->action == GROVE_ALT_DISPLAY ||
 			req->action == GROVE_ALT_LIST || req->action == GROVE_ALT_GET_SELECTIONS;
+	/* One lock per admindir, waited for (maintainer scripts never retry); the instdir is
+	 * locked shared, so runs on other admindirs go on side by side. */
+	struct grove_lock_wait lw = { .seconds = req->wait_seconds,
+				      .notice = req->lock_notice,
+				      .ctx = req->lock_notice_ctx };
 	struct grove_session_opts so = { .state_opt = req->state_opt,
 					 .wait_seconds = req->wait_seconds,
 					 .no_lock = readonly,
 					 .read_only = readonly,
-					 .no_create = readonly };
+					 .no_create = readonly,
+					 .shared_target = true,
+					 .lock_wait = &lw };
 	bool session = false, save = false;
 	cleanup_free char *before = NULL;
 	size_t n = 0, len;

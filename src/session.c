@@ -76,10 +76,15 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 			goto fail;
 	}
 	if (!opts->no_lock) {
-		r = grove_lock_target(&s->state, target, opts->wait_seconds, err);
+		s->lock_wait.seconds = opts->wait_seconds;
+		if (opts->lock_wait)
+			s->lock_wait = *opts->lock_wait;
+		r = grove_lock_target_with(&s->state, target, &s->lock_wait, opts->shared_target,
+					   err);
 		if (r < 0)
 			goto fail;
 		s->lock_fd = r;
+		s->lock_shared = opts->shared_target;
 	}
 	/* A target the log does not know yet is registered by the first intent
 	 * (one write transaction fewer; a dry run writes nothing). */
@@ -1095,13 +1100,14 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	return r;
 }
 
+static int recover_unfinished(struct grove_session *s, const struct grove_root *stow, bool force,
+			      int64_t txn, int64_t *ret_recovered, struct grove_error *err);
+
 int
 grove_session_recover(struct grove_session *s, const struct grove_root *stow, bool force,
 		      int64_t *ret_recovered, struct grove_error *err)
 {
-	struct grove_error jerr = { 0 };
 	int64_t txn = 0;
-	bool forward = false;
 	int r;
 
 	if (ret_recovered)
@@ -1109,6 +1115,29 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 	r = grove_journal_unfinished(s->journal, s->target_id, &txn, err);
 	if (r < 0 || txn == 0)
 		return r;
+	if (!s->lock_shared)
+		return recover_unfinished(s, stow, force, txn, ret_recovered, err);
+	/* Shared holders (grove alt on other admindirs) may be running this very
+	 * transaction: only one that holds the target alone may call it interrupted.
+	 * So wait to hold it exclusively, look again, and share it again after. */
+	r = grove_lock_convert(s->lock_fd, false, &s->lock_wait, s->target, err);
+	if (r >= 0)
+		r = grove_journal_unfinished(s->journal, s->target_id, &txn, err);
+	if (r >= 0 && txn)
+		r = recover_unfinished(s, stow, force, txn, ret_recovered, err);
+	if (r >= 0)
+		r = grove_lock_convert(s->lock_fd, true, &s->lock_wait, s->target, err);
+	return r;
+}
+
+/* Recovery of the unfinished transaction txn, the target held exclusively. */
+static int
+recover_unfinished(struct grove_session *s, const struct grove_root *stow, bool force, int64_t txn,
+		   int64_t *ret_recovered, struct grove_error *err)
+{
+	struct grove_error jerr = { 0 };
+	bool forward = false;
+	int r;
 	if (force) {
 		r = grove_journal_finish(
 			s->journal, txn, GROVE_TXN_ROLLED_BACK,

@@ -184,7 +184,10 @@ struct grove_alt_request {
 	const char *state_opt; /* grove's --state */
 	const char *command_line;
 	const char *prog; /* the name in --log lines: "grove alt" (NULL) or "update-alternatives" */
-	double wait_seconds;
+	double wait_seconds; /* for the admindir's lock and the instdir's (alt sets it: 60 s) */
+	/* Called once when a lock is still held after a second (may be NULL). */
+	void (*lock_notice)(void *ctx, const char *what, const char *path, double seconds);
+	void *lock_notice_ctx;
 	int verbose; /* -1 quiet, 0, 1 verbose, 2 debug */
 	bool debug;  /* --debug: the command line prints GROVE_ALT_DEBUG messages */
 };

@@ -75,6 +75,8 @@ usage(void)
 	       "  --log <file>             append what changes to <file> (grove also logs every\n"
 	       "                           change in its journal).\n"
 	       "  --force                  accepted; grove never replaces a file with a link.\n"
+	       "  --wait <seconds>         wait this long for another run on the same\n"
+	       "                           administrative directory (default 60).\n"
 	       "  --skip-auto              skip prompt for alternatives correctly configured\n"
 	       "                           in automatic mode (relevant for --config only)\n"
 	       "  --debug                  debug output, way more output.\n"
@@ -352,6 +354,16 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 			q->verbose = 2;
 		} else if (!strcmp(a, "force")) {
 			/* accepted; grove never replaces a file with a link */
+		} else if (!strcmp(a, "wait")) {
+			char *end = NULL;
+
+			if (i + 1 >= argc)
+				return badusage("--wait needs a <seconds> argument");
+			q->wait_seconds = strtod(argv[i + 1], &end);
+			if (!*argv[i + 1] || *end || !(q->wait_seconds >= 0))
+				return badusage("--wait needs a number of seconds, not '%s'",
+						argv[i + 1]);
+			i++;
 		} else if (!strcmp(a, "skip-auto")) {
 			q->skip_auto = true;
 		} else if (!strcmp(a, "help")) {
@@ -530,6 +542,18 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	}
 	free(line);
 	return 0;
+}
+
+/* How long a command waits for another on the same admindir, by default. */
+#define ALT_WAIT_DEFAULT 60.0
+
+/* The one line said when a lock is still held after a second. */
+static void
+lock_notice(void *ctx, const char *what, const char *path, double seconds)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: waiting for %s '%s': another run holds it (giving up after %g s)\n",
+		PROG, what, path, seconds);
 }
 
 /* Runs one request and prints what it says; the exit status. */
@@ -761,6 +785,7 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	bool help = false;
 	int status;
 
+	q.wait_seconds = -1; /* not given */
 	if (env_defaults(&q, &root_adm, &adm_default) < 0) {
 		status = fail("out of memory");
 		goto out;
@@ -787,12 +812,17 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	}
 	q.log_args = args;
 	q.prog = PROG;
+	q.lock_notice = lock_notice;
 	/* Run by another name: the journal records the command as it was typed. */
 	if (!global && asprintf(&cmdline, "%s %s", PROG, args) >= 0)
 		q.command_line = cmdline;
+	/* A second command on the same admindir waits for the first (maintainer scripts never
+	 * retry): ALT_WAIT_DEFAULT seconds unless --wait (alt's, else grove's) says otherwise. */
+	if (q.wait_seconds < 0)
+		q.wait_seconds = global && global->wait_seconds > 0 ? global->wait_seconds
+								    : ALT_WAIT_DEFAULT;
 	if (global) {
 		q.state_opt = global->state_dir;
-		q.wait_seconds = global->wait_seconds;
 		q.command_line = global->command_line;
 		if (global->verbose && q.verbose == 0)
 			q.verbose = 1;
