@@ -27,6 +27,10 @@ grove_alt_result_release(struct grove_alt_result *res)
 	free(res->msgs);
 	grove_alt_group_release(&res->group);
 	free(res->current);
+	grove_plan_release(&res->plan);
+	free(res->group_name);
+	free(res->group_before);
+	free(res->group_after);
 	for (size_t i = 0; i < res->n_sel; i++) {
 		free(res->sel[i].name);
 		free(res->sel[i].current);
@@ -328,16 +332,15 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	int lock_fd = -1, log_fd = 0;
 	int r;
 
+	if (req->dry_run && !readonly && req->action != GROVE_ALT_IMPORT)
+		return grove_alt_predict(req, res, err);
 	grove_plan_init(&plan);
 	len = strlen(req->altdir);
 	while (len > 1 && req->altdir[len - 1] == '/')
 		len--;
 	c.altdir = strndup(req->altdir, len);
-	if (!c.altdir) {
-		r = grove_error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	r = open_all(&c, &so, &adm, &lock_fd, &s, err);
+	r = c.altdir ? open_all(&c, &so, &adm, &lock_fd, &s, err)
+		     : grove_error_set(err, -ENOMEM, "out of memory");
 	if (r == -ENOENT && readonly) {
 		grove_error_clear(err);
 		r = req->action == GROVE_ALT_GET_SELECTIONS ? get_selections(&c, NULL, 0, err)

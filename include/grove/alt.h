@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "grove/error.h"
+#include "grove/plan.h"
 
 /*
  * A link group (Debian's "alternative"): a generic link LINK (the master)
@@ -188,8 +189,10 @@ struct grove_alt_request {
 	/* Called once when a lock is still held after a second (may be NULL). */
 	void (*lock_notice)(void *ctx, const char *what, const char *path, double seconds);
 	void *lock_notice_ctx;
-	int verbose; /* -1 quiet, 0, 1 verbose, 2 debug */
-	bool debug;  /* --debug: the command line prints GROVE_ALT_DEBUG messages */
+	int verbose;  /* -1 quiet, 0, 1 verbose, 2 debug */
+	bool debug;   /* --debug: the command line prints GROVE_ALT_DEBUG messages */
+	bool dry_run; /* a mutating command only predicts: res->plan and res->group_*, no change */
+	bool json;    /* for the command line: print the prediction as JSON */
 };
 
 enum grove_alt_msg_kind {
@@ -226,6 +229,10 @@ struct grove_alt_result {
 	size_t n_sel;      /* every group's name and mode, also when an error came later */
 	size_t n_sel_read; /* how many of them have their current value read */
 	size_t n_imported; /* IMPORT: the groups taken over */
+	/* A dry run: the ops it would apply, and the group it would save (group_after NULL: it
+	 * would be removed; group_name NULL: the saved group stays as it is). */
+	struct grove_plan plan;
+	char *group_name, *group_before, *group_after;
 };
 
 void grove_alt_result_release(struct grove_alt_result *res);
@@ -241,6 +248,15 @@ void grove_alt_result_release(struct grove_alt_result *res);
  */
 int grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		  struct grove_error *err);
+
+/*
+ * A dry run of a mutating command (grove_alt_run calls it for req->dry_run): decides as the real
+ * run would on what is there now, into res->plan (the links) and res->group_* (the group's saved
+ * text before and after), making and locking nothing, writing no log. An interrupted transaction
+ * is not recovered first, so the prediction is against the disk as it is.
+ */
+int grove_alt_predict(const struct grove_alt_request *req, struct grove_alt_result *res,
+		      struct grove_error *err);
 
 /*
  * Appends lines to req->log (nothing when it is NULL) in update-alternatives'

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove/alt.h"
 
 #include "../banned.h" /* last */
@@ -352,6 +353,8 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 			/* update-alternatives' --debug is a verbosity above --verbose: a later
 			 * --quiet silences its lines too. */
 			q->verbose = 2;
+		} else if (!strcmp(a, "dry-run")) {
+			q->dry_run = true;
 		} else if (!strcmp(a, "force")) {
 			/* accepted; grove never replaces a file with a link */
 		} else if (!strcmp(a, "wait")) {
@@ -433,7 +436,7 @@ check_args(const struct grove_alt_request *q)
 
 /* Prints the messages of res not shown yet. */
 static void
-print_msgs(struct grove_alt_result *res, int verbose, bool debug)
+print_msgs(struct grove_alt_result *res, int verbose, bool debug, FILE *out)
 {
 	for (; res->n_shown < res->n_msgs; res->n_shown++) {
 		const struct grove_alt_msg *m = &res->msgs[res->n_shown];
@@ -444,9 +447,9 @@ print_msgs(struct grove_alt_result *res, int verbose, bool debug)
 			fprintf(stderr, "%s: warning: %s\n", PROG, m->text);
 		else if ((m->kind == GROVE_ALT_INFO && verbose >= 0) ||
 			 (m->kind == GROVE_ALT_VERBOSE && verbose > 0))
-			printf("%s: %s\n", PROG, m->text);
+			fprintf(out, "%s: %s\n", PROG, m->text);
 		else if (m->kind == GROVE_ALT_PLAIN)
-			printf("%s\n", m->text);
+			fprintf(out, "%s\n", m->text);
 	}
 	fflush(stdout);
 }
@@ -498,7 +501,7 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	char *line = NULL;
 	size_t cap = 0;
 
-	print_msgs(res, ctx->verbose, ctx->debug);
+	print_msgs(res, ctx->verbose, ctx->debug, stdout);
 	*ret = GROVE_ALT_ANSWER_KEEP;
 	*ret_path = NULL;
 	if (display_only) {
@@ -556,6 +559,44 @@ lock_notice(void *ctx, const char *what, const char *path, double seconds)
 		PROG, what, path, seconds);
 }
 
+/* A dry run's prediction: the ops, then the group's saved state after (as its administrative
+ * text), or that it would be removed; with --json one document (docs/json.md's plan members). */
+static void
+print_prediction(const struct grove_alt_request *q, const struct grove_alt_result *res, bool json)
+{
+	if (json) {
+		grove_json_begin(stdout, "alt");
+		fputs(", \"dry_run\": true, \"ops\": ", stdout);
+		grove_json_ops(stdout, &res->plan);
+		fputs(", \"group\": ", stdout);
+		if (!res->group_name) {
+			fputs("null", stdout);
+		} else {
+			fputs("{\"name\": ", stdout);
+			grove_json_str(stdout, res->group_name);
+			fputs(", \"before\": ", stdout);
+			res->group_before ? grove_json_str(stdout, res->group_before)
+					  : (void)fputs("null", stdout);
+			fputs(", \"after\": ", stdout);
+			res->group_after ? grove_json_str(stdout, res->group_after)
+					 : (void)fputs("null", stdout);
+			fputc('}', stdout);
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	printf("%s: dry run: %zu link change%s\n", PROG, res->plan.n_ops,
+	       res->plan.n_ops == 1 ? "" : "s");
+	grove_print_plan(&res->plan, stdout);
+	if (!res->group_name)
+		printf("%s: dry run: group %s unchanged\n", PROG, q->name);
+	else if (!res->group_after)
+		printf("%s: dry run: group %s would be removed\n", PROG, res->group_name);
+	else
+		printf("%s: dry run: group %s would be saved as:\n%s", PROG, res->group_name,
+		       res->group_after);
+}
+
 /* Runs one request and prints what it says; the exit status. */
 static int
 run_one(struct grove_alt_request *q, struct grove_alt_result *res)
@@ -563,7 +604,8 @@ run_one(struct grove_alt_request *q, struct grove_alt_result *res)
 	struct grove_error err = { 0 };
 	int r = grove_alt_run(q, res, &err);
 
-	print_msgs(res, q->verbose, q->debug);
+	/* --json keeps stdout for the document. */
+	print_msgs(res, q->verbose, q->debug, q->json && q->dry_run ? stderr : stdout);
 	if (q->action == GROVE_ALT_GET_SELECTIONS)
 		for (size_t i = 0; i < res->n_sel_read; i++)
 			printf("%-30s %-8s %s\n", res->sel[i].name,
@@ -575,6 +617,9 @@ run_one(struct grove_alt_request *q, struct grove_alt_result *res)
 		print_display(&res->group, res->current, true);
 	if (r < 0)
 		return fail("%s", err.msg);
+	if (q->dry_run && q->action != GROVE_ALT_QUERY && q->action != GROVE_ALT_DISPLAY &&
+	    q->action != GROVE_ALT_LIST && q->action != GROVE_ALT_GET_SELECTIONS)
+		print_prediction(q, res, q->json);
 	if (q->action == GROVE_ALT_QUERY)
 		print_query(&res->group, res->current, false);
 	else if (q->action == GROVE_ALT_DISPLAY)
@@ -607,6 +652,8 @@ log_run_with(const struct grove_alt_request *q)
 	char *line = NULL;
 	int r;
 
+	if (q->dry_run)
+		return GROVE_EXIT_OK; /* a dry run writes no log */
 	if (asprintf(&line, "run with %s", q->log_args) < 0)
 		return fail("out of memory");
 	r = grove_alt_log(q, (const char *const *)&line, 1, &err);
@@ -824,6 +871,8 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	if (global) {
 		q.state_opt = global->state_dir;
 		q.command_line = global->command_line;
+		q.dry_run = q.dry_run || global->dry_run;
+		q.json = global->json;
 		if (global->verbose && q.verbose == 0)
 			q.verbose = 1;
 	}
