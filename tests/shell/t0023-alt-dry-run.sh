@@ -28,6 +28,9 @@ predict()
 	expect_exit 0 "$GROVE" --json "${galt[@]}" --dry-run "${@//@/$G}"
 	[[ $(tree_now) == "$before" ]] || fail "--dry-run $*: made or changed something: $(diff <(echo "$before") <(tree_now))"
 	cp "$OUT" "$ROOT/pred.json"
+	"$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/json/validate.py" \
+		"$GROVE_SOURCE_ROOT/docs/grove.schema.json" "$ROOT/pred.json" alt ||
+		fail "--dry-run $* --json does not validate against docs/grove.schema.json"
 	expect_exit 0 "$GROVE" "${galt[@]}" "${@//@/$G}"
 	ua "$@" >/dev/null
 	"$GROVE_TEST_PY" - "$ROOT/pred.json" "$G" "$U" <<'PY' || fail "--dry-run $*: the prediction was wrong"
