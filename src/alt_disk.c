@@ -329,6 +329,7 @@ grove_alt_disk_prepare_install(struct grove_alt_ctx *c, const struct grove_alt_g
 	const struct grove_alt_choice *fs;
 	int r;
 
+	grove_alt_run_msg(c, GROVE_ALT_DEBUG, "prepare_install(%s)", choice);
 	if (i < 0)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "can't install unknown choice %s",
 				       choice);

@@ -54,9 +54,8 @@ grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root 
 			*slash = '\0';
 		r = slash ? grove_root_open_beneath(&root, inst, p, true, 0755, err) : 0;
 		if (r >= 0)
-			r = fd = grove_fs_open_file_at(slash ? root.fd : inst->fd,
-						       slash ? slash + 1 : p,
-						       O_WRONLY | O_APPEND | O_CREAT, 0644, err);
+			r = fd = grove_fs_open_append_at(slash ? root.fd : inst->fd,
+							 slash ? slash + 1 : p, 0644, err);
 		grove_root_release(&root);
 		if (r == -EACCES) {
 			grove_error_clear(err);
@@ -82,7 +81,7 @@ grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root 
 	if (r >= 0)
 		r = grove_root_open(&root, slash ? (*dir ? dir : "/") : ".", err);
 	if (r >= 0) {
-		fd = grove_fs_open_file_at(root.fd, base, O_WRONLY | O_APPEND | O_CREAT, 0644, err);
+		fd = grove_fs_open_append_at(root.fd, base, 0644, err);
 		r = fd;
 	}
 	grove_root_release(&root);
@@ -107,7 +106,8 @@ log_write(int fd, const struct grove_alt_request *req, const char *const *lines,
 		return grove_error_set(err, -EINVAL, "cannot get local time to log into '%s'",
 				       req->log);
 	for (size_t i = 0; i < n; i++) {
-		cleanup_free char *line = grove_strdupf("grove alt %s: %s\n", stamp, lines[i]);
+		cleanup_free char *line = grove_strdupf(
+			"%s %s: %s\n", req->prog ? req->prog : "grove alt", stamp, lines[i]);
 		size_t len, off = 0;
 
 		if (!line)

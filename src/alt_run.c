@@ -27,6 +27,10 @@ grove_alt_result_release(struct grove_alt_result *res)
 	free(res->msgs);
 	grove_alt_group_release(&res->group);
 	free(res->current);
+	grove_plan_release(&res->plan);
+	free(res->group_name);
+	free(res->group_before);
+	free(res->group_after);
 	for (size_t i = 0; i < res->n_sel; i++) {
 		free(res->sel[i].name);
 		free(res->sel[i].current);
@@ -83,8 +87,8 @@ recs_free(struct grove_alt_ctx *c)
 /* The group's change, for the session to log with the links and save with their commit (nothing
  * when the saved text stays the same). before is the saved text (NULL: no group). */
 static int
-group_change(struct grove_session *s, int64_t dir_id, char *before, struct grove_alt_group *w,
-	     struct grove_error *err)
+group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, char *before,
+	     struct grove_alt_group *w, struct grove_error *err)
 {
 	struct grove_journal_alt_change *ch;
 	cleanup_free char *after = NULL;
@@ -102,6 +106,9 @@ group_change(struct grove_session *s, int64_t dir_id, char *before, struct grove
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	}
 	ch->dir_id = dir_id;
+	/* update-alternatives removes a group left without choices rather than saving it. */
+	if (after)
+		grove_alt_run_msg(c, GROVE_ALT_DEBUG, "%s is modified and will be saved", w->name);
 	ch->after = steal_ptr(after);
 	grove_journal_alt_changes_free(s->alt, s->n_alt);
 	s->alt = ch;
@@ -224,7 +231,7 @@ import_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct gro
  * --root it is opened beneath the held root, following no symlink (an image's /var may lead
  * anywhere on the host). */
 static int
-open_admindir(const struct grove_alt_request *req, const struct grove_root *inst,
+open_admindir(const struct grove_alt_request *req, const struct grove_root *inst, bool make,
 	      struct grove_root *adm, struct grove_error *err)
 {
 	cleanup_free char *adm_rel =
@@ -232,15 +239,40 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	int r;
 
 	if (adm_rel) {
-		r = grove_root_open_beneath(adm, inst, adm_rel, true, 0755, err);
+		r = grove_root_open_beneath(adm, inst, adm_rel, make, 0755, err);
 	} else {
-		r = grove_fs_make_dirs(req->admindir, 0755, err);
+		r = make ? grove_fs_make_dirs(req->admindir, 0755, err) : 0;
 		if (r >= 0)
 			r = grove_root_open(adm, req->admindir, err);
 	}
+	if (r == -ENOENT && !make)
+		return r;
 	if (r < 0)
 		return grove_error_prefix(err, "cannot create administrative directory '%s'",
 					  req->admindir);
+	return r;
+}
+
+/* Holds the root and the admindir, locks the admindir (a writer) and opens the session. Readers
+ * make nothing: a missing root, admindir or journal is -ENOENT, no group (as for
+ * update-alternatives, whose groups are files of the admindir). */
+static int
+open_all(struct grove_alt_ctx *c, const struct grove_session_opts *so, struct grove_root *adm,
+	 int *lock_fd, struct grove_session *s, struct grove_error *err)
+{
+	const struct grove_alt_request *req = c->req;
+	int r = grove_root_open(&c->inst, req->root ? req->root : req->instdir, err);
+
+	if (r >= 0)
+		r = open_admindir(req, &c->inst, !so->read_only, adm, err);
+	/* One writer per admindir, first: update-alternatives has no lock, so two
+	 * of its runs can interleave their reads and writes of a group. */
+	if (r >= 0 && !so->read_only) {
+		*lock_fd = grove_lock_dir_with(adm, so->lock_wait, "administrative directory", err);
+		r = *lock_fd < 0 ? *lock_fd : 0;
+	}
+	if (r >= 0)
+		r = grove_session_open(s, &c->inst, so, err);
 	return r;
 }
 
@@ -281,10 +313,18 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	struct grove_error lerr = { 0 };
 	bool readonly = req->action == GROVE_ALT_QUERY || req->action == GROVE_ALT_DISPLAY ||
 			req->action == GROVE_ALT_LIST || req->action == GROVE_ALT_GET_SELECTIONS;
+	/* One lock per admindir, waited for (maintainer scripts never retry); the instdir is
+	 * locked shared, so runs on other admindirs go on side by side. */
+	struct grove_lock_wait lw = { .seconds = req->wait_seconds,
+				      .notice = req->lock_notice,
+				      .ctx = req->lock_notice_ctx };
 	struct grove_session_opts so = { .state_opt = req->state_opt,
 					 .wait_seconds = req->wait_seconds,
 					 .no_lock = readonly,
-					 .read_only = readonly };
+					 .read_only = readonly,
+					 .no_create = readonly,
+					 .shared_target = true,
+					 .lock_wait = &lw };
 	bool session = false, save = false;
 	cleanup_free char *before = NULL;
 	size_t n = 0, len;
@@ -292,31 +332,21 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	int lock_fd = -1, log_fd = 0;
 	int r;
 
+	if (req->dry_run && !readonly && req->action != GROVE_ALT_IMPORT)
+		return grove_alt_predict(req, res, err);
 	grove_plan_init(&plan);
 	len = strlen(req->altdir);
 	while (len > 1 && req->altdir[len - 1] == '/')
 		len--;
 	c.altdir = strndup(req->altdir, len);
-	if (!c.altdir) {
-		r = grove_error_set(err, -ENOMEM, "out of memory");
+	r = c.altdir ? open_all(&c, &so, &adm, &lock_fd, &s, err)
+		     : grove_error_set(err, -ENOMEM, "out of memory");
+	if (r == -ENOENT && readonly) {
+		grove_error_clear(err);
+		r = req->action == GROVE_ALT_GET_SELECTIONS ? get_selections(&c, NULL, 0, err)
+							    : show_group(&c, NULL, err);
 		goto out;
 	}
-	r = grove_root_open(&c.inst, req->root ? req->root : req->instdir, err);
-	if (r < 0)
-		goto out;
-	r = open_admindir(req, &c.inst, &adm, err);
-	if (r < 0)
-		goto out;
-	/* One writer per admindir, first: update-alternatives has no lock, so two
-	 * of its runs can interleave their reads and writes of a group. */
-	if (!readonly) {
-		lock_fd = grove_lock_dir(&adm, req->wait_seconds, "administrative directory", err);
-		if (lock_fd < 0) {
-			r = lock_fd;
-			goto out;
-		}
-	}
-	r = grove_session_open(&s, &c.inst, &so, err);
 	if (r < 0)
 		goto out;
 	session = true;
@@ -362,7 +392,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	if (r >= 0)
 		r = grove_alt_disk_build_plan(&c, &plan, err);
 	if (r >= 0 && save)
-		r = group_change(&s, dir_id, before, &w, err);
+		r = group_change(&c, &s, dir_id, before, &w, err);
 	if (r >= 0)
 		r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0, &res->txn,
 					err);

@@ -92,6 +92,36 @@ grove_fs_open_file_at(int dirfd, const char *name, int flags, mode_t mode, struc
 }
 
 int
+grove_fs_open_append_at(int dirfd, const char *name, mode_t mode, struct grove_error *err)
+{
+	struct stat st;
+	int fd, fl;
+
+	/* O_NONBLOCK while we look: a fifo planted there cannot hang the open. */
+	fd = openat(dirfd, name,
+		    O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+		    mode);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return grove_error_set(err, -ELOOP, "open '%s': it is a symlink", name);
+		return grove_error_errno(err, -errno, "open '%s'", name);
+	}
+	if (fstat(fd, &st) < 0 || (fl = fcntl(fd, F_GETFL)) < 0 ||
+	    fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int r = -errno;
+
+		grove_fd_close(fd);
+		return grove_error_errno(err, r, "open '%s'", name);
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		grove_fd_close(fd);
+		return grove_error_set(err, -EINVAL,
+				       "open '%s': not a regular file or a character device", name);
+	}
+	return fd;
+}
+
+int
 grove_fs_open_or_make_dir(int dirfd, const char *name, mode_t mode, struct grove_error *err)
 {
 	int fd = grove_fs_mkdir(dirfd, name, mode, err);

@@ -36,6 +36,11 @@ grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char 
 			return grove_journal_fail(j, rc, err, "read");
 		if (pass == 1)
 			break;
+		/* A read-only journal registers nothing: the pair has no groups (id 0). */
+		if (j->readonly) {
+			*ret_id = 0;
+			return 0;
+		}
 		sqlite3_reset(s);
 		r = grove_journal_write_begin(j, err, "register alternatives dir in");
 		if (r < 0)

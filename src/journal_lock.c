@@ -2,6 +2,7 @@
 /* Where the journal lives (the state dir) and the one-writer-per-target lock beneath it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 #define LOCKS_DIR "locks"
 
-/* grove_lock_target polls a held lock at growing intervals up to this long. */
+/* A held lock is polled at growing intervals up to this long. */
 #define LOCK_POLL_MAX_NS 100000000L
 
 /* ---- the state dir ---- */
@@ -81,27 +82,38 @@ monotonic_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* flock(LOCK_EX) on fd, polling up to wait_seconds: 0, -EWOULDBLOCK (err not set) or another
- * error (err set). */
+/* How long a held lock is waited for before the notice is given. */
+#define LOCK_NOTICE_AFTER 1.0
+
+/* flock(op) on fd (LOCK_EX or LOCK_SH), polling up to w->seconds: 0, -EWOULDBLOCK (err not set)
+ * or another error (err set). w->notice is called once when the lock is still held after
+ * LOCK_NOTICE_AFTER seconds. A conversion that fails leaves fd without a lock (flock(2) drops the
+ * old one first), which is what lets two shared holders that both want it exclusively through. */
 static int
-lock_wait(int fd, double wait_seconds, struct grove_error *err)
+lock_wait(int fd, int op, const struct grove_lock_wait *w, const char *what, const char *path,
+	  struct grove_error *err)
 {
-	double deadline;
+	double start = monotonic_seconds(), deadline = start + w->seconds;
 	long interval_ns = 1000000L;
+	bool told = false;
 	int r;
 
-	deadline = monotonic_seconds() + wait_seconds;
 	for (;;) {
 		struct timespec ts;
-		double left;
+		double now, left;
 
-		r = grove_fs_flock(fd, LOCK_EX | LOCK_NB, err);
+		r = grove_fs_flock(fd, op | LOCK_NB, err);
 		if (r != -EWOULDBLOCK)
 			return r;
 		grove_error_clear(err);
-		left = deadline - monotonic_seconds();
+		now = monotonic_seconds();
+		left = deadline - now;
 		if (left <= 0)
 			return -EWOULDBLOCK;
+		if (!told && w->notice && now - start >= LOCK_NOTICE_AFTER) {
+			w->notice(w->ctx, what, path, w->seconds);
+			told = true;
+		}
 		/* Polling, not a blocking flock under a timer: no signals in library
 		 * code, and the wait stays bounded whatever the caller does. */
 		if ((double)interval_ns / 1e9 > left)
@@ -124,16 +136,38 @@ bound_wait(double wait_seconds)
 	return wait_seconds > 7 * 86400.0 ? 7 * 86400.0 : wait_seconds;
 }
 
+/* The error for a lock still held after the wait. */
+static int
+held_error(const char *what, const char *path, double seconds, struct grove_error *err)
+{
+	if (seconds > 0)
+		return grove_error_set(err, -EWOULDBLOCK,
+				       "%s '%s' is locked by another grove run (waited %g s)", what,
+				       path, seconds);
+	return grove_error_set(err, -EWOULDBLOCK, "%s '%s' is locked by another grove run", what,
+			       path);
+}
+
 int
 grove_lock_target(const struct grove_root *state, const struct grove_root *target,
 		  double wait_seconds, struct grove_error *err)
 {
+	struct grove_lock_wait w = { .seconds = wait_seconds };
+
+	return grove_lock_target_with(state, target, &w, false, err);
+}
+
+int
+grove_lock_target_with(const struct grove_root *state, const struct grove_root *target,
+		       const struct grove_lock_wait *wait, bool shared, struct grove_error *err)
+{
+	struct grove_lock_wait w = *wait;
 	cleanup_fd int dirfd = -1;
 	cleanup_fd int fd = -1;
 	char name[64];
 	int r;
 
-	wait_seconds = bound_wait(wait_seconds);
+	w.seconds = bound_wait(w.seconds);
 	dirfd = grove_fs_open_or_make_dir(state->fd, LOCKS_DIR, 0700, err);
 	if (dirfd < 0)
 		return grove_error_prefix(err, "lock target '%s': state dir '%s'", target->path,
@@ -147,38 +181,54 @@ grove_lock_target(const struct grove_root *state, const struct grove_root *targe
 	if (fd < 0)
 		return grove_error_prefix(err, "lock target '%s': in '%s/" LOCKS_DIR "'",
 					  target->path, state->path);
-	r = lock_wait(fd, wait_seconds, err);
+	r = lock_wait(fd, shared ? LOCK_SH : LOCK_EX, &w, "target", target->path, err);
 	if (r == 0)
 		return steal_fd(fd);
 	if (r != -EWOULDBLOCK)
 		return grove_error_prefix(err, "lock target '%s'", target->path);
-	if (wait_seconds > 0)
-		return grove_error_set(err, -EWOULDBLOCK,
-				       "target '%s' is locked by another grove run (waited %g s)",
-				       target->path, wait_seconds);
-	return grove_error_set(err, -EWOULDBLOCK, "target '%s' is locked by another grove run",
-			       target->path);
+	return held_error("target", target->path, w.seconds, err);
+}
+
+int
+grove_lock_convert(int fd, bool shared, const struct grove_lock_wait *wait,
+		   const struct grove_root *target, struct grove_error *err)
+{
+	struct grove_lock_wait w = *wait;
+	int r;
+
+	w.seconds = bound_wait(w.seconds);
+	r = lock_wait(fd, shared ? LOCK_SH : LOCK_EX, &w, "target", target->path, err);
+	if (r == 0)
+		return 0;
+	if (r != -EWOULDBLOCK)
+		return grove_error_prefix(err, "lock target '%s'", target->path);
+	return held_error("target", target->path, w.seconds, err);
 }
 
 int
 grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char *what,
 	       struct grove_error *err)
 {
+	struct grove_lock_wait w = { .seconds = wait_seconds };
+
+	return grove_lock_dir_with(dir, &w, what, err);
+}
+
+int
+grove_lock_dir_with(const struct grove_root *dir, const struct grove_lock_wait *wait,
+		    const char *what, struct grove_error *err)
+{
+	struct grove_lock_wait w = *wait;
 	cleanup_fd int fd = grove_fs_open_dir_beneath(dir->fd, ".", err);
 	int r;
 
-	wait_seconds = bound_wait(wait_seconds);
+	w.seconds = bound_wait(w.seconds);
 	if (fd < 0)
 		return grove_error_prefix(err, "lock %s '%s'", what, dir->path);
-	r = lock_wait(fd, wait_seconds, err);
+	r = lock_wait(fd, LOCK_EX, &w, what, dir->path, err);
 	if (r == 0)
 		return steal_fd(fd);
 	if (r != -EWOULDBLOCK)
 		return grove_error_prefix(err, "lock %s '%s'", what, dir->path);
-	if (wait_seconds > 0)
-		return grove_error_set(err, -EWOULDBLOCK,
-				       "%s '%s' is locked by another grove run (waited %g s)", what,
-				       dir->path, wait_seconds);
-	return grove_error_set(err, -EWOULDBLOCK, "%s '%s' is locked by another grove run", what,
-			       dir->path);
+	return held_error(what, dir->path, w.seconds, err);
 }

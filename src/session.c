@@ -49,8 +49,20 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 	 * recovery, scan and execution. The lock lives in the state dir. */
 	{
 		unsigned int flags = opts->state_opt ? GROVE_JOURNAL_NAMED : 0;
+		bool quiet = opts->no_create && opts->no_lock && opts->read_only;
 
-		r = grove_journal_open_with(s->state_path, flags, &s->state, &s->journal, err);
+		/* A reader that must make nothing opens read-only first; only a journal
+		 * that needs its schema migrated is opened for writing (it exists). */
+		r = quiet ? grove_journal_open_with(s->state_path, flags | GROVE_JOURNAL_READONLY,
+						    &s->state, &s->journal, err)
+			  : -EAGAIN;
+		if (r == -ENOENT)
+			goto fail;
+		if (r < 0) {
+			grove_error_clear(err);
+			r = grove_journal_open_with(s->state_path, flags, &s->state, &s->journal,
+						    err);
+		}
 		/* A state dir grove cannot write still answers read-only commands. */
 		if ((r == -EROFS || r == -EACCES) && opts->no_lock && opts->read_only)
 			r = grove_journal_open_with(s->state_path, flags | GROVE_JOURNAL_READONLY,
@@ -64,10 +76,15 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 			goto fail;
 	}
 	if (!opts->no_lock) {
-		r = grove_lock_target(&s->state, target, opts->wait_seconds, err);
+		s->lock_wait.seconds = opts->wait_seconds;
+		if (opts->lock_wait)
+			s->lock_wait = *opts->lock_wait;
+		r = grove_lock_target_with(&s->state, target, &s->lock_wait, opts->shared_target,
+					   err);
 		if (r < 0)
 			goto fail;
 		s->lock_fd = r;
+		s->lock_shared = opts->shared_target;
 	}
 	/* A target the log does not know yet is registered by the first intent
 	 * (one write transaction fewer; a dry run writes nothing). */
@@ -1094,13 +1111,14 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	return r;
 }
 
+static int recover_unfinished(struct grove_session *s, const struct grove_root *stow, bool force,
+			      int64_t txn, int64_t *ret_recovered, struct grove_error *err);
+
 int
 grove_session_recover(struct grove_session *s, const struct grove_root *stow, bool force,
 		      int64_t *ret_recovered, struct grove_error *err)
 {
-	struct grove_error jerr = { 0 };
 	int64_t txn = 0;
-	bool forward = false;
 	int r;
 
 	if (ret_recovered)
@@ -1108,6 +1126,29 @@ grove_session_recover(struct grove_session *s, const struct grove_root *stow, bo
 	r = grove_journal_unfinished(s->journal, s->target_id, &txn, err);
 	if (r < 0 || txn == 0)
 		return r;
+	if (!s->lock_shared)
+		return recover_unfinished(s, stow, force, txn, ret_recovered, err);
+	/* Shared holders (grove alt on other admindirs) may be running this very
+	 * transaction: only one that holds the target alone may call it interrupted.
+	 * So wait to hold it exclusively, look again, and share it again after. */
+	r = grove_lock_convert(s->lock_fd, false, &s->lock_wait, s->target, err);
+	if (r >= 0)
+		r = grove_journal_unfinished(s->journal, s->target_id, &txn, err);
+	if (r >= 0 && txn)
+		r = recover_unfinished(s, stow, force, txn, ret_recovered, err);
+	if (r >= 0)
+		r = grove_lock_convert(s->lock_fd, true, &s->lock_wait, s->target, err);
+	return r;
+}
+
+/* Recovery of the unfinished transaction txn, the target held exclusively. */
+static int
+recover_unfinished(struct grove_session *s, const struct grove_root *stow, bool force, int64_t txn,
+		   int64_t *ret_recovered, struct grove_error *err)
+{
+	struct grove_error jerr = { 0 };
+	bool forward = false;
+	int r;
 	if (force) {
 		r = grove_journal_finish(
 			s->journal, txn, GROVE_TXN_ROLLED_BACK,

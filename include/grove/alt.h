@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "grove/error.h"
+#include "grove/plan.h"
 
 /*
  * A link group (Debian's "alternative"): a generic link LINK (the master)
@@ -183,8 +184,15 @@ struct grove_alt_request {
 	const char *log;       /* may be NULL */
 	const char *state_opt; /* grove's --state */
 	const char *command_line;
-	double wait_seconds;
-	int verbose; /* -1 quiet, 0, 1 verbose */
+	const char *prog; /* the name in --log lines: "grove alt" (NULL) or "update-alternatives" */
+	double wait_seconds; /* for the admindir's lock and the instdir's (alt sets it: 60 s) */
+	/* Called once when a lock is still held after a second (may be NULL). */
+	void (*lock_notice)(void *ctx, const char *what, const char *path, double seconds);
+	void *lock_notice_ctx;
+	int verbose;  /* -1 quiet, 0, 1 verbose, 2 debug */
+	bool debug;   /* --debug: the command line prints GROVE_ALT_DEBUG messages */
+	bool dry_run; /* a mutating command only predicts: res->plan and res->group_*, no change */
+	bool json;    /* for the command line: print the prediction as JSON */
 };
 
 enum grove_alt_msg_kind {
@@ -193,6 +201,8 @@ enum grove_alt_msg_kind {
 	GROVE_ALT_WARNING, /* stderr, hidden by --quiet */
 	GROVE_ALT_LOG,     /* a line for --log FILE (written by grove_alt_run), never printed */
 	GROVE_ALT_PLAIN,   /* stdout without the program's name, always */
+	GROVE_ALT_DEBUG, /* stderr as "DEBUG: TEXT", only with --debug (update-alternatives' lines)
+			  */
 };
 
 struct grove_alt_msg {
@@ -219,6 +229,10 @@ struct grove_alt_result {
 	size_t n_sel;      /* every group's name and mode, also when an error came later */
 	size_t n_sel_read; /* how many of them have their current value read */
 	size_t n_imported; /* IMPORT: the groups taken over */
+	/* A dry run: the ops it would apply, and the group it would save (group_after NULL: it
+	 * would be removed; group_name NULL: the saved group stays as it is). */
+	struct grove_plan plan;
+	char *group_name, *group_before, *group_after;
 };
 
 void grove_alt_result_release(struct grove_alt_result *res);
@@ -236,9 +250,18 @@ int grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *
 		  struct grove_error *err);
 
 /*
+ * A dry run of a mutating command (grove_alt_run calls it for req->dry_run): decides as the real
+ * run would on what is there now, into res->plan (the links) and res->group_* (the group's saved
+ * text before and after), making and locking nothing, writing no log. An interrupted transaction
+ * is not recovered first, so the prediction is against the disk as it is.
+ */
+int grove_alt_predict(const struct grove_alt_request *req, struct grove_alt_result *res,
+		      struct grove_error *err);
+
+/*
  * Appends lines to req->log (nothing when it is NULL) in update-alternatives'
- * format, "grove alt YYYY-MM-DD HH:MM:SS: LINE", local time. The file is
- * opened (created, mode 0644) beneath its held folder, never through a link.
+ * format, "PROG YYYY-MM-DD HH:MM:SS: LINE" (PROG is req->prog, default "grove alt"), local time.
+ * The file is opened (created, mode 0644) beneath its held folder, never through a link.
  */
 int grove_alt_log(const struct grove_alt_request *req, const char *const *lines, size_t n,
 		  struct grove_error *err);

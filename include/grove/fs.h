@@ -95,6 +95,12 @@ int grove_fs_make_dirs(const char *path, mode_t mode, struct grove_error *err);
 int grove_fs_open_file_at(int dirfd, const char *name, int flags, mode_t mode,
 			  struct grove_error *err);
 
+/* Opens name in dirfd for appending (creating a regular file with mode when it is missing),
+ * never following a symlink, as a log is opened: a regular file or a character device (such as
+ * /dev/null, which update-alternatives' --log accepts) is taken; a fifo, socket or folder is
+ * -EINVAL. The fd is left blocking. */
+int grove_fs_open_append_at(int dirfd, const char *name, mode_t mode, struct grove_error *err);
+
 /* Opens the folder name in dirfd (as grove_fs_open_dir_at), making it with
  * mode first when it is missing. A symlink or a non-folder there is refused. */
 int grove_fs_open_or_make_dir(int dirfd, const char *name, mode_t mode, struct grove_error *err);

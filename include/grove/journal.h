@@ -199,6 +199,28 @@ void grove_owned_free(struct grove_owned *o, size_t n);
 int grove_lock_target(const struct grove_root *state, const struct grove_root *target,
 		      double wait_seconds, struct grove_error *err);
 
+/* How a held lock is waited for: up to seconds (0: not at all; bounded to a week). When notice is
+ * set it is called once if the lock is still held after one second (WHAT, the path, seconds), so
+ * that a command line can say why it waits. */
+struct grove_lock_wait {
+	double seconds;
+	void (*notice)(void *ctx, const char *what, const char *path, double seconds);
+	void *ctx;
+};
+
+/* grove_lock_target with a wait policy; shared takes flock(LOCK_SH): shared holders exclude only
+ * exclusive ones (grove alt's runs on different admindirs share the instdir; a stow run excludes
+ * them all). */
+int grove_lock_target_with(const struct grove_root *state, const struct grove_root *target,
+			   const struct grove_lock_wait *wait, bool shared,
+			   struct grove_error *err);
+
+/* Converts the target lock fd (from grove_lock_target_with) to shared or exclusive, waiting as
+ * above. On failure fd may hold no lock at all (flock(2) drops the old one first): the caller
+ * then gives up the command. */
+int grove_lock_convert(int fd, bool shared, const struct grove_lock_wait *wait,
+		       const struct grove_root *target, struct grove_error *err);
+
 /*
  * A lock on a folder itself: flock(LOCK_EX) on a new open of the held dir,
  * so every grove run locking it excludes the others whatever its state dir
@@ -208,6 +230,8 @@ int grove_lock_target(const struct grove_root *state, const struct grove_root *t
  */
 int grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char *what,
 		   struct grove_error *err);
+int grove_lock_dir_with(const struct grove_root *dir, const struct grove_lock_wait *wait,
+			const char *what, struct grove_error *err);
 
 /*
  * Alternatives state (schema v2; v3 adds the groups each transaction changes, v5 keeps each group

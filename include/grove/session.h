@@ -57,6 +57,9 @@ struct grove_session {
 	 * profile's log) sets its own after grove_session_open. */
 	grove_session_rollback_fn rollback;
 	void *rollback_ctx;
+	/* The target lock is shared (opts->shared_target), and how it is waited for. */
+	bool lock_shared;
+	struct grove_lock_wait lock_wait;
 };
 
 struct grove_session_opts {
@@ -64,7 +67,16 @@ struct grove_session_opts {
 	double wait_seconds;   /* --wait; 0 fails at once when locked */
 	bool no_lock;          /* read-only commands: no lock, no recovery */
 	bool read_only;        /* nothing will be written: a read-only journal will do */
+	bool no_create;        /* with no_lock and read_only: make nothing (no state dir, no
+				  journal); a missing one is -ENOENT (grove alt's readers) */
 	bool profile_log;      /* target may be a profile's log (grove profile, grove log) */
+	/* Lock the target shared (flock LOCK_SH) rather than exclusively: for grove alt, whose
+	 * runs on different admindirs share an instdir (each holds its admindir's lock
+	 * exclusively first); any exclusive holder (stow, undo, verify's repair...) still
+	 * excludes them. Recovery then takes the target exclusively, and only when the log
+	 * has an unfinished transaction for it. */
+	bool shared_target;
+	const struct grove_lock_wait *lock_wait; /* overrides wait_seconds when set */
 };
 
 /* Opens the log and, unless opts->no_lock, locks the target. A locked target

@@ -122,6 +122,9 @@ int grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool p
 /* Runs `grove alt` (update-alternatives' command line; argv[0] is "alt"). Returns 0 or 2, as
  * update-alternatives does. */
 int grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global);
+/* grove run as update-alternatives (argv[0]): grove alt with update-alternatives' name in its
+ * messages and --log lines, and grove's defaults for everything else. */
+int grove_cmd_update_alternatives(int argc, char **argv);
 
 /* Runs `grove profile …` (argv[0] is "profile"). Returns the exit status. */
 int grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global);

@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "cli.h"
+#include "front.h"
 #include "grove/alt.h"
 
 #include "../banned.h" /* last */
 
-#define PROG "grove alt"
+/* The name in messages: "update-alternatives" when grove runs under that name. */
+static const char *PROG = "grove alt";
 
 static int badusage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -74,8 +76,11 @@ usage(void)
 	       "  --log <file>             append what changes to <file> (grove also logs every\n"
 	       "                           change in its journal).\n"
 	       "  --force                  accepted; grove never replaces a file with a link.\n"
+	       "  --wait <seconds>         wait this long for another run on the same\n"
+	       "                           administrative directory (default 60).\n"
 	       "  --skip-auto              skip prompt for alternatives correctly configured\n"
 	       "                           in automatic mode (relevant for --config only)\n"
+	       "  --debug                  debug output, way more output.\n"
 	       "  --verbose                verbose operation, more output.\n"
 	       "  --quiet                  quiet operation, minimal output.\n"
 	       "  --help                   show this help message.\n",
@@ -179,7 +184,8 @@ static const struct {
 	{ "set-selections", ALT_SET_SELECTIONS, 0 },
 };
 
-/* --root DIR (or $DPKG_ROOT): paths inside DIR, its admindir and the default altdir. */
+/* --root DIR (or $DPKG_ROOT): paths inside DIR, its admindir and the default altdir. An empty DIR
+ * is no root (update-alternatives' admindir is then /var/lib/dpkg/alternatives). */
 static int
 set_root(struct grove_alt_request *q, const char *root, char **owned)
 {
@@ -189,9 +195,35 @@ set_root(struct grove_alt_request *q, const char *root, char **owned)
 		return -1;
 	snprintf(*owned, strlen(root) + sizeof("/var/lib/dpkg/alternatives"),
 		 "%s/var/lib/dpkg/alternatives", root);
-	q->root = root;
+	q->root = *root ? root : NULL;
 	q->admindir = *owned;
 	q->altdir = "/etc/alternatives";
+	return 0;
+}
+
+/*
+ * Where update-alternatives 1.21.22 starts before its options (measured with its --debug line):
+ * $DPKG_ROOT is the root (empty: none); $DPKG_ADMINDIR, when set (even empty), names the admindir
+ * as "$DPKG_ADMINDIR/alternatives" whatever the root, else it is the root's
+ * /var/lib/dpkg/alternatives. The options then apply in order: --root DIR resets the root, the
+ * admindir (to DIR's, ignoring $DPKG_ADMINDIR) and the altdir; --admindir and --altdir set theirs.
+ */
+static int
+env_defaults(struct grove_alt_request *q, char **root_adm, char **env_adm)
+{
+	const char *droot = getenv("DPKG_ROOT"), *adm = getenv("DPKG_ADMINDIR");
+
+	if (set_root(q, droot ? droot : "", root_adm) < 0)
+		return -1;
+	if (!droot)
+		q->root = NULL;
+	if (adm) {
+		*env_adm = malloc(strlen(adm) + sizeof("/alternatives"));
+		if (!*env_adm)
+			return -1;
+		snprintf(*env_adm, strlen(adm) + sizeof("/alternatives"), "%s/alternatives", adm);
+		q->admindir = *env_adm;
+	}
 	return 0;
 }
 
@@ -317,8 +349,24 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 			q->verbose = 1;
 		} else if (!strcmp(a, "quiet")) {
 			q->verbose = -1;
-		} else if (!strcmp(a, "force") || !strcmp(a, "debug")) {
+		} else if (!strcmp(a, "debug")) {
+			/* update-alternatives' --debug is a verbosity above --verbose: a later
+			 * --quiet silences its lines too. */
+			q->verbose = 2;
+		} else if (!strcmp(a, "dry-run")) {
+			q->dry_run = true;
+		} else if (!strcmp(a, "force")) {
 			/* accepted; grove never replaces a file with a link */
+		} else if (!strcmp(a, "wait")) {
+			char *end = NULL;
+
+			if (i + 1 >= argc)
+				return badusage("--wait needs a <seconds> argument");
+			q->wait_seconds = strtod(argv[i + 1], &end);
+			if (!*argv[i + 1] || *end || !(q->wait_seconds >= 0))
+				return badusage("--wait needs a number of seconds, not '%s'",
+						argv[i + 1]);
+			i++;
 		} else if (!strcmp(a, "skip-auto")) {
 			q->skip_auto = true;
 		} else if (!strcmp(a, "help")) {
@@ -388,18 +436,20 @@ check_args(const struct grove_alt_request *q)
 
 /* Prints the messages of res not shown yet. */
 static void
-print_msgs(struct grove_alt_result *res, int verbose)
+print_msgs(struct grove_alt_result *res, int verbose, bool debug, FILE *out)
 {
 	for (; res->n_shown < res->n_msgs; res->n_shown++) {
 		const struct grove_alt_msg *m = &res->msgs[res->n_shown];
 
-		if (m->kind == GROVE_ALT_WARNING && verbose >= 0)
+		if (m->kind == GROVE_ALT_DEBUG && debug)
+			fprintf(stderr, "DEBUG: %s\n", m->text);
+		else if (m->kind == GROVE_ALT_WARNING && verbose >= 0)
 			fprintf(stderr, "%s: warning: %s\n", PROG, m->text);
 		else if ((m->kind == GROVE_ALT_INFO && verbose >= 0) ||
 			 (m->kind == GROVE_ALT_VERBOSE && verbose > 0))
-			printf("%s: %s\n", PROG, m->text);
+			fprintf(out, "%s: %s\n", PROG, m->text);
 		else if (m->kind == GROVE_ALT_PLAIN)
-			printf("%s\n", m->text);
+			fprintf(out, "%s\n", m->text);
 	}
 	fflush(stdout);
 }
@@ -436,6 +486,7 @@ print_menu(const struct grove_alt_group *g, const char *current, ssize_t best)
 
 struct ask_ctx {
 	int verbose;
+	bool debug;
 };
 
 /* Shows the menu and reads the answer from stdin, until it names a choice (or is empty, or the
@@ -450,7 +501,7 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	char *line = NULL;
 	size_t cap = 0;
 
-	print_msgs(res, ctx->verbose);
+	print_msgs(res, ctx->verbose, ctx->debug, stdout);
 	*ret = GROVE_ALT_ANSWER_KEEP;
 	*ret_path = NULL;
 	if (display_only) {
@@ -496,6 +547,56 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	return 0;
 }
 
+/* How long a command waits for another on the same admindir, by default. */
+#define ALT_WAIT_DEFAULT 60.0
+
+/* The one line said when a lock is still held after a second. */
+static void
+lock_notice(void *ctx, const char *what, const char *path, double seconds)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: waiting for %s '%s': another run holds it (giving up after %g s)\n",
+		PROG, what, path, seconds);
+}
+
+/* A dry run's prediction: the ops, then the group's saved state after (as its administrative
+ * text), or that it would be removed; with --json one document (docs/json.md's plan members). */
+static void
+print_prediction(const struct grove_alt_request *q, const struct grove_alt_result *res, bool json)
+{
+	if (json) {
+		grove_json_begin(stdout, "alt");
+		fputs(", \"dry_run\": true, \"ops\": ", stdout);
+		grove_json_ops(stdout, &res->plan);
+		fputs(", \"group\": ", stdout);
+		if (!res->group_name) {
+			fputs("null", stdout);
+		} else {
+			fputs("{\"name\": ", stdout);
+			grove_json_str(stdout, res->group_name);
+			fputs(", \"before\": ", stdout);
+			res->group_before ? grove_json_str(stdout, res->group_before)
+					  : (void)fputs("null", stdout);
+			fputs(", \"after\": ", stdout);
+			res->group_after ? grove_json_str(stdout, res->group_after)
+					 : (void)fputs("null", stdout);
+			fputc('}', stdout);
+		}
+		fputs("}\n", stdout);
+		return;
+	}
+	printf("%s: dry run: %zu link change%s\n", PROG, res->plan.n_ops,
+	       res->plan.n_ops == 1 ? "" : "s");
+	grove_print_plan(&res->plan, stdout);
+	if (!res->group_name)
+		printf("%s: dry run: group %s unchanged\n", PROG, q->name);
+	else if (!res->group_after)
+		printf("%s: dry run: group %s would be removed\n", PROG, res->group_name);
+	else
+		printf("%s: dry run: group %s would be saved as:\n%s", PROG, res->group_name,
+		       res->group_after);
+}
+
 /* Runs one request and prints what it says; the exit status. */
 static int
 run_one(struct grove_alt_request *q, struct grove_alt_result *res)
@@ -503,7 +604,8 @@ run_one(struct grove_alt_request *q, struct grove_alt_result *res)
 	struct grove_error err = { 0 };
 	int r = grove_alt_run(q, res, &err);
 
-	print_msgs(res, q->verbose);
+	/* --json keeps stdout for the document. */
+	print_msgs(res, q->verbose, q->debug, q->json && q->dry_run ? stderr : stdout);
 	if (q->action == GROVE_ALT_GET_SELECTIONS)
 		for (size_t i = 0; i < res->n_sel_read; i++)
 			printf("%-30s %-8s %s\n", res->sel[i].name,
@@ -515,6 +617,9 @@ run_one(struct grove_alt_request *q, struct grove_alt_result *res)
 		print_display(&res->group, res->current, true);
 	if (r < 0)
 		return fail("%s", err.msg);
+	if (q->dry_run && q->action != GROVE_ALT_QUERY && q->action != GROVE_ALT_DISPLAY &&
+	    q->action != GROVE_ALT_LIST && q->action != GROVE_ALT_GET_SELECTIONS)
+		print_prediction(q, res, q->json);
 	if (q->action == GROVE_ALT_QUERY)
 		print_query(&res->group, res->current, false);
 	else if (q->action == GROVE_ALT_DISPLAY)
@@ -547,6 +652,8 @@ log_run_with(const struct grove_alt_request *q)
 	char *line = NULL;
 	int r;
 
+	if (q->dry_run)
+		return GROVE_EXIT_OK; /* a dry run writes no log */
 	if (asprintf(&line, "run with %s", q->log_args) < 0)
 		return fail("out of memory");
 	r = grove_alt_log(q, (const char *const *)&line, 1, &err);
@@ -609,6 +716,8 @@ set_selection(const struct grove_alt_request *base, const struct grove_alt_resul
 	choice = status ? end_field(status) : NULL;
 	if (!choice || !*choice)
 		goto invalid;
+	if (q.debug)
+		fprintf(stderr, "DEBUG: set_selection(%s, %s, %s)\n", name, status, choice);
 	for (size_t i = 0; i < sel->n_sel && !known; i++)
 		known = !strcmp(sel->sel[i].name, name);
 	q.name = name;
@@ -719,13 +828,12 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	struct grove_alt_request q = { 0 };
 	struct grove_alt_result res = { 0 };
 	struct ask_ctx ask = { 0 };
-	const char *adm = getenv("DPKG_ADMINDIR");
-	const char *droot = getenv("DPKG_ROOT");
-	char *adm_default = NULL, *root_adm = NULL, *args = NULL;
+	char *adm_default = NULL, *root_adm = NULL, *args = NULL, *cmdline = NULL;
 	bool help = false;
 	int status;
 
-	if (droot && *droot && set_root(&q, droot, &root_adm) < 0) {
+	q.wait_seconds = -1; /* not given */
+	if (env_defaults(&q, &root_adm, &adm_default) < 0) {
 		status = fail("out of memory");
 		goto out;
 	}
@@ -738,18 +846,10 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	status = check_args(&q);
 	if (status != 0)
 		goto out;
-	if (!q.altdir)
-		q.altdir = "/etc/alternatives";
-	if (!q.admindir) {
-		adm_default = malloc(strlen(adm ? adm : "/var/lib/dpkg") + sizeof("/alternatives"));
-		if (!adm_default) {
-			status = fail("out of memory");
-			goto out;
-		}
-		snprintf(adm_default, strlen(adm ? adm : "/var/lib/dpkg") + sizeof("/alternatives"),
-			 "%s/alternatives", adm ? adm : "/var/lib/dpkg");
-		q.admindir = adm_default;
-	}
+	q.debug = q.verbose >= 2;
+	if (q.debug)
+		fprintf(stderr, "DEBUG: root=%s admdir=%s altdir=%s\n", q.root ? q.root : "",
+			q.admindir, q.altdir);
 	if (!q.instdir)
 		q.instdir = "/";
 	args = join_args(argc, argv);
@@ -758,14 +858,26 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 		goto out;
 	}
 	q.log_args = args;
+	q.prog = PROG;
+	q.lock_notice = lock_notice;
+	/* Run by another name: the journal records the command as it was typed. */
+	if (!global && asprintf(&cmdline, "%s %s", PROG, args) >= 0)
+		q.command_line = cmdline;
+	/* A second command on the same admindir waits for the first (maintainer scripts never
+	 * retry): ALT_WAIT_DEFAULT seconds unless --wait (alt's, else grove's) says otherwise. */
+	if (q.wait_seconds < 0)
+		q.wait_seconds = global && global->wait_seconds > 0 ? global->wait_seconds
+								    : ALT_WAIT_DEFAULT;
 	if (global) {
 		q.state_opt = global->state_dir;
-		q.wait_seconds = global->wait_seconds;
 		q.command_line = global->command_line;
+		q.dry_run = q.dry_run || global->dry_run;
+		q.json = global->json;
 		if (global->verbose && q.verbose == 0)
 			q.verbose = 1;
 	}
 	ask.verbose = q.verbose;
+	ask.debug = q.debug;
 	q.config_ask = config_ask;
 	q.config_ctx = &ask;
 	if (q.action == ALT_ALL)
@@ -785,5 +897,13 @@ out:
 	free(adm_default);
 	free(root_adm);
 	free(args);
+	free(cmdline);
 	return status;
+}
+
+int
+grove_cmd_update_alternatives(int argc, char **argv)
+{
+	PROG = "update-alternatives";
+	return grove_cmd_alt(argc, argv, NULL);
 }

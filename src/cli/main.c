@@ -132,16 +132,8 @@ run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 			i++;
 		return grove_cmd_stow(argc - i, argv + i, action, true, &global);
 	}
-	if (!strcmp(cmd, "alt")) {
-		/* update-alternatives has no dry run: refuse -n rather than ignore it and change
-		 * links. */
-		if (global.dry_run) {
-			fputs("grove: 'alt' has no dry run (-n); see 'grove alt --query'\n",
-			      stderr);
-			return GROVE_EXIT_USAGE;
-		}
+	if (!strcmp(cmd, "alt")) /* (-n is alt's --dry-run: a prediction, nothing changed) */
 		return grove_cmd_alt(argc - i, argv + i, &global);
-	}
 	if (!strcmp(cmd, "profile"))
 		return grove_cmd_profile(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "apply"))
@@ -184,6 +176,9 @@ dispatch(int argc, char **argv, const char *whole)
 	/* Installed (or linked) as "stow": the whole command line is Stow's. */
 	if (!strcmp(prog, "stow"))
 		return grove_cmd_stow(argc, argv, GROVE_ACTION_STOW, false, NULL);
+	/* Installed as "update-alternatives" (docs/alternatives.md): grove alt, speaking as it. */
+	if (!strcmp(prog, "update-alternatives"))
+		return grove_cmd_update_alternatives(argc, argv);
 
 	r = grove_cmdline_parse(argc, argv, &global, &color, &quiet, &line);
 	if (r < 0)

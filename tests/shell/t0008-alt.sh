@@ -92,15 +92,16 @@ expect_unchanged "$I"
 diff "$ROOT/q.changed" <(q) || fail "a refused undo changed the group"
 check "undo refuses when the group was changed since, and changes nothing"
 
-# One writer per admindir: a second writer fails at once with update-alternatives' exit status 2
-# (another state dir does not matter: the lock is on the admindir itself), or waits with --wait.
+# One writer per admindir: with --wait 0 a second writer fails at once with update-alternatives'
+# exit status 2 (another state dir does not matter: the lock is on the admindir itself); by default
+# it waits (t0022-alt-lock).
 # The shell holds the lock on fd 9 (flock(1) on the folder); readers do not need it.
 snapshot "$I"
 exec 9<"$ADM"
 flock -n 9 || fail "could not lock the admindir for the test"
-expect_exit 2 "$GROVE" "${ALT[@]}" --auto ed 9<&-
+expect_exit 2 "$GROVE" "${ALT[@]}" --wait 0 --auto ed 9<&-
 expect_err_has "grove alt: error: administrative directory '$ADM' is locked by another grove run"
-expect_exit 2 env GROVE_STATE_DIR="$ROOT/other-state" "$GROVE" "${ALT[@]}" --auto ed 9<&-
+expect_exit 2 env GROVE_STATE_DIR="$ROOT/other-state" "$GROVE" "${ALT[@]}" --wait 0 --auto ed 9<&-
 expect_err_has "is locked by another grove run"
 expect_unchanged "$I"
 expect_exit 0 "$GROVE" "${ALT[@]}" --query ed 9<&-
