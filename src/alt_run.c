@@ -244,6 +244,19 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	return r;
 }
 
+/* The pair's id and its saved groups. */
+static int
+load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
+	    int64_t *dir_id, struct grove_alt_group **all, size_t *n, struct grove_error *err)
+{
+	int r = grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
+				      dir_id, err);
+
+	if (r >= 0)
+		r = grove_alt_state_load(s->journal, *dir_id, all, n, err);
+	return r;
+}
+
 /* --query, --display, --list: the group g (NULL: none) and its current choice into the result. */
 static int
 show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_error *err)
@@ -320,15 +333,13 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	if (r < 0)
 		goto out;
 	session = true;
+	s.alt_admin = &adm;
 	if (!readonly) {
 		r = grove_session_recover(&s, NULL, false, NULL, err);
 		if (r < 0)
 			goto out;
 	}
-	r = grove_journal_alt_dir(s.journal, adm.real ? adm.real : adm.path, c.altdir, &dir_id,
-				  err);
-	if (r >= 0)
-		r = grove_alt_state_load(s.journal, dir_id, &all, &n, err);
+	r = load_groups(&c, &s, &adm, &dir_id, &all, &n, err);
 	if (r < 0)
 		goto out;
 	if (req->action == GROVE_ALT_GET_SELECTIONS) {

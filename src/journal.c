@@ -80,6 +80,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " ORDER BY o.txn_id, o.seq",
 	[ST_ALT_DIR_GET] = "SELECT id FROM alt_dirs WHERE admindir = ?1 AND altdir = ?2",
 	[ST_ALT_DIR_PUT] = "INSERT OR IGNORE INTO alt_dirs (admindir, altdir) VALUES (?1, ?2)",
+	[ST_ALT_DIR_ADMIN] = "SELECT admindir FROM alt_dirs WHERE id = ?1",
 	[ST_ALT_STATES] = "SELECT name, body FROM alt_states WHERE dir_id = ?1 ORDER BY name",
 	[ST_ALT_STATE_GET] = "SELECT body FROM alt_states WHERE dir_id = ?1 AND name = ?2",
 	[ST_ALT_STATE_DEL] = "DELETE FROM alt_states WHERE dir_id = ?1 AND name = ?2",

@@ -221,6 +221,11 @@ int grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char
 int grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char *altdir,
 			  int64_t *ret_id, struct grove_error *err);
 
+/* The admindir of the pair dir_id as registered (canonical, absolute), malloc'd into *ret; NULL
+ * when there is no such pair. */
+int grove_journal_alt_admindir(struct grove_journal *j, int64_t dir_id, char **ret,
+			       struct grove_error *err);
+
 /* One saved group of a pair: its name and its text. */
 struct grove_journal_alt_state {
 	char *name;
