@@ -244,16 +244,20 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	return r;
 }
 
-/* The pair's id and its saved groups. */
+/* The pair's id and its groups: the saved ones for import, else as the admin files say (taken
+ * in first by a mutating command). */
 static int
 load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
-	    int64_t *dir_id, struct grove_alt_group **all, size_t *n, struct grove_error *err)
+	    bool readonly, int64_t *dir_id, struct grove_alt_group **all, size_t *n,
+	    struct grove_error *err)
 {
 	int r = grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
 				      dir_id, err);
 
-	if (r >= 0)
+	if (r >= 0 && c->req->action == GROVE_ALT_IMPORT)
 		r = grove_alt_state_load(s->journal, *dir_id, all, n, err);
+	else if (r >= 0)
+		r = grove_alt_admin_load(c, s, adm, *dir_id, readonly, all, n, err);
 	return r;
 }
 
@@ -339,7 +343,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		if (r < 0)
 			goto out;
 	}
-	r = load_groups(&c, &s, &adm, &dir_id, &all, &n, err);
+	r = load_groups(&c, &s, &adm, readonly, &dir_id, &all, &n, err);
 	if (r < 0)
 		goto out;
 	if (req->action == GROVE_ALT_GET_SELECTIONS) {

@@ -122,6 +122,7 @@ grove_journal_alt_states(struct grove_journal *j, int64_t dir_id,
 		v = nv;
 		memset(&v[n], 0, sizeof(v[n]));
 		n++;
+		v[n - 1].unwritten = sqlite3_column_int(s, 2) != 0;
 		if (column_dup(s, 0, &v[n - 1].name) < 0 || !v[n - 1].name ||
 		    column_dup(s, 1, &v[n - 1].text) < 0 || !v[n - 1].text) {
 			grove_journal_alt_states_free(v, n);

@@ -21,6 +21,12 @@ name_ok(const char *name)
 	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
 }
 
+static bool
+same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
 /* The text of the admin file name (NULL: none, or empty, which update-alternatives reads as no
  * group either). */
 static int
@@ -157,12 +163,22 @@ grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, cons
 		r = read_admin(adm->fd, v[i].name, &now, err);
 		if (r < 0)
 			break;
-		if ((!now && !want) || (now && want && !strcmp(now, want)))
+		if (same(now, want))
 			continue;
 		/* Putting back touches only a file as the transaction left it; anything else
 		 * was written since by someone else (update-alternatives), and is theirs. */
-		if (!forward && !((!now && !other) || (now && other && !strcmp(now, other))))
+		if (!forward && !same(now, other))
 			continue;
+		/* The commit overwrites only what grove last wrote (grove alt takes in a change
+		 * first; undo and rollback do not), or writes a group's first file. */
+		if (forward && !same(now, other) && !(same(other, want) && !now)) {
+			r = grove_error_set(
+				err, -GROVE_E_PRECONDITION,
+				"'%s' was changed outside grove (by update-alternatives?); "
+				"run a grove alt command on its group to take the change in",
+				v[i].name);
+			break;
+		}
 		r = put_admin(adm->fd, v[i].name, want, tag, err);
 	}
 	if (r >= 0 && adm)
