@@ -149,16 +149,24 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 		if (cmp >= 0) {
 			k++;
 			/* update-alternatives skips its temporary files (grove's end the same). */
+			enum grove_ftype ty = ents[k - 1].type;
 			bool skip = (l > 9 && !strcmp(fname + l - 9, ".dpkg-tmp")) ||
-				    ents[k - 1].type != GROVE_FT_REG || !grove_alt_name_ok(fname);
+				    (ty != GROVE_FT_REG && ty != GROVE_FT_UNKNOWN) ||
+				    !grove_alt_name_ok(fname);
 
-			if (skip && cmp > 0)
-				continue;
 			if (!skip)
 				r = grove_fs_read_file_at(adm->fd, fname, ADMIN_FILE_MAX, &file,
 							  &len, err);
+			/* Without d_type, reading tells: not a regular file is no admin file. */
+			if (r < 0 && ty == GROVE_FT_UNKNOWN && r != -ENOMEM) {
+				grove_error_clear(err);
+				skip = true;
+				r = 0;
+			}
 			if (r < 0)
 				break;
+			if (skip && cmp > 0)
+				continue;
 		}
 		if (cmp <= 0)
 			i++;
