@@ -11,6 +11,7 @@
 #include "grove/error.h"
 #include "grove/fs.h"
 #include "grove/plan.h"
+#include "grove/session.h"
 
 /* One path the command may change: what it was and what it should become. */
 struct grove_alt_rec {
@@ -109,6 +110,18 @@ void grove_alt_select_prune(struct grove_alt_ctx *c, struct grove_alt_group *g);
 /* Decides as update-alternatives does; fills the records and the saved group. */
 int grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, size_t n,
 			    struct grove_alt_group *w, bool *ret_save, struct grove_error *err);
+
+/* alt_admin.c */
+/* Every group of the admindir adm (pair dir_id) as the command must see it: where an admin file
+ * (ADMINDIR/NAME) differs from the group saved in the journal, or there is none, the file is the
+ * truth (update-alternatives wrote it). Unless readonly, those changes are first taken over as a
+ * transaction without ops (logged, undoable; its commit rewrites the files as grove formats them).
+ * A corrupt file of the group the command names is update-alternatives' error ("FILE corrupt:
+ * …"), nothing changed; one of another group is passed over. Sorted by name; the caller frees
+ * with grove_alt_groups_free. */
+int grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s,
+			 const struct grove_root *adm, int64_t dir_id, bool readonly,
+			 struct grove_alt_group **ret, size_t *ret_n, struct grove_error *err);
 
 /* alt_log.c */
 /* Opens req->log for appending beneath its held folder: the fd, 0 when there is no log or it

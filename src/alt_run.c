@@ -276,6 +276,35 @@ open_all(struct grove_alt_ctx *c, const struct grove_session_opts *so, struct gr
 	return r;
 }
 
+/* The pair's id and its groups: the saved ones for import, else as the admin files say (taken
+ * in first by a mutating command). */
+static int
+load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
+	    bool readonly, int64_t *dir_id, struct grove_alt_group **all, size_t *n,
+	    struct grove_error *err)
+{
+	int r = s ? grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
+					  dir_id, err)
+		  : 0; /* (no journal yet: a reader, the admin files alone) */
+
+	if (r >= 0 && c->req->action == GROVE_ALT_IMPORT)
+		r = grove_alt_state_load(s->journal, *dir_id, all, n, err);
+	else if (r >= 0)
+		r = grove_alt_admin_load(c, s, adm, *dir_id, readonly, all, n, err);
+	return r;
+}
+
+static int show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_error *err);
+
+/* A reader's answer from the groups. */
+static int
+answer(struct grove_alt_ctx *c, struct grove_alt_group *all, size_t n, struct grove_error *err)
+{
+	if (c->req->action == GROVE_ALT_GET_SELECTIONS)
+		return get_selections(c, all, n, err);
+	return show_group(c, grove_alt_select_find_group(all, n, c->req->name), err);
+}
+
 /* --query, --display, --list: the group g (NULL: none) and its current choice into the result. */
 static int
 show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_error *err)
@@ -342,27 +371,27 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	r = c.altdir ? open_all(&c, &so, &adm, &lock_fd, &s, err)
 		     : grove_error_set(err, -ENOMEM, "out of memory");
 	if (r == -ENOENT && readonly) {
+		/* No root or admindir: no group; no journal yet: the admin files alone. */
 		grove_error_clear(err);
-		r = req->action == GROVE_ALT_GET_SELECTIONS ? get_selections(&c, NULL, 0, err)
-							    : show_group(&c, NULL, err);
+		r = adm.fd >= 0 ? load_groups(&c, NULL, &adm, true, &dir_id, &all, &n, err) : 0;
+		if (r >= 0)
+			r = answer(&c, all, n, err);
 		goto out;
 	}
 	if (r < 0)
 		goto out;
 	session = true;
+	s.alt_admin = &adm;
 	if (!readonly) {
 		r = grove_session_recover(&s, NULL, false, NULL, err);
 		if (r < 0)
 			goto out;
 	}
-	r = grove_journal_alt_dir(s.journal, adm.real ? adm.real : adm.path, c.altdir, &dir_id,
-				  err);
-	if (r >= 0)
-		r = grove_alt_state_load(s.journal, dir_id, &all, &n, err);
+	r = load_groups(&c, &s, &adm, readonly, &dir_id, &all, &n, err);
 	if (r < 0)
 		goto out;
-	if (req->action == GROVE_ALT_GET_SELECTIONS) {
-		r = get_selections(&c, all, n, err);
+	if (readonly) {
+		r = answer(&c, all, n, err);
 		goto out;
 	}
 	if (req->action == GROVE_ALT_IMPORT) {
@@ -375,10 +404,6 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	g = grove_alt_select_find_group(all, n, req->name);
 	if (g && grove_alt_group_format(g, &before) < 0) {
 		r = grove_error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	if (readonly) {
-		r = show_group(&c, g, err);
 		goto out;
 	}
 	log_fd = grove_alt_log_open(req, &c.inst, err);

@@ -80,11 +80,14 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " ORDER BY o.txn_id, o.seq",
 	[ST_ALT_DIR_GET] = "SELECT id FROM alt_dirs WHERE admindir = ?1 AND altdir = ?2",
 	[ST_ALT_DIR_PUT] = "INSERT OR IGNORE INTO alt_dirs (admindir, altdir) VALUES (?1, ?2)",
-	[ST_ALT_STATES] = "SELECT name, body FROM alt_states WHERE dir_id = ?1 ORDER BY name",
+	[ST_ALT_DIR_ADMIN] = "SELECT admindir FROM alt_dirs WHERE id = ?1",
+	[ST_ALT_STATES] = "SELECT name, body, unwritten FROM alt_states WHERE dir_id = ?1"
+			  " ORDER BY name",
 	[ST_ALT_STATE_GET] = "SELECT body FROM alt_states WHERE dir_id = ?1 AND name = ?2",
 	[ST_ALT_STATE_DEL] = "DELETE FROM alt_states WHERE dir_id = ?1 AND name = ?2",
 	[ST_ALT_STATE_PUT] = "INSERT INTO alt_states (dir_id, name, body) VALUES (?1, ?2, ?3)"
-			     " ON CONFLICT (dir_id, name) DO UPDATE SET body = excluded.body",
+			     " ON CONFLICT (dir_id, name) DO UPDATE SET body = excluded.body,"
+			     " unwritten = 0",
 	[ST_ALT_TXN_PUT] = "INSERT INTO alt_txn_groups (txn_id, dir_id, name, before, after)"
 			   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_ALT_TXN_GET] = "SELECT dir_id, name, before, after FROM alt_txn_groups"

@@ -72,6 +72,28 @@ grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char 
 			       admindir, j->name);
 }
 
+int
+grove_journal_alt_admindir(struct grove_journal *j, int64_t dir_id, char **ret,
+			   struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int rc, r = grove_journal_stmt(j, ST_ALT_DIR_ADMIN, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, dir_id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE) {
+		*ret = NULL;
+		return 0;
+	}
+	if (rc != SQLITE_ROW)
+		return grove_journal_fail(j, rc, err, "read");
+	if (column_dup(s, 0, ret) < 0 || !*ret)
+		return grove_error_set(err, -ENOMEM, "read journal '%s': out of memory", j->name);
+	return 0;
+}
+
 void
 grove_journal_alt_states_free(struct grove_journal_alt_state *v, size_t n)
 {
@@ -105,6 +127,7 @@ grove_journal_alt_states(struct grove_journal *j, int64_t dir_id,
 		v = nv;
 		memset(&v[n], 0, sizeof(v[n]));
 		n++;
+		v[n - 1].unwritten = sqlite3_column_int(s, 2) != 0;
 		if (column_dup(s, 0, &v[n - 1].name) < 0 || !v[n - 1].name ||
 		    column_dup(s, 1, &v[n - 1].text) < 0 || !v[n - 1].text) {
 			grove_journal_alt_states_free(v, n);

@@ -128,6 +128,13 @@ static const char *const migrations[] = {
 	"DROP TABLE alt_choices;"
 	"DROP TABLE alt_slaves;"
 	"DROP TABLE alt_groups;",
+	/* 5 -> 6: grove alt writes each group's admin file (ADMINDIR/NAME) and takes
+	 * in the files update-alternatives writes. A group saved before has no
+	 * file yet: it is marked, so that its missing file is not read as
+	 * update-alternatives having removed it; the next mutating command writes
+	 * the file, and saving the group clears the mark. */
+	"ALTER TABLE alt_states ADD COLUMN unwritten INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE alt_states SET unwritten = 1;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))

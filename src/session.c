@@ -13,6 +13,7 @@
 #include "grove/profile_log.h"
 #include "grove/session.h"
 #include "grove/world.h"
+#include "session_int.h"
 #include "util.h"
 
 /* A profile's generations folder is changed and recovered only by `grove profile`:
@@ -179,10 +180,19 @@ static int
 rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, bool *ret_forward,
 	 struct grove_error *err)
 {
+	char tag[32];
+	int r;
+
 	*ret_forward = false;
 	if (s->rollback)
-		return s->rollback(s->rollback_ctx, txn, ret_forward, err);
-	return recover_txn(s, stow, txn, err);
+		r = s->rollback(s->rollback_ctx, txn, ret_forward, err);
+	else
+		r = recover_txn(s, stow, txn, err);
+	/* The admin files follow the links, to whichever side they went. */
+	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
+	if (r >= 0)
+		r = grove_session_alt_files(s, txn, *ret_forward, tag, err);
+	return r;
 }
 
 int
@@ -194,7 +204,11 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 	bool forward = false;
 	int r;
 
-	r = grove_journal_finish(s->journal, t->id, GROVE_TXN_COMMITTED, NULL, err);
+	/* The admin files last, synced before the log says committed: a crash
+	 * before the mark puts them back with the links. */
+	r = grove_session_alt_files(s, t->id, true, t->tag, err);
+	if (r >= 0)
+		r = grove_journal_finish(s->journal, t->id, GROVE_TXN_COMMITTED, NULL, err);
 	if (r < 0) {
 		/* The journal read its row back: the commit is not in the log. Act on
 		 * what the log says: the transaction did not happen, so undo it now. */

@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 5
+#define GROVE_JOURNAL_VERSION 6
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -245,10 +245,17 @@ int grove_lock_dir_with(const struct grove_root *dir, const struct grove_lock_wa
 int grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char *altdir,
 			  int64_t *ret_id, struct grove_error *err);
 
-/* One saved group of a pair: its name and its text. */
+/* The admindir of the pair dir_id as registered (canonical, absolute), malloc'd into *ret; NULL
+ * when there is no such pair. */
+int grove_journal_alt_admindir(struct grove_journal *j, int64_t dir_id, char **ret,
+			       struct grove_error *err);
+
+/* One saved group of a pair: its name and its text. unwritten (schema v6): saved by a grove
+ * that wrote no admin files, and not saved since. */
 struct grove_journal_alt_state {
 	char *name;
 	char *text;
+	bool unwritten;
 };
 void grove_journal_alt_states_free(struct grove_journal_alt_state *v, size_t n);
 

@@ -46,6 +46,10 @@ struct grove_session {
 	 * states. */
 	struct grove_journal_alt_change *alt;
 	size_t n_alt;
+	/* The admindir grove alt holds (borrowed, may be NULL): the admin files of the groups a
+	 * transaction changes are written beneath it by the commit; without it (recovery from
+	 * another command) the admindir the log names is opened. */
+	const struct grove_root *alt_admin;
 	/* Told after each op grove_session_apply executes (a progress line); set by the caller
 	 * after grove_session_open, may stay NULL. */
 	grove_exec_progress_fn progress;

@@ -3,8 +3,10 @@
 # Differential test of `grove alt` against Debian's update-alternatives on seeded random sequences.
 """Runs the same random sequence of alternatives commands (and tampering between them) against
 update-alternatives and grove alt, each in its own sandbox, and compares after every step: the
-exit status, every entry of the link folders (link text or "file"), and the --query output of
-every group. A sequence stops at its first difference, which is classified as one of the known
+exit status, output and messages, every entry of the link folders (link text or "file"), the
+--log file, the admin files (ADMINDIR/NAME, byte for byte) and the --query output of every group.
+With --mixed the second sandbox has each step run by update-alternatives or grove at random (the
+two sharing its admindir, altdir and log), still against update-alternatives alone. A sequence stops at its first difference, which is classified as one of the known
 deliberate differences (KNOWN) or counted as unexplained.
 
 Usage: diff.py [--seeds N] [--first S] [--steps K] [-v]   (GROVE, UPDATE_ALTERNATIVES from env)
@@ -60,16 +62,37 @@ def snapshot(root):
     return out
 
 
+def admin_files(root):
+    """ADMINDIR's entries and their contents: update-alternatives' state, which grove keeps too."""
+    out = {}
+    d = os.path.join(root, "D")
+    for name in sorted(os.listdir(d)):
+        p = os.path.join(d, name)
+        if os.path.islink(p) or not os.path.isfile(p):
+            out[name] = "not a file"
+        else:
+            with open(p, "rb") as f:
+                out[name] = f.read().decode("utf-8", "replace").replace(root, "@")
+    return out
+
+
 class Box:
-    def __init__(self, root, kind, exe):
-        self.root, self.kind, self.exe = root, kind, exe
+    """A sandbox run by update-alternatives ("ua"), grove ("gr"), or each command by one of the
+    two at random ("mixed": both on the same admindir, altdir and log)."""
+    def __init__(self, root, kind, exe, ua_exe=None, rng=None):
+        self.root, self.kind, self.exe, self.ua_exe, self.rng = root, kind, exe, ua_exe, rng
+        self.last = kind
 
     def cmd(self, args, stdin=None):
         r = self.root
         common = ["--altdir", r + "/I/alt", "--admindir", r + "/D", "--log", r + "/L",
                   "--instdir", r + "/I"]
-        if self.kind == "ua":
-            argv = [self.exe] + common + args
+        kind = self.kind
+        if kind == "mixed":
+            kind = self.rng.choice(["ua", "gr"])
+        self.last = kind
+        if kind == "ua":
+            argv = [self.ua_exe or self.exe] + common + args
         else:
             argv = [self.exe, "--state", r + "/S", "alt"] + common + args
         p = subprocess.run([a.replace("@", r) for a in argv], capture_output=True, text=True,
@@ -195,12 +218,16 @@ def classify(before, ua_snap, gr_snap, step=None, saved=None, a=None, b=None):
     return None
 
 
-def run_seed(seed, steps, ua_exe, gr_exe, verbose):
+def run_seed(seed, steps, ua_exe, gr_exe, verbose, mixed=False):
     rng = random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="altdiff.")
     try:
         ua = Box(os.path.join(tmp, "u"), "ua", ua_exe)
-        gr = Box(os.path.join(tmp, "g"), "gr", gr_exe)
+        if mixed:
+            gr = Box(os.path.join(tmp, "g"), "mixed", gr_exe, ua_exe, random.Random(-seed))
+        else:
+            gr = Box(os.path.join(tmp, "g"), "gr", gr_exe)
+        ran = []
         setup(ua.root)
         setup(gr.root)
         for i in range(steps):
@@ -214,18 +241,23 @@ def run_seed(seed, steps, ua_exe, gr_exe, verbose):
             stdin = step[2] if len(step) > 2 else None
             a = ua.cmd(step[1], stdin)
             b = gr.cmd(step[1], stdin)
+            ran.append(gr.last)
             sa, sb = snapshot(ua.root), snapshot(gr.root)
             why = None
             if a[0] != b[0]:
                 why = "exit %d vs %d" % (a[0], b[0])
             elif sa != sb:
                 why = "links differ"
-            elif a[1].replace("update-alternatives", "grove alt") != b[1]:
+            elif a[1].replace("update-alternatives", "grove alt") != \
+                    b[1].replace("update-alternatives", "grove alt"):
                 why = "output differs"
-            elif a[2].replace("update-alternatives", "grove alt") != b[2]:
+            elif a[2].replace("update-alternatives", "grove alt") != \
+                    b[2].replace("update-alternatives", "grove alt"):
                 why = "messages differ"
             elif log_lines(ua.root) != log_lines(gr.root):
                 why = "log differs"
+            elif admin_files(ua.root) != admin_files(gr.root):
+                why = "admin files differ"
             else:
                 for g in GROUPS:
                     qa, qb = ua.cmd(["--query", g]), gr.cmd(["--query", g])
@@ -234,9 +266,18 @@ def run_seed(seed, steps, ua_exe, gr_exe, verbose):
                         break
             if why is None:
                 continue
-            kind = classify(before, sa, sb, step, saved, a, b)
+            # A difference made by a step update-alternatives ran in both sandboxes is no
+            # grove choice: only grove's own steps may show a known kind.
+            kind = classify(before, sa, sb, step, saved, a, b) if gr.last == "gr" else None
             if verbose or kind is None:
                 print("seed %d step %d %s: %s" % (seed, i, " ".join(step[1]), why))
+                if mixed:
+                    print("  mixed run, steps by: %s" % " ".join(ran))
+                if why == "admin files differ":
+                    fa, fb = admin_files(ua.root), admin_files(gr.root)
+                    for k in sorted(set(fa) | set(fb)):
+                        if fa.get(k) != fb.get(k):
+                            print("  %s: ua %r\n  %s: gr %r" % (k, fa.get(k), k, fb.get(k)))
                 if stdin is not None:
                     print("  stdin: %r" % stdin)
                 if why == "log differs":
@@ -261,15 +302,18 @@ def main():
     ap.add_argument("--first", type=int, default=1)
     ap.add_argument("--steps", type=int, default=25)
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--mixed", action="store_true",
+                    help="each step run by update-alternatives or grove at random, on one "
+                    "sandbox, against update-alternatives alone")
     o = ap.parse_args()
     ua_exe = os.environ.get("UPDATE_ALTERNATIVES", "/usr/bin/update-alternatives")
     gr_exe = os.environ["GROVE"]
     counts = {}
     for seed in range(o.first, o.first + o.seeds):
-        kind = run_seed(seed, o.steps, ua_exe, gr_exe, o.v) or "same"
+        kind = run_seed(seed, o.steps, ua_exe, gr_exe, o.v, o.mixed) or "same"
         counts[kind] = counts.get(kind, 0) + 1
-    print("alt-differential: %d sequences, %d same, %s"
-          % (o.seeds, counts.get("same", 0),
+    print("alt-differential%s: %d sequences, %d same, %s"
+          % (" (mixed)" if o.mixed else "", o.seeds, counts.get("same", 0),
              ", ".join("%s %d" % (k, v) for k, v in sorted(counts.items()) if k != "same")
              or "no differences"))
     return 1 if counts.get("unexplained") else 0

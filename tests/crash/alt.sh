@@ -3,7 +3,8 @@
 # All or nothing for grove alt: a group switch with followers (and an install that switches, an
 # undo of a switch, a remove-all) is killed at each of its mutating syscalls in turn and then
 # recovered, and each of those syscalls is made to fail. After recovery every link of the group
-# shows the old choice or every link the new one, the saved group (`--query`) says the same side,
+# shows the old choice or every link the new one, the admin file (ADMINDIR/NAME, written under a
+# temporary name, synced and renamed) and the saved group (`--query`) say the same side,
 # the log agrees, and `grove verify` is clean. update-alternatives itself renames the links one by
 # one and can leave a group mixed.
 #
@@ -19,7 +20,7 @@ TEST_NAME=crash-alt
 
 ERRNOS=${ALT_CRASH_ERRNOS:-EIO}
 SQLITE_STRIDE=${ALT_CRASH_SQLITE_STRIDE:-1}
-SYSCALLS=(symlinkat renameat2 mkdirat unlinkat unlink fsync fdatasync pwrite64 ftruncate)
+SYSCALLS=(symlinkat renameat2 mkdirat unlinkat unlink fsync fdatasync pwrite64 ftruncate write)
 crash_init
 
 # W holds the installation root I (links, alternatives dir, the choices' files) and the admindir.
@@ -45,9 +46,16 @@ done
 SAVED=(w state)
 EMPTIED=("$I" "$ADM" "$ST")
 
+# Every entry of W, and the contents of the admin files (ADMINDIR/NAME, what update-alternatives
+# reads): they must be old or new together with the links.
 flist()
 {
+	local f
 	find "$W" -mindepth 1 -printf '%y %P %l\n' | LC_ALL=C sort
+	for f in "$ADM"/*; do
+		[[ -f $f ]] || continue
+		printf 'admin file %s: %s\n' "${f##*/}" "$(od -An -c "$f" | tr -s ' \n' ' ')"
+	done
 }
 
 query()

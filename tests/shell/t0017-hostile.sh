@@ -460,12 +460,14 @@ chmod 0644 "$rec"
 expect_exit 0 "${G[@]}" profile -p "$P/pr/p" install a
 check "a generation record naming a folder with '..', a package path, or writable by others is no record"
 
-# An alternatives group whose link leaves the root, as a writer of the log could save it.
+# An alternatives group whose link leaves the root, as a writer of the log (and of the admin
+# file, which grove alt reads as the truth where it differs from the log) could save it.
 AL=$ROOT/altroot
 mkdir -p "$AL/root/usr/bin" "$AL/outside"
 : >"$AL/root/prog"
 expect_exit 0 "${G[@]}" alt --root "$AL/root" --install /usr/bin/ed ed /prog 10
 sql "update alt_states set body = replace(body, '/usr/bin/ed', '/../../outside/ed') where name = 'ed'"
+sed -i 's|^/usr/bin/ed$|/../../outside/ed|' "$AL/root/var/lib/dpkg/alternatives/ed"
 snapshot "$AL/outside" out
 expect_exit_in "1 2" "${G[@]}" alt --root "$AL/root" --install /usr/bin/ed ed /prog 20
 expect_unchanged "$AL/outside" out

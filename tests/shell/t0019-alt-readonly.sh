@@ -57,8 +57,19 @@ for cmd in "${readers[@]}"; do
 	# shellcheck disable=SC2086
 	same_and_nothing_made DPKG_ADMINDIR="$W/no-adm" --altdir "$W/alt" $cmd
 done
+# A group update-alternatives made, and no journal at all: the admin files alone answer.
+mkdir -p "$W/i3/usr/bin" "$W/i3/opt" "$W/i3/alt" "$W/adm3"
+mk_file "$W/i3/opt/a" a
+"$UA" --admindir "$W/adm3" --altdir "$W/i3/alt" --instdir "$W/i3" --log /dev/null \
+	--install "$W/i3/usr/bin/x" x "$W/i3/opt/a" 5 >/dev/null || fail "update-alternatives --install failed"
+for cmd in "${readers[@]}"; do
+	# shellcheck disable=SC2086
+	same_and_nothing_made --admindir "$W/adm3" --altdir "$W/i3/alt" --instdir "$W/i3" $cmd
+done
+grep -q "^Value: $W/i3/opt/a" <("$GROVE" alt --admindir "$W/adm3" --altdir "$W/i3/alt" --instdir "$W/i3" --query x) ||
+	fail "grove alt --query without a journal did not read update-alternatives' group"
 [[ ! -e $S ]] || fail "the state dir was made"
-check "readers on a missing admindir or root without a state dir: update-alternatives' answer, nothing made"
+check "readers on a missing admindir or root without a state dir: update-alternatives' answer, nothing made; update-alternatives' groups read from the admin files alone"
 
 # With a journal that knows another admindir: still nothing registered or made.
 mkdir -p "$W/i/usr/bin" "$W/i/opt"

@@ -1032,6 +1032,55 @@ test_journal_migrates_alt_groups(void **state)
 	free(db);
 }
 
+/* A journal of schema 5 kept groups that have no admin file yet: opening it marks each one
+ * unwritten, and saving the group again clears the mark. */
+static void
+test_journal_migrates_alt_unwritten(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_journal_alt_state *st = NULL;
+	size_t n = 0;
+	int64_t id = 0;
+
+	assert_int_equal(grove_journal_alt_dir(fx->j, "/adm", "/alt", &id, &fx->err), 0);
+	fx->j = grove_journal_close(fx->j);
+	raw_exec(db,
+		 "ALTER TABLE alt_states DROP COLUMN unwritten;"
+		 "INSERT INTO alt_states VALUES (1, 'ed', 'auto\n/usr/bin/ed\n\n/opt/a\n1\n\n'),"
+		 " (1, 'vi', 'auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n');"
+		 "PRAGMA user_version = 5;");
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(grove_journal_alt_states(j, id, &st, &n, &fx->err), 0);
+	assert_int_equal(n, 2);
+	assert_true(st[0].unwritten);
+	assert_true(st[1].unwritten);
+	assert_string_equal(st[1].text, "auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n");
+	grove_journal_alt_states_free(st, n);
+	assert_int_equal(grove_journal_alt_put(j, id, "ed", "manual\n/usr/bin/ed\n\n/opt/a\n1\n\n",
+					       &fx->err),
+			 0);
+	assert_int_equal(grove_journal_alt_states(j, id, &st, &n, &fx->err), 0);
+	assert_int_equal(n, 2);
+	assert_false(st[0].unwritten); /* saved since */
+	assert_true(st[1].unwritten);
+	grove_journal_alt_states_free(st, n);
+	/* A group saved by this grove is never unwritten. */
+	assert_int_equal(
+		grove_journal_alt_put(j, id, "zz", "auto\n/usr/bin/zz\n\n/opt/z\n1\n\n", &fx->err),
+		0);
+	assert_int_equal(grove_journal_alt_states(j, id, &st, &n, &fx->err), 0);
+	assert_int_equal(n, 3);
+	assert_false(st[2].unwritten);
+	grove_journal_alt_states_free(st, n);
+	grove_journal_close(j);
+	grove_root_release(&root);
+	free(db);
+}
+
 static void
 test_journal_foreign(void **state)
 {
@@ -1544,6 +1593,7 @@ main(void)
 		T(test_journal_corrupt_pages),
 		T(test_journal_newer_version),
 		T(test_journal_migrates_alt_groups),
+		T(test_journal_migrates_alt_unwritten),
 		T(test_journal_foreign),
 		T(test_journal_readonly_mount),
 		T(test_journal_readonly_nobody),

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* grove alt beside update-alternatives: the admin files (ADMINDIR/NAME) it writes are taken in
+ * before a command reads the groups. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alt_int.h"
+#include "grove/alt.h"
+#include "grove/fs.h"
+#include "grove/journal.h"
+#include "grove/plan.h"
+#include "grove/session.h"
+#include "util.h"
+
+#define ADMIN_FILE_MAX (16u << 20)
+
+/* A group's text as the command must see it. */
+struct truth {
+	char *name, *text;
+};
+
+struct take_in {
+	struct truth *v;
+	size_t n;
+	struct grove_journal_alt_change *ch;
+	size_t n_ch;
+};
+
+static void
+take_in_release(struct take_in *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].name);
+		free(t->v[i].text);
+	}
+	free(t->v);
+	grove_journal_alt_changes_free(t->ch, t->n_ch);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool
+same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Notes that group name reads as text (NULL: no group), changed from saved (the journal's), or
+ * with force, to be saved (and its file written) even when it stays the same. */
+static int
+add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, const char *text,
+    bool force)
+{
+	if (text) {
+		struct truth *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+		nv[t->n].name = strdup(name);
+		nv[t->n].text = strdup(text);
+		t->n++;
+		if (!nv[t->n - 1].name || !nv[t->n - 1].text)
+			return -ENOMEM;
+	}
+	if (force || !same(saved, text)) {
+		struct grove_journal_alt_change *nc = realloc(t->ch, (t->n_ch + 1) * sizeof(*nc));
+
+		if (!nc)
+			return -ENOMEM;
+		t->ch = nc;
+		memset(&nc[t->n_ch], 0, sizeof(nc[0]));
+		nc[t->n_ch].dir_id = dir_id;
+		t->n_ch++;
+		if (!(nc[t->n_ch - 1].name = strdup(name)) ||
+		    (saved && !(nc[t->n_ch - 1].before = strdup(saved))) ||
+		    (text && !(nc[t->n_ch - 1].after = strdup(text))))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The group name as its admin file says (file: its text, NULL when there is none or it is
+ * empty, as update-alternatives reads an empty file), where it differs from saved. A corrupt
+ * file is an error for the group the command names (update-alternatives' words, exit 2) and is
+ * passed over for the others, as update-alternatives' lax reading of the other groups does.
+ */
+static int
+file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
+	   const struct grove_journal_alt_state *st, const char *name, const char *file, size_t len,
+	   char **ret, bool *ret_force, struct grove_error *err)
+{
+	const char *saved = st ? st->text : NULL;
+	cleanup_free char *src = NULL;
+	struct grove_alt_group g = { 0 };
+	int r;
+
+	*ret = NULL;
+	/* A group saved before grove wrote admin files (schema v6) has none yet: it stays, and
+	 * the next mutating command writes its file. */
+	*ret_force = st && st->unwritten;
+	if ((!file || len == 0) && *ret_force)
+		return (*ret = strdup(saved)) ? 0 : -ENOMEM;
+	if (!file || len == 0)
+		return 0;
+	if (saved && len == strlen(saved) && !memcmp(file, saved, len))
+		return (*ret = strdup(saved)) ? 0 : -ENOMEM;
+	if (!(src = grove_strdupf("%s/%s", adm->path, name)))
+		return -ENOMEM;
+	r = grove_alt_group_parse(name, file, len, src, &g, err);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		if (c->req->name && !strcmp(c->req->name, name))
+			return r;
+		grove_error_clear(err);
+		*ret_force = false;
+		return (*ret = saved ? strdup(saved) : NULL) || !saved ? 0 : -ENOMEM;
+	}
+	grove_alt_group_normalize(&g);
+	if (g.n_choices && grove_alt_group_format(&g, ret) < 0)
+		r = -ENOMEM;
+	grove_alt_group_release(&g);
+	return r;
+}
+
+/* Walks the journal's groups and the admindir's files together, both sorted by name. */
+static int
+collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
+	const struct grove_journal_alt_state *st, size_t n_st, struct take_in *t,
+	struct grove_error *err)
+{
+	struct grove_dirent *ents = NULL;
+	size_t n_ents = 0, i = 0, k = 0;
+	int r = grove_fs_list(adm->fd, &ents, &n_ents, err);
+
+	while (r >= 0 && (i < n_st || k < n_ents)) {
+		const char *fname = k < n_ents ? ents[k].name : NULL;
+		int cmp = !fname ? -1 : i >= n_st ? 1 : strcmp(st[i].name, fname);
+		size_t l = fname ? strlen(fname) : 0;
+		cleanup_free char *file = NULL, *truth = NULL;
+		const struct grove_journal_alt_state *sv = cmp <= 0 ? &st[i] : NULL;
+		const char *name = sv ? sv->name : fname;
+		const char *saved = sv ? sv->text : NULL;
+		bool force = false;
+		size_t len = 0;
+
+		if (cmp >= 0) {
+			k++;
+			/* update-alternatives skips its temporary files (grove's end the same). */
+			enum grove_ftype ty = ents[k - 1].type;
+			bool skip = (l > 9 && !strcmp(fname + l - 9, ".dpkg-tmp")) ||
+				    (ty != GROVE_FT_REG && ty != GROVE_FT_UNKNOWN) ||
+				    !grove_alt_name_ok(fname);
+
+			if (!skip)
+				r = grove_fs_read_file_at(adm->fd, fname, ADMIN_FILE_MAX, &file,
+							  &len, err);
+			/* Without d_type, reading tells: not a regular file is no admin file. */
+			if (r < 0 && ty == GROVE_FT_UNKNOWN && r != -ENOMEM) {
+				grove_error_clear(err);
+				skip = true;
+				r = 0;
+			}
+			if (r < 0)
+				break;
+			if (skip && cmp > 0)
+				continue;
+		}
+		if (cmp <= 0)
+			i++;
+		r = file_truth(c, adm, sv, name, file, len, &truth, &force, err);
+		if (r >= 0)
+			r = add(t, dir_id, name, saved, truth, force);
+	}
+	grove_dirents_free(ents, n_ents);
+	if (r == -ENOMEM)
+		grove_error_set(err, r, "out of memory");
+	return r;
+}
+
+int
+grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
+		     int64_t dir_id, bool readonly, struct grove_alt_group **ret, size_t *ret_n,
+		     struct grove_error *err)
+{
+	struct grove_journal_alt_state *st = NULL;
+	struct take_in t = { 0 };
+	struct grove_alt_group *v = NULL;
+	struct grove_plan plan;
+	size_t n_st = 0, n = 0;
+	/* (No session: a reader whose journal does not exist yet; the files alone.) */
+	int r = s ? grove_journal_alt_states(s->journal, dir_id, &st, &n_st, err) : 0;
+
+	grove_plan_init(&plan);
+	if (r >= 0)
+		r = collect(c, adm, dir_id, st, n_st, &t, err);
+	/* What update-alternatives changed becomes grove's, undoably, before anything else. */
+	if (r >= 0 && t.n_ch && !readonly) {
+		cleanup_free char *cmd =
+			grove_strdupf("alt: take in changes to '%s' made outside grove", adm->path);
+
+		if (!cmd) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+		} else {
+			grove_journal_alt_changes_free(s->alt, s->n_alt);
+			s->alt = steal_ptr(t.ch);
+			s->n_alt = t.n_ch;
+			t.n_ch = 0;
+			r = grove_session_apply(s, &plan, NULL, cmd, NULL, 0, NULL, err);
+		}
+	}
+	if (r >= 0 && t.n && !(v = calloc(t.n, sizeof(*v))))
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	for (; r >= 0 && n < t.n; n++)
+		r = grove_alt_group_parse(t.v[n].name, t.v[n].text, strlen(t.v[n].text),
+					  s ? grove_journal_name(s->journal) : adm->path, &v[n],
+					  err);
+	if (r >= 0) {
+		*ret = steal_ptr(v);
+		*ret_n = n;
+	} else {
+		grove_alt_groups_free(v, n);
+	}
+	grove_plan_release(&plan);
+	take_in_release(&t);
+	grove_journal_alt_states_free(st, n_st);
+	return r;
+}

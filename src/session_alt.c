@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* The transaction driver's part of alternatives: the admin files (ADMINDIR/NAME) of the groups a
+ * transaction changes, written as its commit's last step and put back by its rollback. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "grove/fs.h"
+#include "grove/journal.h"
+#include "grove/session.h"
+#include "session_int.h"
+#include "util.h"
+
+/* update-alternatives' admin files are small; anything bigger is not one grove wrote. */
+#define ADMIN_FILE_MAX (16u << 20)
+
+/* A group's name from the log: one path component (the log may have been written by anyone). */
+static bool
+name_ok(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+static bool
+same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The text of the admin file name (NULL: none, or empty, which update-alternatives reads as no
+ * group either). */
+static int
+read_admin(int dfd, const char *name, char **ret, struct grove_error *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int r = grove_fs_read_file_at(dfd, name, ADMIN_FILE_MAX, &text, &len, err);
+
+	*ret = NULL;
+	if (r == -ENOENT) {
+		grove_error_clear(err);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	if (len == 0 || strlen(text) != len) {
+		free(text);
+		/* A NUL inside is no text grove wrote: never equal to one. */
+		if (len)
+			*ret = strdup("\n");
+		return len && !*ret ? grove_error_set(err, -ENOMEM, "out of memory") : 0;
+	}
+	*ret = text;
+	return 0;
+}
+
+/*
+ * Makes ADMINDIR/NAME hold text (NULL: removed), as update-alternatives does: the new text
+ * under a temporary name (grove_fs_temp_name with the transaction's tag, ending ".dpkg-tmp" so
+ * that update-alternatives' listing of the admindir skips it), synced, then renamed over the old
+ * file. The caller syncs the folder.
+ */
+static int
+put_admin(int dfd, const char *name, const char *text, const char *tag, struct grove_error *err)
+{
+	char tmp[256], base[256];
+	int r;
+
+	if (!text) {
+		r = grove_fs_unlink_file(dfd, name, err);
+		if (r == -ENOENT) {
+			grove_error_clear(err);
+			r = 0;
+		}
+		return r;
+	}
+	snprintf(base, sizeof(base), "%s.dpkg-tmp", name);
+	grove_fs_temp_name(tmp, sizeof(tmp), tag, base);
+	r = grove_fs_write_new_file(dfd, tmp, text, strlen(text), 0666, err);
+	if (r >= 0)
+		r = grove_fs_move(dfd, tmp, dfd, name, 0, err);
+	if (r < 0) {
+		struct grove_error xerr = { 0 };
+
+		(void)grove_fs_unlink_file(dfd, tmp, &xerr);
+	}
+	return r;
+}
+
+/* Removes the temporary files of the transaction tag left in the admindir by a crash. */
+static int
+remove_temps(int dfd, const char *tag, struct grove_error *err)
+{
+	struct grove_dirent *ents = NULL;
+	size_t n = 0;
+	int r = grove_fs_list(dfd, &ents, &n, err);
+
+	for (size_t i = 0; i < n && r >= 0; i++)
+		if (ents[i].type == GROVE_FT_REG && grove_fs_is_temp_of(ents[i].name, tag))
+			r = grove_fs_unlink_file(dfd, ents[i].name, err);
+	grove_dirents_free(ents, n);
+	return r;
+}
+
+/* Holds the admindir of the pair dir_id: the one the command holds, else the one the log
+ * names. */
+static int
+open_admin(struct grove_session *s, int64_t dir_id, struct grove_root *own,
+	   const struct grove_root **ret, struct grove_error *err)
+{
+	cleanup_free char *path = NULL;
+	int r = grove_journal_alt_admindir(s->journal, dir_id, &path, err);
+
+	if (r < 0)
+		return r;
+	if (!path || path[0] != '/')
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "journal names no admindir for alternatives pair %lld",
+				       (long long)dir_id);
+	if (s->alt_admin && s->alt_admin->real && !strcmp(s->alt_admin->real, path)) {
+		*ret = s->alt_admin;
+		return 0;
+	}
+	grove_root_release(own);
+	r = grove_root_open(own, path, err);
+	if (r < 0)
+		return grove_error_prefix(err, "open administrative directory '%s'", path);
+	*ret = own;
+	return 0;
+}
+
+int
+grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, const char *tag,
+			struct grove_error *err)
+{
+	struct grove_journal_alt_change *v = NULL;
+	struct grove_root own = { .fd = -1 };
+	const struct grove_root *adm = NULL;
+	int64_t dir = 0;
+	size_t n = 0;
+	int r = grove_journal_alt_changes(s->journal, txn, &v, &n, err);
+
+	/* The changes come ordered by pair: one folder at a time, synced before the next. */
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		const char *want = forward ? v[i].after : v[i].before;
+		const char *other = forward ? v[i].before : v[i].after;
+		cleanup_free char *now = NULL;
+
+		if (!name_ok(v[i].name)) {
+			r = grove_error_set(err, -GROVE_E_BADINPUT,
+					    "journal names an alternatives group '%s'", v[i].name);
+			break;
+		}
+		if (!adm || v[i].dir_id != dir) {
+			if (adm && (r = grove_fs_sync(adm->fd, err)) < 0)
+				break;
+			dir = v[i].dir_id;
+			if ((r = open_admin(s, dir, &own, &adm, err)) < 0)
+				break;
+			if (!forward && (r = remove_temps(adm->fd, tag, err)) < 0)
+				break;
+		}
+		r = read_admin(adm->fd, v[i].name, &now, err);
+		if (r < 0)
+			break;
+		if (same(now, want))
+			continue;
+		/* Putting back touches only a file as the transaction left it; anything else
+		 * was written since by someone else (update-alternatives), and is theirs. */
+		if (!forward && !same(now, other))
+			continue;
+		/* The commit overwrites only what grove last wrote (grove alt takes in a change
+		 * first; undo and rollback do not), or writes a group's first file. */
+		if (forward && !same(now, other) && !(same(other, want) && !now)) {
+			r = grove_error_set(
+				err, -GROVE_E_PRECONDITION,
+				"'%s' was changed outside grove (by update-alternatives?); "
+				"run a grove alt command on its group to take the change in",
+				v[i].name);
+			break;
+		}
+		r = put_admin(adm->fd, v[i].name, want, tag, err);
+	}
+	if (r >= 0 && adm)
+		r = grove_fs_sync(adm->fd, err);
+	if (r < 0 && adm)
+		grove_error_prefix(err, "administrative directory '%s'", adm->path);
+	grove_root_release(&own);
+	grove_journal_alt_changes_free(v, n);
+	return r;
+}

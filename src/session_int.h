@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* Internal to the transaction driver (session.c, session_alt.c). */
+#ifndef GROVE_SESSION_INT_H
+#define GROVE_SESSION_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "grove/error.h"
+#include "grove/session.h"
+
+/*
+ * Makes the admin files (ADMINDIR/NAME) of the groups txn changes hold their text after it
+ * (forward: the commit's last step before the log marks it committed) or before it (a rollback:
+ * only a file still as the transaction left it is put back, and the transaction's temporary
+ * files are removed). Each file is written under a temporary name tagged tag, synced and renamed
+ * over the old one, as update-alternatives writes it; each admindir is synced. The admindir is
+ * s->alt_admin when that is the pair's, else the one the log names. Forward, a file that is
+ * neither what grove last wrote nor the new text (update-alternatives changed it since and nobody
+ * took the change in: an undo) is -GROVE_E_PRECONDITION, so the commit fails and rolls back.
+ * Idempotent: a crash inside is recovered by running it again.
+ */
+int grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, const char *tag,
+			    struct grove_error *err);
+
+#endif
