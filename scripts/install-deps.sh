@@ -13,7 +13,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 pkgs=(build-essential pkg-config meson ninja-build
       libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
-      python3 perl dpkg util-linux strace clang-format tree sqlite3
+      python3 perl dpkg util-linux strace clang-format clang-tidy tree sqlite3
       zsh fish dpkg-dev debhelper lintian
       ansible-core openssh-server openssh-client python3-yaml)
 # Waits (up to 10 minutes) for another apt or dpkg holding a lock instead of giving up: dpkg's lock
