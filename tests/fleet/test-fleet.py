@@ -346,8 +346,9 @@ def main():
         ok('second run (forks 2): every task ok on every host, no transaction, no tree changed')
 
         # grove.farm.alternative's check mode is grove alt --dry-run: for a new choice installed and
-        # selected (two commands, the --set decided on the --install's prediction) and for a switch
-        # of a manual selection, the check changes no tree and logs nothing, and predicts exactly
+        # selected (two commands, the --set decided on the --install's prediction), for a switch
+        # of a manual selection, and for a priority raised with a return to auto mode (--install
+        # then --auto, whose choice is the one rule still computed in Python), the check changes no tree and logs nothing, and predicts exactly
         # the real run's changed, commands, diff and group after. h01 is a server (manual nano),
         # h06 and the SSH host are in auto mode (vim).
         hosts = ['h01', 'h06', SSH_HOST]
@@ -356,9 +357,10 @@ def main():
                 with open(os.path.join(fleet.root(h), f), 'w') as fh:
                     fh.write(os.path.basename(f) + '\n')
         alt_yml = os.path.join(HERE, 'alt.yml')
-        cases = (('new', 'mg as a new choice, selected', '/usr/bin/mg', 2),
-                 ('switch', 'back to vim, in manual mode', '/usr/bin/vim.basic', 1))
-        for case, task, want, n_cmds in cases:
+        cases = (('new', 'mg as a new choice, selected', '/usr/bin/mg', 'manual', 2),
+                 ('switch', 'back to vim, in manual mode', '/usr/bin/vim.basic', 'manual', 1),
+                 ('auto', 'mg at priority 70, auto mode', '/usr/bin/mg', 'auto', 2))
+        for case, task, want, mode, n_cmds in cases:
             args = ['--limit', ','.join(hosts), '-e', 'case=' + case, '--diff']
             before = fleet.hashes()
             logs = dict((h, fleet.txns(h)) for h in hosts)
@@ -381,11 +383,11 @@ def main():
                 expect(c.get('diff') == r.get('diff') and cafter == rafter,
                        'alternative %s on %s: check predicted %s, the real run reported %s' % (
                            case, h, c.get('diff'), r.get('diff')))
-                expect(('%s (manual)' % want) in r['diff']['after'].splitlines()[0] and
+                expect(('%s (%s)' % (want, mode)) in r['diff']['after'].splitlines()[0] and
                        os.readlink(os.path.join(fleet.root(h), 'etc/alternatives/editor')) == want,
                        'alternative %s on %s: the editor is not %s: %s' % (case, h, want, r['diff']))
-        ok('grove.farm.alternative check mode (grove alt --dry-run): a new choice selected and a manual '
-           'switch change no tree, log nothing, and predict the real run\'s changed, commands and diff')
+        ok('grove.farm.alternative check mode (grove alt --dry-run): a new choice selected, a manual '
+           'switch and a return to auto mode change no tree, log nothing, and predict the real run\'s changed, commands and diff')
 
         # --limit: switch hello on two hosts only, in one transaction each.
         before = fleet.hashes()
