@@ -376,9 +376,9 @@ def main():
     after = state['group']
     changed = bool(commands)
     if module.check_mode:
-        # A predicted link change or group text change, from grove's own dry run.
-        changed = any(d.get('ops') or d.get('group') is not None for d in predictions) or \
-            (bool(commands) and not state['exact'])
+        # A predicted link change or group text change, from grove's own dry run (a command
+        # after such a change is only ever taken on top of it).
+        changed = any(d.get('ops') or d.get('group') is not None for d in predictions)
     result = dict(changed=changed, commands=commands, transaction=0,
                   before=before, after=after, rc=0)
     result['transactions'] = []
