@@ -345,6 +345,50 @@ def main():
         expect(fleet.hashes() == before, 'the second run changed a tree')
         ok('second run (forks 2): every task ok on every host, no transaction, no tree changed')
 
+        # grove.farm.alternative's check mode is grove alt --dry-run: for a new choice installed and
+        # selected (two commands, the --set decided on the --install's prediction), for a switch
+        # of a manual selection, and for a priority raised with a return to auto mode (--install
+        # then --auto, whose choice is the one rule still computed in Python), the check changes no tree and logs nothing, and predicts exactly
+        # the real run's changed, commands, diff and group after. h01 is a server (manual nano),
+        # h06 and the SSH host are in auto mode (vim).
+        hosts = ['h01', 'h06', SSH_HOST]
+        for h in hosts:
+            for f in ('usr/bin/mg', 'usr/share/man/man1/mg.1.gz'):
+                with open(os.path.join(fleet.root(h), f), 'w') as fh:
+                    fh.write(os.path.basename(f) + '\n')
+        alt_yml = os.path.join(HERE, 'alt.yml')
+        cases = (('new', 'mg as a new choice, selected', '/usr/bin/mg', 'manual', 2),
+                 ('switch', 'back to vim, in manual mode', '/usr/bin/vim.basic', 'manual', 1),
+                 ('auto', 'mg at priority 70, auto mode', '/usr/bin/mg', 'auto', 2))
+        for case, task, want, mode, n_cmds in cases:
+            args = ['--limit', ','.join(hosts), '-e', 'case=' + case, '--diff']
+            before = fleet.hashes()
+            logs = dict((h, fleet.txns(h)) for h in hosts)
+            rc, chk = fleet.play(alt_yml, '--check', *args)
+            expect(rc == 0, 'alternative %s, check mode: exit %d: %s' % (case, rc, chk.stats))
+            expect(fleet.hashes() == before, 'alternative %s: check mode changed a tree' % case)
+            for h in hosts:
+                expect(fleet.txns(h) == logs[h], 'alternative %s: check mode logged on %s' % (case, h))
+            rc, real = fleet.play(alt_yml, *args)
+            expect(rc == 0, 'alternative %s: exit %d: %s' % (case, rc, real.stats))
+            for h in hosts:
+                c = chk.results(task)[h]
+                r = real.results(task)[h]
+                cafter = dict(c.get('after') or {}, best=None)
+                rafter = dict(r.get('after') or {}, best=None)
+                expect(c.get('changed') is True and r.get('changed') is True and
+                       c.get('commands') == r.get('commands') and len(r['commands']) == n_cmds and
+                       len(r['transactions']) == n_cmds and c.get('transaction') == 0,
+                       'alternative %s on %s: check %s, real %s' % (case, h, c, r))
+                expect(c.get('diff') == r.get('diff') and cafter == rafter,
+                       'alternative %s on %s: check predicted %s, the real run reported %s' % (
+                           case, h, c.get('diff'), r.get('diff')))
+                expect(('%s (%s)' % (want, mode)) in r['diff']['after'].splitlines()[0] and
+                       os.readlink(os.path.join(fleet.root(h), 'etc/alternatives/editor')) == want,
+                       'alternative %s on %s: the editor is not %s: %s' % (case, h, want, r['diff']))
+        ok('grove.farm.alternative check mode (grove alt --dry-run): a new choice selected, a manual '
+           'switch and a return to auto mode change no tree, log nothing, and predict the real run\'s changed, commands and diff')
+
         # --limit: switch hello on two hosts only, in one transaction each.
         before = fleet.hashes()
         rc, lim = fleet.play(site, '--skip-tags', 'install', '--limit', 'h07,h08', '-e', 'hello_version=2.13')

@@ -20,9 +20,16 @@ description:
     I(slaves)), so a playbook switches modules by changing the module's name.
   - The module reads the group with C(grove alt --query) (update-alternatives' machine-readable
     format), decides the C(--install), C(--set), C(--auto) or C(--remove) that brings it to the
-    state asked, and runs them. update-alternatives has no dry run, so neither has C(grove alt);
-    in check mode the module runs nothing that changes and reports the commands it would run and
-    the group as they would leave it (by update-alternatives' rules, which C(grove alt) follows).
+    state asked, and runs them.
+  - In check mode each command is predicted by C(grove alt --dry-run --json), which decides as the
+    real run would and changes, locks and logs nothing; the task is C(changed) when a predicted
+    command would change a link or the group's saved text, and C(after) and the diff are the
+    group as the predictions leave it. A C(--set) or C(--auto) that follows an C(--install) is
+    decided on the install's prediction (its group text and the C(ALTDIR/NAME) link it writes),
+    in check mode and for real alike; as the disk does not have the install yet, a C(--set) then
+    counts as making the choice current in manual mode, and an C(--auto) as selecting the highest
+    priority, the current choice winning a tie (the one place update-alternatives' rule is
+    applied in Python). In check mode C(after) has no C(best).
   - The task is C(changed) exactly when a command ran and committed; C(transaction) is the
     number of the last transaction in the log of the alternatives root.
 options:
@@ -82,7 +89,7 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    details: computed from C(--query) and update-alternatives' rules; C(grove alt) has no dry run.
+    details: predicted by C(grove alt --dry-run); see the description for a C(--set) or C(--auto) after an C(--install).
   diff_mode:
     support: full
 author:
@@ -138,7 +145,7 @@ before:
   returned: always
   type: dict
 after:
-  description: The group after (in check mode, as it would be), or null when it is gone.
+  description: The group after (in check mode, as grove alt --dry-run predicts it, without C(best)), or null when it is gone.
   returned: always
   type: dict
 rc:
@@ -147,7 +154,6 @@ rc:
   type: int
 '''
 
-import copy
 import os
 
 from ansible.module_utils.basic import AnsibleModule
@@ -187,13 +193,40 @@ def parse_query(text):
     return group
 
 
+def parse_admin(text, value):
+    """A group's text in update-alternatives' administrative format (what grove alt --dry-run
+    predicts it saves) as parse_query's dict; the current value is not in that text, so it is
+    given (the value the predicted links leave)."""
+    if text is None:
+        return None
+    lines = text.split('\n')
+    status, link = lines[0], lines[1]
+    i = 2
+    slaves = []
+    while lines[i]:
+        slaves.append((lines[i], lines[i + 1]))
+        i += 2
+    i += 1
+    group = dict(name=None, link=link, status=status, best=None, value=value,
+                 followers=dict(slaves), choices={})
+    while i < len(lines) and lines[i]:
+        c = dict(path=lines[i], priority=int(lines[i + 1]), followers={})
+        for k, (name, _) in enumerate(slaves):
+            if lines[i + 2 + k]:
+                c['followers'][name] = lines[i + 2 + k]
+        group['choices'][c['path']] = c
+        i += 2 + len(slaves)
+    return group
+
+
 def best_of(group):
+    """update-alternatives' auto choice: the current one unless a strictly higher priority
+    exists. Used only for an --auto that follows a changing --install in check mode, the one
+    step grove alt --dry-run cannot predict (it reads the disk, where the --install is not)."""
     best = None
-    # update-alternatives: the current choice stays unless a strictly higher priority exists.
     if group['value'] in group['choices']:
         best = group['choices'][group['value']]
-    for path in sorted(group['choices']):
-        c = group['choices'][path]
+    for c in group['choices'].values():   # the saved list order
         if best is None or c['priority'] > best['priority']:
             best = c
     return best['path'] if best else None
@@ -260,56 +293,93 @@ def main():
         module.fail_json(msg="link: the group '%s' does not exist; its generic link is needed to create it"
                          % p['name'])
 
-    after = copy.deepcopy(before)
+    # The commands that bring the group to the state asked. Each one's effect comes from grove alt
+    # --dry-run (the links it would write, the group text it would save); a command after one that
+    # would change something is decided on that prediction, since the disk does not have it yet.
     commands = []
+    predictions = []
     path = p['path']
+    altdir = p['altdir'] or '/etc/alternatives'
+    if p['root'] and altdir.startswith(p['root'].rstrip('/') + '/'):
+        altdir = altdir[len(p['root'].rstrip('/')):]
+    # ALTDIR/NAME as the dry run's ops name it (relative to the root, or to the instdir /).
+    current_rel = os.path.normpath(os.path.join(altdir, p['name'])).lstrip('/')
+    state = dict(group=before, exact=True)
+
+    def predict(cmd):
+        """Runs cmd as a dry run on the host as it is now; the state it would leave."""
+        rc, doc, out, err = grove.run(alt + ['--dry-run'] + cmd)
+        if rc != EXIT_OK or doc is None or not doc.get('dry_run'):
+            grove.fail(rc, doc, out, err, 'alt --dry-run %s' % ' '.join(cmd), commands=commands + [cmd])
+        predictions.append(doc)
+        group = state['group']
+        value = group['value'] if group else None
+        for op in doc.get('ops') or []:
+            if op.get('path') == current_rel:
+                value = op.get('text')
+        if doc.get('group') is not None:
+            group = parse_admin(doc['group']['after'], value)
+            if group is not None:
+                group['name'] = p['name']
+        elif group is not None:
+            group = dict(group, value=value)
+        state['group'] = group
+        if doc.get('ops') or doc.get('group') is not None:
+            state['exact'] = False
+
+    def step(cmd, effect, decides=False):
+        """Adds cmd and predicts it: in check mode always, for real only when a later decision
+        depends on it (an --install before a --set or --auto). grove predicts it while the disk
+        still says what it would start from; after a predicted change, effect says what the
+        command means for the predicted group."""
+        commands.append(cmd)
+        if not (module.check_mode or decides):
+            return
+        if state['exact']:
+            predict(cmd)
+        else:
+            effect(state['group'])
+
     if p['state'] == 'absent':
-        if after and path in after['choices']:
-            commands.append(['--remove', p['name'], path])
-            del after['choices'][path]
-            if not after['choices']:
-                after = None
-            elif after['value'] == path or after['status'] == 'auto':
-                after['status'] = 'auto'
-                after['value'] = None if after['value'] == path else after['value']
-                after['value'] = best_of(after)
+        if before and path in before['choices']:
+            step(['--remove', p['name'], path], None)
     else:
         if path:
-            link = p['link'] or (after or {}).get('link')
+            link = p['link'] or (before or {}).get('link')
             want_f = dict((s['name'], s['path']) for s in p['subcommands'] or [])
             want_fl = dict((s['name'], s['link']) for s in p['subcommands'] or [])
-            have = (after or {}).get('choices', {}).get(path)
+            have = (before or {}).get('choices', {}).get(path)
             need = (have is None or have['priority'] != p['priority'] or
-                    (p['link'] and p['link'] != after.get('link')) or
+                    (p['link'] and p['link'] != before.get('link')) or
                     (p['subcommands'] is not None and
                      (have['followers'] != want_f or
-                      any(after['followers'].get(n) != l for n, l in want_fl.items()))))
+                      any(before['followers'].get(n) != l for n, l in want_fl.items()))))
             if need:
                 cmd = ['--install', link, p['name'], path, str(p['priority'])]
                 for s in p['subcommands'] or []:
                     cmd += ['--slave', s['link'], s['name'], s['path']]
-                commands.append(cmd)
-                if after is None:
-                    after = dict(name=p['name'], link=link, status='auto', best=None, value=None,
-                                 followers={}, choices={})
-                after['link'] = link
-                after['followers'].update(want_fl)
-                after['choices'][path] = dict(path=path, priority=p['priority'],
-                                              followers=want_f if p['subcommands'] is not None
-                                              else (have or {}).get('followers', {}))
-                if after['status'] == 'auto':
-                    after['value'] = best_of(after)
-        if after is None and p['state'] == 'auto':
+                # Always the first command, so grove predicts it.
+                step(cmd, None, decides=p['state'] in ('selected', 'auto'))
+        now = state['group']   # as the --install would leave it, if one runs
+        if now is None and p['state'] == 'auto':
             module.fail_json(msg="the group '%s' does not exist" % p['name'])
-        if p['state'] == 'selected' and (after['status'] != 'manual' or after['value'] != path):
-            commands.append(['--set', p['name'], path])
-            after['status'], after['value'] = 'manual', path
-        if p['state'] == 'auto' and after['status'] != 'auto':
-            commands.append(['--auto', p['name']])
-            after['status'] = 'auto'
-            after['value'] = best_of(after)
+        if p['state'] == 'selected' and (now['status'] != 'manual' or now['value'] != path):
+            def set_effect(g):
+                g['status'], g['value'] = 'manual', path   # what --set means
+            step(['--set', p['name'], path], set_effect)
+        if p['state'] == 'auto' and now['status'] != 'auto':
+            def auto_effect(g):
+                g['status'] = 'auto'
+                g['value'] = best_of(g)
+            step(['--auto', p['name']], auto_effect)
 
-    result = dict(changed=bool(commands), commands=commands, transaction=0,
+    after = state['group']
+    changed = bool(commands)
+    if module.check_mode:
+        # A predicted link change or group text change, from grove's own dry run (a command
+        # after such a change is only ever taken on top of it).
+        changed = any(d.get('ops') or d.get('group') is not None for d in predictions)
+    result = dict(changed=changed, commands=commands, transaction=0,
                   before=before, after=after, rc=0)
     result['transactions'] = []
     if commands and not module.check_mode:
