@@ -155,8 +155,10 @@ oom:
 ssize_t
 grove_alt_find_choice(const struct grove_alt_group *g, const char *path)
 {
+	if (!path)
+		return -1;
 	for (size_t i = 0; i < g->n_choices; i++)
-		if (strcmp(g->choices[i].path, path) == 0)
+		if (g->choices[i].path && strcmp(g->choices[i].path, path) == 0)
 			return (ssize_t)i;
 	return -1;
 }

@@ -197,7 +197,7 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 	if (r >= 0)
 		r = collect(c, adm, dir_id, st, n_st, &t, err);
 	/* What update-alternatives changed becomes grove's, undoably, before anything else. */
-	if (r >= 0 && t.n_ch && !readonly) {
+	if (r >= 0 && t.n_ch && !readonly && s) {
 		cleanup_free char *cmd =
 			grove_strdupf("alt: take in changes to '%s' made outside grove", adm->path);
 

@@ -54,8 +54,8 @@ grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root 
 			*slash = '\0';
 		r = slash ? grove_root_open_beneath(&root, inst, p, true, 0755, err) : 0;
 		if (r >= 0)
-			r = fd = grove_fs_open_append_at(slash ? root.fd : inst->fd,
-							 slash ? slash + 1 : p, 0644, err);
+			r = grove_fs_open_append_at(slash ? root.fd : inst->fd,
+						    slash ? slash + 1 : p, 0644, err);
 		grove_root_release(&root);
 		if (r == -EACCES) {
 			grove_error_clear(err);

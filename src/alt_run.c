@@ -287,7 +287,7 @@ load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove
 					  dir_id, err)
 		  : 0; /* (no journal yet: a reader, the admin files alone) */
 
-	if (r >= 0 && c->req->action == GROVE_ALT_IMPORT)
+	if (r >= 0 && s && c->req->action == GROVE_ALT_IMPORT)
 		r = grove_alt_state_load(s->journal, *dir_id, all, n, err);
 	else if (r >= 0)
 		r = grove_alt_admin_load(c, s, adm, *dir_id, readonly, all, n, err);

@@ -18,7 +18,8 @@
 static bool
 name_ok(const char *name)
 {
-	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") != 0 &&
+	       strcmp(name, "..") != 0;
 }
 
 static bool
@@ -123,8 +124,10 @@ open_admin(struct grove_session *s, int64_t dir_id, struct grove_root *own,
 	}
 	grove_root_release(own);
 	r = grove_root_open(own, path, err);
-	if (r < 0)
-		return grove_error_prefix(err, "open administrative directory '%s'", path);
+	if (r < 0) {
+		grove_error_prefix(err, "open administrative directory '%s'", path);
+		return r;
+	}
 	*ret = own;
 	return 0;
 }

@@ -416,7 +416,7 @@ check_args(const struct grove_alt_request *q)
 {
 	if (q->name && !grove_alt_name_ok(q->name))
 		return fail("alternative name (%s) must not contain '/' and spaces", q->name);
-	if (q->action == GROVE_ALT_INSTALL && q->link[0] != '/')
+	if (q->action == GROVE_ALT_INSTALL && q->link && q->link[0] != '/')
 		return fail("alternative link is not absolute as it should be: %s", q->link);
 	if (q->path && q->path[0] != '/')
 		return fail("alternative path is not absolute as it should be: %s", q->path);
@@ -451,7 +451,7 @@ print_msgs(struct grove_alt_result *res, int verbose, bool debug, FILE *out)
 		else if (m->kind == GROVE_ALT_PLAIN)
 			fprintf(out, "%s\n", m->text);
 	}
-	fflush(stdout);
+	(void)fflush(stdout); /* (a finished command's messages: a failed write undoes nothing) */
 }
 
 /* --config's menu, exactly as update-alternatives prints it. */
@@ -481,7 +481,7 @@ print_menu(const struct grove_alt_group *g, const char *current, ssize_t best)
 		       g->manual && current && !strcmp(current, g->choices[i].path) ? "*" : " ",
 		       i + 1, len, g->choices[i].path, g->choices[i].priority, "manual mode");
 	printf("\nPress <enter> to keep the current choice[*], or type selection number: ");
-	fflush(stdout);
+	(void)fflush(stdout); /* the prompt, before reading the answer */
 }
 
 struct ask_ctx {
