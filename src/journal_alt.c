@@ -72,26 +72,33 @@ grove_journal_alt_dir(struct grove_journal *j, const char *admindir, const char 
 			       admindir, j->name);
 }
 
-int
-grove_journal_alt_admindir(struct grove_journal *j, int64_t dir_id, char **ret,
-			   struct grove_error *err)
+/* Steps s (bound, one text column): *ret the row's text, or NULL when there is no row. */
+static int
+step_text(struct grove_journal *j, sqlite3_stmt *s, char **ret, struct grove_error *err)
 {
-	cleanup_stmt sqlite3_stmt *s = NULL;
-	int rc, r = grove_journal_stmt(j, ST_ALT_DIR_ADMIN, &s, err);
+	int rc = sqlite3_step(s);
 
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(s, 1, dir_id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		*ret = NULL;
+	*ret = NULL;
+	if (rc == SQLITE_DONE)
 		return 0;
-	}
 	if (rc != SQLITE_ROW)
 		return grove_journal_fail(j, rc, err, "read");
 	if (column_dup(s, 0, ret) < 0 || !*ret)
 		return grove_error_set(err, -ENOMEM, "read journal '%s': out of memory", j->name);
 	return 0;
+}
+
+int
+grove_journal_alt_admindir(struct grove_journal *j, int64_t dir_id, char **ret,
+			   struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int r = grove_journal_stmt(j, ST_ALT_DIR_ADMIN, &s, err);
+
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, dir_id);
+	return step_text(j, s, ret, err);
 }
 
 void
@@ -277,20 +284,11 @@ grove_journal_alt_text(struct grove_journal *j, int64_t dir_id, const char *name
 		       struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
-	int rc, r = grove_journal_stmt(j, ST_ALT_STATE_GET, &s, err);
+	int r = grove_journal_stmt(j, ST_ALT_STATE_GET, &s, err);
 
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, dir_id);
 	bind_text(s, 2, name);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		*ret = NULL;
-		return 0;
-	}
-	if (rc != SQLITE_ROW)
-		return grove_journal_fail(j, rc, err, "read");
-	if (column_dup(s, 0, ret) < 0 || !*ret)
-		return grove_error_set(err, -ENOMEM, "read journal '%s': out of memory", j->name);
-	return 0;
+	return step_text(j, s, ret, err);
 }
