@@ -157,6 +157,7 @@ global_opt(struct state *st, int argc, char **argv, int *i, bool before, bool al
 		if (!val || !*val || (g->wait_seconds = strtod(val, &end), *end) ||
 		    g->wait_seconds < 0)
 			return usage("option '%s' needs a number of seconds", "--wait");
+		g->wait_given = true;
 	} else if (!strcmp(a, "--color") || !strncmp(a, "--color=", 8) || !strcmp(a, "--colour") ||
 		   !strncmp(a, "--colour=", 9)) {
 		const char *val = strchr(a, '=') ? strchr(a, '=') + 1 : "always";

@@ -92,6 +92,7 @@ struct grove_global_opts {
 	int verbose;              /* each -v adds 1 */
 	bool dry_run;             /* -n, --dry-run */
 	double wait_seconds;      /* --wait SECONDS: how long to wait for a locked target */
+	bool wait_given;          /* --wait was given (alt's default is not 0 but 60 s) */
 	const char *command_line; /* the whole command line, for the transaction log */
 };
 

@@ -866,8 +866,8 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	/* A second command on the same admindir waits for the first (maintainer scripts never
 	 * retry): ALT_WAIT_DEFAULT seconds unless --wait (alt's, else grove's) says otherwise. */
 	if (q.wait_seconds < 0)
-		q.wait_seconds = global && global->wait_seconds > 0 ? global->wait_seconds
-								    : ALT_WAIT_DEFAULT;
+		q.wait_seconds =
+			global && global->wait_given ? global->wait_seconds : ALT_WAIT_DEFAULT;
 	if (global) {
 		q.state_opt = global->state_dir;
 		q.command_line = global->command_line;

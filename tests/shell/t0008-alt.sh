@@ -101,6 +101,9 @@ exec 9<"$ADM"
 flock -n 9 || fail "could not lock the admindir for the test"
 expect_exit 2 "$GROVE" "${ALT[@]}" --wait 0 --auto ed 9<&-
 expect_err_has "grove alt: error: administrative directory '$ADM' is locked by another grove run"
+# At once: no "(waited N s)", and not the notice a wait of over a second prints (a 'grove alt
+# --wait 0' taken for "not given" waited the default 60 s).
+! grep -Eq "waited|waiting for" "$ERR" || fail "--wait 0 waited: $(cat "$ERR")"
 expect_exit 2 env GROVE_STATE_DIR="$ROOT/other-state" "$GROVE" "${ALT[@]}" --wait 0 --auto ed 9<&-
 expect_err_has "is locked by another grove run"
 expect_unchanged "$I"
