@@ -153,15 +153,18 @@ root_open(struct grove_root *root, const char *path, int flags, struct grove_err
 	root->real = steal_ptr(&real);
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
-	root->born = 0;
-	{
-		struct statx sx;
+	root->born = grove_fd_born(root->fd);
+	return 0;
+}
 
-		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME, &sx) == 0 &&
-		    (sx.stx_mask & STATX_BTIME))
-			root->born =
-				(int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec;
-	}
+int64_t
+grove_fd_born(int fd)
+{
+	struct statx sx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_BTIME, &sx) == 0 &&
+	    (sx.stx_mask & STATX_BTIME))
+		return (int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec;
 	return 0;
 }
 

@@ -210,7 +210,7 @@ grove_root_open_beneath(struct grove_root *root, const struct grove_root *parent
 	fd = -1;
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
-	root->born = 0;
+	root->born = grove_fd_born(root->fd);
 out:
 	grove_fd_close(fd);
 	free(copy);

@@ -41,15 +41,20 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_TARGET_GET] = "SELECT id, path FROM targets WHERE dev = ?1 AND ino = ?2 AND born = ?3",
+	/* A row of born 0 was written before grove read birth times (or on a
+	 * filesystem without them): it stands for its dev and ino until a writer
+	 * records the birth time in it (ST_TARGET_BORN). */
+	[ST_TARGET_GET] = "SELECT id, path, born FROM targets WHERE dev = ?1 AND ino = ?2"
+			  " AND born IN (?3, 0) ORDER BY born = ?3 DESC LIMIT 1",
 	[ST_TARGET_PUT] = "INSERT INTO targets (path, dev, ino, born) VALUES (?1, ?2, ?3, ?4)"
 			  " ON CONFLICT (dev, ino, born) DO UPDATE SET path = excluded.path",
+	[ST_TARGET_BORN] = "UPDATE targets SET path = ?2, born = ?3 WHERE id = ?1",
 	[ST_TXN_INSERT] = "INSERT INTO txns (target_id, state, command, stow_dir, undoes, started,"
 			  " stow_dev, stow_ino, stow_born)"
 			  " VALUES (?1, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_STOW_USED] = "SELECT 1 FROM txns WHERE target_id = ?1 AND state = 'committed'"
 			 " AND stow_dir = ?2 AND stow_dev = ?3 AND stow_ino = ?4"
-			 " AND stow_born = ?5 LIMIT 1",
+			 " AND stow_born IN (?5, 0) LIMIT 1",
 	[ST_OP_INSERT] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text, stow_path,"
 			 " package) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_OP_INSERT_BATCH] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text,"

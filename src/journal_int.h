@@ -31,6 +31,7 @@ enum stmt_id {
 	ST_ROLLBACK,
 	ST_TARGET_GET,
 	ST_TARGET_PUT,
+	ST_TARGET_BORN,
 	ST_TXN_INSERT,
 	ST_STOW_USED,
 	ST_OP_INSERT,
@@ -64,9 +65,12 @@ struct grove_journal {
 	bool readonly; /* GROVE_JOURNAL_READONLY: nothing is made or written */
 	sqlite3_stmt *stmts[ST_COUNT];
 	/* A target grove_journal_target_deferred found unknown: registered by the
-	 * next grove_journal_begin with target_id 0, inside that transaction. */
+	 * next grove_journal_begin with target_id 0, inside that transaction. One
+	 * it found under another path, or in a row from before birth times
+	 * (stale): that row is brought up to date by the next grove_journal_begin
+	 * for it, inside that transaction; a reader writes nothing. */
 	struct {
-		bool pending;
+		bool pending, stale;
 		char *path;
 		int64_t dev, ino, born;
 		int64_t id; /* once registered */

@@ -29,9 +29,12 @@ static const char *const state_names[] = {
 
 /* ---- targets ---- */
 
+/* The target's row: *ret_id 0 when none. *ret_same is true when the row
+ * already says everything we know (the same path, and the birth time where the
+ * row predates birth times); a writer updates the row otherwise. */
 static int
 target_lookup(struct grove_journal *j, const struct grove_root *root, const char *path,
-	      int64_t *ret_id, bool *ret_same_path, struct grove_error *err)
+	      int64_t *ret_id, bool *ret_same, struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	int rc, r = grove_journal_stmt(j, ST_TARGET_GET, &s, err);
@@ -49,25 +52,33 @@ target_lookup(struct grove_journal *j, const struct grove_root *root, const char
 	if (rc != SQLITE_ROW)
 		return grove_journal_fail(j, rc, err, "read");
 	*ret_id = sqlite3_column_int64(s, 0);
-	*ret_same_path = sqlite3_column_text(s, 1) &&
-			 strcmp((const char *)sqlite3_column_text(s, 1), path) == 0;
+	*ret_same = sqlite3_column_text(s, 1) &&
+		    strcmp((const char *)sqlite3_column_text(s, 1), path) == 0 &&
+		    sqlite3_column_int64(s, 2) == root->born;
 	return 0;
 }
 
-/* Inserts the target (or updates its path), inside the caller's write transaction. */
+/* Inserts the target (or updates its path), inside the caller's write
+ * transaction; with id, updates that row (one of born 0) to path and born. */
 static int
-target_put(struct grove_journal *j, const char *path, int64_t dev, int64_t ino, int64_t born,
-	   struct grove_error *err)
+target_put(struct grove_journal *j, int64_t id, const char *path, int64_t dev, int64_t ino,
+	   int64_t born, struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
-	int rc, r = grove_journal_stmt(j, ST_TARGET_PUT, &s, err);
+	int rc, r = grove_journal_stmt(j, id ? ST_TARGET_BORN : ST_TARGET_PUT, &s, err);
 
 	if (r < 0)
 		return r;
-	bind_text(s, 1, path);
-	sqlite3_bind_int64(s, 2, dev);
-	sqlite3_bind_int64(s, 3, ino);
-	sqlite3_bind_int64(s, 4, born);
+	if (id) {
+		sqlite3_bind_int64(s, 1, id);
+		bind_text(s, 2, path);
+		sqlite3_bind_int64(s, 3, born);
+	} else {
+		bind_text(s, 1, path);
+		sqlite3_bind_int64(s, 2, dev);
+		sqlite3_bind_int64(s, 3, ino);
+		sqlite3_bind_int64(s, 4, born);
+	}
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE)
 		return grove_journal_fail(j, rc, err, "register target in");
@@ -86,9 +97,7 @@ grove_journal_target_deferred(struct grove_journal *j, const struct grove_root *
 	r = target_lookup(j, root, path, &id, &same, err);
 	if (r < 0)
 		return r;
-	if (id && !same)
-		return grove_journal_target(j, root, ret_id, err);
-	if (!id) {
+	if (!id || !same) {
 		char *copy = strdup(path);
 
 		if (!copy)
@@ -100,8 +109,9 @@ grove_journal_target_deferred(struct grove_journal *j, const struct grove_root *
 		j->target.dev = (int64_t)root->dev;
 		j->target.ino = (int64_t)root->ino;
 		j->target.born = root->born;
-		j->target.pending = true;
-		j->target.id = 0;
+		j->target.pending = !id;
+		j->target.stale = id != 0;
+		j->target.id = id;
 	}
 	*ret_id = id;
 	return 0;
@@ -127,7 +137,7 @@ target_put_pending(struct grove_journal *j, int64_t *ret_id, struct grove_error 
 	if (!j->target.pending)
 		return grove_error_set(err, -GROVE_E_INTERNAL,
 				       "log transaction in journal '%s': no target", j->name);
-	r = target_put(j, j->target.path, j->target.dev, j->target.ino, j->target.born, err);
+	r = target_put(j, 0, j->target.path, j->target.dev, j->target.ino, j->target.born, err);
 	if (r < 0)
 		return r;
 	r = grove_journal_stmt(j, ST_TARGET_GET, &s, err);
@@ -170,7 +180,11 @@ grove_journal_target(struct grove_journal *j, const struct grove_root *root, int
 	r = grove_journal_write_begin(j, err, "register target in");
 	if (r < 0)
 		return r;
-	r = target_put(j, path, (int64_t)root->dev, (int64_t)root->ino, root->born, err);
+	/* Read again inside the write transaction: the row to update, if any. */
+	r = target_lookup(j, root, path, &id, &same, err);
+	if (r >= 0)
+		r = target_put(j, id, path, (int64_t)root->dev, (int64_t)root->ino, root->born,
+			       err);
 	if (r < 0) {
 		grove_journal_rollback(j);
 		return r;
@@ -424,6 +438,8 @@ target_registered(struct grove_journal *j, int64_t id)
 		j->target.pending = false;
 		j->target.id = id;
 	}
+	if (j->target.stale && j->target.id == id)
+		j->target.stale = false;
 }
 
 int
@@ -446,6 +462,9 @@ grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *
 		return r;
 	if (!target_id)
 		r = target_put_pending(j, &target_id, err);
+	else if (j->target.stale && target_id == j->target.id)
+		r = target_put(j, target_id, j->target.path, j->target.dev, j->target.ino,
+			       j->target.born, err);
 	if (r >= 0)
 		r = txn_insert(j, target_id, command, stow, undoes, started, &id, err);
 	if (r >= 0)

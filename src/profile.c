@@ -71,6 +71,7 @@ sub_root(const struct grove_root *parent, const char *name, bool make, struct gr
 	ret->fd = fd;
 	ret->dev = st.dev;
 	ret->ino = st.ino;
+	ret->born = grove_fd_born(fd);
 	ret->path = grove_strdupf("%s/%s", parent->path, name);
 	ret->real = grove_strdupf("%s/%s", strcmp(parent->real, "/") ? parent->real : "", name);
 	if (!ret->path || !ret->real) {

@@ -1017,7 +1017,8 @@ static bool
 same_root(const struct grove_root *r, const struct grove_txn *hdr)
 {
 	return hdr->stow_known && (int64_t)r->dev == hdr->stow_dev &&
-	       (int64_t)r->ino == hdr->stow_ino && r->born == hdr->stow_born;
+	       (int64_t)r->ino == hdr->stow_ino &&
+	       (r->born == hdr->stow_born || hdr->stow_born == 0); /* 0: logged before births */
 }
 
 /*

@@ -76,6 +76,11 @@ int grove_root_open_nofollow(struct grove_root *root, const char *path, struct g
 int grove_root_open_beneath(struct grove_root *root, const struct grove_root *parent,
 			    const char *relpath, bool make, mode_t mode, struct grove_error *err);
 
+/* The birth time (statx) of what fd holds, in nanoseconds, or 0 where the
+ * filesystem does not keep it: every grove_root's born comes from here, so a
+ * folder has one identity however it was opened. */
+int64_t grove_fd_born(int fd);
+
 /* Closes the fd and frees the strings; safe on a zeroed or released root. */
 void grove_root_release(struct grove_root *root);
 

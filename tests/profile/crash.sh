@@ -47,9 +47,18 @@ PREP=$ROOT/prep
 LOGS=$ROOT/logs
 mkdir -p "$S" "$D" "$PREP" "$LOGS"
 
-# The profile dir keeps its inode (the log knows NAME.generations by device and inode).
+# The profile dir and NAME.generations keep their inodes: the log knows NAME.generations by device,
+# inode and birth time, so a folder made again would be another target (and, where the filesystem
+# hands the old inode to a new folder made meanwhile, the same target by chance only: a test run
+# beside others once counted a different number of writes than the runs it then killed).
 SAVED=(prof state)
-EMPTIED=("$D" "$GROVE_STATE_DIR")
+EMPTIED=("$GROVE_STATE_DIR")
+restore()
+{
+	find "$D" -mindepth 1 ! -path "$D/main.generations" -delete
+	find "${EMPTIED[@]}" -mindepth 1 -delete
+	tar -C "$ROOT" -xf "$PREP/$1.tar"
+}
 
 # Type, path, link text of every entry of D, and each file's content without the record's time.
 flist()

@@ -280,3 +280,25 @@ expect_unchanged "$T"
 expect_exit 0 "$GROVE" log -t target --json
 grep -q '"id": 10' "$OUT" && fail "a refused undo was logged as a transaction"
 check "undo refuses (exit 1, naming the path, nothing changed) when a path it would restore was changed by hand"
+
+# A target is known by device, inode and birth time: a folder made again at the same path is a
+# new target even where the filesystem hands it the old folder's inode (ext4 usually does), and
+# the log's row holds the folder's birth time (statx) where the filesystem keeps one.
+N=$ROOT/again
+mkdir "$N"
+expect_exit 0 "$GROVE" -d stow -t again -S c
+born=$(stat -c %W "$N")
+ino=$(stat -c %i "$N")
+if ((born > 0)); then
+	got=$(sqlite3 "$GROVE_STATE_DIR/grove.db" "SELECT born / 1000000000 FROM targets WHERE ino = $ino")
+	[[ $got == "$born" ]] || fail "the log's row for '$N' holds birth '$got', the folder's is $born"
+fi
+rm -r "$N"
+mkdir "$N"
+[[ $(stat -c %i "$N") == "$ino" ]] || echo "# (the new folder got another inode: the reuse case was not exercised)"
+expect_exit 0 "$GROVE" status -t again
+expect_out_has "(nothing stowed by grove)"
+expect_exit 0 "$GROVE" verify -t again
+expect_exit 0 "$GROVE" -d stow -t again -S c
+[[ -L $N/etc ]] || fail "stowing into the new folder did not link etc"
+check "a target folder removed and made again is a new target (birth time), not the old one's log"

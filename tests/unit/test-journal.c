@@ -618,6 +618,86 @@ test_journal_target(void **state)
 	free(db);
 }
 
+/* A target is known by its birth time too: the root carries the folder's
+ * (statx), a folder with the same device and inode but another birth is another
+ * target, and a row logged before birth times (born 0) stands for its device
+ * and inode until a writer records the birth in it. */
+static void
+test_journal_target_born(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_root twin = fx->troot;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_plan p = { 0 };
+	int64_t txn = 0;
+	struct statx sx;
+	int64_t id = -1;
+	bool used = false;
+	char sql[256];
+
+	assert_int_equal(statx(AT_FDCWD, fx->target, 0, STATX_BTIME, &sx), 0);
+	if (!(sx.stx_mask & STATX_BTIME)) {
+		/* (No birth times on this filesystem: born is 0, and dev and ino decide.) */
+		assert_int_equal(fx->troot.born, 0);
+		free(db);
+		return;
+	}
+	assert_int_equal(fx->troot.born,
+			 (int64_t)sx.stx_btime.tv_sec * 1000000000 + sx.stx_btime.tv_nsec);
+	snprintf(sql, sizeof(sql), "SELECT born FROM targets WHERE id = %" PRId64, fx->tid);
+	assert_int_equal(raw_int(db, sql), fx->troot.born);
+
+	/* A folder made again that reuses the inode is not the old target. */
+	twin.born = fx->troot.born + 1;
+	assert_int_equal(grove_journal_target_deferred(fx->j, &twin, &id, &fx->err), 0);
+	assert_int_equal(id, 0);
+
+	/* A row from before birth times: found (reading writes nothing), then a
+	 * writer records the birth in it, and the inode's next folder is new again. */
+	snprintf(sql, sizeof(sql), "UPDATE targets SET born = 0 WHERE id = %" PRId64, fx->tid);
+	raw_exec(db, sql);
+	assert_int_equal(grove_journal_target_deferred(fx->j, &fx->troot, &id, &fx->err), 0);
+	assert_int_equal(id, fx->tid);
+	snprintf(sql, sizeof(sql), "SELECT born FROM targets WHERE id = %" PRId64, fx->tid);
+	assert_int_equal(raw_int(db, sql), 0);
+	grove_plan_init(&p);
+	assert_int_equal(grove_plan_add_op(&p, GROVE_OP_MKDIR, "d", NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(grove_journal_begin(fx->j, id, "stow a", NULL, 0, &p, &txn, &fx->err), 0);
+	grove_plan_release(&p);
+	assert_int_equal(raw_int(db, sql), fx->troot.born);
+	assert_int_equal(grove_journal_finish(fx->j, txn, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	/* (grove_journal_target, which writes at once, does the same.) */
+	snprintf(sql, sizeof(sql), "UPDATE targets SET born = 0 WHERE id = %" PRId64, fx->tid);
+	raw_exec(db, sql);
+	snprintf(sql, sizeof(sql), "SELECT born FROM targets WHERE id = %" PRId64, fx->tid);
+	assert_int_equal(grove_journal_target(fx->j, &fx->troot, &id, &fx->err), 0);
+	assert_int_equal(id, fx->tid);
+	assert_int_equal(raw_int(db, sql), fx->troot.born);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM targets"), 1);
+	assert_int_equal(grove_journal_target_deferred(fx->j, &twin, &id, &fx->err), 0);
+	assert_int_equal(id, 0);
+
+	/* A transaction's stow dir logged with born 0 is the folder of that
+	 * device and inode; one logged with a birth must match it. */
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO txns (target_id, state, command, stow_dir, started, stow_dev,"
+		 " stow_ino, stow_born) VALUES (%" PRId64 ", 'committed', 'stow a', '/s', 1,"
+		 " 7, 8, 0)",
+		 fx->tid);
+	raw_exec(db, sql);
+	assert_int_equal(grove_journal_stow_used(fx->j, fx->tid, "/s", 7, 8, 99, &used, &fx->err),
+			 0);
+	assert_true(used);
+	raw_exec(db, "UPDATE txns SET stow_born = 5 WHERE stow_dir = '/s'");
+	assert_int_equal(grove_journal_stow_used(fx->j, fx->tid, "/s", 7, 8, 99, &used, &fx->err),
+			 0);
+	assert_false(used);
+	assert_int_equal(grove_journal_stow_used(fx->j, fx->tid, "/s", 7, 8, 5, &used, &fx->err),
+			 0);
+	assert_true(used);
+	free(db);
+}
+
 /* A target the log does not know is registered by the first intent, in that
  * transaction: looking it up writes nothing. */
 static void
@@ -1584,6 +1664,7 @@ main(void)
 		T(test_journal_held_dir),
 		T(test_journal_roundtrip),
 		T(test_journal_target),
+		T(test_journal_target_born),
 		T(test_journal_target_deferred),
 		T(test_journal_unfinished),
 		T(test_journal_list),
