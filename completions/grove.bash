@@ -97,7 +97,7 @@ _grove()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local prev2=${COMP_WORDS[COMP_CWORD - 2]:-} cmd= sub= i w
-	local commands="stow unstow restow plan switch log show status verify undo rollback recover alt profile apply help"
+	local commands="stow unstow restow plan switch import log show status verify undo rollback recover alt profile apply help"
 	local global="--state --json --verbose --quiet --dry-run --wait --color --version --help -v -q -n"
 	local pkgopts="--dir --target --stow --delete --restow --ignore --defer --override --adopt
 		--no-folding --dotfiles --compat --no --simulate --verbose --version --help -d -t -S -D -R -n -v -p"
@@ -184,7 +184,7 @@ _grove()
 			COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 		fi
 		;;
-	stow | unstow | restow | switch | plan)
+	stow | unstow | restow | switch | plan | import)
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W "$pkgopts" -- "$cur"))
 		elif [[ $cmd == plan && -z $sub ]]; then

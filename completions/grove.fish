@@ -109,7 +109,7 @@ function __grove_is
     contains -- $c $argv
 end
 
-set -l __grove_commands stow unstow restow plan switch log show status verify undo rollback recover alt profile apply help
+set -l __grove_commands stow unstow restow plan switch import log show status verify undo rollback recover alt profile apply help
 
 # No file names unless an option asks for one.
 complete -c grove -f
@@ -131,6 +131,7 @@ complete -c grove -n __fish_use_subcommand -a unstow -d "remove packages' links"
 complete -c grove -n __fish_use_subcommand -a restow -d 'unstow then stow, in one transaction'
 complete -c grove -n __fish_use_subcommand -a plan -d 'print what would change'
 complete -c grove -n __fish_use_subcommand -a switch -d 'unstow OLD and stow NEW in one transaction'
+complete -c grove -n __fish_use_subcommand -a import -d "record the links GNU Stow made as grove's"
 complete -c grove -n __fish_use_subcommand -a log -d "the target's transactions"
 complete -c grove -n __fish_use_subcommand -a status -d 'packages stowed into the target'
 complete -c grove -n __fish_use_subcommand -a verify -d 'the log against the disk'
@@ -144,8 +145,8 @@ complete -c grove -n __fish_use_subcommand -a apply -d 'converge to grove.yaml'
 complete -c grove -n __fish_use_subcommand -a help -d "a command's help"
 
 # Packages commands (and GNU Stow's spelling, options first).
-set -l pkgcond "__grove_is stow unstow restow plan switch"
-complete -c grove -n "not __fish_use_subcommand; and __grove_is stow unstow restow plan switch" -a '(__grove_packages)' -d package
+set -l pkgcond "__grove_is stow unstow restow plan switch import"
+complete -c grove -n "not __fish_use_subcommand; and __grove_is stow unstow restow plan switch import" -a '(__grove_packages)' -d package
 complete -c grove -n "__grove_is plan" -a 'stow unstow restow'
 complete -c grove -n $pkgcond -s d -l dir -r -a '(__fish_complete_directories)' -d 'the stow dir'
 complete -c grove -n $pkgcond -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'

@@ -795,6 +795,31 @@ op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_er
 	return remove_folder(ex, dir, tmp, err);
 }
 
+/*
+ * A recorded op (plan.h) changes nothing: the link it describes must be there with its text
+ * now, as any op's precondition is checked at the moment of change. Nothing to undo.
+ */
+static int
+op_recorded(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
+{
+	const char *text = op->kind == GROVE_OP_LINK ? op->text : op->old_text;
+	cleanup_free char *dir = NULL;
+	const char *name;
+	int fd, r;
+
+	if (op->kind != GROVE_OP_LINK && op->kind != GROVE_OP_UNLINK)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "a recorded op must be a link's");
+	if (split(path, &dir, &name) < 0 || !name)
+		return grove_error_errno(err, -ENOMEM, "check");
+	fd = dcache_get(&ex->tc, dir, false, err);
+	if (fd < 0)
+		return as_precondition(err, fd);
+	r = check_link(fd, name, text, err);
+	if (r < 0)
+		return as_precondition(err, r);
+	return r ? 0 : -GROVE_E_PRECONDITION;
+}
+
 static void
 progress(struct exec *ex, const struct grove_op *op)
 {
@@ -829,45 +854,49 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 		if (!path)
 			return grove_error_errno(err, -ENOMEM, "%s '%s'",
 						 grove_op_kind_name(op->kind), op->path);
-		switch (op->kind) {
-		case GROVE_OP_MKDIR:
-			r = op_mkdir(ex, op, path, err);
-			break;
-		case GROVE_OP_LINK:
-			r = op_link(ex, op, path, err);
-			break;
-		case GROVE_OP_UNLINK:
-			r = op_unlink(ex, op, path, err);
-			break;
-		case GROVE_OP_RELINK:
-			r = op_relink(ex, op, path, err);
-			break;
-		case GROVE_OP_RMDIR:
-			r = op_rmdir(ex, op, path, err);
-			break;
-		case GROVE_OP_ADOPT:
-			r = op_adopt(ex, op, path, err);
-			break;
-		case GROVE_OP_WRITE:
-			r = op_write(ex, op, path, err);
-			break;
-		case GROVE_OP_ERASE:
-			r = op_erase(ex, op, path, err);
-			break;
-		case GROVE_OP_MOVE:
-			r = from ? grove_error_set(err, -GROVE_E_INTERNAL, "move inside a block")
-				 : op_move(ex, op, path, err);
-			break;
-		case GROVE_OP_UNFOLD:
-		case GROVE_OP_FOLD:
-			next = block_end(ex->plan, i, end);
-			r = (op->kind == GROVE_OP_UNFOLD ? op_unfold : op_fold)(ex, i, path, next,
-										err);
-			break;
-		default:
-			r = grove_error_set(err, -GROVE_E_INTERNAL, "unknown op kind %d",
-					    (int)op->kind);
-		}
+		if (op->recorded)
+			r = op_recorded(ex, op, path, err);
+		else
+			switch (op->kind) {
+			case GROVE_OP_MKDIR:
+				r = op_mkdir(ex, op, path, err);
+				break;
+			case GROVE_OP_LINK:
+				r = op_link(ex, op, path, err);
+				break;
+			case GROVE_OP_UNLINK:
+				r = op_unlink(ex, op, path, err);
+				break;
+			case GROVE_OP_RELINK:
+				r = op_relink(ex, op, path, err);
+				break;
+			case GROVE_OP_RMDIR:
+				r = op_rmdir(ex, op, path, err);
+				break;
+			case GROVE_OP_ADOPT:
+				r = op_adopt(ex, op, path, err);
+				break;
+			case GROVE_OP_WRITE:
+				r = op_write(ex, op, path, err);
+				break;
+			case GROVE_OP_ERASE:
+				r = op_erase(ex, op, path, err);
+				break;
+			case GROVE_OP_MOVE:
+				r = from ? grove_error_set(err, -GROVE_E_INTERNAL,
+							   "move inside a block")
+					 : op_move(ex, op, path, err);
+				break;
+			case GROVE_OP_UNFOLD:
+			case GROVE_OP_FOLD:
+				next = block_end(ex->plan, i, end);
+				r = (op->kind == GROVE_OP_UNFOLD ? op_unfold : op_fold)(ex, i, path,
+											next, err);
+				break;
+			default:
+				r = grove_error_set(err, -GROVE_E_INTERNAL, "unknown op kind %d",
+						    (int)op->kind);
+			}
 		if (r < 0) {
 			/* A failure inside a block already names its own op. */
 			if (!ex->named)

@@ -32,7 +32,7 @@
 	" stow_dev, stow_ino, stow_born"
 
 /* One batch INSERT of OPS_BATCH rows (see journal_int.h). */
-#define OPS_ROW     "(?, ?, ?, ?, ?, ?, ?, ?)"
+#define OPS_ROW     "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
 #define OPS_ROWS_4  OPS_ROW ", " OPS_ROW ", " OPS_ROW ", " OPS_ROW
 #define OPS_ROWS_16 OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4
 #define OPS_ROWS_32 OPS_ROWS_16 ", " OPS_ROWS_16
@@ -56,16 +56,16 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " AND stow_dir = ?2 AND stow_dev = ?3 AND stow_ino = ?4"
 			 " AND stow_born IN (?5, 0) LIMIT 1",
 	[ST_OP_INSERT] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text, stow_path,"
-			 " package) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			 " package, recorded) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_OP_INSERT_BATCH] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text,"
-			       " stow_path, package) VALUES " OPS_ROWS_32,
+			       " stow_path, package, recorded) VALUES " OPS_ROWS_32,
 	[ST_TXN_FINISH] = "UPDATE txns SET state = ?2, note = ?3, finished = ?4"
 			  " WHERE id = ?1 AND state IN ('intent', 'stuck')",
 	[ST_TXN_STATE] = "SELECT state, note, command, started, target_id,"
 			 " (SELECT count(*) FROM ops WHERE ops.txn_id = txns.id)"
 			 " FROM txns WHERE id = ?1",
 	[ST_TXN_GET] = "SELECT " TXN_COLUMNS " FROM txns WHERE id = ?1",
-	[ST_OPS_GET] = "SELECT kind, path, old_text, text, stow_path, package FROM ops"
+	[ST_OPS_GET] = "SELECT kind, path, old_text, text, stow_path, package, recorded FROM ops"
 		       " WHERE txn_id = ?1 ORDER BY seq",
 	[ST_UNFINISHED] = "SELECT id FROM txns WHERE target_id = ?1"
 			  " AND state IN ('intent', 'stuck') ORDER BY id LIMIT 1",
@@ -81,7 +81,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " ORDER BY t.id DESC LIMIT 1",
 	[ST_OWNED_OPS] = "SELECT o.kind, o.path, o.text, o.package FROM txns t"
 			 " JOIN ops o ON o.txn_id = t.id"
-			 " WHERE t.target_id = ?1 AND t.state = 'committed'"
+			 " WHERE t.target_id = ?1 AND t.state = 'committed' AND t.id < ?2"
 			 " ORDER BY o.txn_id, o.seq",
 	[ST_ALT_DIR_GET] = "SELECT id FROM alt_dirs WHERE admindir = ?1 AND altdir = ?2",
 	[ST_ALT_DIR_PUT] = "INSERT OR IGNORE INTO alt_dirs (admindir, altdir) VALUES (?1, ?2)",

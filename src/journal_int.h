@@ -22,7 +22,7 @@
  */
 #define OPS_BATCH     32
 #define OPS_BATCH_MIN 128
-#define OPS_COLUMNS   8
+#define OPS_COLUMNS   9
 
 /* The statements grove runs, prepared once per connection and reused. */
 enum stmt_id {

@@ -135,6 +135,10 @@ static const char *const migrations[] = {
 	 * the file, and saving the group clears the mark. */
 	"ALTER TABLE alt_states ADD COLUMN unwritten INTEGER NOT NULL DEFAULT 0;"
 	"UPDATE alt_states SET unwritten = 1;",
+	/* 6 -> 7: an op may be recorded (1) rather than made (NULL): `grove import` logs the
+	 * links GNU Stow made as LINKs grove did not make, and its undo forgets them with
+	 * recorded UNLINKs (plan.h); the disk is left as it is either way. */
+	"ALTER TABLE ops ADD COLUMN recorded INTEGER;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -345,6 +345,10 @@ op_bind(sqlite3_stmt *s, int base, int64_t txn, size_t i, const struct grove_op 
 	bind_text(s, base + 6, op->text);
 	bind_text(s, base + 7, op->stow_path);
 	bind_text(s, base + 8, op->package);
+	if (op->recorded)
+		sqlite3_bind_int(s, base + 9, 1);
+	else
+		sqlite3_bind_null(s, base + 9);
 }
 
 static int
@@ -807,6 +811,18 @@ grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 			r = grove_error_errno(err, r, "read journal '%s'", j->name);
 			goto fail;
 		}
+		if (sqlite3_column_type(s, 6) != SQLITE_NULL) {
+			/* Only a LINK or an UNLINK describes a link already there. */
+			if (sqlite3_column_int64(s, 6) != 1 ||
+			    (k != GROVE_OP_LINK && k != GROVE_OP_UNLINK)) {
+				r = grove_error_set(err, -GROVE_E_CONFIG,
+						    "journal '%s': transaction %" PRId64
+						    " op %zu: a recorded op that is not a link's",
+						    j->name, txn, plan->n_ops - 1 - n0);
+				goto fail;
+			}
+			plan->ops[plan->n_ops - 1].recorded = true;
+		}
 	}
 	if (rc != SQLITE_DONE) {
 		r = grove_journal_fail(j, rc, err, "read");
@@ -834,6 +850,13 @@ int
 grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_owned **ret,
 		    size_t *ret_n, struct grove_error *err)
 {
+	return grove_journal_owned_before(j, target_id, INT64_MAX, ret, ret_n, err);
+}
+
+int
+grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t before,
+			   struct grove_owned **ret, size_t *ret_n, struct grove_error *err)
+{
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	struct grove_owned_replay *m = NULL;
 	int rc, r = grove_journal_stmt(j, ST_OWNED_OPS, &s, err);
@@ -844,6 +867,7 @@ grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_own
 	if (!m)
 		return grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
 	sqlite3_bind_int64(s, 1, target_id);
+	sqlite3_bind_int64(s, 2, before);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 0);
 		const char *path = (const char *)sqlite3_column_text(s, 1);

@@ -92,6 +92,19 @@ grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *
 }
 
 int
+grove_plan_add_recorded(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
+			const char *text, const char *package)
+{
+	bool unlink = kind == GROVE_OP_UNLINK;
+	int r = grove_plan_add_op(plan, kind, path, unlink ? text : NULL, unlink ? NULL : text,
+				  NULL, package);
+
+	if (r >= 0)
+		plan->ops[plan->n_ops - 1].recorded = true;
+	return r;
+}
+
+int
 grove_plan_add_conflict(struct grove_plan *plan, const char *action, const char *package,
 			const char *path, const char *message)
 {
@@ -214,6 +227,10 @@ grove_plan_print(const struct grove_plan *plan, FILE *out)
 		default:
 			break;
 		}
+		if (op->recorded)
+			fputs(op->kind == GROVE_OP_LINK ? " (recorded: on disk already)"
+							: " (recorded: left on disk)",
+			      out);
 		fputc('\n', out);
 	}
 }

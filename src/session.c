@@ -317,6 +317,10 @@ op_states(const struct grove_op *op, struct pstate *before, struct pstate *after
 	struct pstate none = { GROVE_FT_NONE, NULL }, dir = { GROVE_FT_DIR, NULL };
 	struct pstate old = { GROVE_FT_LINK, op->old_text }, new = { GROVE_FT_LINK, op->text };
 
+	if (op->recorded) { /* the link was there before and stays: plan.h */
+		*before = *after = op->kind == GROVE_OP_LINK ? new : old;
+		return;
+	}
 	switch (op->kind) {
 	case GROVE_OP_MKDIR:
 		*before = none, *after = dir;
@@ -387,6 +391,7 @@ struct touchset {
 	const char **texts;
 	size_t n_texts, cap_texts;
 	bool adopts;
+	bool skip_recorded; /* recovery: a recorded op changed nothing, whatever is there now */
 };
 
 static size_t
@@ -484,6 +489,8 @@ touch_plan(struct touchset *ts, const struct grove_plan *plan)
 		struct pstate before, after;
 		struct touched *t = NULL;
 
+		if (op->recorded && ts->skip_recorded)
+			continue;
 		op_states(op, &before, &after);
 		if (op->kind == GROVE_OP_ADOPT)
 			ts->adopts = true;
@@ -730,78 +737,6 @@ set_stow_path(struct grove_session *s, struct grove_world *w, const int64_t *txn
 	return r;
 }
 
-/* The groups txns changed: each group's state before the first of them and after the last. The
- * saved group must still be as the last left it; otherwise a conflict. */
-static int
-revert_groups(struct grove_session *s, const int64_t *txns, size_t n, struct grove_plan *plan,
-	      struct grove_error *err)
-{
-	struct grove_journal_alt_change *acc = NULL;
-	size_t n_acc = 0;
-	int r = 0;
-
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		struct grove_journal_alt_change *v = NULL;
-		size_t nv = 0;
-
-		r = grove_journal_alt_changes(s->journal, txns[i], &v, &nv, err);
-		for (size_t k = 0; k < nv && r >= 0; k++) {
-			size_t a;
-
-			for (a = 0; a < n_acc; a++)
-				if (acc[a].dir_id == v[k].dir_id && !strcmp(acc[a].name, v[k].name))
-					break;
-			if (a == n_acc) {
-				struct grove_journal_alt_change *na =
-					realloc(acc, (n_acc + 1) * sizeof(*na));
-
-				if (!na) {
-					r = grove_error_set(err, -ENOMEM, "out of memory");
-					break;
-				}
-				acc = na;
-				acc[n_acc++] = v[k];
-				memset(&v[k], 0, sizeof(v[k]));
-				continue;
-			}
-			/* Later: keep the first before, take the last after. */
-			free(acc[a].after);
-			acc[a].after = steal_ptr(v[k].after);
-		}
-		grove_journal_alt_changes_free(v, nv);
-	}
-	for (size_t a = 0; a < n_acc && r >= 0; a++) {
-		cleanup_free char *now = NULL;
-		char *t;
-
-		r = grove_journal_alt_text(s->journal, acc[a].dir_id, acc[a].name, &now, err);
-		if (r < 0)
-			break;
-		if ((now || acc[a].after) &&
-		    (!now || !acc[a].after || strcmp(now, acc[a].after) != 0)) {
-			cleanup_free char *m = grove_strdupf(
-				"cannot revert: alternatives group %s was changed since",
-				acc[a].name);
-
-			if (!m || grove_plan_add_conflict(plan, "revert", NULL, acc[a].name, m) < 0)
-				r = grove_error_set(err, -ENOMEM, "out of memory");
-			continue;
-		}
-		/* The revert goes from after to before. */
-		t = acc[a].before;
-		acc[a].before = acc[a].after;
-		acc[a].after = t;
-	}
-	if (r < 0) {
-		grove_journal_alt_changes_free(acc, n_acc);
-		return r;
-	}
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = acc;
-	s->n_alt = n_acc;
-	return 0;
-}
-
 int
 grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
 			  struct grove_plan *plan, struct grove_error *err)
@@ -832,11 +767,13 @@ grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n
 	if (r >= 0)
 		r = set_wanted(&w, &ts, false, plan, err);
 	if (r >= 0)
-		r = revert_groups(s, txns, n, plan, err);
+		r = grove_session_revert_groups(s, txns, n, plan, err);
 	if (r == -ENOMEM)
 		grove_error_set(err, r, "out of memory");
 	if (r >= 0 && plan->n_conflicts == 0)
 		r = grove_planner_diff(&w, plan, err);
+	if (r >= 0 && plan->n_conflicts == 0)
+		r = grove_session_revert_records(s, txns, n, logged, plan, err);
 	grove_plan_sort_conflicts(plan);
 	grove_world_release(&w);
 	touchset_release(&ts);
@@ -1090,6 +1027,7 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	 * aside first) carries the transaction's tag: a crash here is recovered
 	 * the same way next time. */
 	eo.temp_tag = tag;
+	ts.skip_recorded = true;
 	r = grove_journal_get(s->journal, txn, &hdr, err);
 	if (r >= 0)
 		r = grove_journal_ops(s->journal, txn, &logged, err);

@@ -23,4 +23,21 @@
 int grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, const char *tag,
 			    struct grove_error *err);
 
+/* The groups txns changed: each group's state before the first of them and after the last, into
+ * s->alt for the apply that follows. The saved group must still be as the last left it;
+ * otherwise a conflict in plan. */
+int grove_session_revert_groups(struct grove_session *s, const int64_t *txns, size_t n,
+				struct grove_plan *plan, struct grove_error *err);
+
+/*
+ * The recorded ops (plan.h) that end a revert of txns (logged[i] holds txns[i]'s ops): for
+ * every path a recorded op of theirs touched, grove's ownership after the revert's own ops
+ * (plan, appended to) must be what it was before txns[0]. A recorded UNLINK forgets a link the
+ * log would still own (an undone `grove import`: the link stays on disk); a recorded LINK takes
+ * back one it owned then. Nothing on disk changes for them.
+ */
+int grove_session_revert_records(struct grove_session *s, const int64_t *txns, size_t n,
+				 const struct grove_plan *logged, struct grove_plan *plan,
+				 struct grove_error *err);
+
 #endif

@@ -117,6 +117,15 @@ target_in_stow_dir(const struct grove_stow_request *req, const struct grove_stow
 }
 
 int
+grove_stow_check_target(const struct grove_stow_request *req, const struct grove_stow_run *run,
+			struct grove_error *err)
+{
+	if (path_within(run->target_root.real, run->stow_root.real))
+		return target_in_stow_dir(req, run, err);
+	return 0;
+}
+
+int
 grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		   struct grove_stow_run *run, struct grove_error *err)
 {
@@ -155,10 +164,9 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 	r = grove_stow_open_roots(req->dir, req->target, &run->stow_root, &run->target_root, err);
 	if (r < 0)
 		goto fail;
-	if (path_within(run->target_root.real, run->stow_root.real)) {
-		r = target_in_stow_dir(req, run, err);
+	r = grove_stow_check_target(req, run, err);
+	if (r < 0)
 		goto fail;
-	}
 	if (sopts) {
 		/* Locked before anything is read, so that no other run changes the
 		 * target between recovery, scan and execution. */

@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 6
+#define GROVE_JOURNAL_VERSION 7
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -177,7 +177,8 @@ int grove_journal_last_undoable(struct grove_journal *j, int64_t target_id, int6
  * What grove owns in the target now, by the log: every link that committed
  * transactions created and did not later remove, with the package it serves.
  * Computed from the committed ops in order (LINK, RELINK, FOLD, ADOPT make an
- * entry; UNLINK, RELINK, UNFOLD end one). Also the folders grove made (MKDIR,
+ * entry; UNLINK, RELINK, UNFOLD end one), recorded ops (plan.h) as any other: a
+ * link `grove import` recorded is grove's until an op ends it. Also the folders grove made (MKDIR,
  * UNFOLD) and has not removed. Used by `grove verify` and `grove status`.
  */
 struct grove_owned {
@@ -187,6 +188,11 @@ struct grove_owned {
 };
 int grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_owned **ret,
 			size_t *ret_n, struct grove_error *err);
+/* What grove owned just before transaction `before` (the committed transactions with smaller
+ * ids only): what a revert of `before` and later ones puts the ownership of recorded links back
+ * to. */
+int grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t before,
+			       struct grove_owned **ret, size_t *ret_n, struct grove_error *err);
 void grove_owned_free(struct grove_owned *o, size_t n);
 
 /*

@@ -55,6 +55,14 @@ struct grove_op {
 	char *text;      /* LINK, RELINK, FOLD, ADOPT: the link's text after */
 	char *stow_path; /* ADOPT: where the file goes, relative to the stow dir root */
 	char *package;   /* the package this op serves (may be NULL), for messages */
+	/* A recorded op (LINK or UNLINK only) describes a link already on disk rather than a
+	 * change: `grove import` records Stow's links as LINKs, and its undo forgets them with
+	 * UNLINKs. The executor makes no change for it: it checks that the link is there with
+	 * the op's text (LINK: text, UNLINK: old_text), at the moment the transaction runs. The
+	 * log's ownership replays it as any op (a recorded LINK makes the link grove's, a
+	 * recorded UNLINK forgets it); recovery and reverts treat it as leaving the disk as it
+	 * was. */
+	bool recorded;
 };
 
 struct grove_conflict {
@@ -81,6 +89,10 @@ void grove_plan_release(struct grove_plan *plan);
 int grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
 		      const char *old_text, const char *text, const char *stow_path,
 		      const char *package);
+/* Appends a recorded op (see struct grove_op): kind is GROVE_OP_LINK (text) or GROVE_OP_UNLINK
+ * (old_text). Returns 0 or -ENOMEM. */
+int grove_plan_add_recorded(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
+			    const char *text, const char *package);
 int grove_plan_add_conflict(struct grove_plan *plan, const char *action, const char *package,
 			    const char *path, const char *message);
 int grove_plan_add_warning(struct grove_plan *plan, const char *message);

@@ -59,4 +59,32 @@ int grove_planner_run_scanning(struct grove_world *w, const struct grove_root *s
  * For callers that set the wanted state themselves (undo, rollback, recovery). */
 int grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_error *err);
 
+/*
+ * `grove import` (docs/stow.md): every link of the scanned target that is Stow's (its text,
+ * joined to its folder, lands in the stow dir: find_stowed_path) into one of pkgs, with a
+ * destination that exists, as a recorded LINK (plan.h) with its text and package, in path
+ * order. A link into another package of the stow dir, or to nothing there, is a warning in
+ * plan. Only folders the scan listed are entered (those where the packages have folders), so a
+ * folded folder is its one link. Returns 0, a negative code, or GROVE_PLAN_NEEDS_SCAN
+ * (world.h) as grove_planner_run does.
+ */
+int grove_planner_import(struct grove_world *w, char *const *pkgs, size_t n_pkgs,
+			 struct grove_plan *plan, struct grove_error *err);
+
+/* How much of one package the target reaches. */
+struct grove_farm_package {
+	size_t files;   /* the package's files (entries that are not folders), ignored ones left out
+			 */
+	size_t reached; /* how many of them the target reaches through links into this package */
+};
+
+/*
+ * For each of pkgs (read whole by the scan, with dotfiles on so that ".X" target folders are
+ * listed for "dot-X"), out[i]: its files, and how many of them the target reaches through a
+ * link into that very package entry, under the entry's name or, for "dot-X", ".X" (a folded
+ * folder reaches every file beneath it). Pure, as grove_planner_run; the same returns.
+ */
+int grove_planner_farm_status(struct grove_world *w, char *const *pkgs, size_t n_pkgs,
+			      struct grove_farm_package *out, struct grove_error *err);
+
 #endif

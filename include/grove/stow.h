@@ -87,6 +87,44 @@ int grove_stow_check_package_name(const char *name, struct grove_error *err);
 int grove_stow_open_roots(const char *dir, const char *target, struct grove_root *stow_root,
 			  struct grove_root *target_root, struct grove_error *err);
 
+/* Refuses (GROVE_E_BADINPUT, saying why) a target that is run's stow dir or inside it. */
+int grove_stow_check_target(const struct grove_stow_request *req, const struct grove_stow_run *run,
+			    struct grove_error *err);
+
+/*
+ * `grove import` (docs/stow.md): like grove_stow_prepare for the packages in req->stow (every
+ * package of the stow dir when it names none), but the plan is the recorded LINKs of
+ * grove_planner_import: the links GNU Stow made that the log does not already own with the
+ * same text (how many it does: *ret_known). req->dotfiles picks the target folders read, as
+ * for stow. With sopts and !sopts->no_lock the target is locked and an interrupted
+ * transaction recovered first; with sopts->no_lock (a dry run) the log is only read, and a
+ * state dir or journal that does not exist is an empty log. With sopts NULL the log is not
+ * read at all. grove_stow_execute then records the plan as one transaction whose executor
+ * checks every link is still there with its text (a link changed since the scan:
+ * GROVE_E_PRECONDITION, nothing recorded).
+ */
+int grove_stow_import_prepare(const struct grove_stow_request *req,
+			      const struct grove_session_opts *sopts, struct grove_stow_run *run,
+			      size_t *ret_known, struct grove_error *err);
+
+/* One package of a stow dir as the disk shows it (grove_stow_farm). */
+struct grove_stow_farm_pkg {
+	char *name;
+	size_t files;   /* its files, ignored ones left out */
+	size_t reached; /* how many the target reaches through links into this package */
+};
+
+/*
+ * Every package of the stow dir held by stow (its folders and links to folders whose names do
+ * not start with '.'), sorted by name, with how much of it the target reaches
+ * (grove_planner_farm_status): read-only, through the held roots. global_ignore_text and
+ * source as for grove_stow_global_ignore. Free with grove_stow_farm_free.
+ */
+int grove_stow_farm(const struct grove_root *stow, const struct grove_root *target,
+		    const char *global_ignore_text, const char *source,
+		    struct grove_stow_farm_pkg **ret, size_t *ret_n, struct grove_error *err);
+void grove_stow_farm_free(struct grove_stow_farm_pkg *v, size_t n);
+
 /* The global ignore list: parsed from text (named source, "~/.stow-global-ignore" when NULL), or
  * the built-in list when text is NULL. */
 int grove_stow_global_ignore(const char *text, const char *source, struct grove_ignore_list **ret,

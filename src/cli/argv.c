@@ -12,8 +12,8 @@
 #include "../banned.h" /* last */
 
 static const char *const commands[] = {
-	"stow", "unstow", "restow", "plan",   "switch", "alt",      "profile", "apply",
-	"help", "log",    "status", "verify", "undo",   "rollback", "recover", "show",
+	"stow", "unstow", "restow", "plan", "switch",   "alt",     "profile", "apply",  "help",
+	"log",  "status", "verify", "undo", "rollback", "recover", "show",    "import",
 };
 
 const char *

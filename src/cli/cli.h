@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "grove/error.h"
+#include "grove/journal.h"
 #include "grove/names.h"
 #include "grove/plan.h"
 #include "grove/stow.h"
@@ -30,6 +31,7 @@ struct grove_stow_cli {
 	bool version;
 	bool simulate;  /* -n, --no, --simulate, and grove's --dry-run */
 	bool plan_only; /* `grove plan ...`: print the plan, change nothing */
+	bool dir_given; /* the stow dir came from -d, an rc file or $STOW_DIR, not the default */
 };
 
 /* The action that package names get before any -S/-D/-R is seen. */
@@ -119,6 +121,27 @@ int grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_glo
  */
 int grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
 		   const struct grove_global_opts *global);
+
+/* `grove status`'s packages on disk (status_farm.c): the stow dir, when one is known (-d, an rc
+ * file, $STOW_DIR), and the global ignore list's text and source (NULL: the built-in list). */
+struct grove_status_farm {
+	const struct grove_root *stow; /* NULL: no stow dir known, nothing listed */
+	const char *global_ignore;
+	const char *global_ignore_source;
+};
+/* Reads every package of f->stow as the target shows it (nothing when f->stow is NULL). */
+int grove_status_farm_load(const struct grove_status_farm *f, const struct grove_root *target,
+			   struct grove_stow_farm_pkg **ret, size_t *ret_n,
+			   struct grove_error *err);
+/* Prints them after status's own lines: text, or the JSON members "stow_dir" and
+ * "stow_packages" (docs/json.md); own is the log's ownership, for "in grove's log". */
+void grove_status_farm_print(const struct grove_status_farm *f,
+			     const struct grove_stow_farm_pkg *pkgs, size_t n,
+			     const struct grove_owned *own, size_t n_own, bool json);
+
+/* Runs `grove import` (argv[0] is "import"): records the links GNU Stow made into the target as
+ * grove's. Returns the exit status. */
+int grove_cmd_import(int argc, char **argv, const struct grove_global_opts *global);
 
 /* Runs `grove alt` (update-alternatives' command line; argv[0] is "alt"). Returns 0 or 2, as
  * update-alternatives does. */

@@ -23,7 +23,18 @@ struct txn_args {
 	long long to; /* rollback --to N; show N */
 	int verbose;
 	bool dry_run;
+	struct grove_status_farm farm; /* status: the stow dir's packages on disk */
+	bool dir_given;
+	char *global_ignore, *global_ignore_source;
 };
+
+static void
+ta_release(struct txn_args *ta)
+{
+	free(ta->global_ignore);
+	free(ta->global_ignore_source);
+	ta->global_ignore = ta->global_ignore_source = NULL;
+}
 
 /*
  * Finds the target: -t/-d (and .stowrc, STOW_DIR) parsed as Stow does, after
@@ -94,6 +105,11 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 			req.target = NULL;
 			*ret_dir = req.dir;
 			req.dir = NULL;
+			ta->dir_given = cli.dir_given;
+			ta->global_ignore = req.global_ignore_text;
+			req.global_ignore_text = NULL;
+			ta->global_ignore_source = req.global_ignore_source;
+			req.global_ignore_source = NULL;
 		}
 	}
 	grove_stow_request_release(&req);
@@ -288,15 +304,20 @@ static int
 cmd_status(struct grove_session *s, const struct txn_args *ta)
 {
 	struct grove_owned *own = NULL;
+	struct grove_stow_farm_pkg *farm = NULL;
 	struct grove_error err = { 0 };
-	size_t n = 0, groups = 0;
+	size_t n = 0, groups = 0, n_farm = 0;
 	int64_t unfinished = 0;
 	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
 
 	if (r >= 0)
 		r = grove_journal_unfinished(s->journal, s->target_id, &unfinished, &err);
-	if (r < 0)
+	if (r >= 0)
+		r = grove_status_farm_load(&ta->farm, s->target, &farm, &n_farm, &err);
+	if (r < 0) {
+		grove_owned_free(own, n);
 		return grove_report_error(&err, r);
+	}
 	qsort(own, n, sizeof(*own), cmp_pkg);
 	if (ta->json) {
 		grove_json_begin(stdout, "status");
@@ -332,9 +353,13 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		i = j;
 	}
 	if (ta->json)
-		fputs("]}\n", stdout);
+		fputs("]", stdout);
 	else if (!groups)
 		puts("  (nothing stowed by grove)");
+	grove_status_farm_print(&ta->farm, farm, n_farm, own, n, ta->json);
+	grove_stow_farm_free(farm, n_farm);
+	if (ta->json)
+		fputs("}\n", stdout);
 	if (unfinished)
 		fprintf(stderr,
 			"grove: transaction %lld was interrupted; the next change (or 'grove "
@@ -430,6 +455,27 @@ print_revert_json(const struct grove_session *s, const char *name, const struct 
 	fputs("}\n", stdout);
 }
 
+/* ", 2 links forgotten (left on disk)": the recorded ops of a revert (grove import's). */
+static void
+print_recorded_counts(const struct grove_plan *plan, const char **sep)
+{
+	size_t forgot = 0, taken = 0;
+
+	grove_plan_foreach_op (plan, op) {
+		forgot += op->recorded && op->kind == GROVE_OP_UNLINK;
+		taken += op->recorded && op->kind == GROVE_OP_LINK;
+	}
+	if (forgot)
+		printf("%s%zu link%s forgotten, left on disk", *sep, forgot,
+		       forgot == 1 ? "" : "s");
+	if (forgot)
+		*sep = ", ";
+	if (taken)
+		printf("%s%zu link%s taken back as grove's", *sep, taken, taken == 1 ? "" : "s");
+	if (taken)
+		*sep = ", ";
+}
+
 /* What a revert changed, on stdout: "reverted transaction 7 as transaction 9: 3 ops (2 unlink,
  * 1 rmdir)"; with -n "would revert …". */
 static void
@@ -456,12 +502,13 @@ print_revert_text(const struct grove_plan *plan, const int64_t *txns, size_t n, 
 		size_t c = 0;
 
 		grove_plan_foreach_op (plan, op)
-			c += op->kind == kinds[k];
+			c += op->kind == kinds[k] && !op->recorded;
 		if (c) {
 			printf("%s%zu %s", sep, c, grove_op_kind_name(kinds[k]));
 			sep = ", ";
 		}
 	}
+	print_recorded_counts(plan, &sep);
 	fputs(*sep == ',' ? ")\n" : "\n", stdout);
 }
 
@@ -638,16 +685,33 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	r = parse_target(argc, argv, cmd, &ta, &target_path, &stow_path, &err);
 	if (r < 0)
 		return grove_report_error(&err, r);
+	if (strcmp(cmd, "status") != 0 || !ta.dir_given)
+		ta_release(&ta); /* only status reads the global ignore list */
 	/* The stow dir (-d, else Stow's default) lets recovery use the folder the
 	 * user names for an interrupted --adopt; recovery checks it is the one the
 	 * log recorded, and does without it when it cannot be opened. */
 	if (writes && !ta.dry_run && stow_path && grove_root_open(&stow, stow_path, NULL) < 0)
 		stow.fd = -1;
+	/* status lists the packages of a stow dir the user named (-d, an rc file, $STOW_DIR). */
+	if (!strcmp(cmd, "status") && ta.dir_given && stow_path) {
+		r = grove_root_open(&stow, stow_path, &err);
+		if (r < 0) {
+			free(stow_path);
+			free(target_path);
+			ta_release(&ta);
+			grove_error_prefix(&err, "stow directory");
+			return grove_report_error(&err, r);
+		}
+		ta.farm.stow = &stow;
+		ta.farm.global_ignore = ta.global_ignore;
+		ta.farm.global_ignore_source = ta.global_ignore_source;
+	}
 	free(stow_path);
 	r = grove_root_open(&target, target_path, &err);
 	free(target_path);
 	if (r < 0) {
 		grove_root_release(&stow);
+		ta_release(&ta);
 		grove_error_prefix(&err, "target");
 		return grove_report_error(&err, r);
 	}
@@ -662,6 +726,7 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	if (r < 0) {
 		grove_root_release(&stow);
 		grove_root_release(&target);
+		ta_release(&ta);
 		return grove_report_error(&err, r);
 	}
 	if (writes && !ta.dry_run) {
@@ -694,5 +759,6 @@ out:
 	grove_session_close(&s);
 	grove_root_release(&stow);
 	grove_root_release(&target);
+	ta_release(&ta);
 	return status;
 }

@@ -63,6 +63,20 @@ static const struct help_page pages[] = {
 	  "Usage: grove switch [OPTION ...] OLD NEW\n"
 	  "Unstows OLD and stows NEW in one transaction: a path both provide is replaced in\n"
 	  "place and never missing.\n\n" PACKAGE_OPTIONS },
+	{ "import",
+	  "Usage: grove import [-d DIR] [-t DIR] [--dotfiles] [-n] [-v] [--json] [PACKAGE ...]\n"
+	  "Records the links GNU Stow made for the packages (every package of the stow dir\n"
+	  "when none is named) as one transaction that changes nothing on disk: from then on\n"
+	  "status, verify, unstow, undo and apply know them as grove's. A link into another\n"
+	  "package, or to nothing, is reported and left out; a link grove owns already is\n"
+	  "left out too. grove undo forgets the links again and leaves them in place.\n\n"
+	  "Options:\n"
+	  "    -d DIR, --dir=DIR      the stow dir (default: $STOW_DIR, else the current folder)\n"
+	  "    -t DIR, --target=DIR   the target (default: the stow dir's parent)\n"
+	  "    --dotfiles             the packages were stowed with --dotfiles ('dot-x' as '.x')\n"
+	  "    -n, --dry-run          print what would be recorded; change and write nothing\n"
+	  "    -v, --verbose          print the links recorded on stderr\n"
+	  "    --json                 print a JSON document on stdout (see docs/json.md)\n" },
 	{ "log", "Usage: grove log [-t DIR] [-v] [--json]\n"
 		 "Lists the target's transactions, newest first: number, time, state (committed,\n"
 		 "rolled-back, interrupted, stuck), number of ops, command line; with -v, each\n"
@@ -126,6 +140,7 @@ grove_help(FILE *out)
 	      "    plan [stow|unstow|restow] PACKAGE ...\n"
 	      "                           print what would change; change nothing\n"
 	      "    switch OLD NEW         unstow OLD and stow NEW in one transaction\n"
+	      "    import [PACKAGE ...]   record the links GNU Stow made as grove's\n"
 	      "    log                    the target's transactions, newest first (-v: their ops)\n"
 	      "    show N                 one transaction and its ops\n"
 	      "    status                 the packages stowed into the target\n"

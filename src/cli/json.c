@@ -60,7 +60,8 @@ grove_json_op(FILE *f, const struct grove_op *op)
 	grove_json_str(f, op->old_text);
 	fputs(", \"package\": ", f);
 	grove_json_str(f, op->package);
-	fputc('}', f);
+	/* Only on a recorded op (docs/json.md): readers comparing op objects whole keep working. */
+	fputs(op->recorded ? ", \"recorded\": true}" : "}", f);
 }
 
 void

@@ -1070,6 +1070,7 @@ test_journal_migrates_alt_groups(void **state)
 	assert_int_equal(grove_journal_alt_dir(fx->j, "/adm", "/alt", &id, &fx->err), 0);
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
+		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
 		 "DROP TABLE alt_states;"
 		 "CREATE TABLE alt_groups (id INTEGER PRIMARY KEY, dir_id INTEGER NOT NULL,"
 		 " name TEXT NOT NULL, link TEXT NOT NULL, mode TEXT NOT NULL);"
@@ -1128,6 +1129,7 @@ test_journal_migrates_alt_unwritten(void **state)
 	assert_int_equal(grove_journal_alt_dir(fx->j, "/adm", "/alt", &id, &fx->err), 0);
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
+		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
 		 "ALTER TABLE alt_states DROP COLUMN unwritten;"
 		 "INSERT INTO alt_states VALUES (1, 'ed', 'auto\n/usr/bin/ed\n\n/opt/a\n1\n\n'),"
 		 " (1, 'vi', 'auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n');"

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* `grove status`'s second part: every package of the stow dir as the disk shows it (stowed, partly
+ * stowed, not stowed), and whether grove's log knows it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "front.h"
+#include "grove/text.h"
+
+#include "../banned.h" /* last */
+
+static const char *
+farm_state(const struct grove_stow_farm_pkg *p)
+{
+	if (p->files && p->reached == p->files)
+		return "stowed";
+	return p->reached ? "partly stowed" : "not stowed";
+}
+
+static bool
+logged(const struct grove_owned *own, size_t n_own, const char *pkg)
+{
+	for (size_t i = 0; i < n_own; i++)
+		if (own[i].text && own[i].package && !strcmp(own[i].package, pkg))
+			return true;
+	return false;
+}
+
+int
+grove_status_farm_load(const struct grove_status_farm *f, const struct grove_root *target,
+		       struct grove_stow_farm_pkg **ret, size_t *ret_n, struct grove_error *err)
+{
+	*ret = NULL;
+	*ret_n = 0;
+	if (!f->stow)
+		return 0;
+	return grove_stow_farm(f->stow, target, f->global_ignore, f->global_ignore_source, ret,
+			       ret_n, err);
+}
+
+void
+grove_status_farm_print(const struct grove_status_farm *f, const struct grove_stow_farm_pkg *pkgs,
+			size_t n, const struct grove_owned *own, size_t n_own, bool json)
+{
+	if (json) {
+		fputs(", \"stow_dir\": ", stdout);
+		grove_json_str(stdout, f->stow ? f->stow->real : NULL);
+		fputs(", \"stow_packages\": [", stdout);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ", " : "", stdout);
+			fputs("{\"package\": ", stdout);
+			grove_json_str(stdout, pkgs[i].name);
+			printf(", \"state\": \"%s\", \"files\": %zu, \"reached\": %zu, \"logged\": %s}",
+			       farm_state(&pkgs[i]), pkgs[i].files, pkgs[i].reached,
+			       logged(own, n_own, pkgs[i].name) ? "true" : "false");
+		}
+		fputs("]", stdout);
+		return;
+	}
+	if (!f->stow)
+		return;
+	fputs("packages in ", stdout);
+	grove_fput_shown(f->stow->real, stdout);
+	puts(" (on disk)");
+	for (size_t i = 0; i < n; i++) {
+		char *shown = grove_text_shown(pkgs[i].name);
+
+		fputs("  ", stdout);
+		grove_paint(stdout, GROVE_SGR_BOLD, "%-24s", shown ? shown : "");
+		free(shown);
+		printf(" %-14s %zu/%zu file%s%s\n", farm_state(&pkgs[i]), pkgs[i].reached,
+		       pkgs[i].files, pkgs[i].files == 1 ? "" : "s",
+		       logged(own, n_own, pkgs[i].name) ? "  in grove's log" : "");
+	}
+	if (!n)
+		puts("  (no packages)");
+}
