@@ -81,7 +81,7 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 		if (opts->lock_wait)
 			s->lock_wait = *opts->lock_wait;
 		r = grove_lock_target_with(&s->state, target, &s->lock_wait, opts->shared_target,
-					   err);
+					   opts->command, err);
 		if (r < 0)
 			goto fail;
 		s->lock_fd = r;

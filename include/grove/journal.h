@@ -210,10 +210,37 @@ struct grove_lock_wait {
 
 /* grove_lock_target with a wait policy; shared takes flock(LOCK_SH): shared holders exclude only
  * exclusive ones (grove alt's runs on different admindirs share the instdir; a stow run excludes
- * them all). */
+ * them all). Once it holds the lock it records its pid and command (may be NULL) in the lock file
+ * and marks it (grove_fs_lock_mark), for grove_lock_target_holder; a lock still held after the
+ * wait names the holder its record gives. The lock file is made 0600, plus the read bits the
+ * locks folder has for group and others. */
 int grove_lock_target_with(const struct grove_root *state, const struct grove_root *target,
-			   const struct grove_lock_wait *wait, bool shared,
+			   const struct grove_lock_wait *wait, bool shared, const char *command,
 			   struct grove_error *err);
+
+/* Who holds a target's lock, as read by someone who does not take it. */
+enum grove_lock_state {
+	GROVE_LOCK_FREE = 0, /* no live process holds it */
+	GROVE_LOCK_HELD,     /* a live process holds it (a grove run, now) */
+	GROVE_LOCK_UNKNOWN,  /* cannot tell: the lock file cannot be read (another user's) */
+};
+struct grove_lock_holder {
+	enum grove_lock_state state;
+	long pid;      /* HELD: the holder's pid from its record; 0 when there is none, or the
+			  record names a process that is gone (another holder's, overwritten) */
+	char *command; /* HELD: its command line from the record, or NULL */
+};
+
+/*
+ * Tells whether a live process holds the lock of target in the state dir, without taking it and
+ * without making or writing anything: the lock file's mark is probed (F_OFD_GETLK), so a record
+ * left by a holder that is gone (killed) is never believed. No lock file is FREE; a lock file or
+ * folder that cannot be opened or probed is UNKNOWN. Fails only for -ENOMEM; release *ret with
+ * grove_lock_holder_release.
+ */
+int grove_lock_target_holder(const struct grove_root *state, const struct grove_root *target,
+			     struct grove_lock_holder *ret, struct grove_error *err);
+void grove_lock_holder_release(struct grove_lock_holder *h);
 
 /* Converts the target lock fd (from grove_lock_target_with) to shared or exclusive, waiting as
  * above. On failure fd may hold no lock at all (flock(2) drops the old one first): the caller

@@ -81,6 +81,9 @@ struct grove_session_opts {
 	 * has an unfinished transaction for it. */
 	bool shared_target;
 	const struct grove_lock_wait *lock_wait; /* overrides wait_seconds when set */
+	/* The command line the lock's holder record names (grove status shows it while the
+	 * command runs); may be NULL. */
+	const char *command;
 };
 
 /* Opens the log and, unless opts->no_lock, locks the target. A locked target
