@@ -43,6 +43,18 @@ join(const char *base, const char *rest)
 }
 
 int
+grove_journal_system_state_dir(char **ret_path, struct grove_error *err)
+{
+	const char *v = env_nonempty("GROVE_SYSTEM_STATE_DIR");
+	char *p = strdup(v ? v : "/var/lib/grove");
+
+	if (!p)
+		return grove_error_errno(err, -ENOMEM, "state dir");
+	*ret_path = p;
+	return 0;
+}
+
+int
 grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove_error *err)
 {
 	const char *v;
@@ -55,7 +67,7 @@ grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove_err
 	} else if ((v = env_nonempty("GROVE_STATE_DIR"))) {
 		p = strdup(v);
 	} else if (geteuid() == 0) {
-		p = strdup("/var/lib/grove");
+		return grove_journal_system_state_dir(ret_path, err);
 	} else if ((v = env_nonempty("XDG_STATE_HOME")) && v[0] == '/') {
 		/* The XDG spec: a relative value is invalid and is ignored. */
 		p = join(v, "grove");

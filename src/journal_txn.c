@@ -86,7 +86,8 @@ grove_journal_target_deferred(struct grove_journal *j, const struct grove_root *
 	r = target_lookup(j, root, path, &id, &same, err);
 	if (r < 0)
 		return r;
-	if (id && !same)
+	/* A read-only log (another user's, a read-only mount) keeps the old path. */
+	if (id && !same && !j->readonly)
 		return grove_journal_target(j, root, ret_id, err);
 	if (!id) {
 		char *copy = strdup(path);

@@ -72,6 +72,10 @@ struct grove_journal;
  * malloc'd path. */
 int grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove_error *err);
 
+/* The system state dir, root's when neither --state nor GROVE_STATE_DIR names one, into a
+ * malloc'd path: $GROVE_SYSTEM_STATE_DIR (for tests), else /var/lib/grove. */
+int grove_journal_system_state_dir(char **ret_path, struct grove_error *err);
+
 /* Opens (making it, mode 0700, with its parents) the state dir at path and
  * the database inside it, migrating it forward. *ret_root receives the held
  * state dir (the caller releases it after closing the journal). */
@@ -92,6 +96,15 @@ int grove_journal_open(const char *path, struct grove_root *ret_root, struct gro
  */
 #define GROVE_JOURNAL_READONLY 0x1u
 #define GROVE_JOURNAL_NAMED    0x2u
+/*
+ *   GROVE_JOURNAL_SYSTEM    the system state dir. With READONLY (a user reading root's log):
+ *                           the state dir and grove.db must be owned by root (uid 0) and
+ *                           writable by no one else, instead of being the user's. Without it
+ *                           (root's own log): the state dir, locks/ and grove.db are made
+ *                           readable by everyone (0755, 0644, less the umask), so that users
+ *                           can read what root stowed.
+ */
+#define GROVE_JOURNAL_SYSTEM 0x4u
 int grove_journal_open_with(const char *path, unsigned int flags, struct grove_root *ret_root,
 			    struct grove_journal **ret, struct grove_error *err);
 

@@ -318,6 +318,15 @@ test_journal_state_dir(void **state)
 	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
 	assert_string_equal(p, "/var/lib/grove");
 	free(p);
+	/* The system state dir, for tests. */
+	setenv("GROVE_SYSTEM_STATE_DIR", "/sys-state", 1);
+	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
+	assert_string_equal(p, "/sys-state");
+	free(p);
+	assert_int_equal(grove_journal_system_state_dir(&p, &fx->err), 0);
+	assert_string_equal(p, "/sys-state");
+	free(p);
+	unsetenv("GROVE_SYSTEM_STATE_DIR");
 	setenv("GROVE_STATE_DIR", "rel/g", 1);
 	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
 	assert_string_equal(p, "rel/g");
