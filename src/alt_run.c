@@ -353,7 +353,8 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 					 .read_only = readonly,
 					 .no_create = readonly,
 					 .shared_target = true,
-					 .lock_wait = &lw };
+					 .lock_wait = &lw,
+					 .command = req->command_line };
 	bool session = false, save = false;
 	cleanup_free char *before = NULL;
 	size_t n = 0, len;

@@ -429,7 +429,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 {
 	struct grove_session_opts so = { .state_opt = state_opt,
 					 .wait_seconds = wait_seconds,
-					 .no_lock = !lock };
+					 .no_lock = !lock,
+					 .command = t->command };
 	struct grove_world w;
 	struct grove_scan_opts sc = { 0 };
 	struct recorded *rec = NULL;

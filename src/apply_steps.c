@@ -551,6 +551,7 @@ profile_opts(const struct grove_apply_steps *st, const struct grove_apply_profil
 	po->wait_seconds = st->o.wait_seconds;
 	po->profile = ps->mp->name;
 	po->mutate = mutate;
+	po->command = st->o.command;
 }
 
 /* Whether the profile's current generation already is what the manifest asks (its record: stow

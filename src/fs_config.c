@@ -148,6 +148,79 @@ grove_fs_flock(int fd, int op, struct grove_error *err)
 	return 0;
 }
 
+/* Far past any holder record, so that nothing ever reads or writes the marked byte. */
+#define LOCK_MARK_OFFSET ((off_t)1 << 30)
+
+int
+grove_fs_lock_mark(int fd, struct grove_error *err)
+{
+	struct flock fl = {
+		.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = LOCK_MARK_OFFSET, .l_len = 1
+	};
+	int r;
+
+	do
+		r = fcntl(fd, F_OFD_SETLK, &fl);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return grove_error_errno(err, -errno, "mark the lock");
+	return 0;
+}
+
+int
+grove_fs_lock_probe(int fd, bool *ret_marked, struct grove_error *err)
+{
+	struct flock fl = {
+		.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = LOCK_MARK_OFFSET, .l_len = 1
+	};
+	int r;
+
+	do
+		r = fcntl(fd, F_OFD_GETLK, &fl);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return grove_error_errno(err, -errno, "probe the lock");
+	*ret_marked = fl.l_type != F_UNLCK;
+	return 0;
+}
+
+int
+grove_fs_write_head(int fd, const char *buf, size_t len, struct grove_error *err)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = pwrite(fd, buf + done, len - done, (off_t)done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return grove_error_errno(err, -errno, "write");
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+int
+grove_fs_read_head(int fd, char *buf, size_t size, struct grove_error *err)
+{
+	size_t done = 0;
+
+	while (done + 1 < size) {
+		ssize_t n = pread(fd, buf + done, size - 1 - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return grove_error_errno(err, -errno, "read");
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	buf[done] = '\0';
+	return (int)done;
+}
+
 int
 grove_root_open_beneath(struct grove_root *root, const struct grove_root *parent,
 			const char *relpath, bool make, mode_t mode, struct grove_error *err)

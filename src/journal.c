@@ -379,12 +379,21 @@ reconnect(struct grove_journal *j, struct grove_error *err)
  */
 static int
 check_trusted(const char *what, const char *name, const struct grove_stat *st, bool named,
-	      struct grove_error *err)
+	      bool system, struct grove_error *err)
 {
 	uid_t me = geteuid();
 
 	if (named && (st->uid == me || st->uid == 0))
 		return 0;
+	/* Root's log, read by a user: root's, and only root's to change. */
+	if (system && st->uid != 0)
+		return grove_error_set(
+			err, -GROVE_E_CONFIG,
+			"%s '%s' is owned by uid %u, not by root: refusing it as the "
+			"system log",
+			what, name, (unsigned)st->uid);
+	if (system)
+		me = 0;
 	if (st->uid != me)
 		return grove_error_set(err, -GROVE_E_CONFIG,
 				       "%s '%s' is owned by uid %u, not by the user running grove "
@@ -414,13 +423,16 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 	struct grove_journal *j = NULL;
 	struct grove_stat st;
 	bool readonly = flags & GROVE_JOURNAL_READONLY, named = flags & GROVE_JOURNAL_NAMED;
+	/* Reading the system log as another user; or root making its own readable to users. */
+	bool sys_reader = readonly && (flags & GROVE_JOURNAL_SYSTEM);
+	bool sys_public = !readonly && (flags & GROVE_JOURNAL_SYSTEM);
 	size_t len;
 	int r, fd;
 
 	if (!path || !*path)
 		return grove_error_set(err, -GROVE_E_USAGE, "open state dir '': empty path");
 	if (!readonly) {
-		r = grove_fs_make_dirs(path, 0700, err);
+		r = grove_fs_make_dirs(path, sys_public ? 0755 : 0700, err);
 		if (r < 0)
 			return grove_error_prefix(err, "open state dir '%s'", path);
 	}
@@ -434,7 +446,7 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 		return grove_error_prefix(err, "open state dir '%s'", path);
 	r = grove_fs_stat_fd(root.fd, &st, err);
 	if (r >= 0)
-		r = check_trusted("state dir", path, &st, named, err);
+		r = check_trusted("state dir", path, &st, named, sys_reader, err);
 	if (r >= 0)
 		r = grove_fs_stat_at(root.fd, DB_NAME, &st, err);
 	if (r < 0)
@@ -452,7 +464,7 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 				name, st.type == GROVE_FT_LINK ? "a symlink" : "a special file");
 			goto fail;
 		}
-		r = check_trusted("journal", name, &st, named, err);
+		r = check_trusted("journal", name, &st, named, sys_reader, err);
 		if (r < 0)
 			goto fail;
 		/* grove writes its schema in the transaction that makes the file:
@@ -469,7 +481,8 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 		goto fail;
 	} else {
 		/* Made here (not by sqlite) so that it is ours and private from the start. */
-		fd = grove_fs_open_file_at(root.fd, DB_NAME, O_RDWR | O_CREAT | O_EXCL, 0600, err);
+		fd = grove_fs_open_file_at(root.fd, DB_NAME, O_RDWR | O_CREAT | O_EXCL,
+					   sys_public ? 0644 : 0600, err);
 		if (fd < 0) {
 			r = grove_error_prefix(err, "open state dir '%s'", path);
 			goto fail;
@@ -478,7 +491,7 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 	}
 	if (!readonly) {
 		/* Making locks/ now also finds a read-only state dir before sqlite does. */
-		fd = grove_fs_open_or_make_dir(root.fd, LOCKS_DIR, 0700, err);
+		fd = grove_fs_open_or_make_dir(root.fd, LOCKS_DIR, sys_public ? 0755 : 0700, err);
 		if (fd < 0) {
 			r = grove_error_prefix(err, "open state dir '%s'", path);
 			goto fail;

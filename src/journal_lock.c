@@ -2,6 +2,7 @@
 /* Where the journal lives (the state dir) and the one-writer-per-target lock beneath it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,6 +43,18 @@ join(const char *base, const char *rest)
 }
 
 int
+grove_journal_system_state_dir(char **ret_path, struct grove_error *err)
+{
+	const char *v = env_nonempty("GROVE_SYSTEM_STATE_DIR");
+	char *p = strdup(v ? v : "/var/lib/grove");
+
+	if (!p)
+		return grove_error_errno(err, -ENOMEM, "state dir");
+	*ret_path = p;
+	return 0;
+}
+
+int
 grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove_error *err)
 {
 	const char *v;
@@ -54,7 +67,7 @@ grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove_err
 	} else if ((v = env_nonempty("GROVE_STATE_DIR"))) {
 		p = strdup(v);
 	} else if (geteuid() == 0) {
-		p = strdup("/var/lib/grove");
+		return grove_journal_system_state_dir(ret_path, err);
 	} else if ((v = env_nonempty("XDG_STATE_HOME")) && v[0] == '/') {
 		/* The XDG spec: a relative value is invalid and is ignored. */
 		p = join(v, "grove");
@@ -136,16 +149,136 @@ bound_wait(double wait_seconds)
 	return wait_seconds > 7 * 86400.0 ? 7 * 86400.0 : wait_seconds;
 }
 
-/* The error for a lock still held after the wait. */
+/* ---- the holder's record ---- */
+
+/*
+ * The holder of a target lock writes "pid N\ncommand TEXT\n" (TEXT with its newlines as
+ * spaces, cut to fit) at the start of the lock file, padded with NULs to RECORD_SIZE so that
+ * one pwrite replaces any earlier record whole, then marks the file (grove_fs_lock_mark). The
+ * record is advisory: the lock is the flock, and a record is believed only while a mark shows
+ * that a live process holds the file, and only when the pid it names is alive.
+ */
+#define RECORD_SIZE 1024
+
 static int
-held_error(const char *what, const char *path, double seconds, struct grove_error *err)
+write_record(int fd, const char *command, struct grove_error *err)
 {
+	char rec[RECORD_SIZE] = { 0 };
+	int n = snprintf(rec, sizeof(rec), "pid %ld\ncommand ", (long)getpid());
+	size_t at = n > 0 ? (size_t)n : 0, room = sizeof(rec) - 2;
+
+	for (const char *c = command ? command : ""; *c && at < room; c++)
+		rec[at++] = (char)(*c == '\n' || *c == '\r' ? ' ' : *c);
+	rec[at] = '\n';
+	return grove_fs_write_head(fd, rec, sizeof(rec), err);
+}
+
+/* Whether pid names a live process (EPERM: it does, another user's). */
+static bool
+pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+/* Parses the record at fd into h->pid and h->command, leaving them 0 and NULL when it is not one
+ * or names a process that is gone. */
+static void
+read_record(int fd, struct grove_lock_holder *h)
+{
+	char rec[RECORD_SIZE + 1], *end = NULL, *cmd, *nl;
+	struct grove_error err;
+	long pid;
+
+	if (grove_fs_read_head(fd, rec, sizeof(rec), &err) < 0 || strncmp(rec, "pid ", 4) != 0)
+		return;
+	errno = 0;
+	pid = strtol(rec + 4, &end, 10);
+	if (errno || end == rec + 4 || strncmp(end, "\ncommand ", 9) != 0 || !pid_alive(pid))
+		return;
+	cmd = end + 9;
+	nl = strchr(cmd, '\n');
+	if (!nl)
+		return;
+	*nl = '\0';
+	h->pid = pid;
+	h->command = *cmd ? strdup(cmd) : NULL;
+}
+
+/* The error for a lock still held after the wait, naming the holder when its record says who
+ * it is. */
+static int
+held_error(int fd, const char *what, const char *path, double seconds, struct grove_error *err)
+{
+	struct grove_lock_holder h = { 0 };
+	char who[160] = "";
+	char waited[48] = "";
+
+	if (fd >= 0)
+		read_record(fd, &h);
+	if (h.pid == (long)getpid()) /* our own record: a conversion waited for others */
+		grove_lock_holder_release(&h);
+	if (h.pid && h.command)
+		snprintf(who, sizeof(who), " (pid %ld: %.120s)", h.pid, h.command);
+	else if (h.pid)
+		snprintf(who, sizeof(who), " (pid %ld)", h.pid);
 	if (seconds > 0)
-		return grove_error_set(err, -EWOULDBLOCK,
-				       "%s '%s' is locked by another grove run (waited %g s)", what,
-				       path, seconds);
-	return grove_error_set(err, -EWOULDBLOCK, "%s '%s' is locked by another grove run", what,
-			       path);
+		snprintf(waited, sizeof(waited), " (waited %g s)", seconds);
+	grove_lock_holder_release(&h);
+	return grove_error_set(err, -EWOULDBLOCK, "%s '%s' is locked by another grove run%s%s",
+			       what, path, who, waited);
+}
+
+void
+grove_lock_holder_release(struct grove_lock_holder *h)
+{
+	if (!h)
+		return;
+	free(h->command);
+	memset(h, 0, sizeof(*h));
+}
+
+/* The lock file's name for target. */
+static void
+lock_name(char *buf, size_t size, const struct grove_root *target)
+{
+	snprintf(buf, size, "%ju-%ju.lock", (uintmax_t)target->dev, (uintmax_t)target->ino);
+}
+
+int
+grove_lock_target_holder(const struct grove_root *state, const struct grove_root *target,
+			 struct grove_lock_holder *ret, struct grove_error *err)
+{
+	struct grove_lock_holder h = { .state = GROVE_LOCK_FREE };
+	cleanup_fd int dirfd = -1;
+	cleanup_fd int fd = -1;
+	bool marked = false;
+	char name[64];
+
+	(void)err;
+	/* Read-only and without O_CREAT: looking makes nothing. No locks/ or no file: nobody has
+	 * ever locked the target through this state dir. */
+	dirfd = grove_fs_open_dir_at(state->fd, LOCKS_DIR, err);
+	lock_name(name, sizeof(name), target);
+	if (dirfd >= 0)
+		fd = grove_fs_open_file_at(dirfd, name, O_RDONLY, 0, err);
+	if (dirfd == -ENOENT || fd == -ENOENT) {
+		grove_error_clear(err);
+		*ret = h;
+		return 0;
+	}
+	if (fd < 0 || grove_fs_lock_probe(fd, &marked, err) < 0) {
+		/* Another user's state dir whose locks cannot be read: say so, do not guess. */
+		grove_error_clear(err);
+		h.state = GROVE_LOCK_UNKNOWN;
+		*ret = h;
+		return 0;
+	}
+	if (marked) {
+		h.state = GROVE_LOCK_HELD;
+		read_record(fd, &h);
+	}
+	*ret = h;
+	return 0;
 }
 
 int
@@ -154,16 +287,19 @@ grove_lock_target(const struct grove_root *state, const struct grove_root *targe
 {
 	struct grove_lock_wait w = { .seconds = wait_seconds };
 
-	return grove_lock_target_with(state, target, &w, false, err);
+	return grove_lock_target_with(state, target, &w, false, NULL, err);
 }
 
 int
 grove_lock_target_with(const struct grove_root *state, const struct grove_root *target,
-		       const struct grove_lock_wait *wait, bool shared, struct grove_error *err)
+		       const struct grove_lock_wait *wait, bool shared, const char *command,
+		       struct grove_error *err)
 {
 	struct grove_lock_wait w = *wait;
 	cleanup_fd int dirfd = -1;
 	cleanup_fd int fd = -1;
+	struct grove_stat st;
+	mode_t mode = 0600;
 	char name[64];
 	int r;
 
@@ -172,21 +308,32 @@ grove_lock_target_with(const struct grove_root *state, const struct grove_root *
 	if (dirfd < 0)
 		return grove_error_prefix(err, "lock target '%s': state dir '%s'", target->path,
 					  state->path);
-	snprintf(name, sizeof(name), "%ju-%ju.lock", (uintmax_t)target->dev,
-		 (uintmax_t)target->ino);
+	/* Readable by whom the folder is (the system state dir's are, so that users can see
+	 * whether a transaction of root's is in progress). */
+	if (grove_fs_stat_fd(dirfd, &st, err) == 0)
+		mode |= st.mode & 044;
+	grove_error_clear(err);
+	lock_name(name, sizeof(name), target);
 	/* The file stays after we are done: removing it would let a waiter lock
 	 * an unlinked inode while a newcomer locks a fresh one. The lock itself
 	 * dies with the fd, so a killed grove leaves nothing held. */
-	fd = grove_fs_open_file_at(dirfd, name, O_RDWR | O_CREAT, 0600, err);
+	fd = grove_fs_open_file_at(dirfd, name, O_RDWR | O_CREAT, mode, err);
 	if (fd < 0)
 		return grove_error_prefix(err, "lock target '%s': in '%s/" LOCKS_DIR "'",
 					  target->path, state->path);
 	r = lock_wait(fd, shared ? LOCK_SH : LOCK_EX, &w, "target", target->path, err);
+	if (r == -EWOULDBLOCK)
+		return held_error(fd, "target", target->path, w.seconds, err);
+	/* Who holds it, then the mark that makes that record believed (in this order, so that
+	 * a marked file always carries its holder's record). */
+	if (r == 0)
+		r = write_record(fd, command, err);
+	if (r == 0)
+		r = grove_fs_lock_mark(fd, err);
 	if (r == 0)
 		return steal_fd(fd);
-	if (r != -EWOULDBLOCK)
-		return grove_error_prefix(err, "lock target '%s'", target->path);
-	return held_error("target", target->path, w.seconds, err);
+	return grove_error_prefix(err, "lock target '%s': in '%s/" LOCKS_DIR "'", target->path,
+				  state->path);
 }
 
 int
@@ -202,7 +349,7 @@ grove_lock_convert(int fd, bool shared, const struct grove_lock_wait *wait,
 		return 0;
 	if (r != -EWOULDBLOCK)
 		return grove_error_prefix(err, "lock target '%s'", target->path);
-	return held_error("target", target->path, w.seconds, err);
+	return held_error(fd, "target", target->path, w.seconds, err);
 }
 
 int
@@ -230,5 +377,5 @@ grove_lock_dir_with(const struct grove_root *dir, const struct grove_lock_wait *
 		return steal_fd(fd);
 	if (r != -EWOULDBLOCK)
 		return grove_error_prefix(err, "lock %s '%s'", what, dir->path);
-	return held_error(what, dir->path, w.seconds, err);
+	return held_error(-1, what, dir->path, w.seconds, err);
 }

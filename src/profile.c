@@ -220,6 +220,7 @@ lock_and_recover(struct grove_profile *p, const struct grove_profile_opts *opts,
 		.state_opt = opts->state_opt,
 		.wait_seconds = opts->wait_seconds,
 		.profile_log = true,
+		.command = opts->command,
 	};
 	int r = grove_session_open(&p->session, &p->gens, &so, err);
 

@@ -43,32 +43,7 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 	s->state.fd = -1;
 	s->lock_fd = -1;
 	s->target = target;
-	r = grove_journal_state_dir(opts->state_opt, &s->state_path, err);
-	if (r < 0)
-		return r;
-	/* Lock first, so that no other run changes the target between our
-	 * recovery, scan and execution. The lock lives in the state dir. */
-	{
-		unsigned int flags = opts->state_opt ? GROVE_JOURNAL_NAMED : 0;
-		bool quiet = opts->no_create && opts->no_lock && opts->read_only;
-
-		/* A reader that must make nothing opens read-only first; only a journal
-		 * that needs its schema migrated is opened for writing (it exists). */
-		r = quiet ? grove_journal_open_with(s->state_path, flags | GROVE_JOURNAL_READONLY,
-						    &s->state, &s->journal, err)
-			  : -EAGAIN;
-		if (r == -ENOENT)
-			goto fail;
-		if (r < 0) {
-			grove_error_clear(err);
-			r = grove_journal_open_with(s->state_path, flags, &s->state, &s->journal,
-						    err);
-		}
-		/* A state dir grove cannot write still answers read-only commands. */
-		if ((r == -EROFS || r == -EACCES) && opts->no_lock && opts->read_only)
-			r = grove_journal_open_with(s->state_path, flags | GROVE_JOURNAL_READONLY,
-						    &s->state, &s->journal, err);
-	}
+	r = grove_session_open_journal(s, opts, err);
 	if (r < 0)
 		goto fail;
 	if (!opts->profile_log) {
@@ -81,7 +56,7 @@ grove_session_open(struct grove_session *s, const struct grove_root *target,
 		if (opts->lock_wait)
 			s->lock_wait = *opts->lock_wait;
 		r = grove_lock_target_with(&s->state, target, &s->lock_wait, opts->shared_target,
-					   err);
+					   opts->command, err);
 		if (r < 0)
 			goto fail;
 		s->lock_fd = r;

@@ -40,4 +40,12 @@ int grove_session_revert_records(struct grove_session *s, const int64_t *txns, s
 				 const struct grove_plan *logged, struct grove_plan *plan,
 				 struct grove_error *err);
 
+/* Whether path is the system state dir and grove runs as root (root's own log, made readable to
+ * users). */
+bool grove_session_is_system_dir(const char *path);
+
+/* Opens s->state_path's log for grove_session_open as opts say (session_log.c). */
+int grove_session_open_journal(struct grove_session *s, const struct grove_session_opts *opts,
+			       struct grove_error *err);
+
 #endif

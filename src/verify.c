@@ -131,8 +131,8 @@ find_foreign(struct grove_session *s, const struct grove_owned *own, size_t n, s
 			r = -ENOMEM;
 		else if (bsearch(p, own, n, sizeof(*own), cmp_owned_path))
 			free(p);
-		else if ((r = add_finding(rep, GROVE_VERIFY_FOREIGN, p, NULL)) == 0)
-			rep->foreign++;
+		else
+			r = add_finding(rep, GROVE_VERIFY_FOREIGN, p, NULL);
 	}
 	grove_dirents_free(ents, n_ents);
 	grove_fd_close(fd);
@@ -178,6 +178,59 @@ check_entry(struct grove_session *s, const struct grove_owned *o, const struct s
 	return bad;
 }
 
+/* Whether path is, or is a temporary entry of, one of txn's ops (plan). */
+static bool
+part_of(const struct grove_plan *ops, const char *tag, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	if (grove_fs_is_temp_of(base ? base + 1 : path, tag))
+		return true;
+	grove_plan_foreach_op (ops, op)
+		if (!strcmp(op->path, path))
+			return true;
+	return false;
+}
+
+/* Marks the findings the log's unfinished transaction accounts for, and counts them all. */
+static int
+mark_unfinished(struct grove_session *s, struct grove_verify_report *rep, struct grove_error *err)
+{
+	struct grove_plan ops;
+	char tag[32];
+	int r = grove_journal_unfinished(s->journal, s->target_id, &rep->unfinished, err);
+
+	grove_plan_init(&ops);
+	if (r == 0 && rep->unfinished)
+		r = grove_journal_ops(s->journal, rep->unfinished, &ops, err);
+	snprintf(tag, sizeof(tag), "%lld", (long long)rep->unfinished);
+	for (size_t i = 0; r == 0 && i < rep->n_findings; i++) {
+		struct grove_verify_finding *f = &rep->findings[i];
+
+		if (rep->unfinished && part_of(&ops, tag, f->path)) {
+			f->txn = rep->unfinished;
+			rep->unfinished_entries++;
+			continue;
+		}
+		switch (f->issue) {
+		case GROVE_VERIFY_MISSING:
+			rep->missing++;
+			break;
+		case GROVE_VERIFY_CHANGED:
+			rep->changed++;
+			break;
+		case GROVE_VERIFY_BROKEN:
+			rep->broken++;
+			break;
+		case GROVE_VERIFY_FOREIGN:
+			rep->foreign++;
+			break;
+		}
+	}
+	grove_plan_release(&ops);
+	return r;
+}
+
 int
 grove_verify(struct grove_session *s, struct grove_verify_report *ret, struct grove_error *err)
 {
@@ -203,15 +256,15 @@ grove_verify(struct grove_session *s, struct grove_verify_report *ret, struct gr
 		}
 		p = strdup(own[i].path);
 		r = p ? add_finding(&rep, issue, p, own[i].text) : -ENOMEM;
-		if (r == 0 && issue == GROVE_VERIFY_MISSING)
-			rep.missing++;
-		else if (r == 0 && issue == GROVE_VERIFY_CHANGED)
-			rep.changed++;
-		else if (r == 0)
-			rep.broken++;
 	}
 	stow_roots_release(&sr);
 	grove_owned_free(own, n);
+	if (r == 0)
+		r = mark_unfinished(s, &rep, err);
+	if (r < 0 && r != -ENOMEM) {
+		grove_verify_report_release(&rep);
+		return r;
+	}
 	if (r < 0) {
 		grove_verify_report_release(&rep);
 		return grove_error_set(err, r, "out of memory");

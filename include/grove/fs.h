@@ -114,6 +114,26 @@ int grove_fs_open_or_make_dir(int dirfd, const char *name, mode_t mode, struct g
  * -EWOULDBLOCK (err says "lock: ..."; callers name what is locked). */
 int grove_fs_flock(int fd, int op, struct grove_error *err);
 
+/*
+ * The holder's mark on a lock file: an open-file-description lock (F_OFD_SETLK, F_RDLCK) on one
+ * byte far past any record, taken by whoever holds the file's flock and dropped with its fd,
+ * as the flock is. It never conflicts with another holder's mark (all are read locks) and has
+ * nothing to do with the flock itself: it only lets grove_fs_lock_probe tell, without taking
+ * anything, that a live process holds the file. (flock and fcntl locks do not see each other
+ * on Linux, so the flock cannot be probed that way.)
+ */
+int grove_fs_lock_mark(int fd, struct grove_error *err);
+
+/* Whether a live process holds a mark on the file open at fd (F_OFD_GETLK: nothing is taken,
+ * and fd may be read-only). */
+int grove_fs_lock_probe(int fd, bool *ret_marked, struct grove_error *err);
+
+/* pwrite of all of buf at offset 0 of the file open at fd (a lock file's holder record). */
+int grove_fs_write_head(int fd, const char *buf, size_t len, struct grove_error *err);
+
+/* pread of at most size - 1 bytes from offset 0 into buf, NUL-terminated; returns the length. */
+int grove_fs_read_head(int fd, char *buf, size_t size, struct grove_error *err);
+
 /* openat2(rootfd, relpath, flags | O_CLOEXEC) with RESOLVE_BENEATH |
  * RESOLVE_NO_MAGICLINKS, plus RESOLVE_NO_SYMLINKS unless follow is true.
  * EAGAIN (rename storms) is retried a bounded number of times. A symlink on the

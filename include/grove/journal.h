@@ -72,6 +72,10 @@ struct grove_journal;
  * malloc'd path. */
 int grove_journal_state_dir(const char *state_opt, char **ret_path, struct grove_error *err);
 
+/* The system state dir, root's when neither --state nor GROVE_STATE_DIR names one, into a
+ * malloc'd path: $GROVE_SYSTEM_STATE_DIR (for tests), else /var/lib/grove. */
+int grove_journal_system_state_dir(char **ret_path, struct grove_error *err);
+
 /* Opens (making it, mode 0700, with its parents) the state dir at path and
  * the database inside it, migrating it forward. *ret_root receives the held
  * state dir (the caller releases it after closing the journal). */
@@ -92,6 +96,15 @@ int grove_journal_open(const char *path, struct grove_root *ret_root, struct gro
  */
 #define GROVE_JOURNAL_READONLY 0x1u
 #define GROVE_JOURNAL_NAMED    0x2u
+/*
+ *   GROVE_JOURNAL_SYSTEM    the system state dir. With READONLY (a user reading root's log):
+ *                           the state dir and grove.db must be owned by root (uid 0) and
+ *                           writable by no one else, instead of being the user's. Without it
+ *                           (root's own log): the state dir, locks/ and grove.db are made
+ *                           readable by everyone (0755, 0644, less the umask), so that users
+ *                           can read what root stowed.
+ */
+#define GROVE_JOURNAL_SYSTEM 0x4u
 int grove_journal_open_with(const char *path, unsigned int flags, struct grove_root *ret_root,
 			    struct grove_journal **ret, struct grove_error *err);
 
@@ -216,10 +229,37 @@ struct grove_lock_wait {
 
 /* grove_lock_target with a wait policy; shared takes flock(LOCK_SH): shared holders exclude only
  * exclusive ones (grove alt's runs on different admindirs share the instdir; a stow run excludes
- * them all). */
+ * them all). Once it holds the lock it records its pid and command (may be NULL) in the lock file
+ * and marks it (grove_fs_lock_mark), for grove_lock_target_holder; a lock still held after the
+ * wait names the holder its record gives. The lock file is made 0600, plus the read bits the
+ * locks folder has for group and others. */
 int grove_lock_target_with(const struct grove_root *state, const struct grove_root *target,
-			   const struct grove_lock_wait *wait, bool shared,
+			   const struct grove_lock_wait *wait, bool shared, const char *command,
 			   struct grove_error *err);
+
+/* Who holds a target's lock, as read by someone who does not take it. */
+enum grove_lock_state {
+	GROVE_LOCK_FREE = 0, /* no live process holds it */
+	GROVE_LOCK_HELD,     /* a live process holds it (a grove run, now) */
+	GROVE_LOCK_UNKNOWN,  /* cannot tell: the lock file cannot be read (another user's) */
+};
+struct grove_lock_holder {
+	enum grove_lock_state state;
+	long pid;      /* HELD: the holder's pid from its record; 0 when there is none, or the
+			  record names a process that is gone (another holder's, overwritten) */
+	char *command; /* HELD: its command line from the record, or NULL */
+};
+
+/*
+ * Tells whether a live process holds the lock of target in the state dir, without taking it and
+ * without making or writing anything: the lock file's mark is probed (F_OFD_GETLK), so a record
+ * left by a holder that is gone (killed) is never believed. No lock file is FREE; a lock file or
+ * folder that cannot be opened or probed is UNKNOWN. Fails only for -ENOMEM; release *ret with
+ * grove_lock_holder_release.
+ */
+int grove_lock_target_holder(const struct grove_root *state, const struct grove_root *target,
+			     struct grove_lock_holder *ret, struct grove_error *err);
+void grove_lock_holder_release(struct grove_lock_holder *h);
 
 /* Converts the target lock fd (from grove_lock_target_with) to shared or exclusive, waiting as
  * above. On failure fd may hold no lock at all (flock(2) drops the old one first): the caller

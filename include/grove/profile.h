@@ -46,6 +46,8 @@ struct grove_profile_opts {
 	double wait_seconds;   /* how long to wait for the profile's lock; 0 fails at once */
 	bool mutate;           /* lock the profile and recover; false for list and diff */
 	bool dry_run;          /* with mutate: plan only (see below) */
+	const char *command;   /* with mutate: the command line the lock's holder record names
+				  (may be NULL) */
 };
 
 /* Opens (making D and NAME.generations when mutate) the profile. A locked

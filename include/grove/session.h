@@ -81,7 +81,46 @@ struct grove_session_opts {
 	 * has an unfinished transaction for it. */
 	bool shared_target;
 	const struct grove_lock_wait *lock_wait; /* overrides wait_seconds when set */
+	/* The command line the lock's holder record names (grove status shows it while the
+	 * command runs); may be NULL. */
+	const char *command;
+	/* Read the system log (grove_journal_system_state_dir) instead of the user's own: with
+	 * no_lock and read_only, for the read-only commands on a target the user's own log does
+	 * not know. Opened read-only, making and writing nothing (GROVE_JOURNAL_SYSTEM); a system
+	 * state dir without a log is -ENOENT. */
+	bool system_log;
 };
+
+/* What the log's unfinished transaction of a target is now (grove status, verify, log). */
+enum grove_pending_state {
+	GROVE_PENDING_NONE = 0,    /* no unfinished transaction */
+	GROVE_PENDING_IN_PROGRESS, /* INTENT, and a live process holds the target lock */
+	GROVE_PENDING_INTERRUPTED, /* INTENT, and nobody holds the lock: the run was killed; the
+				      next change (or grove recover) rolls it back */
+	GROVE_PENDING_STUCK,       /* STUCK: recovery found something it would not touch */
+	GROVE_PENDING_UNKNOWN,     /* INTENT, and the lock cannot be read (another user's log) */
+};
+struct grove_session_pending {
+	enum grove_pending_state state;
+	int64_t txn;   /* the unfinished transaction, or 0 */
+	char *command; /* its command line, from the log, or NULL */
+	char *note;    /* why it is stuck, or NULL */
+	/* Who holds the target lock now, transaction or not (a run may be scanning). */
+	struct grove_lock_holder holder;
+};
+
+/*
+ * Fills *ret for s's target (a read-only session will do): the oldest unfinished transaction
+ * in the log and, by probing the target lock in the log's state dir (grove_lock_target_holder:
+ * nothing taken, nothing made), whether a live run is at it. Release with
+ * grove_session_pending_release.
+ */
+int grove_session_pending(struct grove_session *s, struct grove_session_pending *ret,
+			  struct grove_error *err);
+void grove_session_pending_release(struct grove_session_pending *p);
+
+/* "in-progress", "interrupted", "stuck", "unknown" (the --json names); NULL for NONE. */
+const char *grove_session_pending_name(enum grove_pending_state state);
 
 /* Opens the log and, unless opts->no_lock, locks the target. A locked target
  * is -EWOULDBLOCK ("target '…' is locked by another grove run"). A target that

@@ -4,6 +4,7 @@
 #define GROVE_VERIFY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "grove/error.h"
 #include "grove/session.h"
@@ -20,6 +21,9 @@ struct grove_verify_finding {
 	enum grove_verify_issue issue;
 	char *path;     /* relative to the target */
 	char *expected; /* the link text grove made; NULL for a folder grove made, or FOREIGN */
+	/* The unfinished transaction (report.unfinished) this entry is part of: one of its ops
+	 * touches the path, or the entry is one of its temporary entries; 0 when it is drift. */
+	int64_t txn;
 };
 
 /* What grove_verify found, findings in the order of the log's owned entries (a FOREIGN entry
@@ -28,14 +32,22 @@ struct grove_verify_report {
 	struct grove_verify_finding *findings;
 	size_t n_findings;
 	size_t checked; /* entries grove owns by the log */
+	/* Findings by issue, those of the unfinished transaction left out (they are not drift:
+	 * recovery, or the run at work, settles them)... */
 	size_t missing, changed, broken, foreign;
+	/* ...and counted here, with the transaction (0 when none is unfinished). */
+	size_t unfinished_entries;
+	int64_t unfinished;
 };
 
 /*
  * Checks every entry the log says grove owns in s's target: it must exist, be the link grove
  * made (with the same text) or a folder grove made, and a link that lands in a stow dir one of
  * the target's transactions used must resolve there. Entries in a folder grove made that grove
- * does not own are FOREIGN. Reads only, beneath the roots it holds (the target, and the stow
+ * does not own are FOREIGN. An entry the log's unfinished transaction (INTENT or STUCK) touches
+ * is still reported, marked with that transaction (finding.txn), since the entries grove owns
+ * are the committed transactions' and its half-made changes would otherwise pass for drift or
+ * someone else's. Reads only, beneath the roots it holds (the target, and the stow
  * dirs it opens itself and closes before returning; a stow dir that cannot be opened is not
  * looked into).
  *

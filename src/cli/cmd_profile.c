@@ -667,6 +667,7 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 	po.wait_seconds = global->wait_seconds;
 	po.mutate = !read_only;
 	po.dry_run = dry;
+	po.command = global->command_line;
 	r = grove_profile_open(&po, &p, &recovered, &err);
 	if (r < 0) {
 		free(a.pos);

@@ -72,6 +72,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (!cli.plan_only && !cli.simulate) {
 		so.state_opt = global ? global->state_dir : NULL;
 		so.wait_seconds = global ? global->wait_seconds : 0;
+		so.command = req.command;
 	}
 	req.stow_words = !global;
 	r = grove_stow_prepare(&req, cli.plan_only || cli.simulate ? NULL : &so, &run, &err);

@@ -26,6 +26,9 @@ struct txn_args {
 	struct grove_status_farm farm; /* status: the stow dir's packages on disk */
 	bool dir_given;
 	char *global_ignore, *global_ignore_source;
+	/* What the read-only commands say besides their own output. */
+	bool system_log; /* the system log is shown: the user's own does not know the target */
+	struct grove_session_pending pending;
 };
 
 static void
@@ -116,10 +119,18 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 	return r;
 }
 
+/* A transaction's state for `grove log` and `show`: an INTENT transaction is in progress while
+ * a live run holds the target lock, interrupted when none does (pending says which). */
 static const char *
-state_name(enum grove_txn_state st)
+txn_state_name(const struct grove_txn *t, const struct grove_session_pending *p)
 {
-	switch (st) {
+	if (t->state != GROVE_TXN_INTENT)
+		;
+	else if (p->txn == t->id && p->state == GROVE_PENDING_IN_PROGRESS)
+		return "in-progress";
+	else if (p->txn == t->id && p->state == GROVE_PENDING_UNKNOWN)
+		return "unfinished";
+	switch (t->state) {
 	case GROVE_TXN_INTENT:
 		return "interrupted";
 	case GROVE_TXN_COMMITTED:
@@ -133,8 +144,10 @@ state_name(enum grove_txn_state st)
 }
 
 static const char *
-state_sgr(enum grove_txn_state st)
+state_sgr(enum grove_txn_state st, const char *name)
 {
+	if (!strcmp(name, "in-progress"))
+		return GROVE_SGR_WARN;
 	switch (st) {
 	case GROVE_TXN_COMMITTED:
 		return GROVE_SGR_ADD;
@@ -165,16 +178,17 @@ ops_word(size_t n)
 /* One transaction as `grove log` and `grove show` print it: a line (and its ops under it), or a
  * JSON object (its ops as "changes"), when ops is not NULL. */
 static void
-print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json)
+print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json,
+	  const struct grove_session_pending *p)
 {
+	const char *state = txn_state_name(t, p);
 	char when[64];
 
 	fmt_time(t->started, when, sizeof(when));
 	if (json) {
 		printf("{\"id\": %lld, \"time\": ", (long long)t->id);
 		grove_json_time(stdout, t->started);
-		printf(", \"state\": \"%s\", \"ops\": %zu, \"command\": ", state_name(t->state),
-		       t->n_ops);
+		printf(", \"state\": \"%s\", \"ops\": %zu, \"command\": ", state, t->n_ops);
 		grove_json_str(stdout, t->command);
 		printf(", \"undoes\": %lld, \"note\": ", (long long)t->undoes);
 		grove_json_str(stdout, t->note);
@@ -186,7 +200,7 @@ print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json)
 		return;
 	}
 	printf("%6lld  %s  ", (long long)t->id, when);
-	grove_paint(stdout, state_sgr(t->state), "%-11s", state_name(t->state));
+	grove_paint(stdout, state_sgr(t->state, state), "%-11s", state);
 	printf("  %4zu %-3s  ", t->n_ops, ops_word(t->n_ops));
 	grove_fput_shown(t->command ? t->command : "", stdout);
 	if (t->undoes)
@@ -201,6 +215,152 @@ print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json)
 		grove_print_plan_prefixed(ops, "        ", stdout);
 }
 
+/* "target": and, for every reading command, which log it read: "log" (its file) and
+ * "system_log" (docs/json.md). */
+static void
+print_json_source(const struct grove_session *s, const struct txn_args *ta)
+{
+	fputs(", \"target\": ", stdout);
+	grove_json_str(stdout, s->target->real);
+	fputs(", \"log\": ", stdout);
+	grove_json_str(stdout, grove_journal_name(s->journal));
+	printf(", \"system_log\": %s", ta->system_log ? "true" : "false");
+}
+
+/* One line saying whose log is shown, when it is not the user's own. */
+static void
+print_source(const struct grove_session *s, const struct txn_args *ta, const char *indent)
+{
+	if (!ta->system_log)
+		return;
+	printf("%s(from the system log ", indent);
+	grove_fput_shown(grove_journal_name(s->journal), stdout);
+	fputs(")\n", stdout);
+}
+
+/* The unfinished transaction and the lock's holder, as JSON members (docs/json.md). */
+static void
+print_json_pending(const struct grove_session_pending *p)
+{
+	const char *name = grove_session_pending_name(p->state);
+
+	printf(", \"unfinished\": %lld, \"unfinished_state\": ", (long long)p->txn);
+	if (name)
+		printf("\"%s\"", name);
+	else
+		fputs("null", stdout);
+	fputs(", \"unfinished_command\": ", stdout);
+	grove_json_str(stdout, p->txn ? p->command : NULL);
+	fputs(", \"holder\": ", stdout);
+	if (p->holder.state != GROVE_LOCK_HELD) {
+		fputs("null", stdout);
+		return;
+	}
+	fputs("{\"pid\": ", stdout);
+	if (p->holder.pid)
+		printf("%ld", p->holder.pid);
+	else
+		fputs("null", stdout);
+	fputs(", \"command\": ", stdout);
+	grove_json_str(stdout, p->holder.command);
+	fputs("}", stdout);
+}
+
+/* "transaction 35 (grove stow vim)" */
+static void
+put_txn(FILE *f, const struct grove_session_pending *p)
+{
+	fprintf(f, "transaction %lld", (long long)p->txn);
+	if (p->command) {
+		fputs(" (", f);
+		grove_fput_shown(p->command, f);
+		fputc(')', f);
+	}
+}
+
+/* " (grove pid 1234: grove stow vim)" (without the command when it is same) or nothing when the
+ * holder's record is gone. */
+static void
+put_holder(FILE *f, const struct grove_lock_holder *h, const char *same)
+{
+	if (!h->pid)
+		return;
+	fprintf(f, " (grove pid %ld", h->pid);
+	if (h->command && !(same && !strcmp(same, h->command))) {
+		fputs(": ", f);
+		grove_fput_shown(h->command, f);
+	}
+	fputc(')', f);
+}
+
+/*
+ * The one line on the target's unfinished transaction (to f: stderr for status, stdout first
+ * for verify, whose findings it explains), or on a run holding the target lock: in progress
+ * only while a live run holds the lock; otherwise interrupted, and what recovers it.
+ */
+static void
+print_pending(FILE *f, const struct grove_session *s, const struct grove_session_pending *p,
+	      bool say_holder)
+{
+	const char *t = s->target->real;
+	const char *pre = f == stderr ? "grove: " : "";
+
+	switch (p->state) {
+	case GROVE_PENDING_NONE:
+		if (!say_holder || p->holder.state != GROVE_LOCK_HELD)
+			return;
+		fprintf(f, "%sa grove run holds the lock of this target", pre);
+		put_holder(f, &p->holder, NULL);
+		fputs("; what it changes shows once it commits\n", f);
+		return;
+	case GROVE_PENDING_IN_PROGRESS:
+		fputs(pre, f);
+		put_txn(f, p);
+		fputs(" is in progress", f);
+		if (p->holder.pid)
+			put_holder(f, &p->holder, p->command);
+		else
+			fputs(" in another grove run", f);
+		fputs("; what it changes shows once it commits\n", f);
+		return;
+	case GROVE_PENDING_INTERRUPTED:
+		fputs(pre, f);
+		put_txn(f, p);
+		fputs(" was interrupted (no grove run holds the target's lock); 'grove recover -t ",
+		      f);
+		grove_fput_shown(t, f);
+		fputs("' rolls it back, as does the next change\n", f);
+		return;
+	case GROVE_PENDING_STUCK:
+		fputs(pre, f);
+		put_txn(f, p);
+		fputs(" is stuck", f);
+		if (p->note) {
+			fputs(": ", f);
+			grove_fput_shown(p->note, f);
+		}
+		fputs("; fix that, then 'grove recover -t ", f);
+		grove_fput_shown(t, f);
+		fputs("' (or abandon it with 'grove recover --force')\n", f);
+		return;
+	case GROVE_PENDING_UNKNOWN:
+		fputs(pre, f);
+		put_txn(f, p);
+		fputs(" is unfinished: in progress, or interrupted (the lock of this target in '",
+		      f);
+		grove_fput_shown(s->state_path, f);
+		fputs("/locks' cannot be read to tell)\n", f);
+		return;
+	}
+}
+
+/* Exit 4 when an unfinished transaction needs someone: one no live run is at. */
+static bool
+pending_needs_attention(const struct grove_session_pending *p)
+{
+	return p->state != GROVE_PENDING_NONE && p->state != GROVE_PENDING_IN_PROGRESS;
+}
+
 static int
 cmd_log(struct grove_session *s, const struct txn_args *ta)
 {
@@ -213,9 +373,10 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		return grove_report_error(&err, r);
 	if (ta->json) {
 		grove_json_begin(stdout, "log");
-		fputs(", \"target\": ", stdout);
-		grove_json_str(stdout, s->target->real);
+		print_json_source(s, ta);
 		fputs(", \"transactions\": [", stdout);
+	} else {
+		print_source(s, ta, "");
 	}
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_plan ops;
@@ -227,7 +388,7 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		if (r >= 0 && ta->json)
 			fputs(i ? ",\n  " : "\n  ", stdout);
 		if (r >= 0)
-			print_txn(&txns[i], ta->verbose ? &ops : NULL, ta->json);
+			print_txn(&txns[i], ta->verbose ? &ops : NULL, ta->json, &ta->pending);
 		grove_plan_release(&ops);
 	}
 	if (ta->json)
@@ -279,13 +440,13 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 	r = grove_journal_ops(s->journal, t.id, &ops, &err);
 	if (r >= 0 && ta->json) {
 		grove_json_begin(stdout, "show");
-		fputs(", \"target\": ", stdout);
-		grove_json_str(stdout, s->target->real);
+		print_json_source(s, ta);
 		fputs(", \"transaction\": ", stdout);
-		print_txn(&t, &ops, true);
+		print_txn(&t, &ops, true, &ta->pending);
 		fputs("}\n", stdout);
 	} else if (r >= 0) {
-		print_txn(&t, &ops, false);
+		print_source(s, ta, "");
+		print_txn(&t, &ops, false, &ta->pending);
 	}
 	grove_plan_release(&ops);
 	grove_txn_release(&t);
@@ -307,11 +468,8 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 	struct grove_stow_farm_pkg *farm = NULL;
 	struct grove_error err = { 0 };
 	size_t n = 0, groups = 0, n_farm = 0;
-	int64_t unfinished = 0;
 	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
 
-	if (r >= 0)
-		r = grove_journal_unfinished(s->journal, s->target_id, &unfinished, &err);
 	if (r >= 0)
 		r = grove_status_farm_load(&ta->farm, s->target, &farm, &n_farm, &err);
 	if (r < 0) {
@@ -321,13 +479,14 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 	qsort(own, n, sizeof(*own), cmp_pkg);
 	if (ta->json) {
 		grove_json_begin(stdout, "status");
-		printf(", \"target\": ");
-		grove_json_str(stdout, s->target->real);
-		printf(", \"unfinished\": %lld, \"packages\": [", (long long)unfinished);
+		print_json_source(s, ta);
+		print_json_pending(&ta->pending);
+		fputs(", \"packages\": [", stdout);
 	} else {
 		fputs("target ", stdout);
 		grove_fput_shown(s->target->real, stdout);
 		putchar('\n');
+		print_source(s, ta, "  ");
 	}
 	for (size_t i = 0; i < n;) {
 		size_t j = i, links = 0, dirs = 0;
@@ -360,13 +519,10 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 	grove_stow_farm_free(farm, n_farm);
 	if (ta->json)
 		fputs("}\n", stdout);
-	if (unfinished)
-		fprintf(stderr,
-			"grove: transaction %lld was interrupted; the next change (or 'grove "
-			"recover') rolls it back\n",
-			(long long)unfinished);
+	(void)fflush(stdout); /* the packages, then the line on what is unfinished */
+	print_pending(stderr, s, &ta->pending, true);
 	grove_owned_free(own, n);
-	return GROVE_EXIT_OK;
+	return pending_needs_attention(&ta->pending) ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
 }
 
 /* ---- verify ---- */
@@ -378,19 +534,47 @@ print_finding_json(const struct grove_verify_finding *f, bool first)
 	grove_json_str(stdout, f->path);
 	printf(", \"issue\": \"%s\", \"expected\": ", grove_verify_issue_name(f->issue));
 	grove_json_str(stdout, f->expected);
-	fputs("}", stdout);
+	if (f->txn)
+		printf(", \"transaction\": %lld}", (long long)f->txn);
+	else
+		fputs(", \"transaction\": null}", stdout);
+}
+
+/* "interrupted transaction 3", "transaction 3, in progress"... */
+static void
+put_txn_kind(FILE *f, const struct grove_session_pending *p, int64_t txn)
+{
+	switch (p->state) {
+	case GROVE_PENDING_IN_PROGRESS:
+		fprintf(f, "transaction %lld, in progress", (long long)txn);
+		return;
+	case GROVE_PENDING_INTERRUPTED:
+		fprintf(f, "interrupted transaction %lld", (long long)txn);
+		return;
+	case GROVE_PENDING_STUCK:
+		fprintf(f, "stuck transaction %lld", (long long)txn);
+		return;
+	default:
+		fprintf(f, "unfinished transaction %lld", (long long)txn);
+		return;
+	}
 }
 
 static void
-print_finding_text(const struct grove_verify_finding *f)
+print_finding_text(const struct grove_verify_finding *f, const struct grove_session_pending *p)
 {
 	bool foreign = f->issue == GROVE_VERIFY_FOREIGN;
 
-	grove_paint(stdout, foreign ? GROVE_SGR_WARN : GROVE_SGR_ERROR, "%-8s",
+	grove_paint(stdout, foreign || f->txn ? GROVE_SGR_WARN : GROVE_SGR_ERROR, "%-8s",
 		    grove_verify_issue_name(f->issue));
 	putchar(' ');
 	grove_fput_shown(f->path, stdout);
-	if (foreign) {
+	if (f->txn) {
+		/* Not drift and not someone else's: grove's own half-made change. */
+		fputs(" (part of ", stdout);
+		put_txn_kind(stdout, p, f->txn);
+		fputs(")\n", stdout);
+	} else if (foreign) {
 		fputs(" (in a folder grove made, but not grove's)\n", stdout);
 	} else if (f->expected) {
 		fputs(" (grove made it a link to ", stdout);
@@ -412,22 +596,36 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 		return grove_report_error(&err, r);
 	if (ta->json) {
 		grove_json_begin(stdout, "verify");
-		fputs(", \"target\": ", stdout);
-		grove_json_str(stdout, s->target->real);
+		print_json_source(s, ta);
+		print_json_pending(&ta->pending);
 		fputs(", \"issues\": [", stdout);
 		for (size_t i = 0; i < rep.n_findings; i++)
 			print_finding_json(&rep.findings[i], i == 0);
 		printf("], \"checked\": %zu, \"missing\": %zu, \"changed\": %zu, \"broken\": "
-		       "%zu, \"foreign\": %zu}\n",
-		       rep.checked, rep.missing, rep.changed, rep.broken, rep.foreign);
+		       "%zu, \"foreign\": %zu, \"unfinished_entries\": %zu}\n",
+		       rep.checked, rep.missing, rep.changed, rep.broken, rep.foreign,
+		       rep.unfinished_entries);
 	} else {
+		/* The unfinished transaction first: it explains the findings marked with it. */
+		print_source(s, ta, "");
+		print_pending(stdout, s, &ta->pending, false);
 		for (size_t i = 0; i < rep.n_findings; i++)
-			print_finding_text(&rep.findings[i]);
-		printf("verified %zu entr%s: %zu missing, %zu changed, %zu broken, %zu foreign\n",
+			print_finding_text(&rep.findings[i], &ta->pending);
+		printf("verified %zu entr%s: %zu missing, %zu changed, %zu broken, %zu foreign",
 		       rep.checked, rep.checked == 1 ? "y" : "ies", rep.missing, rep.changed,
 		       rep.broken, rep.foreign);
+		if (rep.unfinished_entries) {
+			printf("; %zu part of ", rep.unfinished_entries);
+			put_txn_kind(stdout, &ta->pending, rep.unfinished);
+		}
+		putchar('\n');
 	}
-	r = rep.n_findings ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
+	/* Drift, or a transaction no live run is at, needs someone; the entries of a run at
+	 * work are its business. */
+	r = rep.missing + rep.changed + rep.broken + rep.foreign ||
+			    pending_needs_attention(&ta->pending)
+		    ? GROVE_EXIT_ATTENTION
+		    : GROVE_EXIT_OK;
 	grove_verify_report_release(&rep);
 	return r;
 }
@@ -665,6 +863,75 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 	return status;
 }
 
+/* Whether two state dir paths are the same string, trailing slashes aside. */
+static bool
+same_dir(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && !memcmp(a, b, la);
+}
+
+static bool
+root_owned(const struct grove_root *target)
+{
+	struct grove_stat st;
+	struct grove_error err;
+
+	return grove_fs_stat_fd(target->fd, &st, &err) == 0 && st.uid == 0;
+}
+
+/*
+ * Replaces s (the user's own log, which does not know the target) by the system log when that
+ * one knows it: what root stowed into /usr/local is root's log's. The system log is opened
+ * read-only (nothing made, written or migrated); one that is there and cannot be read is said
+ * in one line, and the user's own log stays.
+ */
+static bool
+use_system_log(struct grove_session *s, const struct grove_root *target,
+	       const struct grove_session_opts *own)
+{
+	struct grove_session_opts so = *own;
+	struct grove_session sys;
+	struct grove_error err = { 0 };
+	char *path = NULL;
+	bool same;
+	int r;
+
+	if (grove_journal_system_state_dir(&path, &err) < 0)
+		return false;
+	same = same_dir(path, s->state_path);
+	free(path);
+	if (same)
+		return false;
+	so.system_log = true;
+	so.no_lock = so.read_only = so.no_create = true;
+	r = grove_session_open(&sys, target, &so, &err);
+	if (r == -ENOENT)
+		return false;
+	/* A system log made 0700 by an older grove: worth a line only for a target of root's (as
+	 * /usr/local is), not for every folder of the user's own. */
+	if ((r == -EACCES || r == -EPERM) && !root_owned(target))
+		return false;
+	if (r < 0) {
+		fprintf(stderr, "grove: not reading the system log: ");
+		grove_fput_shown(err.msg, stderr);
+		fputc('\n', stderr);
+		return false;
+	}
+	if (!sys.target_id) {
+		grove_session_close(&sys);
+		return false;
+	}
+	grove_session_close(s);
+	*s = sys;
+	return true;
+}
+
 int
 grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_opts *global)
 {
@@ -722,12 +989,24 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	/* grove log and show show a profile's history; the others would read its ops as a
 	 * target's. */
 	so.profile_log = !strcmp(cmd, "log") || !strcmp(cmd, "show");
+	so.command = global->command_line;
 	r = grove_session_open(&s, &target, &so, &err);
 	if (r < 0) {
 		grove_root_release(&stow);
 		grove_root_release(&target);
 		ta_release(&ta);
 		return grove_report_error(&err, r);
+	}
+	/* The reading commands: root's log when the user's own does not know the target (a
+	 * --state named is the log asked for), and what is unfinished there now. */
+	if (!writes) {
+		if (!global->state_dir && !s.target_id)
+			ta.system_log = use_system_log(&s, &target, &so);
+		r = grove_session_pending(&s, &ta.pending, &err);
+		if (r < 0) {
+			status = grove_report_error(&err, r);
+			goto out;
+		}
 	}
 	if (writes && !ta.dry_run) {
 		r = grove_session_recover(&s, stow.path ? &stow : NULL, ta.force, &recovered, &err);
@@ -756,6 +1035,7 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	else
 		status = GROVE_EXIT_OK;
 out:
+	grove_session_pending_release(&ta.pending);
 	grove_session_close(&s);
 	grove_root_release(&stow);
 	grove_root_release(&target);

@@ -77,11 +77,13 @@ static const struct help_page pages[] = {
 	  "    -n, --dry-run          print what would be recorded; change and write nothing\n"
 	  "    -v, --verbose          print the links recorded on stderr\n"
 	  "    --json                 print a JSON document on stdout (see docs/json.md)\n" },
-	{ "log", "Usage: grove log [-t DIR] [-v] [--json]\n"
-		 "Lists the target's transactions, newest first: number, time, state (committed,\n"
-		 "rolled-back, interrupted, stuck), number of ops, command line; with -v, each\n"
-		 "transaction's ops under it.\n\n" TARGET_OPTIONS
-		 "    -v, --verbose          list each transaction's ops\n" },
+	{ "log",
+	  "Usage: grove log [-t DIR] [-v] [--json]\n"
+	  "Lists the target's transactions, newest first: number, time, state (committed,\n"
+	  "rolled-back, in-progress, interrupted, stuck), number of ops, command line; with\n"
+	  "-v, each transaction's ops under it. Reads root's log when yours does not know\n"
+	  "the target, and says so.\n\n" TARGET_OPTIONS
+	  "    -v, --verbose          list each transaction's ops\n" },
 	{ "show",
 	  "Usage: grove show N [-t DIR] [--json]\n"
 	  "Prints transaction N of the target (see grove log) and its ops. A transaction of\n"
@@ -89,12 +91,16 @@ static const struct help_page pages[] = {
 	{ "status",
 	  "Usage: grove status [-t DIR] [--json]\n"
 	  "Lists the packages grove has stowed into the target, with their link counts, and\n"
-	  "says when a transaction was interrupted.\n\n" TARGET_OPTIONS },
+	  "says when a transaction is in progress (the run's pid and command), interrupted\n"
+	  "or stuck. Exit 4 when one is interrupted or stuck. Reads root's log when yours\n"
+	  "does not know the target, and says so.\n\n" TARGET_OPTIONS },
 	{ "verify",
 	  "Usage: grove verify [-t DIR] [--json]\n"
 	  "Checks every link and folder the log says grove owns against the disk: missing,\n"
 	  "changed, broken (pointing at nothing) and foreign (someone else's entry inside a\n"
-	  "folder grove made). Exit 4 when anything is found.\n\n" TARGET_OPTIONS },
+	  "folder grove made). An unfinished transaction is told first, and the entries it\n"
+	  "touches are shown as part of it. Exit 4 on drift, or a transaction interrupted or\n"
+	  "stuck; 0 when only a transaction in progress differs.\n\n" TARGET_OPTIONS },
 	{ "undo",
 	  "Usage: grove undo [-t DIR] [-n] [-v]\n"
 	  "Reverts the last committed transaction that is not an undo already, as a new\n"

@@ -84,7 +84,9 @@ def validate(schema, doc):
 
 
 def self_test(schema):
-    good = {"grove": 1, "command": "status", "target": "/t", "unfinished": 0,
+    good = {"grove": 1, "command": "status", "target": "/t", "log": "/s/grove.db",
+            "system_log": False, "unfinished": 0, "unfinished_state": None,
+            "unfinished_command": None, "holder": None,
             "packages": [{"package": "a", "links": 2}]}
     validate(schema, good)
     bad = [
@@ -95,7 +97,9 @@ def self_test(schema):
         dict(good, unfinished=True),                           # a bool is not an integer
         dict(good, packages=[{"package": "a"}]),               # a missing field in an item
         dict(good, command="frob"),                            # no such command
-        {"grove": 1, "command": "log", "target": "/t",
+        dict(good, unfinished_state="gone"),                   # not one of the states
+        dict(good, holder={"pid": 1}),                         # a missing field in an object
+        {"grove": 1, "command": "log", "target": "/t", "log": "/s/grove.db", "system_log": False,
          "transactions": [{"id": 1, "time": "2026-12-03 09:00:00", "state": "committed", "ops": 1,
                            "command": "grove", "undoes": 0, "note": None}]},  # not RFC 3339
     ]

@@ -47,6 +47,9 @@ export HOME=$ROOT/.home
 mkdir -p "$HOME"
 export XDG_CONFIG_HOME=$HOME/.config XDG_STATE_HOME=$HOME/.state
 export GROVE_STATE_DIR=$_lib_meta/state
+# The system log the reading commands fall back to (root's /var/lib/grove): none, unless a test
+# makes one.
+export GROVE_SYSTEM_STATE_DIR=$_lib_meta/system-state
 unset STOW_DIR NO_COLOR 2>/dev/null || true
 export LC_ALL=C.UTF-8
 

@@ -318,6 +318,15 @@ test_journal_state_dir(void **state)
 	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
 	assert_string_equal(p, "/var/lib/grove");
 	free(p);
+	/* The system state dir, for tests. */
+	setenv("GROVE_SYSTEM_STATE_DIR", "/sys-state", 1);
+	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
+	assert_string_equal(p, "/sys-state");
+	free(p);
+	assert_int_equal(grove_journal_system_state_dir(&p, &fx->err), 0);
+	assert_string_equal(p, "/sys-state");
+	free(p);
+	unsetenv("GROVE_SYSTEM_STATE_DIR");
 	setenv("GROVE_STATE_DIR", "rel/g", 1);
 	assert_int_equal(grove_journal_state_dir(NULL, &p, &fx->err), 0);
 	assert_string_equal(p, "rel/g");
@@ -1601,6 +1610,73 @@ test_journal_lock_killed(void **state)
 	free(lockpath);
 }
 
+/* The holder of a target lock is told without taking the lock: its pid and command while it
+ * lives (a child holding it), nothing once it is killed, though its record stays in the file. */
+static void
+test_journal_lock_holder(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_lock_wait w = { 0 };
+	struct grove_lock_holder h;
+	int ready[2], hang[2], fd, status;
+	pid_t pid;
+	char c;
+
+	/* Never locked: free, and looking makes nothing. */
+	assert_int_equal(grove_lock_target_holder(&fx->sroot, &fx->troot, &h, &fx->err), 0);
+	assert_int_equal(h.state, GROVE_LOCK_FREE);
+	grove_lock_holder_release(&h);
+
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(hang, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct grove_error err;
+
+		close(ready[0]);
+		close(hang[1]);
+		if (grove_lock_target_with(&fx->sroot, &fx->troot, &w, false, "grove stow\nvim",
+					   &err) < 0)
+			_exit(1);
+		write_all(ready[1], "L", 1);
+		while (read(hang[0], &c, 1) != 0) /* until killed */
+			;
+		_exit(2);
+	}
+	close(ready[1]);
+	close(hang[0]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(grove_lock_target_holder(&fx->sroot, &fx->troot, &h, &fx->err), 0);
+	assert_int_equal(h.state, GROVE_LOCK_HELD);
+	assert_int_equal(h.pid, pid);
+	assert_string_equal(h.command, "grove stow vim");
+	grove_lock_holder_release(&h);
+	/* Probing took nothing: the holder still holds, and a writer is told who. */
+	assert_int_equal(grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err), -EWOULDBLOCK);
+	assert_non_null(strstr(fx->err.msg, ": grove stow vim)"));
+
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(grove_lock_target_holder(&fx->sroot, &fx->troot, &h, &fx->err), 0);
+	assert_int_equal(h.state, GROVE_LOCK_FREE);
+	assert_int_equal(h.pid, 0);
+	assert_null(h.command);
+	grove_lock_holder_release(&h);
+
+	/* Our own lock: held by us, with our pid. */
+	fd = grove_lock_target(&fx->sroot, &fx->troot, 0, &fx->err);
+	assert_true(fd >= 0);
+	assert_int_equal(grove_lock_target_holder(&fx->sroot, &fx->troot, &h, &fx->err), 0);
+	assert_int_equal(h.state, GROVE_LOCK_HELD);
+	assert_int_equal(h.pid, getpid());
+	assert_null(h.command);
+	grove_lock_holder_release(&h);
+	close(fd);
+	close(ready[0]);
+	close(hang[1]);
+}
+
 /* A symlink or a fifo planted as the lock file is refused, never followed or waited on. */
 static void
 test_journal_lock_planted(void **state)
@@ -1685,6 +1761,7 @@ main(void)
 		T(test_journal_lock_nowait),
 		T(test_journal_lock_wait),
 		T(test_journal_lock_killed),
+		T(test_journal_lock_holder),
 		T(test_journal_lock_planted),
 		T(test_journal_cost),
 	};
