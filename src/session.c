@@ -108,9 +108,7 @@ grove_session_close(struct grove_session *s)
 {
 	if (!s)
 		return;
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = NULL;
-	s->n_alt = 0;
+	grove_session_forget_changes(s);
 	s->journal = grove_journal_close(s->journal);
 	if (s->lock_fd >= 0)
 		grove_fd_close(s->lock_fd);
@@ -130,16 +128,24 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 		    const struct grove_plan *plan, const struct grove_session_txn_opts *opts,
 		    struct grove_error *err)
 {
+	struct grove_journal_intent in = {
+		.target_id = s->target_id,
+		.command = opts->command,
+		.stow = opts->logged_stow,
+		.undoes = opts->undoes,
+		.plan = plan,
+		.alt = s->alt,
+		.n_alt = s->n_alt,
+		.pkgs = s->pkgs,
+		.n_pkgs = s->n_pkgs,
+	};
 	struct grove_error xerr = { 0 };
 	int64_t txn = 0;
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	r = grove_journal_begin_alt(s->journal, s->target_id, opts->command, opts->logged_stow,
-				    opts->undoes, plan, s->alt, s->n_alt, &txn, err);
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = NULL;
-	s->n_alt = 0;
+	r = grove_journal_begin_intent(s->journal, &in, &txn, err);
+	grove_session_forget_changes(s);
 	if (r < 0)
 		return r;
 	if (!s->target_id)
@@ -730,78 +736,6 @@ set_stow_path(struct grove_session *s, struct grove_world *w, const int64_t *txn
 	return r;
 }
 
-/* The groups txns changed: each group's state before the first of them and after the last. The
- * saved group must still be as the last left it; otherwise a conflict. */
-static int
-revert_groups(struct grove_session *s, const int64_t *txns, size_t n, struct grove_plan *plan,
-	      struct grove_error *err)
-{
-	struct grove_journal_alt_change *acc = NULL;
-	size_t n_acc = 0;
-	int r = 0;
-
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		struct grove_journal_alt_change *v = NULL;
-		size_t nv = 0;
-
-		r = grove_journal_alt_changes(s->journal, txns[i], &v, &nv, err);
-		for (size_t k = 0; k < nv && r >= 0; k++) {
-			size_t a;
-
-			for (a = 0; a < n_acc; a++)
-				if (acc[a].dir_id == v[k].dir_id && !strcmp(acc[a].name, v[k].name))
-					break;
-			if (a == n_acc) {
-				struct grove_journal_alt_change *na =
-					realloc(acc, (n_acc + 1) * sizeof(*na));
-
-				if (!na) {
-					r = grove_error_set(err, -ENOMEM, "out of memory");
-					break;
-				}
-				acc = na;
-				acc[n_acc++] = v[k];
-				memset(&v[k], 0, sizeof(v[k]));
-				continue;
-			}
-			/* Later: keep the first before, take the last after. */
-			free(acc[a].after);
-			acc[a].after = steal_ptr(v[k].after);
-		}
-		grove_journal_alt_changes_free(v, nv);
-	}
-	for (size_t a = 0; a < n_acc && r >= 0; a++) {
-		cleanup_free char *now = NULL;
-		char *t;
-
-		r = grove_journal_alt_text(s->journal, acc[a].dir_id, acc[a].name, &now, err);
-		if (r < 0)
-			break;
-		if ((now || acc[a].after) &&
-		    (!now || !acc[a].after || strcmp(now, acc[a].after) != 0)) {
-			cleanup_free char *m = grove_strdupf(
-				"cannot revert: alternatives group %s was changed since",
-				acc[a].name);
-
-			if (!m || grove_plan_add_conflict(plan, "revert", NULL, acc[a].name, m) < 0)
-				r = grove_error_set(err, -ENOMEM, "out of memory");
-			continue;
-		}
-		/* The revert goes from after to before. */
-		t = acc[a].before;
-		acc[a].before = acc[a].after;
-		acc[a].after = t;
-	}
-	if (r < 0) {
-		grove_journal_alt_changes_free(acc, n_acc);
-		return r;
-	}
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = acc;
-	s->n_alt = n_acc;
-	return 0;
-}
-
 int
 grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
 			  struct grove_plan *plan, struct grove_error *err)
@@ -832,7 +766,9 @@ grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n
 	if (r >= 0)
 		r = set_wanted(&w, &ts, false, plan, err);
 	if (r >= 0)
-		r = revert_groups(s, txns, n, plan, err);
+		r = grove_session_revert_groups(s, txns, n, plan, err);
+	if (r >= 0)
+		r = grove_session_revert_pkgs(s, txns, n, err);
 	if (r == -ENOMEM)
 		grove_error_set(err, r, "out of memory");
 	if (r >= 0 && plan->n_conflicts == 0)

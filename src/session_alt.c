@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The transaction driver's part of alternatives: the admin files (ADMINDIR/NAME) of the groups a
- * transaction changes, written as its commit's last step and put back by its rollback. */
+ * transaction changes, written as its commit's last step and put back by its rollback; and the
+ * groups' earlier states a revert (undo, rollback) puts back. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,4 +192,76 @@ grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, cons
 	grove_root_release(&own);
 	grove_journal_alt_changes_free(v, n);
 	return r;
+}
+
+/* The groups txns changed: each group's state before the first of them and after the last. The
+ * saved group must still be as the last left it; otherwise a conflict. */
+int
+grove_session_revert_groups(struct grove_session *s, const int64_t *txns, size_t n,
+			    struct grove_plan *plan, struct grove_error *err)
+{
+	struct grove_journal_alt_change *acc = NULL;
+	size_t n_acc = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_journal_alt_change *v = NULL;
+		size_t nv = 0;
+
+		r = grove_journal_alt_changes(s->journal, txns[i], &v, &nv, err);
+		for (size_t k = 0; k < nv && r >= 0; k++) {
+			size_t a;
+
+			for (a = 0; a < n_acc; a++)
+				if (acc[a].dir_id == v[k].dir_id && !strcmp(acc[a].name, v[k].name))
+					break;
+			if (a == n_acc) {
+				struct grove_journal_alt_change *na =
+					realloc(acc, (n_acc + 1) * sizeof(*na));
+
+				if (!na) {
+					r = grove_error_set(err, -ENOMEM, "out of memory");
+					break;
+				}
+				acc = na;
+				acc[n_acc++] = v[k];
+				memset(&v[k], 0, sizeof(v[k]));
+				continue;
+			}
+			/* Later: keep the first before, take the last after. */
+			free(acc[a].after);
+			acc[a].after = steal_ptr(v[k].after);
+		}
+		grove_journal_alt_changes_free(v, nv);
+	}
+	for (size_t a = 0; a < n_acc && r >= 0; a++) {
+		cleanup_free char *now = NULL;
+		char *t;
+
+		r = grove_journal_alt_text(s->journal, acc[a].dir_id, acc[a].name, &now, err);
+		if (r < 0)
+			break;
+		if ((now || acc[a].after) &&
+		    (!now || !acc[a].after || strcmp(now, acc[a].after) != 0)) {
+			cleanup_free char *m = grove_strdupf(
+				"cannot revert: alternatives group %s was changed since",
+				acc[a].name);
+
+			if (!m || grove_plan_add_conflict(plan, "revert", NULL, acc[a].name, m) < 0)
+				r = grove_error_set(err, -ENOMEM, "out of memory");
+			continue;
+		}
+		/* The revert goes from after to before. */
+		t = acc[a].before;
+		acc[a].before = acc[a].after;
+		acc[a].after = t;
+	}
+	if (r < 0) {
+		grove_journal_alt_changes_free(acc, n_acc);
+		return r;
+	}
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = acc;
+	s->n_alt = n_acc;
+	return 0;
 }

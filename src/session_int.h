@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Internal to the transaction driver (session.c, session_alt.c). */
+/* Internal to the transaction driver (session.c, session_alt.c, session_pkgs.c). */
 #ifndef GROVE_SESSION_INT_H
 #define GROVE_SESSION_INT_H
 
@@ -22,5 +22,19 @@
  */
 int grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, const char *tag,
 			    struct grove_error *err);
+
+/* Sets s->alt to the groups the transactions txns (oldest first) changed, each from its state
+ * after the last of them back to its state before the first; a group changed since is a conflict
+ * in plan. */
+int grove_session_revert_groups(struct grove_session *s, const int64_t *txns, size_t n,
+				struct grove_plan *plan, struct grove_error *err);
+
+/* Frees the changes the next intent would have logged (s->alt, s->pkgs). */
+void grove_session_forget_changes(struct grove_session *s);
+
+/* Sets s->pkgs to the state the log recorded for every package the transactions txns (oldest
+ * first) stow or unstow, as it was before the first of them: what reverting them puts back. */
+int grove_session_revert_pkgs(struct grove_session *s, const int64_t *txns, size_t n,
+			      struct grove_error *err);
 
 #endif
