@@ -100,7 +100,8 @@ _grove()
 	local commands="stow unstow restow plan switch import log show status verify undo rollback recover alt profile apply help"
 	local global="--state --json --verbose --quiet --dry-run --wait --color --version --help -v -q -n"
 	local pkgopts="--dir --target --stow --delete --restow --ignore --defer --override --adopt
-		--no-folding --dotfiles --compat --no --simulate --verbose --version --help -d -t -S -D -R -n -v -p"
+		--no-folding --folding --dotfiles --no-dotfiles --compat --no --simulate --verbose --version
+		--help -d -t -S -D -R -n -v -p"
 	local logopts="--target --dir --json --help -t -d"
 	local altcmds="--install --remove --remove-all --set --auto --display --query --list --config
 		--all --get-selections --set-selections --slave import"

@@ -159,6 +159,8 @@ complete -c grove -n $pkgcond -l override -x -d 'take over paths starting with R
 complete -c grove -n $pkgcond -l adopt -d 'move existing files into the package'
 complete -c grove -n $pkgcond -l no-folding -d 'never link a folder'
 complete -c grove -n $pkgcond -l dotfiles -d "dot-x is linked as .x"
+complete -c grove -n $pkgcond -l folding -d 'the default, given (not --no-folding)'
+complete -c grove -n $pkgcond -l no-dotfiles -d 'the default, given (not --dotfiles)'
 complete -c grove -n $pkgcond -s p -l compat -d 'legacy unstow'
 complete -c grove -n $pkgcond -l no -l simulate -d 'change nothing'
 complete -c grove -n $pkgcond -s V -d 'show the version'

@@ -34,7 +34,7 @@ $bad"
 bash scripts/check-syscalls.sh >/dev/null || fail "$(bash scripts/check-syscalls.sh)"
 
 # 3.
-bad=$(grep -nE '\bgrove_journal_(begin|begin_alt|finish)\s*\(' $(git ls-files 'src/*.c' 'src/cli/*.c') |
+bad=$(grep -nE '\bgrove_journal_(begin|begin_alt|begin_intent|finish)\s*\(' $(git ls-files 'src/*.c' 'src/cli/*.c') |
       grep -vE '^src/(session|journal[a-z_]*)\.c:' || true)
 [ -z "$bad" ] || fail "journal transactions opened or finished outside session.c:
 $bad"

@@ -197,6 +197,19 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 		if (dot != DOT_UNKNOWN)
 			rec[k].dot = dot;
 	}
+	/* What the log recorded beats what the links show (a package without a "dot-" entry). */
+	for (size_t k = 0; k < n; k++) {
+		struct grove_pkg_layout l;
+		bool found;
+
+		r = grove_journal_pkg_recorded(run->session.journal, run->session.target_id,
+					       run->stow_root.real, rec[k].name, 0, &l, &found,
+					       err);
+		if (r < 0)
+			goto out;
+		if (found && l.stowed)
+			rec[k].dot = l.dotfiles ? DOT_ON : DOT_OFF;
+	}
 	/* A package whose folder is gone cannot be unstowed by its contents:
 	 * its links (dangling now) are removed one by one instead. */
 	for (size_t k = 0; k < n; k++) {
@@ -245,37 +258,6 @@ same_opts(const struct grove_apply_pkg *a, const struct grove_apply_pkg *b)
 	return a->no_folding == b->no_folding && a->dotfiles == b->dotfiles &&
 	       a->adopt == b->adopt && a->ignore == b->ignore && a->defer == b->defer &&
 	       a->override == b->override;
-}
-
-static int
-copy_conflicts(struct grove_plan *to, const struct grove_plan *from)
-{
-	for (size_t i = 0; i < from->n_conflicts; i++) {
-		const struct grove_conflict *c = &from->conflicts[i];
-
-		if (grove_plan_add_conflict(to, c->action, c->package, c->path, c->message) < 0)
-			return -ENOMEM;
-	}
-	for (size_t i = 0; i < from->n_warnings; i++)
-		if (grove_plan_add_warning(to, from->warnings[i]) < 0)
-			return -ENOMEM;
-	return 0;
-}
-
-/* One planner pass; conflicts and warnings are gathered into plan. */
-static int
-pass(struct grove_world *w, const struct grove_plan_opts *po, char *const *unstow, size_t nu,
-     char *const *stow, size_t ns, struct grove_plan *plan, struct grove_error *err)
-{
-	struct grove_plan scratch;
-	int r;
-
-	grove_plan_init(&scratch);
-	r = grove_planner_run(w, po, unstow, nu, stow, ns, &scratch, err);
-	if (r == 0 && copy_conflicts(plan, &scratch) < 0)
-		r = grove_error_set(err, -ENOMEM, "out of memory");
-	grove_plan_release(&scratch);
-	return r;
 }
 
 /*
@@ -341,7 +323,7 @@ plan_all(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove
 		if (!n)
 			continue;
 		po.dotfiles = dot == DOT_ON;
-		r = pass(w, &po, names, n, NULL, 0, plan, err);
+		r = grove_planner_run_pass(w, &po, names, n, NULL, 0, plan, err);
 		if (r != 0) /* an error, or GROVE_PLAN_NEEDS_SCAN */
 			return r;
 	}
@@ -366,7 +348,7 @@ plan_all(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove
 				done[k] = true;
 			}
 		}
-		r = pass(w, &po, NULL, 0, names, n, plan, err);
+		r = grove_planner_run_pass(w, &po, NULL, 0, names, n, plan, err);
 		if (r != 0)
 			return r;
 	}
@@ -396,6 +378,43 @@ check_packages(const struct grove_apply_run *run, const struct grove_apply_targe
 					       "'%s'",
 					       t->dir, t->pkgs[i].name);
 	}
+	return 0;
+}
+
+/* The packages the transaction logs (docs/stow.md, "Recorded options"): each wanted one stowed
+ * with its options, each dropped one unstowed. */
+static int
+log_packages(struct grove_apply_run *run, const struct grove_apply_target *t,
+	     const struct recorded *rec, size_t n_rec, struct grove_error *err)
+{
+	struct grove_journal_pkg *v = calloc(t->n_pkgs + n_rec + 1, sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < t->n_pkgs + n_rec; i++) {
+		const char *name = i < t->n_pkgs ? t->pkgs[i].name : rec[i - t->n_pkgs].name;
+
+		if (i >= t->n_pkgs && strv_has(run->recorded, run->n_recorded, name) &&
+		    !strv_has(run->dropped, run->n_dropped, name))
+			continue; /* wanted: logged above */
+		v[n].stow_dir = strdup(run->stow_root.real);
+		v[n].package = strdup(name);
+		if (i < t->n_pkgs) {
+			v[n].layout.stowed = true;
+			v[n].layout.dotfiles = t->pkgs[i].dotfiles;
+			v[n].layout.no_folding = t->pkgs[i].no_folding;
+		} else {
+			v[n].layout.dotfiles = rec[i - t->n_pkgs].dot == DOT_ON;
+		}
+		if (!v[n++].package || !v[n - 1].stow_dir) {
+			grove_journal_pkgs_free(v, n);
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		}
+	}
+	grove_journal_pkgs_free(run->session.pkgs, run->session.n_pkgs);
+	run->session.pkgs = v;
+	run->session.n_pkgs = n;
 	return 0;
 }
 
@@ -477,6 +496,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		goto fail;
 
 	r = note_changes(run, t, rec, n_rec, err);
+	if (r >= 0)
+		r = log_packages(run, t, rec, n_rec, err);
 	if (r < 0)
 		goto fail;
 	w.stow_path = grove_path_abs2rel(run->stow_root.real, run->target_root.real);

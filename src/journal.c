@@ -97,6 +97,18 @@ static const char *const stmt_sql[ST_COUNT] = {
 			   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_ALT_TXN_GET] = "SELECT dir_id, name, before, after FROM alt_txn_groups"
 			   " WHERE txn_id = ?1 ORDER BY dir_id, name",
+	[ST_PKG_PUT] = "INSERT INTO txn_packages (txn_id, stow_dir, package, stowed, dotfiles,"
+		       " no_folding) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+		       " ON CONFLICT (txn_id, stow_dir, package) DO UPDATE SET"
+		       " stowed = excluded.stowed, dotfiles = excluded.dotfiles,"
+		       " no_folding = excluded.no_folding",
+	[ST_PKG_TXN_GET] = "SELECT stow_dir, package, stowed, dotfiles, no_folding"
+			   " FROM txn_packages WHERE txn_id = ?1 ORDER BY stow_dir, package",
+	[ST_PKG_RECORDED] = "SELECT p.stowed, p.dotfiles, p.no_folding FROM txn_packages p"
+			    " JOIN txns t ON t.id = p.txn_id"
+			    " WHERE p.package = ?3 AND p.stow_dir = ?2 AND t.target_id = ?1"
+			    " AND t.state = 'committed' AND (?4 = 0 OR p.txn_id < ?4)"
+			    " ORDER BY p.txn_id DESC LIMIT 1",
 };
 
 /* ---- errors ---- */

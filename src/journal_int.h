@@ -53,6 +53,9 @@ enum stmt_id {
 	ST_ALT_STATE_PUT,
 	ST_ALT_TXN_PUT,
 	ST_ALT_TXN_GET,
+	ST_PKG_PUT,
+	ST_PKG_TXN_GET,
+	ST_PKG_RECORDED,
 	ST_COUNT,
 };
 
@@ -151,5 +154,10 @@ int grove_journal_alt_changes_put(struct grove_journal *j, int64_t txn,
 				  const struct grove_journal_alt_change *alt, size_t n_alt,
 				  struct grove_error *err);
 int grove_journal_alt_commit_txn(struct grove_journal *j, int64_t txn, struct grove_error *err);
+
+/* journal_pkgs.c: logs the packages a transaction stows or unstows (inside the caller's write
+ * transaction). */
+int grove_journal_pkgs_put(struct grove_journal *j, int64_t txn, const struct grove_journal_pkg *v,
+			   size_t n, struct grove_error *err);
 
 #endif

@@ -139,6 +139,20 @@ static const char *const migrations[] = {
 	 * links GNU Stow made as LINKs grove did not make, and its undo forgets them with
 	 * recorded UNLINKs (plan.h); the disk is left as it is either way. */
 	"ALTER TABLE ops ADD COLUMN recorded INTEGER;",
+	/* 7 -> 8: the packages a transaction stows or unstows, per stow dir, with the
+	 * layout options they were stowed with (--dotfiles, --no-folding), so that a
+	 * later command on the package uses them (docs/stow.md, "Recorded options").
+	 * Undo and rollback write the state they put back. A package whose last
+	 * change predates this table has no row: no recorded options. */
+	"CREATE TABLE txn_packages ("
+	"  txn_id INTEGER NOT NULL REFERENCES txns(id),"
+	"  stow_dir TEXT NOT NULL,"
+	"  package TEXT NOT NULL,"
+	"  stowed INTEGER NOT NULL CHECK (stowed IN (0, 1)),"
+	"  dotfiles INTEGER NOT NULL CHECK (dotfiles IN (0, 1)),"
+	"  no_folding INTEGER NOT NULL CHECK (no_folding IN (0, 1)),"
+	"  PRIMARY KEY (txn_id, stow_dir, package)) WITHOUT ROWID;"
+	"CREATE INDEX txn_packages_package ON txn_packages (package, stow_dir, txn_id);",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))

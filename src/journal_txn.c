@@ -430,8 +430,30 @@ grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *comm
 		    const struct grove_root *stow, int64_t undoes, const struct grove_plan *plan,
 		    int64_t *ret_txn, struct grove_error *err)
 {
-	return grove_journal_begin_alt(j, target_id, command, stow, undoes, plan, NULL, 0, ret_txn,
-				       err);
+	struct grove_journal_intent in = { .target_id = target_id,
+					   .command = command,
+					   .stow = stow,
+					   .undoes = undoes,
+					   .plan = plan };
+
+	return grove_journal_begin_intent(j, &in, ret_txn, err);
+}
+
+int
+grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
+			const struct grove_root *stow, int64_t undoes,
+			const struct grove_plan *plan, const struct grove_journal_alt_change *alt,
+			size_t n_alt, int64_t *ret_txn, struct grove_error *err)
+{
+	struct grove_journal_intent in = { .target_id = target_id,
+					   .command = command,
+					   .stow = stow,
+					   .undoes = undoes,
+					   .plan = plan,
+					   .alt = alt,
+					   .n_alt = n_alt };
+
+	return grove_journal_begin_intent(j, &in, ret_txn, err);
 }
 
 /* The deferred target is in the log now (committed with the transaction). */
@@ -447,15 +469,15 @@ target_registered(struct grove_journal *j, int64_t id)
 }
 
 int
-grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *command,
-			const struct grove_root *stow, int64_t undoes,
-			const struct grove_plan *plan, const struct grove_journal_alt_change *alt,
-			size_t n_alt, int64_t *ret_txn, struct grove_error *err)
+grove_journal_begin_intent(struct grove_journal *j, const struct grove_journal_intent *in,
+			   int64_t *ret_txn, struct grove_error *err)
 {
 	struct grove_error saved, local;
 	struct txn_state st;
 	double started = now_seconds();
-	int64_t id = 0;
+	int64_t id = 0, target_id = in->target_id;
+	const struct grove_plan *plan = in->plan;
+	const char *command = in->command;
 	bool unknown;
 	int r;
 
@@ -470,11 +492,13 @@ grove_journal_begin_alt(struct grove_journal *j, int64_t target_id, const char *
 		r = target_put(j, target_id, j->target.path, j->target.dev, j->target.ino,
 			       j->target.born, err);
 	if (r >= 0)
-		r = txn_insert(j, target_id, command, stow, undoes, started, &id, err);
+		r = txn_insert(j, target_id, command, in->stow, in->undoes, started, &id, err);
 	if (r >= 0)
 		r = ops_insert(j, id, plan, err);
 	if (r >= 0)
-		r = grove_journal_alt_changes_put(j, id, alt, n_alt, err);
+		r = grove_journal_alt_changes_put(j, id, in->alt, in->n_alt, err);
+	if (r >= 0)
+		r = grove_journal_pkgs_put(j, id, in->pkgs, in->n_pkgs, err);
 	if (r < 0) {
 		grove_journal_rollback(j);
 		return r;

@@ -792,6 +792,32 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 }
 
 int
+grove_planner_run_pass(struct grove_world *w, const struct grove_plan_opts *opts,
+		       char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
+		       struct grove_plan *plan, struct grove_error *err)
+{
+	struct grove_plan scratch;
+	int r;
+
+	if (opts->release_stow)
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "planning: a pass may not release the stow dir's model");
+	grove_plan_init(&scratch);
+	r = grove_planner_run(w, opts, unstow, n_unstow, stow, n_stow, &scratch, err);
+	for (size_t i = 0; r == 0 && i < scratch.n_conflicts; i++) {
+		const struct grove_conflict *c = &scratch.conflicts[i];
+
+		if (grove_plan_add_conflict(plan, c->action, c->package, c->path, c->message) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; r == 0 && i < scratch.n_warnings; i++)
+		if (grove_plan_add_warning(plan, scratch.warnings[i]) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+	grove_plan_release(&scratch);
+	return r;
+}
+
+int
 grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_error *err)
 {
 	struct grove_plan_opts none = { 0 };

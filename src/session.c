@@ -83,9 +83,7 @@ grove_session_close(struct grove_session *s)
 {
 	if (!s)
 		return;
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = NULL;
-	s->n_alt = 0;
+	grove_session_forget_changes(s);
 	s->journal = grove_journal_close(s->journal);
 	if (s->lock_fd >= 0)
 		grove_fd_close(s->lock_fd);
@@ -105,16 +103,24 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 		    const struct grove_plan *plan, const struct grove_session_txn_opts *opts,
 		    struct grove_error *err)
 {
+	struct grove_journal_intent in = {
+		.target_id = s->target_id,
+		.command = opts->command,
+		.stow = opts->logged_stow,
+		.undoes = opts->undoes,
+		.plan = plan,
+		.alt = s->alt,
+		.n_alt = s->n_alt,
+		.pkgs = s->pkgs,
+		.n_pkgs = s->n_pkgs,
+	};
 	struct grove_error xerr = { 0 };
 	int64_t txn = 0;
 	int r;
 
 	memset(t, 0, sizeof(*t));
-	r = grove_journal_begin_alt(s->journal, s->target_id, opts->command, opts->logged_stow,
-				    opts->undoes, plan, s->alt, s->n_alt, &txn, err);
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = NULL;
-	s->n_alt = 0;
+	r = grove_journal_begin_intent(s->journal, &in, &txn, err);
+	grove_session_forget_changes(s);
 	if (r < 0)
 		return r;
 	if (!s->target_id)
@@ -743,6 +749,8 @@ grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n
 		r = set_wanted(&w, &ts, false, plan, err);
 	if (r >= 0)
 		r = grove_session_revert_groups(s, txns, n, plan, err);
+	if (r >= 0)
+		r = grove_session_revert_pkgs(s, txns, n, err);
 	if (r == -ENOMEM)
 		grove_error_set(err, r, "out of memory");
 	if (r >= 0 && plan->n_conflicts == 0)

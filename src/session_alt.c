@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The transaction driver's part of alternatives: the admin files (ADMINDIR/NAME) of the groups a
- * transaction changes, written as its commit's last step and put back by its rollback; the
- * groups' side of a revert. */
+ * transaction changes, written as its commit's last step and put back by its rollback; and the
+ * groups' earlier states a revert (undo, rollback) puts back. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

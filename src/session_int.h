@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Internal to the transaction driver (session.c, session_alt.c). */
+/* Internal to the transaction driver (session.c, session_alt.c, session_pkgs.c). */
 #ifndef GROVE_SESSION_INT_H
 #define GROVE_SESSION_INT_H
 
@@ -47,5 +47,13 @@ bool grove_session_is_system_dir(const char *path);
 /* Opens s->state_path's log for grove_session_open as opts say (session_log.c). */
 int grove_session_open_journal(struct grove_session *s, const struct grove_session_opts *opts,
 			       struct grove_error *err);
+
+/* Frees the changes the next intent would have logged (s->alt, s->pkgs). */
+void grove_session_forget_changes(struct grove_session *s);
+
+/* Sets s->pkgs to the state the log recorded for every package the transactions txns (oldest
+ * first) stow or unstow, as it was before the first of them: what reverting them puts back. */
+int grove_session_revert_pkgs(struct grove_session *s, const int64_t *txns, size_t n,
+			      struct grove_error *err);
 
 #endif

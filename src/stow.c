@@ -9,6 +9,7 @@
 #include "grove/planner.h"
 #include "grove/stow.h"
 #include "grove/world.h"
+#include "stow_int.h"
 #include "util.h"
 
 /* Each round reads at least one more folder; a plan needing more rounds than this is a bug. */
@@ -27,7 +28,45 @@ grove_stow_run_release(struct grove_stow_run *run)
 	run->stow_path = NULL;
 	free(run->command);
 	run->command = NULL;
+	for (size_t i = 0; i < run->n_recorded; i++)
+		free(run->recorded[i].package);
+	free(run->recorded);
+	run->recorded = NULL;
+	run->n_recorded = 0;
+	grove_journal_pkgs_free(run->pkgs, run->n_pkgs);
+	run->pkgs = NULL;
+	run->n_pkgs = 0;
 	grove_plan_release(&run->plan);
+}
+
+/*
+ * The options each package is planned with (grove_stow_layouts), from the log the run holds,
+ * or, for a run that changes nothing (sopts->no_lock), a log opened only to be read: none is
+ * made, and without one nothing is recorded.
+ */
+static int
+read_layouts(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
+	     char *const *all, size_t n_all, struct grove_stow_run *run, struct grove_error *err)
+{
+	struct grove_session_opts ro = { 0 };
+	struct grove_session s;
+	int r;
+
+	if (run->journaled || !sopts || req->ignore_recorded)
+		return grove_stow_layouts(req, run->journaled ? run->session.journal : NULL,
+					  run->session.target_id, all, n_all, run, err);
+	ro.state_opt = sopts->state_opt;
+	ro.no_lock = ro.read_only = ro.no_create = true;
+	r = grove_session_open(&s, &run->target_root, &ro, err);
+	if (r == -ENOENT) {
+		grove_error_clear(err);
+		return grove_stow_layouts(req, NULL, 0, all, n_all, run, err);
+	}
+	if (r < 0)
+		return r;
+	r = grove_stow_layouts(req, s.journal, s.target_id, all, n_all, run, err);
+	grove_session_close(&s);
+	return r;
 }
 
 static bool
@@ -130,7 +169,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		   struct grove_stow_run *run, struct grove_error *err)
 {
 	struct grove_world w;
-	struct grove_scan_opts so = { .dotfiles = req->dotfiles, .full_target = false };
+	struct grove_scan_opts so = { .full_target = false };
 	struct grove_plan_opts po = {
 		.no_folding = req->no_folding,
 		.adopt = req->adopt,
@@ -167,7 +206,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 	r = grove_stow_check_target(req, run, err);
 	if (r < 0)
 		goto fail;
-	if (sopts) {
+	if (sopts && !sopts->no_lock) {
 		/* Locked before anything is read, so that no other run changes the
 		 * target between recovery, scan and execution. */
 		r = grove_session_open(&run->session, &run->target_root, sopts, err);
@@ -186,19 +225,27 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 		goto fail;
 	}
+	r = read_layouts(req, sopts, all, n_all, run, err);
+	if (r < 0 || run->plan.n_conflicts)
+		goto done;
 	r = grove_stow_global_ignore(req->global_ignore_text, req->global_ignore_source,
 				     &w.global_ignore, err);
 	if (r < 0)
 		goto fail;
 	so.full_target = req->compat && req->n_unstow > 0;
-	so.prune = !req->no_folding;
+	so.prune = true;
+	for (size_t i = 0; i < run->n_pkgs; i++) {
+		/* With dotfiles the scan reads both spellings, a superset of without. */
+		so.dotfiles = so.dotfiles || run->pkgs[i].layout.dotfiles;
+		so.prune = so.prune && !run->pkgs[i].layout.no_folding;
+	}
 	r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &so, err);
 	if (r < 0)
 		goto fail;
 	/* Plan; when the planner reaches a part of the stow dir the scan did not
 	 * read (a folder another package may unfold), read it and plan again. */
-	r = grove_planner_run_scanning(&w, &run->stow_root, &run->target_root, &po, req->unstow,
-				       req->n_unstow, req->stow, req->n_stow, &run->plan, err);
+	r = grove_stow_plan_layouts(&w, req, &po, run, err);
+done:
 	if (r < 0)
 		goto fail;
 	grove_world_release(&w);
@@ -216,9 +263,15 @@ grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
 
 	if (run->plan.n_conflicts)
 		return grove_error_set(err, -GROVE_E_CONFLICT, "the plan has conflicts");
-	if (run->journaled)
+	if (run->journaled) {
+		/* The log keeps the options each package was stowed with. */
+		grove_journal_pkgs_free(run->session.pkgs, run->session.n_pkgs);
+		run->session.pkgs = steal_ptr(run->pkgs);
+		run->session.n_pkgs = run->n_pkgs;
+		run->n_pkgs = 0;
 		return grove_session_apply(&run->session, &run->plan, &run->stow_root,
 					   run->command ? run->command : "grove",
 					   run->stow_root.real, 0, &run->txn, err);
+	}
 	return grove_exec_apply(&run->plan, &run->target_root, &run->stow_root, &opts, err);
 }

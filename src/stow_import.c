@@ -137,6 +137,35 @@ open_log(const struct grove_session_opts *sopts, struct grove_stow_run *run,
 	return grove_session_recover(&run->session, &run->stow_root, false, &run->recovered, err);
 }
 
+/* The packages the import records links of, each as stowed with the request's --dotfiles
+ * (a farm stowed with --no-folding cannot be told from the disk: recorded as folding), so
+ * that a later `grove unstow PKG` uses the option the farm was made with (stow.md). */
+static int
+import_layouts(const struct grove_stow_request *req, struct grove_stow_run *run,
+	       struct grove_error *err)
+{
+	run->pkgs = calloc(run->plan.n_ops + 1, sizeof(*run->pkgs));
+	if (!run->pkgs)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < run->plan.n_ops; i++) {
+		const char *pkg = run->plan.ops[i].package;
+		struct grove_journal_pkg *p;
+		bool seen = false;
+
+		for (size_t k = 0; pkg && k < run->n_pkgs && !seen; k++)
+			seen = !strcmp(run->pkgs[k].package, pkg);
+		if (!pkg || seen)
+			continue;
+		p = &run->pkgs[run->n_pkgs++];
+		p->stow_dir = strdup(run->stow_root.real);
+		p->package = strdup(pkg);
+		p->layout = (struct grove_pkg_layout){ .stowed = true, .dotfiles = req->dotfiles };
+		if (!p->stow_dir || !p->package)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int
 grove_stow_import_prepare(const struct grove_stow_request *req,
 			  const struct grove_session_opts *sopts, struct grove_stow_run *run,
@@ -196,6 +225,8 @@ grove_stow_import_prepare(const struct grove_stow_request *req,
 				     &run->plan, err);
 	if (r >= 0 && run->journaled)
 		r = drop_known(run, ret_known, err);
+	if (r >= 0)
+		r = import_layouts(req, run, err);
 	if (r < 0)
 		goto fail;
 	grove_names_free(all, n_all);

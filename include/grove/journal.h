@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 7
+#define GROVE_JOURNAL_VERSION 8
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -142,6 +142,59 @@ int64_t grove_journal_target_registered(const struct grove_journal *j);
 int grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *command,
 			const struct grove_root *stow, int64_t undoes,
 			const struct grove_plan *plan, int64_t *ret_txn, struct grove_error *err);
+
+/*
+ * A package a transaction stows or unstows (schema v7): the stow dir (canonical path) it is
+ * stowed from, and the layout options it was stowed with, which later commands on it use
+ * (docs/stow.md, "Recorded options"). stowed is false when the transaction leaves it
+ * unstowed.
+ */
+struct grove_pkg_layout {
+	bool stowed;
+	bool dotfiles;
+	bool no_folding;
+};
+
+struct grove_journal_pkg {
+	char *stow_dir;
+	char *package;
+	struct grove_pkg_layout layout;
+};
+void grove_journal_pkgs_free(struct grove_journal_pkg *v, size_t n);
+
+/* Everything a transaction's intent logs (grove_journal_begin_intent): the command line, the
+ * stow dir (may be NULL), the transaction undone (or 0), the plan's ops, the alternatives
+ * groups it changes and the packages it stows or unstows (each list may be empty). */
+struct grove_journal_intent {
+	int64_t target_id;
+	const char *command;
+	const struct grove_root *stow;
+	int64_t undoes;
+	const struct grove_plan *plan;
+	const struct grove_journal_alt_change *alt;
+	size_t n_alt;
+	const struct grove_journal_pkg *pkgs;
+	size_t n_pkgs;
+};
+
+/* grove_journal_begin with everything an intent may carry. */
+int grove_journal_begin_intent(struct grove_journal *j, const struct grove_journal_intent *in,
+			       int64_t *ret_txn, struct grove_error *err);
+
+/* The packages txn records, ordered by (stow_dir, package). Nothing read back is trusted: a
+ * package that is not a single name, or a stow dir that is not an absolute path shorter than
+ * PATH_MAX, is -GROVE_E_CONFIG naming the transaction. */
+int grove_journal_txn_pkgs(struct grove_journal *j, int64_t txn, struct grove_journal_pkg **ret,
+			   size_t *ret_n, struct grove_error *err);
+
+/*
+ * What the log last recorded for package from stow_dir in target_id: the newest row of a
+ * COMMITTED transaction (before transaction `before`, when it is not 0). *ret_found is false
+ * when there is none (never stowed by a grove that records packages); *ret is then zeroed.
+ */
+int grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+			       const char *package, int64_t before, struct grove_pkg_layout *ret,
+			       bool *ret_found, struct grove_error *err);
 
 /* Marks txn COMMITTED (or ROLLED_BACK / STUCK with note). */
 int grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,

@@ -47,6 +47,17 @@ int grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
 		      char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
 		      struct grove_plan *plan, struct grove_error *err);
 
+/*
+ * One pass of several over one world, for callers that plan packages with different options
+ * (each pass carries its result into the next in w->target): grove_planner_run, whose
+ * conflicts and warnings are added to plan and whose ops are dropped; after the last pass,
+ * grove_planner_diff emits the plan (when plan has no conflicts). opts->release_stow must be
+ * false. Returns as grove_planner_run.
+ */
+int grove_planner_run_pass(struct grove_world *w, const struct grove_plan_opts *opts,
+			   char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
+			   struct grove_plan *plan, struct grove_error *err);
+
 /* grove_planner_run inside grove_world_plan: reads what planning needs beneath stow and target
  * until the plan settles. 0 or a negative code. */
 int grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,

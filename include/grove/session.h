@@ -46,6 +46,12 @@ struct grove_session {
 	 * states. */
 	struct grove_journal_alt_change *alt;
 	size_t n_alt;
+	/* The packages the next grove_session_apply stows or unstows, with their layout
+	 * options (owned; the intent consumes them, docs/stow.md "Recorded options"):
+	 * logged with its intent. grove_session_plan_revert fills them with the packages'
+	 * states before the reverted transactions. */
+	struct grove_journal_pkg *pkgs;
+	size_t n_pkgs;
 	/* The admindir grove alt holds (borrowed, may be NULL): the admin files of the groups a
 	 * transaction changes are written beneath it by the commit; without it (recovery from
 	 * another command) the admindir the log names is opened. */

@@ -28,6 +28,12 @@ struct grove_stow_request {
 	bool no_folding;
 	bool adopt;
 	bool dotfiles;
+	/* The layout options were given (--dotfiles or --no-dotfiles, --no-folding or --folding,
+	 * on the command line or in .stowrc): a package the log recorded is then planned with
+	 * them, and a record that differs is a conflict. An option set true counts as given. */
+	bool dotfiles_given, no_folding_given;
+	/* GNU Stow's behaviour (invoked as "stow"): the options the log recorded are not used. */
+	bool ignore_recorded;
 	bool compat;     /* -p: legacy unstow that walks the target */
 	bool stow_words; /* errors in GNU Stow's words (invoked as "stow") */
 	int verbose;
@@ -45,6 +51,14 @@ void grove_stow_request_release(struct grove_stow_request *req);
 /* Appends a copy of name to the unstow (unstow = true) or stow list. */
 int grove_stow_request_add(struct grove_stow_request *req, bool unstow, const char *name);
 
+/* A package of the request planned with layout options the log recorded when it was stowed
+ * (docs/stow.md, "Recorded options"), which the request did not give: the recorded options it
+ * uses that are not the defaults. */
+struct grove_stow_recorded {
+	char *package;
+	bool dotfiles, no_folding;
+};
+
 /* The state between planning and executing: held roots, the session (lock
  * and log, when journaled) and the plan. */
 struct grove_stow_run {
@@ -57,23 +71,40 @@ struct grove_stow_run {
 	int64_t recovered; /* an interrupted transaction rolled back first, or 0 */
 	int64_t txn;       /* the transaction grove_stow_execute made, or 0 */
 	char *command;     /* copied from the request */
+	struct grove_stow_recorded *recorded; /* for the caller to say so */
+	size_t n_recorded;
+	/* The packages, each with the options it is planned with, for the log (internal). */
+	struct grove_journal_pkg *pkgs;
+	size_t n_pkgs;
 };
 
 /*
  * Opens the roots, checks the request (package names, a target inside the stow
- * dir, missing packages), and, when sopts is given (a mutating run), locks the
- * target, opens the log and recovers an interrupted transaction; then scans
- * what the plan needs and plans. With sopts NULL (plan, --simulate) nothing is
- * locked or logged. Conflicts are not an error here: they are in
- * run->plan.conflicts for the caller to report. Returns 0, or a negative code
- * with err set (GROVE_E_BADINPUT, GROVE_E_USAGE, GROVE_E_STUCK, -EWOULDBLOCK
- * for a locked target, or an errno naming the path) and run released.
+ * dir, missing packages), and, when sopts is given without no_lock (a mutating
+ * run), locks the target, opens the log and recovers an interrupted
+ * transaction; then scans what the plan needs and plans. With sopts->no_lock
+ * (plan, --simulate) the log is only read (nothing is made when there is none),
+ * and with sopts NULL not even that; nothing is locked or logged.
+ *
+ * Recorded options (unless req->ignore_recorded): a package the log says grove
+ * stowed into this target from this stow dir, and that is still stowed, is
+ * planned with the layout options it was stowed with (--dotfiles,
+ * --no-folding) where the request gives none (listed in run->recorded);
+ * a given option that differs from the recorded one is a conflict naming the
+ * package, and nothing else is planned. Packages with different options are
+ * planned in passes over one world, unstows first, into one plan.
+ *
+ * Conflicts are not an error here: they are in run->plan.conflicts for the
+ * caller to report. Returns 0, or a negative code with err set
+ * (GROVE_E_BADINPUT, GROVE_E_USAGE, GROVE_E_STUCK, -EWOULDBLOCK for a locked
+ * target, or an errno naming the path) and run released.
  */
 int grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		       struct grove_stow_run *run, struct grove_error *err);
 
 /* Applies run->plan (which must have no conflicts) as one logged transaction
- * when journaled (grove_session_apply), else directly (grove_exec_apply). */
+ * when journaled (grove_session_apply, logging each package with the options it
+ * was planned with), else directly (grove_exec_apply). */
 int grove_stow_execute(struct grove_stow_run *run, struct grove_error *err);
 
 void grove_stow_run_release(struct grove_stow_run *run);

@@ -29,6 +29,30 @@ print_json(const struct grove_stow_run *run, bool plan_only)
 	fputs("}\n", stdout);
 }
 
+/* One line for every package planned with options the log recorded (docs/stow.md, "Recorded
+ * options"): "grove: vim was stowed with --dotfiles, tmux with --no-folding; using them again
+ * (give --no-dotfiles or --folding to say otherwise; see grove(1))". */
+static void
+print_recorded(const struct grove_stow_run *run)
+{
+	size_t n_opts = 0;
+
+	fputs("grove: ", stderr);
+	for (size_t i = 0; i < run->n_recorded; i++) {
+		const struct grove_stow_recorded *p = &run->recorded[i];
+
+		if (i)
+			fputs(", ", stderr);
+		grove_fput_shown(p->package, stderr);
+		fprintf(stderr, "%s with %s%s%s", i ? "" : " was stowed",
+			p->dotfiles ? "--dotfiles" : "", p->dotfiles && p->no_folding ? " " : "",
+			p->no_folding ? "--no-folding" : "");
+		n_opts += p->dotfiles + p->no_folding;
+	}
+	fprintf(stderr, "; using %s again (see 'Recorded options' in grove(1))\n",
+		n_opts > 1 ? "them" : "it");
+}
+
 int
 grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
 	       const struct grove_global_opts *global)
@@ -44,6 +68,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	int r;
 
 	grove_stow_request_init(&req);
+	req.stow_words = req.ignore_recorded = !global; /* as "stow": GNU Stow's, nothing more */
 	r = grove_stow_cli_parse(argc, argv, initial, getenv("HOME"), ".stowrc", true, &req, &cli,
 				 &err);
 	if (r < 0) {
@@ -69,13 +94,12 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 
 	req.command = global && global->command_line ? strdup(global->command_line)
 						     : grove_command_line(argc, argv);
-	if (!cli.plan_only && !cli.simulate) {
-		so.state_opt = global ? global->state_dir : NULL;
-		so.wait_seconds = global ? global->wait_seconds : 0;
-		so.command = req.command;
-	}
-	req.stow_words = !global;
-	r = grove_stow_prepare(&req, cli.plan_only || cli.simulate ? NULL : &so, &run, &err);
+	so.state_opt = global ? global->state_dir : NULL;
+	so.wait_seconds = global ? global->wait_seconds : 0;
+	so.command = req.command; /* the lock's holder record */
+	/* A dry run only reads the log (for the options packages were stowed with). */
+	so.no_lock = so.read_only = cli.plan_only || cli.simulate;
+	r = grove_stow_prepare(&req, &so, &run, &err);
 	if (r == -GROVE_E_NOPACKAGE && !global) {
 		/* Stow's error(): its words, exit 2. */
 		fprintf(stderr, "stow: ERROR: %s\n", err.msg);
@@ -99,6 +123,8 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
+	if (run.n_recorded && !grove_term_quiet())
+		print_recorded(&run);
 	for (size_t i = 0; i < run.plan.n_warnings; i++)
 		grove_print_warning(stderr, run.plan.warnings[i], !global);
 	if (run.plan.n_conflicts) {

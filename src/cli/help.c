@@ -29,11 +29,15 @@ struct help_page {
 	"    --adopt                move existing target files into the package, then link them\n"    \
 	"    --no-folding           make folders of links, never a link to a folder\n"                \
 	"    --dotfiles             a package entry 'dot-x' is linked as '.x'\n"                      \
+	"    --folding, --no-dotfiles  the defaults, given explicitly (grove's own)\n"                \
 	"    -p, --compat           legacy unstow that walks the target\n"                            \
 	"    -n, --no, --simulate   plan and check, change nothing\n"                                 \
 	"    -v, --verbose[=N]      print the plan's ops on stderr (-v adds 1, --verbose=N sets N)\n" \
 	"    -V, --version          show the version\n"                                               \
-	"    -h, --help             show this help\n"
+	"    -h, --help             show this help\n"                                                 \
+	"\n"                                                                                          \
+	"A package grove stowed keeps the --dotfiles and --no-folding it was stowed with\n"           \
+	"when neither is given (grove says so); a different one given is a conflict.\n"
 
 #define TARGET_OPTIONS                                                             \
 	"Options:\n"                                                               \

@@ -70,6 +70,17 @@ grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char 
 	if (strstr(m, "--adopt not specified"))
 		return "--adopt moves the existing files into the package (check them in with "
 		       "your package), or move them out of the way";
+	/* Given options that differ from the ones the package was stowed with (stow_layout.c). */
+	if (c->package && !strncmp(m, c->package, strlen(c->package)) &&
+	    (!strncmp(m + strlen(c->package), " was stowed with ", 17) ||
+	     !strncmp(m + strlen(c->package), " was stowed without ", 20))) {
+		snprintf(buf, size,
+			 "leave the option out to use the one '%s' was stowed with; to change it, "
+			 "unstow the package as it is (grove unstow %s), then stow it with the new "
+			 "options",
+			 c->package, c->package);
+		return buf;
+	}
 	if (!strncmp(m, "cannot stow directory", 21) ||
 	    !strncmp(m, "cannot stow non-directory", 25))
 		return "a file and a folder meet: no option resolves this; rename or remove the "

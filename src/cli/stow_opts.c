@@ -27,7 +27,9 @@ enum opt_id {
 	O_TARGET,
 	O_ADOPT,
 	O_NO_FOLDING,
+	O_FOLDING,
 	O_DOTFILES,
+	O_NO_DOTFILES,
 	O_IGNORE,
 	O_OVERRIDE,
 	O_DEFER,
@@ -42,8 +44,8 @@ enum opt_type {
 	T_VERBOSE, /* ":+": an optional integer, else add 1 */
 };
 
-/* Every name of bin/stow's GetOptions spec (plus grove's --dry-run), in Getopt::Long's sort order.
- */
+/* Every name of bin/stow's GetOptions spec (plus grove's --dry-run, and grove's --folding and
+ * --no-dotfiles, which only grove's own spelling takes), in Getopt::Long's sort order. */
 static const struct opt_name {
 	const char *name;
 	enum opt_id id;
@@ -61,11 +63,13 @@ static const struct opt_name {
 	{ "dir", O_DIR, T_STRING },
 	{ "dotfiles", O_DOTFILES, T_FLAG },
 	{ "dry-run", O_SIMULATE, T_FLAG },
+	{ "folding", O_FOLDING, T_FLAG },
 	{ "h", O_HELP, T_FLAG },
 	{ "help", O_HELP, T_FLAG },
 	{ "ignore", O_IGNORE, T_STRING },
 	{ "n", O_SIMULATE, T_FLAG },
 	{ "no", O_SIMULATE, T_FLAG },
+	{ "no-dotfiles", O_NO_DOTFILES, T_FLAG },
 	{ "no-folding", O_NO_FOLDING, T_FLAG },
 	{ "override", O_OVERRIDE, T_STRING },
 	{ "p", O_COMPAT, T_FLAG },
@@ -88,10 +92,12 @@ struct strv {
 
 /* One parse of an argument list (the command line, or the words of the rc files). */
 struct opts {
+	bool grove; /* grove's own options too (not invoked as "stow"); set before parsing */
 	char *dir, *target; /* NULL when not given */
 	bool has_verbose;
 	int verbose;
-	bool help, version, simulate, compat, adopt, no_folding, dotfiles;
+	bool help, version, simulate, compat, adopt;
+	int no_folding, dotfiles; /* 1 given, -1 given negated (--folding, --no-dotfiles), 0 not */
 	struct strv ignore, defer, override;
 	struct strv unstow, stow;
 };
@@ -315,20 +321,29 @@ int_value(const char *s, size_t n, bool drop_underscores)
 	return (int)v;
 }
 
+/* Not GNU Stow's: unknown when invoked as "stow". */
+static bool
+grove_only(const struct opt_name *opt)
+{
+	return opt->id == O_FOLDING || opt->id == O_NO_DOTFILES;
+}
+
 static const struct opt_name *
-find_exact(const char *name, size_t len)
+find_exact(const char *name, size_t len, bool grove)
 {
 	for (size_t i = 0; i < N_OPT_NAMES; i++)
-		if (strlen(opt_names[i].name) == len && !strncmp(opt_names[i].name, name, len))
+		if (strlen(opt_names[i].name) == len && !strncmp(opt_names[i].name, name, len) &&
+		    (grove || !grove_only(&opt_names[i])))
 			return &opt_names[i];
 	return NULL;
 }
 
 /* A long option by exact name or unique prefix (of names that are all one option). */
 static int
-find_long(const char *name, size_t len, const struct opt_name **ret, struct grove_error *err)
+find_long(const char *name, size_t len, bool grove, const struct opt_name **ret,
+	  struct grove_error *err)
 {
-	const struct opt_name *hit = find_exact(name, len);
+	const struct opt_name *hit = find_exact(name, len, grove);
 	char list[512] = "";
 	bool ambiguous = false;
 
@@ -337,7 +352,8 @@ find_long(const char *name, size_t len, const struct opt_name **ret, struct grov
 		return 0;
 	}
 	for (size_t i = 0; i < N_OPT_NAMES; i++) {
-		if (strncmp(opt_names[i].name, name, len) != 0)
+		if (strncmp(opt_names[i].name, name, len) != 0 ||
+		    (!grove && grove_only(&opt_names[i])))
 			continue;
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 			 *list ? ", " : "", opt_names[i].name);
@@ -476,10 +492,16 @@ set_flag(struct opts *o, enum opt_id id, enum grove_stow_action *action)
 		o->adopt = true;
 		break;
 	case O_NO_FOLDING:
-		o->no_folding = true;
+		o->no_folding = 1;
+		break;
+	case O_FOLDING:
+		o->no_folding = -1;
 		break;
 	case O_DOTFILES:
-		o->dotfiles = true;
+		o->dotfiles = 1;
+		break;
+	case O_NO_DOTFILES:
+		o->dotfiles = -1;
 		break;
 	case O_UNSTOW:
 		*action = GROVE_ACTION_UNSTOW;
@@ -522,12 +544,12 @@ parse_option(struct args *a, struct opts *o, enum grove_stow_action *action, boo
 
 		if (eq)
 			opt_value = eq + 1;
-		r = find_long(body, len, &opt, err);
+		r = find_long(body, len, o->grove, &opt, err);
 		if (r < 0)
 			return r;
 		snprintf(shown, sizeof(shown), "--%s", opt->name);
 	} else {
-		opt = find_exact(body, 1);
+		opt = find_exact(body, 1, o->grove);
 		if (body[1])
 			rest = body + 1;
 		if (!opt)
@@ -989,6 +1011,7 @@ grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, cons
 	int r;
 
 	memset(cli, 0, sizeof(*cli));
+	c.grove = rc.grove = !req->stow_words;
 	r = parse_args(argc > 1 ? argc - 1 : 0, argc > 1 ? argv + 1 : NULL, initial, &c, err);
 	if (r < 0)
 		goto out;
@@ -1010,8 +1033,12 @@ grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, cons
 	cli->simulate = c.simulate || rc.simulate;
 	req->compat = c.compat || rc.compat;
 	req->adopt = c.adopt || rc.adopt;
-	req->no_folding = c.no_folding || rc.no_folding;
-	req->dotfiles = c.dotfiles || rc.dotfiles;
+	/* The command line wins over the rc files; the last of --dotfiles and --no-dotfiles wins
+	 * within each (as Getopt::Long's negatable options). */
+	req->no_folding = (c.no_folding ? c.no_folding : rc.no_folding) > 0;
+	req->no_folding_given = c.no_folding || rc.no_folding;
+	req->dotfiles = (c.dotfiles ? c.dotfiles : rc.dotfiles) > 0;
+	req->dotfiles_given = c.dotfiles || rc.dotfiles;
 	req->verbose = c.has_verbose ? c.verbose : rc.has_verbose ? rc.verbose : 0;
 
 	r = add_patterns(&req->ignore, GROVE_ANCHOR_END, &rc.ignore, &c.ignore, err);

@@ -122,9 +122,12 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
     # exposes it.  Its name ('escape') must appear in grove's message, so other refusals are not hidden here.
     if scn.escaping_pkgs and grc == 1 and stow_res['rc'] != 1 and 'escape' in grove_res['stderr']:
         return 'escaping-package-link'
-    if scn.plink_leaves and grc == 1 and \
-            "does not contain package 'plink' (it is a link that leaves the stow directory or loops)" \
-            in grove_res['stderr'] and (before is None or lb == before):
+    # grove runs as "stow" (run.sh), whose refusal is Stow's own error (exit 2); as grove it says why.
+    if scn.plink_leaves and (before is None or lb == before) and (
+            (grc == 1 and "does not contain package 'plink' (it is a link that leaves the stow "
+             "directory or loops)" in grove_res['stderr']) or
+            (grc == 2 and re.search(r'^stow: ERROR: The stow directory \S+ does not contain package '
+                                    r'plink$', grove_res['stderr'], re.M))):
         return 'package-link-leaves'
     if before is None:
         return None

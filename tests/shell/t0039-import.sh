@@ -155,16 +155,18 @@ check "an import of every package records only what the log does not know"
 
 # ---------------------------------------------------------------- unstow as Stow does
 
-expect_exit 0 "$GROVE" unstow -d dotfiles --dotfiles vim
+# (The import recorded vim as stowed with --dotfiles: unstow without it uses it, and says so.)
+expect_exit 0 "$GROVE" unstow -d dotfiles vim
+expect_err_has "grove: vim was stowed with --dotfiles; using it again"
 (cd "$ROOT/s/home" && stow_ref -d dotfiles -t . --dotfiles -D vim)
 expect_same_tree "$ROOT/g" "$ROOT/s"
 expect_exit 0 "$GROVE" status -t .
 grep -Eq '^ +vim ' "$OUT" && fail "status still lists vim after unstow: $(cat "$OUT")"
 expect_exit 0 "$GROVE" verify -t .
 expect_out_has "verified 3 entries: 0 missing"
-check "grove unstow vim removes vim's Stow links: the same tree as stow -D vim on a twin"
+check "grove unstow vim (its --dotfiles recorded by the import) removes vim's Stow links: the same tree as stow -D vim on a twin"
 
-expect_exit 0 "$GROVE" restow -d dotfiles --dotfiles git
+expect_exit 0 "$GROVE" restow -d dotfiles git
 expect_exit 0 "$GROVE" --json log -t .
 [[ $(grep -c '"id"' "$OUT") == 5 ]] || fail "a no-op restow of an imported package logged something: $(cat "$OUT")"
 check "restow of an imported package changes nothing and logs nothing"

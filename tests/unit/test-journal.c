@@ -593,6 +593,176 @@ test_journal_roundtrip(void **state)
 	grove_plan_release(&p);
 }
 
+/* Logs an intent carrying package rows (one stow dir, /s, unless stow_dir is given). */
+static int64_t
+log_pkgs(struct fx *fx, int64_t tid, const char *stow_dir, const char *const *names,
+	 const struct grove_pkg_layout *layouts, size_t n, enum grove_txn_state state)
+{
+	struct grove_journal_pkg v[8];
+	struct grove_plan p;
+	struct grove_journal_intent in = { .target_id = tid, .command = "grove t", .plan = &p };
+	int64_t id = 0;
+
+	assert_true(n <= 8);
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, NULL);
+	for (size_t i = 0; i < n; i++) {
+		v[i].stow_dir = (char *)(stow_dir ? stow_dir : "/s");
+		v[i].package = (char *)names[i];
+		v[i].layout = layouts[i];
+	}
+	in.pkgs = v;
+	in.n_pkgs = n;
+	assert_int_equal(grove_journal_begin_intent(fx->j, &in, &id, &fx->err), 0);
+	if (state != GROVE_TXN_INTENT)
+		assert_int_equal(grove_journal_finish(fx->j, id, state, NULL, &fx->err), 0);
+	grove_plan_release(&p);
+	return id;
+}
+
+static void
+assert_recorded(struct fx *fx, int64_t tid, const char *dir, const char *pkg, int64_t before,
+		bool found, bool stowed, bool dotfiles, bool no_folding)
+{
+	struct grove_pkg_layout l;
+	bool f = !found;
+
+	assert_int_equal(grove_journal_pkg_recorded(fx->j, tid, dir, pkg, before, &l, &f, &fx->err),
+			 0);
+	assert_int_equal(f, found);
+	assert_int_equal(l.stowed, stowed);
+	assert_int_equal(l.dotfiles, dotfiles);
+	assert_int_equal(l.no_folding, no_folding);
+}
+
+/* The packages a transaction records: written with the intent, read back in (stow dir,
+ * package) order; what the log last recorded for a package counts committed rows only, the
+ * newest first, per target and stow dir, and before a given transaction. */
+static void
+test_journal_pkgs(void **state)
+{
+	struct fx *fx = *state;
+	const char *names[] = { "vim", "git", "vim" };
+	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
+	const struct grove_pkg_layout plain = { .stowed = true };
+	const struct grove_pkg_layout nofold = { .stowed = true, .no_folding = true };
+	const struct grove_pkg_layout gone = { .stowed = false, .dotfiles = true };
+	struct grove_pkg_layout ls[3] = { gone, nofold, dot };
+	struct grove_journal_pkg *v = NULL;
+	size_t n = 0;
+	int64_t t1, t2, t3, other;
+
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, false, false, false, false);
+	/* A restow logs the package twice (unstow, then stow): the last row stands. */
+	t1 = log_pkgs(fx, fx->tid, NULL, names, ls, 3, GROVE_TXN_COMMITTED);
+	assert_int_equal(grove_journal_txn_pkgs(fx->j, t1, &v, &n, &fx->err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].package, "git");
+	assert_string_equal(v[0].stow_dir, "/s");
+	assert_true(v[0].layout.stowed && v[0].layout.no_folding && !v[0].layout.dotfiles);
+	assert_string_equal(v[1].package, "vim");
+	assert_true(v[1].layout.stowed && v[1].layout.dotfiles && !v[1].layout.no_folding);
+	grove_journal_pkgs_free(v, n);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, true, false);
+	assert_recorded(fx, fx->tid, "/s", "git", 0, true, true, false, true);
+	/* Another stow dir, another target, another package: nothing recorded. */
+	assert_recorded(fx, fx->tid, "/other", "vim", 0, false, false, false, false);
+	assert_recorded(fx, fx->tid + 1, "/s", "vim", 0, false, false, false, false);
+	assert_recorded(fx, fx->tid, "/s", "zsh", 0, false, false, false, false);
+	assert_recorded(fx, 0, "/s", "vim", 0, false, false, false, false);
+
+	/* Unstowed later; a rolled-back and an unfinished transaction count for nothing. */
+	ls[0] = gone;
+	t2 = log_pkgs(fx, fx->tid, NULL, names, ls, 1, GROVE_TXN_COMMITTED);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, false, true, false);
+	ls[0] = plain;
+	log_pkgs(fx, fx->tid, NULL, names, ls, 1, GROVE_TXN_ROLLED_BACK);
+	log_pkgs(fx, fx->tid, NULL, names, ls, 1, GROVE_TXN_INTENT);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, false, true, false);
+	t3 = log_pkgs(fx, fx->tid, "/other", names, ls, 1, GROVE_TXN_COMMITTED);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, false, true, false);
+	assert_recorded(fx, fx->tid, "/other", "vim", 0, true, true, false, false);
+	/* Before a transaction: the state it started from (what reverting it puts back). */
+	assert_recorded(fx, fx->tid, "/s", "vim", t2, true, true, true, false);
+	assert_recorded(fx, fx->tid, "/s", "vim", t1, false, false, false, false);
+	assert_recorded(fx, fx->tid, "/other", "vim", t3, false, false, false, false);
+
+	/* A transaction without package rows has none; one of another target is not ours. */
+	other = log_one(fx, GROVE_OP_MKDIR, "b", GROVE_TXN_COMMITTED, 0);
+	assert_int_equal(grove_journal_txn_pkgs(fx->j, other, &v, &n, &fx->err), 0);
+	assert_int_equal(n, 0);
+	grove_journal_pkgs_free(v, n);
+	grove_journal_pkgs_free(NULL, 0);
+}
+
+/* Rows read back are input: a package that is not one name, or a relative stow dir, is refused
+ * naming the transaction; writing such a row is refused too. */
+static void
+test_journal_pkgs_hostile(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	const char *names[] = { "vim" }, *bad[] = { "../x" };
+	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
+	struct grove_journal_pkg *v = NULL;
+	size_t n = 7;
+	int64_t t1 = log_pkgs(fx, fx->tid, NULL, names, &dot, 1, GROVE_TXN_COMMITTED);
+	struct grove_journal_pkg row = { .stow_dir = (char *)"/s", .package = (char *)"a/b" };
+	struct grove_plan p;
+	struct grove_journal_intent in = {
+		.target_id = fx->tid, .plan = &p, .pkgs = &row, .n_pkgs = 1
+	};
+	int64_t id = 0;
+	char sql[256];
+
+	raw_exec(db, "PRAGMA busy_timeout = 5000");
+	snprintf(sql, sizeof(sql), "UPDATE txn_packages SET package = '../etc' WHERE txn_id = %lld",
+		 (long long)t1);
+	raw_exec(db, sql);
+	assert_int_equal(grove_journal_txn_pkgs(fx->j, t1, &v, &n, &fx->err), -GROVE_E_CONFIG);
+	assert_non_null(strstr(fx->err.msg, "not a single name"));
+	snprintf(sql, sizeof(sql),
+		 "UPDATE txn_packages SET package = 'vim', stow_dir = 's' WHERE txn_id = %lld",
+		 (long long)t1);
+	raw_exec(db, sql);
+	assert_int_equal(grove_journal_txn_pkgs(fx->j, t1, &v, &n, &fx->err), -GROVE_E_CONFIG);
+	assert_int_equal(n, 7); /* untouched on failure */
+
+	grove_plan_init(&p);
+	assert_true(grove_journal_begin_intent(fx->j, &in, &id, &fx->err) < 0);
+	row.package = (char *)bad[0];
+	assert_true(grove_journal_begin_intent(fx->j, &in, &id, &fx->err) < 0);
+	grove_plan_release(&p);
+	free(db);
+}
+
+/* A log of schema 6 gains the table, its transactions no rows: nothing is recorded for the
+ * packages they stowed, and new transactions record theirs. */
+static void
+test_journal_migrates_pkgs(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	const char *names[] = { "vim" };
+	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
+
+	log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
+	fx->j = grove_journal_close(fx->j);
+	raw_exec(db, "DROP TABLE txn_packages; PRAGMA user_version = 7;");
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_packages"), 0);
+	fx->j = j;
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, false, false, false, false);
+	log_pkgs(fx, fx->tid, NULL, names, &dot, 1, GROVE_TXN_COMMITTED);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, true, false);
+	grove_root_release(&fx->sroot);
+	fx->sroot = root;
+	free(db);
+}
+
 static void
 test_journal_target(void **state)
 {
@@ -1080,6 +1250,7 @@ test_journal_migrates_alt_groups(void **state)
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
 		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
+		 "DROP TABLE txn_packages;"              /* schema 8's */
 		 "DROP TABLE alt_states;"
 		 "CREATE TABLE alt_groups (id INTEGER PRIMARY KEY, dir_id INTEGER NOT NULL,"
 		 " name TEXT NOT NULL, link TEXT NOT NULL, mode TEXT NOT NULL);"
@@ -1139,6 +1310,7 @@ test_journal_migrates_alt_unwritten(void **state)
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
 		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
+		 "DROP TABLE txn_packages;"              /* schema 8's */
 		 "ALTER TABLE alt_states DROP COLUMN unwritten;"
 		 "INSERT INTO alt_states VALUES (1, 'ed', 'auto\n/usr/bin/ed\n\n/opt/a\n1\n\n'),"
 		 " (1, 'vi', 'auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n');"
@@ -1741,6 +1913,9 @@ main(void)
 		T(test_journal_open_refuses_symlinked_db),
 		T(test_journal_held_dir),
 		T(test_journal_roundtrip),
+		T(test_journal_pkgs),
+		T(test_journal_pkgs_hostile),
+		T(test_journal_migrates_pkgs),
 		T(test_journal_target),
 		T(test_journal_target_born),
 		T(test_journal_target_deferred),
