@@ -53,6 +53,25 @@ print_recorded(const struct grove_stow_run *run)
 		n_opts > 1 ? "them" : "it");
 }
 
+/* A request that could not be prepared: the error, then the hint that fits it. */
+static int
+report_prepare_error(const struct grove_stow_request *req, struct grove_error *err, int r)
+{
+	int status = grove_report_error(err, r);
+
+	if (r == -GROVE_E_NOPACKAGE && grove_term_hints()) {
+		grove_hint_packages(req->dir, req->stow, req->n_stow);
+		grove_hint_packages(req->dir, req->unstow, req->n_unstow);
+	} else if (r == -ENOENT && grove_term_hints()) {
+		/* A mistyped -d or -t (grove_stow_open_roots names which). */
+		if (!strncmp(err->msg, "stow directory", 14) && req->dir)
+			grove_hint_folder(req->dir);
+		else if (!strncmp(err->msg, "target", 6) && req->target)
+			grove_hint_folder(req->target);
+	}
+	return status;
+}
+
 int
 grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_only,
 	       const struct grove_global_opts *global)
@@ -107,17 +126,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 		goto out;
 	}
 	if (r < 0) {
-		status = grove_report_error(&err, r);
-		if (r == -GROVE_E_NOPACKAGE && grove_term_hints()) {
-			grove_hint_packages(req.dir, req.stow, req.n_stow);
-			grove_hint_packages(req.dir, req.unstow, req.n_unstow);
-		} else if (r == -ENOENT && grove_term_hints()) {
-			/* A mistyped -d or -t (grove_stow_open_roots names which). */
-			if (!strncmp(err.msg, "stow directory", 14) && req.dir)
-				grove_hint_folder(req.dir);
-			else if (!strncmp(err.msg, "target", 6) && req.target)
-				grove_hint_folder(req.target);
-		}
+		status = report_prepare_error(&req, &err, r);
 		goto out;
 	}
 	if (run.recovered && !grove_term_quiet())
