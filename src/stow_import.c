@@ -153,7 +153,7 @@ import_layouts(const struct grove_stow_request *req, struct grove_stow_run *run,
 		bool seen = false;
 
 		for (size_t k = 0; pkg && k < run->n_pkgs && !seen; k++)
-			seen = !strcmp(run->pkgs[k].package, pkg);
+			seen = run->pkgs[k].package && !strcmp(run->pkgs[k].package, pkg);
 		if (!pkg || seen)
 			continue;
 		p = &run->pkgs[run->n_pkgs++];
