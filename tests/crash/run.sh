@@ -5,8 +5,9 @@
 # fail (EIO, ENOSPC, EACCES); the target must end exactly as before or exactly as after, with the
 # log agreeing and `grove verify` clean. Recovery itself is killed too.
 #
-# Knobs (environment): CRASH_ERRNOS (default "EIO ENOSPC EACCES"), CRASH_ERROR_STRIDE (test every
-# Nth error point of each syscall, default 1: all of them), CRASH_KILL_STRIDE (kill at every Nth
+# Knobs (environment): CRASH_ERRNOS (default "EIO ENOSPC EACCES"; "ENOSPC/3" tries that errno at
+# every 3rd error point only), CRASH_ERROR_STRIDE (test every Nth error point of each syscall, for
+# each errno without its own, default 1: all of them), CRASH_KILL_STRIDE (kill at every Nth
 # point of each syscall, default 1: all of them; the half-done points for the recovery kills are
 # picked among those tried), CRASH_RECOVERY_POINTS (how many
 # half-done kill points of the unfold and fold commands get their recovery killed, default 3),
@@ -246,7 +247,7 @@ kill_at()
 run_command()
 {
 	NAME=$1
-	local prep=${PREP_OF[$NAME]} sc k e rc outcome label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
+	local prep=${PREP_OF[$NAME]} sc k e spec stride rc outcome label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
 	local -A count=()
 	local -A exits=()
 	read -ra CMD <<<"${ARGS_OF[$NAME]}"
@@ -334,9 +335,12 @@ run_command()
 
 	# Failing syscalls: exit non-zero with a message, the target as before (or as after when only
 	# a durability step after the commit failed), and untouched when the intent never landed.
-	for e in $ERRNOS; do
+	for spec in $ERRNOS; do
+		e=${spec%%/*}
+		stride=$ERROR_STRIDE
+		[[ $spec == */* ]] && stride=${spec#*/}
 		for sc in "${SYSCALLS[@]}"; do
-			for ((k = 1; k <= count[$sc]; k += ERROR_STRIDE)); do
+			for ((k = 1; k <= count[$sc]; k += stride)); do
 				label="$NAME: $e at $sc #$k"
 				n_err=$((n_err + 1))
 				restore "$prep"
@@ -378,7 +382,7 @@ run_command()
 	printf '%-9s grove %-40s %4d kill points (%d in recovery%s), %4d error points (%s; %d excused: SQLite'"'"'s ignored folder sync, re-synced by grove), %d failures;%s\n' \
 		"$NAME" "$(printf '%s ' "${CMD[@]}" | sed "s|$W/||g")" "$n_kill" "$r_points" \
 		"$( ((KILL_STRIDE == 1)) || echo "; every ${KILL_STRIDE}th kill point")" "$n_err" \
-		"${ERRNOS// /, }$( ((ERROR_STRIDE == 1)) || echo ", every ${ERROR_STRIDE}th")" "$n_excused" "$FAILS" "$ex"
+		"${ERRNOS// /, }$( ((ERROR_STRIDE == 1)) || echo ", others every ${ERROR_STRIDE}th")" "$n_excused" "$FAILS" "$ex"
 	TOTAL_EXCUSED=$((TOTAL_EXCUSED + n_excused))
 	TOTAL_KILL=$((TOTAL_KILL + n_kill))
 	TOTAL_ERR=$((TOTAL_ERR + n_err))
