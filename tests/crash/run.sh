@@ -50,16 +50,17 @@ TOTAL_EXCUSED=0
 SAVED=(w state)
 EMPTIED=("$S" "$T" "$ST")
 
-# The verdicts compare listings of W: type, path, link text, mode and the content (md5) of every
-# entry, temporary `.grove-*` ones included. lib.sh's `listing` says the same but starts Python
-# (about 80 ms here, more than a whole grove run), so it records BEFORE and AFTER, shows the
-# differences, and must agree with this one on both; the thousands of points use find.
+# The verdicts compare listings of W: type, path, link text and mode of every entry, temporary
+# `.grove-*` ones included, and each file's size and modification time. grove never writes a file
+# in W, and every point starts from the same tarball (whole-second times), so a file whose content
+# changed would show a new time; one find does it all (hashing every file took half the time of a
+# point's checks). lib.sh's `listing` compares contents but starts Python (about 80 ms here, more
+# than a whole grove run), so it records BEFORE and AFTER, shows the differences, and must agree
+# with this one on both; the thousands of points use find.
 flist()
 {
-	{
-		find "$W" -mindepth 1 -printf '%y %P %l %m\n'
-		cd "$W" && find . -type f -exec md5sum {} +
-	} | LC_ALL=C sort
+	find "$W" -mindepth 1 \( -type f -printf '%y %P %m %s %T@\n' \) -o -printf '%y %P %l %m\n' |
+		LC_ALL=C sort
 }
 
 # Adds inode and mtime: proof that nothing was touched at all.
@@ -247,7 +248,7 @@ kill_at()
 run_command()
 {
 	NAME=$1
-	local prep=${PREP_OF[$NAME]} sc k e spec stride rc outcome label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
+	local prep=${PREP_OF[$NAME]} sc k e spec stride rc outcome states label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
 	local -A count=()
 	local -A exits=()
 	read -ra CMD <<<"${ARGS_OF[$NAME]}"
@@ -358,14 +359,15 @@ run_command()
 					point_fail "$label: exit $rc without a 'grove: …' message naming a path or the log: $(head -c 300 "$LOGS/err.err")"
 				fi
 				outcome=$(tree_outcome)
+				states=$(log_states)
 				if [[ $outcome == other ]]; then
 					point_fail "$label: exit $rc, and the target is neither as before nor as after (- before, + now):"
 					sed 's/^/    /' "$LOGS/diff" >&2
 					sed 's/^/    stderr: /' "$LOGS/err.err" >&2
-				elif [[ $outcome == after ]] && ! log_states | grep -q "^$((N0 + 1)) committed$"; then
+				elif [[ $outcome == after ]] && ! grep -q "^$((N0 + 1)) committed$" <<<"$states"; then
 					point_fail "$label: exit $rc, the target is as after, but the transaction is not committed"
 				fi
-				if ! log_states | awk -v n="$N0" '$1 > n { found = 1 } END { exit !found }'; then
+				if ! awk -v n="$N0" '$1 > n { found = 1 } END { exit !found }' <<<"$states"; then
 					# No intent was logged: not a single entry may have been touched.
 					if [[ $(fmeta) != "$pre_meta" ]]; then
 						point_fail "$label: no transaction was logged, yet the tree was touched:"
