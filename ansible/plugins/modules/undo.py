@@ -67,7 +67,7 @@ transaction:
   returned: always
   type: int
 reverts:
-  description: The transactions reverted, oldest first.
+  description: The transactions reverted, oldest first (empty when nothing changed).
   returned: always
   type: list
   elements: int
@@ -129,7 +129,10 @@ def main():
     ops = doc.get('ops') or []
     txn = int(doc.get('transaction') or 0)
     changed = bool(doc.get('changed')) if module.check_mode else txn > 0
-    result = dict(changed=changed, transaction=txn, reverts=doc.get('reverts') or [],
+    # grove rollback --to N with nothing left to revert still lists the transactions after N (their
+    # net effect is nothing): reverted, for the task, are only those of a revert it made or plans.
+    reverts = (doc.get('reverts') or []) if changed else []
+    result = dict(changed=changed, transaction=txn, reverts=reverts,
                   target=doc.get('target'), ops=ops, conflicts=[], rc=0, grove_rc=rc)
     if module._diff:
         result['diff'] = ops_diff(ops, doc.get('target'))
