@@ -10,6 +10,7 @@ import fcntl
 import hashlib
 import json
 import os
+import queue
 import shutil
 import socket
 import subprocess
@@ -165,15 +166,25 @@ class Fleet(object):
                 out[x['id']] = t
         return out
 
-    def play(self, playbook, *args):
-        r = subprocess.run(['ansible-playbook', playbook] + list(args), capture_output=True,
-                           text=True, env=self.env, cwd=self.top)
+    def start(self, playbook, *args, prefix=()):
+        """ansible-playbook started (prefix: a command it runs under, e.g. unshare); finish() it."""
+        p = subprocess.Popen(list(prefix) + ['ansible-playbook', playbook] + list(args),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=self.env, cwd=self.top)
+        p.what = '%s %s' % (playbook, ' '.join(args))
+        return p
+
+    def finish(self, p):
+        out, err = p.communicate()
         try:
-            doc = json.loads(r.stdout)
+            doc = json.loads(out)
         except ValueError:
-            fail('ansible-playbook %s %s printed no JSON (exit %d):\n%s\n%s' % (
-                playbook, ' '.join(args), r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
-        return r.returncode, Run(doc, r.stderr)
+            fail('ansible-playbook %s printed no JSON (exit %d):\n%s\n%s' % (
+                p.what, p.returncode, out[-3000:], err[-3000:]))
+        return p.returncode, Run(doc, err)
+
+    def play(self, playbook, *args, prefix=()):
+        return self.finish(self.start(playbook, *args, prefix=prefix))
 
 
 class Run(object):
@@ -212,6 +223,192 @@ def diff_links(diff):
             p, t = line.split(' -> ', 1)
             out[p] = t
     return out
+
+
+def hold_locks(lockdir):
+    fds = []
+    for name in sorted(os.listdir(lockdir)):
+        fd = os.open(os.path.join(lockdir, name), os.O_RDWR | os.O_CLOEXEC)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        fds.append(fd)
+    return fds
+
+
+def wait_check(fleet, top):
+    h = 'h04'
+    lockdir = os.path.join(fleet.root(h), 'state/locks')
+    fifo = os.path.join(top, 'wait.fifo')
+    os.mkfifo(fifo)
+    wrapper = os.path.join(top, 'grove-traced')
+    with open(wrapper, 'w') as f:
+        # Traced once (the fifo has one reader); any later grove of the play runs untraced.
+        f.write('#!/bin/sh\nif mkdir %s.once 2>/dev/null; then\n'
+                '  exec strace -qq -f -y -e trace=flock -o %s %s "$@"\nfi\nexec %s "$@"\n' % (
+                    fifo, fifo, GROVE, GROVE))
+    os.chmod(wrapper, 0o755)
+    events = queue.Queue()
+    trace = []
+
+    def reader():
+        with open(fifo) as f:   # blocks until strace opens it (or the test does, below)
+            for line in f:
+                trace.append(line)
+                if 'flock(' in line and lockdir in line and 'EAGAIN' in line:
+                    events.put('waiting')
+        events.put('trace closed')
+
+    threading.Thread(target=reader, daemon=True).start()
+    fds = hold_locks(lockdir)
+    logs = fleet.txns(h)
+    try:
+        proc = fleet.start(os.path.join(HERE, 'wait.yml'), '--limit', h, '-e',
+                           json.dumps({'grove_exe': wrapper, 'wait_s': 60}))
+        threading.Thread(target=lambda: (proc.wait(), events.put('play ended')), daemon=True).start()
+        first = events.get(timeout=300)
+        held = fleet.txns(h) == logs
+    finally:
+        for fd in fds:
+            os.close(fd)
+    if first == 'play ended':
+        try:    # lets the reader go if strace never opened the fifo
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+    rc, run = fleet.finish(proc)
+    expect(first == 'waiting', 'wait: the play ended (exit %d) before grove met the lock: %s\n%s' % (
+        rc, run.dump(h), ''.join(trace)[-2000:]))
+    expect(held, 'wait: a transaction was logged while the lock was held')
+    r = run.results('tmux out, waiting for the lock').get(h, {})
+    expect(rc == 0 and r.get('changed') and not r.get('failed') and r.get('transaction', 0) > 0,
+           'wait: the task did not go through after the lock was let go (exit %d): %s' % (rc, r))
+    expect(not os.path.lexists(os.path.join(fleet.root(h), 'home/.tmux.conf')), 'wait: tmux still on %s' % h)
+    new = sorted(set(fleet.txns(h)) - set(logs))
+    expect(new == [r['transaction']], 'wait: %s logged %s, the task reported %s' % (h, new, r['transaction']))
+    ok('wait 60 on a locked target: grove met the lock (flock EAGAIN), the test let go, the task '
+       'went through: changed, one transaction')
+
+
+def undo_forms(fleet, hosts):
+    for h in hosts:
+        forms = os.path.join(fleet.root(h), 'forms')
+        for pkg in 'abcd':
+            os.makedirs(os.path.join(forms, 'stow', pkg))
+            with open(os.path.join(forms, 'stow', pkg, 'f' + pkg), 'w') as f:
+                f.write(pkg + '\n')
+        os.makedirs(os.path.join(forms, 't'))
+        os.makedirs(os.path.join(forms, 'empty'))
+    rc, run = fleet.play(os.path.join(HERE, 'undo-forms.yml'), '--limit', ','.join(hosts))
+    expect(rc == 0, 'undo forms: exit %d: %s' % (rc, run.stats))
+    for h in hosts:
+        def res(task):
+            return run.results(task)[h]
+        t = os.path.join(fleet.root(h), 'forms/t')
+        ta, tb, tc, td = [x['transaction'] for x in res('stow a, b, c, d, one transaction each')['results']]
+        expect(0 < ta < tb < tc < td, 'undo forms on %s: stow transactions %s' % (h, (ta, tb, tc, td)))
+        u1, u2 = res('undo'), res('undo again')
+        expect(u1['changed'] and u1['reverts'] == [td] and u1['transaction'] > td,
+               'undo on %s: %s' % (h, u1))
+        expect(u2['changed'] and u2['reverts'] == [tc] and u2['transaction'] > u1['transaction'],
+               'undo again on %s: %s' % (h, u2))
+        r1, r2 = res('rollback to a'), res('rollback to a again')
+        expect(r1['changed'] and r1['transaction'] > u2['transaction'] and tb in r1['reverts'] and
+               ta not in r1['reverts'], 'rollback to a on %s: %s' % (h, r1))
+        expect(not r2['changed'] and r2['transaction'] == 0 and r2['reverts'] == [] and
+               not r2.get('failed'), 'rollback to a again on %s: %s' % (h, r2))
+        for task in ('undo with nothing to undo, check mode', 'undo with nothing to undo'):
+            n = res(task)
+            expect(not n['changed'] and not n.get('failed') and n['transaction'] == 0 and
+                   n['reverts'] == [] and n['msg'] == 'nothing to undo' and n['grove_rc'] == 1,
+                   '%s on %s: %s' % (task, h, n))
+        links = dict((n, os.readlink(os.path.join(t, n))) for n in os.listdir(t))
+        expect(links == {'fa': '../stow/a/fa'}, 'undo forms on %s: the target has %s' % (h, links))
+        d = fleet.grove_json(h, 'log', '-t', t)
+        got = sorted(x['id'] for x in d['transactions'])
+        want = sorted([ta, tb, tc, td, u1['transaction'], u2['transaction'], r1['transaction']])
+        expect(got == want, 'undo forms on %s: the log has %s, the tasks reported %s' % (h, got, want))
+        expect(not os.listdir(os.path.join(fleet.root(h), 'forms/empty')), 'the empty target changed')
+    ok('undo forms on %s: undo twice (one more each, changed), rollback --to a (changed), again (ok, '
+       'nothing reverted), undo with nothing to undo (ok, "nothing to undo", check mode too)' % ', '.join(hosts))
+
+
+def make_deb(top, version):
+    """A .deb of the grove just built, the cheap way: dpkg-deb --build of a staged tree."""
+    stage = os.path.join(top, 'deb', 'grove')
+    os.makedirs(os.path.join(stage, 'DEBIAN'))
+    os.makedirs(os.path.join(stage, 'usr/bin'))
+    shutil.copy(GROVE, os.path.join(stage, 'usr/bin/grove'))
+    arch = subprocess.run(['dpkg', '--print-architecture'], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    with open(os.path.join(stage, 'DEBIAN/control'), 'w') as f:
+        f.write('Package: grove\nVersion: %s\nArchitecture: %s\nMaintainer: grove tests <t@localhost>\n'
+                'Depends: libc6, libyaml-0-2, libsqlite3-0, libpcre2-8-0\nSection: utils\n'
+                'Priority: optional\nDescription: grove, staged by the fleet test\n' % (version, arch))
+    deb = os.path.join(top, 'deb', 'grove_%s_%s.deb' % (version, arch))
+    subprocess.run(['dpkg-deb', '--root-owner-group', '-Zgzip', '--build', stage, deb], check=True,
+                   capture_output=True)
+    return deb
+
+
+def machine_grove():
+    """This machine's own record of a grove package and /usr/bin/grove (the deb play must not change them)."""
+    q = subprocess.run(['dpkg-query', '--showformat=${Version} ${db:Status-Abbrev}', '--show', 'grove'],
+                       capture_output=True, text=True)
+    return q.returncode, q.stdout, os.path.lexists('/usr/bin/grove')
+
+
+# The deb play's namespace: /usr, /var and /etc overlaid with folders of the test, so apt-get and
+# dpkg write there; the machine's own are untouched, and the overlay goes when the play ends.
+OVERLAY_SH = r"""set -e
+for d in usr var etc; do
+    mkdir -p "$OV/$d/upper" "$OV/$d/work"
+    mount -t overlay overlay -o "lowerdir=/$d,upperdir=$OV/$d/upper,workdir=$OV/$d/work" "/$d"
+done
+exec "$@"
+"""
+
+
+def install_methods(fleet, top):
+    """The install role's source method (a real meson build on h06, into a prefix of its own) and
+    deb method (a staged .deb on h07, installed by apt-get in a mount namespace with /usr, /var and
+    /etc overlaid), at the same time."""
+    expect(shutil.which('unshare') and shutil.which('dpkg-deb'), 'unshare or dpkg-deb not found')
+    version = subprocess.run([GROVE, '--version'], capture_output=True, text=True).stdout.strip()
+    play = os.path.join(HERE, 'install.yml')
+    prefix = os.path.join(fleet.root('h06'), 'src-prefix')
+    src = fleet.start(play, '--limit', 'h06', '-e', json.dumps({
+        'grove_install_method': 'source', 'grove_install_source': SRC,
+        'grove_install_prefix': prefix, 'grove_install_deps': False}))
+    deb = make_deb(top, version.split()[-1])
+    machine = machine_grove()
+    ov = os.path.join(top, 'overlay')
+    rc, run = fleet.play(play, '--limit', 'h07', '-e', json.dumps({
+        'grove_install_method': 'deb', 'grove_install_deb': deb, 'grove_install_deps': False}),
+        prefix=['unshare', '--mount', '--propagation', 'private', 'env', 'OV=' + ov,
+                'sh', '-c', OVERLAY_SH, 'sh'])
+    expect(machine_grove() == machine, 'the deb play changed this machine: %s, was %s' % (
+        machine_grove(), machine))
+    expect(rc == 0, 'install role, deb (exit %d):\n%s\n%s' % (rc, run.dump('h07'), run.stderr[-2000:]))
+    inst = [hosts['h07'] for name, hosts in run.tasks()
+            if name == 'grove.farm.install : Install it with apt-get (its dependencies from Debian)']
+    expect(len(inst) == 2 and inst[0].get('changed') and not inst[1].get('changed') and
+           inst[1].get('skipped'), 'install role, deb: apt-get ran %s' % inst)
+    v = run.results("grove's version")['h07']
+    d = run.results("dpkg's record")['h07']
+    expect(v['stdout'] == version and d['stdout'].split() == ['grove', version.split()[-1], 'ii'],
+           'install role, deb: grove --version %r, dpkg %r' % (v['stdout'], d['stdout']))
+    expect(os.path.exists(os.path.join(ov, 'usr/upper/bin/grove')), 'the deb did not land in the overlay')
+    ok('grove.farm.install, deb method: a .deb (dpkg-deb --build of the built grove) installed by apt-get '
+       '(in an overlaid mount namespace; this machine untouched), /usr/bin/grove runs, dpkg has it; '
+       'the second run installs nothing')
+    rc, run = fleet.finish(src)
+    expect(rc == 0, 'install role, source (exit %d):\n%s\n%s' % (rc, run.dump('h06'), run.stderr[-3000:]))
+    b = run.results('grove.farm.install : Configure, build and install')['h06']
+    v = run.results("grove's version")['h06']
+    expect(b.get('changed') and v['stdout'] == version and
+           os.access(os.path.join(prefix, 'bin/grove'), os.X_OK),
+           'install role, source: %s; --version %r' % (b, v.get('stdout')))
+    ok('grove.farm.install, source method: git archive of this tree, built by meson and ninja on h06, '
+       'installed into its prefix; that grove runs')
 
 
 def main():
@@ -447,6 +644,12 @@ def main():
         expect(fleet.hashes()['h01'] == before, 'the locked run changed h01')
         ok('a target locked by another run: the task fails with rc 75 and locked=true, nothing changed')
 
+        # wait: the same lock held on h04, the task with wait 60 blocks, and goes through when the
+        # holder lets go. The event is grove's own: the module's grove is a wrapper that runs grove
+        # under strace (flock calls only) into a fifo; the test lets go of the locks at the first
+        # flock of h04's lock folder that fails with EAGAIN, so grove has met the lock and waits.
+        wait_check(fleet, top)
+
         # Undo (check mode, real, then rollback with nothing to do) and profile rollback, on the others.
         # Three hosts (one over SSH) are enough here, and keep the test's CI time down.
         hosts = ['h01', 'h02', SSH_HOST]
@@ -473,6 +676,9 @@ def main():
         for h in fleet.hosts:
             expect(h in hosts or after[h] == before[h], 'the undo play touched %s' % h)
         ok('undo (check mode, real, then rollback --to with nothing to do) and profile remove/rollback/switch on h01, h02 and the SSH host')
+
+        undo_forms(fleet, ['h04', SSH_HOST])
+        install_methods(fleet, top)
     finally:
         if inetd:
             inetd.stop()
