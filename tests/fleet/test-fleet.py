@@ -4,7 +4,9 @@
 # by real ansible-playbook against 9 hosts of this machine - 8 with ansible_connection=local, each its
 # own root, and 1 reached over real SSH on 127.0.0.1 (sshd started here with throwaway keys, stopped
 # at the end). Checks check mode (tree hashes), diff, idempotence on every host, one transaction per
-# changed task in every host's grove log, --limit, forks, a conflict on one host, undo and rollback.
+# changed task in every host's grove log, --limit, forks, a conflict on one host, a locked target
+# (rc 75 without wait; with wait, through once the holder lets go), undo and rollback in all their
+# forms, and the install role by its binary (over SSH), source (a real build) and deb methods.
 # Prints TAP-like "ok N - ..." lines; any failure exits 1 (a missing tool is a failure, not a skip).
 import fcntl
 import hashlib
@@ -367,26 +369,33 @@ exec "$@"
 """
 
 
-def install_methods(fleet, top):
-    """The install role's source method (a real meson build on h06, into a prefix of its own) and
-    deb method (a staged .deb on h07, installed by apt-get in a mount namespace with /usr, /var and
-    /etc overlaid), at the same time."""
+def start_installs(fleet, top):
+    """The install role's source method (a real meson build on h06, into a prefix outside the
+    host's folder) and deb method (a staged .deb on h07, installed by apt-get in a mount namespace
+    with /usr, /var and /etc overlaid), started at once and left running beside the other checks
+    (they touch no host's folder): the build mostly uses a core the rest of the test leaves idle."""
     expect(shutil.which('unshare') and shutil.which('dpkg-deb'), 'unshare or dpkg-deb not found')
     version = subprocess.run([GROVE, '--version'], capture_output=True, text=True).stdout.strip()
     play = os.path.join(HERE, 'install.yml')
-    prefix = os.path.join(fleet.root('h06'), 'src-prefix')
+    prefix = os.path.join(top, 'src-prefix')
     src = fleet.start(play, '--limit', 'h06', '-e', json.dumps({
         'grove_install_method': 'source', 'grove_install_source': SRC,
         'grove_install_prefix': prefix, 'grove_install_deps': False}))
     deb = make_deb(top, version.split()[-1])
     machine = machine_grove()
     ov = os.path.join(top, 'overlay')
-    rc, run = fleet.play(play, '--limit', 'h07', '-e', json.dumps({
+    debp = fleet.start(play, '--limit', 'h07', '-e', json.dumps({
         'grove_install_method': 'deb', 'grove_install_deb': deb, 'grove_install_deps': False}),
         prefix=['unshare', '--mount', '--propagation', 'private', 'env', 'OV=' + ov,
                 'sh', '-c', OVERLAY_SH, 'sh'])
-    expect(machine_grove() == machine, 'the deb play changed this machine: %s, was %s' % (
-        machine_grove(), machine))
+    return dict(version=version, prefix=prefix, src=src, deb=debp, machine=machine, ov=ov)
+
+
+def finish_installs(fleet, st):
+    version = st['version']
+    rc, run = fleet.finish(st['deb'])
+    expect(machine_grove() == st['machine'], 'the deb play changed this machine: %s, was %s' % (
+        machine_grove(), st['machine']))
     expect(rc == 0, 'install role, deb (exit %d):\n%s\n%s' % (rc, run.dump('h07'), run.stderr[-2000:]))
     inst = [hosts['h07'] for name, hosts in run.tasks()
             if name == 'grove.farm.install : Install it with apt-get (its dependencies from Debian)']
@@ -396,16 +405,16 @@ def install_methods(fleet, top):
     d = run.results("dpkg's record")['h07']
     expect(v['stdout'] == version and d['stdout'].split() == ['grove', version.split()[-1], 'ii'],
            'install role, deb: grove --version %r, dpkg %r' % (v['stdout'], d['stdout']))
-    expect(os.path.exists(os.path.join(ov, 'usr/upper/bin/grove')), 'the deb did not land in the overlay')
+    expect(os.path.exists(os.path.join(st['ov'], 'usr/upper/bin/grove')), 'the deb did not land in the overlay')
     ok('grove.farm.install, deb method: a .deb (dpkg-deb --build of the built grove) installed by apt-get '
        '(in an overlaid mount namespace; this machine untouched), /usr/bin/grove runs, dpkg has it; '
        'the second run installs nothing')
-    rc, run = fleet.finish(src)
+    rc, run = fleet.finish(st['src'])
     expect(rc == 0, 'install role, source (exit %d):\n%s\n%s' % (rc, run.dump('h06'), run.stderr[-3000:]))
     b = run.results('grove.farm.install : Configure, build and install')['h06']
     v = run.results("grove's version")['h06']
     expect(b.get('changed') and v['stdout'] == version and
-           os.access(os.path.join(prefix, 'bin/grove'), os.X_OK),
+           os.access(os.path.join(st['prefix'], 'bin/grove'), os.X_OK),
            'install role, source: %s; --version %r' % (b, v.get('stdout')))
     ok('grove.farm.install, source method: git archive of this tree, built by meson and ninja on h06, '
        'installed into its prefix; that grove runs')
@@ -421,7 +430,7 @@ def main():
 
     top = tempfile.mkdtemp(prefix='grove-fleet.')
     os.chmod(top, 0o755)
-    inetd = None
+    inetd = installs = None
     try:
         fleet = Fleet(top)
         # The fleet, and the collection built and installed with ansible-galaxy.
@@ -431,6 +440,7 @@ def main():
         expect(os.path.isdir(os.path.join(fleet.dir, 'collections/ansible_collections/grove/farm/plugins')),
                'the collection was not installed')
         ok('ansible-galaxy builds and installs the collection; a fleet of %d hosts' % len(fleet.hosts))
+        installs = start_installs(fleet, top)
 
         # h09 over SSH: a throwaway host key and user key, sshd on 127.0.0.1.
         ssh = os.path.join(top, 'ssh')
@@ -677,9 +687,14 @@ def main():
             expect(h in hosts or after[h] == before[h], 'the undo play touched %s' % h)
         ok('undo (check mode, real, then rollback --to with nothing to do) and profile remove/rollback/switch on h01, h02 and the SSH host')
 
-        undo_forms(fleet, ['h04', SSH_HOST])
-        install_methods(fleet, top)
+        undo_forms(fleet, ['h04'])
+        finish_installs(fleet, installs)
+        installs = None
     finally:
+        for p in (installs or {}).get('src'), (installs or {}).get('deb'):
+            if p and p.poll() is None:
+                p.kill()
+                p.wait()
         if inetd:
             inetd.stop()
         shutil.rmtree(top, ignore_errors=True)
