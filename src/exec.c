@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "grove/exec.h"
+#include "exec_int.h"
 
 #include "banned.h" /* last */
 
@@ -22,20 +24,6 @@
  *  - the cache is flushed whenever we rename a folder (UNFOLD, FOLD, undoing
  *    them) or remove one, so no fd is ever used under a name it no longer has.
  */
-
-#define DCACHE_SIZE 16
-
-struct dcache_ent {
-	char *rel; /* folder path beneath the root */
-	int fd;
-	bool dirty; /* changed since opened: fsync before closing */
-};
-
-struct dcache {
-	int rootfd;
-	struct dcache_ent e[DCACHE_SIZE];
-	size_t n;
-};
 
 enum undo_kind {
 	U_LINK,     /* we created link dir/name -> text */
@@ -66,14 +54,21 @@ struct exec {
 	const struct grove_plan *plan;
 	const struct grove_root *target, *stow;
 	const struct grove_exec_opts *opts;
-	struct dcache tc, sc;
+	struct grove_dcache tc, sc;
 	struct undo *undo;
 	size_t n_undo, cap_undo;
 	struct aside *asides;
 	size_t n_asides, cap_asides;
 	size_t done;
 	bool named; /* err already names the failing op (set by the innermost run_range) */
+	/* Folders removed whole (see op_remove_aside): rm_end[i], when not 0, ends the block of
+	 * removals that starts at op i (its last op the folder's RMDIR); rm_start[j], for an
+	 * RMDIR j that ends such a block, is where the block starts (RM_NONE: it does not). */
+	uint32_t *rm_end, *rm_start;
+	bool aside; /* running ops inside a folder moved aside: nobody reaches it by path */
 };
+
+#define RM_NONE UINT32_MAX
 
 /* ---- small helpers ---- */
 
@@ -148,124 +143,6 @@ append(struct grove_error *err, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A failure that means "the world is not what the plan expected". */
-static int
-as_precondition(struct grove_error *err, int r)
-{
-	if (r == -EEXIST || r == -ENOENT || r == -ENOTDIR || r == -ELOOP || r == -EXDEV ||
-	    r == -ENOTEMPTY || r == -EISDIR) {
-		err->code = -GROVE_E_PRECONDITION;
-		return err->code;
-	}
-	return r;
-}
-
-/* ---- folder cache ---- */
-
-static int
-dcache_evict(struct dcache *c, size_t i, bool sync, struct grove_error *err)
-{
-	int r = 0;
-
-	if (sync && c->e[i].dirty)
-		r = grove_fs_sync(c->e[i].fd, err);
-	if (r < 0)
-		grove_error_set(err, r, "sync folder '%s': %s", *c->e[i].rel ? c->e[i].rel : ".",
-				grove_strerror(r));
-	grove_fd_close(c->e[i].fd);
-	free(c->e[i].rel);
-	memmove(&c->e[i], &c->e[i + 1], (c->n - i - 1) * sizeof(c->e[0]));
-	c->n--;
-	return r;
-}
-
-/* Closes every cached fd, fsyncing the changed folders first when sync; returns the first error. */
-static int
-dcache_flush(struct dcache *c, bool sync, struct grove_error *err)
-{
-	int r = 0;
-
-	while (c->n) {
-		int k = dcache_evict(c, 0, sync && r == 0, err);
-
-		if (k < 0 && r == 0)
-			r = k;
-	}
-	return r;
-}
-
-/* Drops rel and everything under it (they are being removed: no fsync needed). */
-static void
-dcache_forget(struct dcache *c, const char *rel)
-{
-	for (size_t i = 0; i < c->n;) {
-		if (!strcmp(c->e[i].rel, rel) || under(c->e[i].rel, rel))
-			dcache_evict(c, i, false, NULL);
-		else
-			i++;
-	}
-}
-
-/* Closes the cached fds of rel and everything under it, fsyncing the changed
- * ones first (rel is about to move: its contents must be durable before it is
- * seen under its new name, and no cached fd may outlive its old name). */
-static int
-dcache_settle(struct dcache *c, const char *rel, struct grove_error *err)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < c->n;) {
-		if (!strcmp(c->e[i].rel, rel) || under(c->e[i].rel, rel)) {
-			int k = dcache_evict(c, i, r == 0, err);
-
-			if (k < 0 && r == 0)
-				r = k;
-		} else {
-			i++;
-		}
-	}
-	return r;
-}
-
-/* Takes ownership of fd (closes it on failure). */
-static int
-dcache_put(struct dcache *c, const char *rel, int fd, bool dirty, struct grove_error *err)
-{
-	char *copy = strdup(rel);
-	int r = 0;
-
-	if (!copy) {
-		grove_fd_close(fd);
-		return grove_error_errno(err, -ENOMEM, "open folder '%s'", rel);
-	}
-	if (c->n == DCACHE_SIZE)
-		r = dcache_evict(c, 0, true, err);
-	c->e[c->n].rel = copy;
-	c->e[c->n].fd = fd;
-	c->e[c->n].dirty = dirty;
-	c->n++;
-	return r;
-}
-
-/* The fd of folder rel beneath the cache's root, opened with RESOLVE_NO_SYMLINKS. */
-static int
-dcache_get(struct dcache *c, const char *rel, bool dirty, struct grove_error *err)
-{
-	int fd, r;
-
-	for (size_t i = 0; i < c->n; i++) {
-		if (!strcmp(c->e[i].rel, rel)) {
-			c->e[i].dirty |= dirty;
-			return c->e[i].fd;
-		}
-	}
-	fd = grove_fs_open_dir_beneath(c->rootfd, rel, err);
-	if (fd < 0)
-		return as_precondition(err, fd);
-	r = dcache_put(c, rel, fd, dirty, err);
-	return r < 0 ? r : fd;
-}
-
 /* ---- undo log ---- */
 
 static void
@@ -321,7 +198,7 @@ dup_or_null(const char *s)
 
 /* ---- the ops ---- */
 
-static struct dcache *
+static struct grove_dcache *
 cache_for(struct exec *ex, bool stow)
 {
 	return stow ? &ex->sc : &ex->tc;
@@ -339,7 +216,7 @@ enter_parent(struct exec *ex, const char *path, size_t undos, char **ret_dir, co
 		grove_error_errno(err, -ENOMEM, "record undo");
 		return -ENOMEM;
 	}
-	return dcache_get(&ex->tc, *ret_dir, true, err);
+	return grove_dcache_get(&ex->tc, *ret_dir, true, err);
 }
 
 static int
@@ -354,7 +231,7 @@ op_link(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 		return fd;
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_LINK, dir, name)->text = dup_or_null(op->text);
 	return 0;
 }
@@ -372,9 +249,9 @@ op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 		return fd;
 	nfd = grove_fs_mkdir(fd, name, mode, err);
 	if (nfd < 0)
-		return as_precondition(err, nfd);
+		return grove_exec_as_precondition(err, nfd);
 	undo_push(ex, U_MKDIR, dir, name);
-	return dcache_put(&ex->tc, path, nfd, true, err);
+	return grove_dcache_put(&ex->tc, path, nfd, true, err);
 }
 
 static int
@@ -387,9 +264,11 @@ op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	fd = enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
-	r = grove_fs_link_remove(fd, name, op->old_text, ex_tag(ex), err);
+	/* In a folder moved aside the link is out of everyone's way already: check and unlink. */
+	r = ex->aside ? grove_fs_link_remove_aside(fd, name, op->old_text, err)
+		      : grove_fs_link_remove(fd, name, op->old_text, ex_tag(ex), err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_UNLINK, dir, name)->text = dup_or_null(op->old_text);
 	return 0;
 }
@@ -407,7 +286,7 @@ op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 		return fd;
 	r = grove_fs_link_replace(fd, name, op->old_text, op->text, ex_tag(ex), err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	u = undo_push(ex, U_RELINK, dir, name);
 	u->text = dup_or_null(op->text);
 	u->old_text = dup_or_null(op->old_text);
@@ -424,7 +303,7 @@ remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_e
 
 	if (!path || undo_reserve(ex, 1, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_stat_at(fd, name, &st, err);
@@ -434,14 +313,14 @@ remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_e
 		return grove_error_set(err, -GROVE_E_PRECONDITION, "remove folder '%s': %s", name,
 				       st.type == GROVE_FT_NONE ? "it does not exist"
 								: "not a folder");
-	dcache_forget(&ex->tc, path);
+	grove_dcache_forget(&ex->tc, path);
 	r = grove_fs_rmdir(fd, name, err);
 	if (r == -ENOTEMPTY)
 		return grove_error_set(
 			err, -GROVE_E_PRECONDITION,
 			"remove folder '%s': it holds entries the plan did not expect", name);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_RMDIR, dir, name)->mode = st.mode & 07777;
 	return 0;
 }
@@ -471,7 +350,7 @@ op_write(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 		return fd;
 	r = grove_fs_write_new_file(fd, name, op->text, strlen(op->text), 0644, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_WRITE, dir, name)->text = dup_or_null(op->text);
 	return 0;
 }
@@ -491,13 +370,13 @@ op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 		return fd;
 	r = grove_fs_read_file_at(fd, name, want + 1, &have, &len, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	if (len != want || memcmp(have, op->old_text, want) != 0)
 		return grove_error_set(err, -GROVE_E_PRECONDITION,
 				       "'%s' is not the file grove wrote there", path);
 	r = grove_fs_unlink_file(fd, name, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_ERASE, dir, name)->text = dup_or_null(op->old_text);
 	return 0;
 }
@@ -514,7 +393,7 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	const char *name, *name2;
 	int fd, fd2, r;
 
-	r = dcache_settle(&ex->tc, path, err);
+	r = grove_dcache_settle(&ex->tc, path, err);
 	if (r < 0)
 		return r;
 	fd2 = enter_parent(ex, op->text, 0, &dir2, &name2, err);
@@ -524,12 +403,12 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	if (fd < 0)
 		return fd;
 	/* (Looking fd up may have evicted fd2 from the cache: look it up again.) */
-	fd2 = dcache_get(&ex->tc, dir2, true, err);
+	fd2 = grove_dcache_get(&ex->tc, dir2, true, err);
 	if (fd2 < 0)
 		return fd2;
 	r = grove_fs_move(fd, name, fd2, name2, RENAME_NOREPLACE, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	{
 		struct undo *u = undo_push(ex, U_MOVE, dir, name);
 
@@ -559,7 +438,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	if (split(path, &dir, &name) < 0 || split(op->stow_path, &sdir, &sname) < 0 ||
 	    undo_reserve(ex, 3, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_stat_at(fd, name, &st, err);
@@ -568,7 +447,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	if (st.type != GROVE_FT_REG)
 		return grove_error_set(err, -GROVE_E_PRECONDITION, "adopt '%s': not a regular file",
 				       name);
-	sfd = dcache_get(&ex->sc, sdir, true, err);
+	sfd = grove_dcache_get(&ex->sc, sdir, true, err);
 	if (sfd < 0)
 		return grove_error_prefix(err, "stow dir");
 	r = grove_fs_stat_at(sfd, sname, &sst, err);
@@ -586,7 +465,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 		grove_fs_temp_name(aside, sizeof(aside), ex_tag(ex), sname);
 		r = grove_fs_move(sfd, sname, sfd, aside, RENAME_NOREPLACE, err);
 		if (r < 0)
-			return as_precondition(err, r);
+			return grove_exec_as_precondition(err, r);
 		u = undo_push(ex, U_MOVE, sdir, sname);
 		u->in_stow = u->to_stow = true;
 		u->dir2 = strdup(sdir);
@@ -606,7 +485,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	}
 	r = grove_fs_move(fd, name, sfd, sname, RENAME_NOREPLACE, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	u = undo_push(ex, U_MOVE, dir, name);
 	u->to_stow = true;
 	u->dir2 = strdup(sdir);
@@ -621,7 +500,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 				       name);
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_LINK, dir, name)->text = dup_or_null(op->text);
 	return 0;
 }
@@ -696,9 +575,9 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 		return grove_error_errno(err, -ENOMEM, "unfold");
 	nfd = grove_fs_mkdir(fd, tmp, mode, err);
 	if (nfd < 0)
-		return as_precondition(err, nfd);
+		return grove_exec_as_precondition(err, nfd);
 	undo_push(ex, U_MKDIR, dir, tmp);
-	r = dcache_put(&ex->tc, tmp_path, nfd, true, err);
+	r = grove_dcache_put(&ex->tc, tmp_path, nfd, true, err);
 	if (r < 0)
 		return r;
 
@@ -708,12 +587,12 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 
 	/* Durable before visible; and the exchange below renames folders we may
 	 * hold fds for, so the cache must not survive it anyway. */
-	r = dcache_flush(&ex->tc, true, err);
+	r = grove_dcache_flush(&ex->tc, true, err);
 	if (r < 0)
 		return r;
 	if (undo_reserve(ex, 2, err) < 0)
 		return err->code;
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
 		return fd;
 	r = check_link(fd, name, op->old_text, err);
@@ -721,7 +600,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 		return r < 0 ? r : err->code;
 	r = grove_fs_exchange(fd, tmp, name, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = strdup(name);
 
 	/* The check above and the exchange are two syscalls: verify what the
@@ -731,7 +610,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 		return r < 0 ? r : err->code;
 	r = grove_fs_link_remove(fd, tmp, op->old_text, ex_tag(ex), err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_UNLINK, dir, tmp)->text = dup_or_null(op->old_text);
 	return 0;
 }
@@ -755,7 +634,7 @@ op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_er
 
 	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 2, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_stat_at(fd, name, &st, err);
@@ -773,15 +652,15 @@ op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_er
 		return r;
 	undo_push(ex, U_LINK, dir, tmp)->text = dup_or_null(op->text);
 
-	r = dcache_flush(&ex->tc, true, err);
+	r = grove_dcache_flush(&ex->tc, true, err);
 	if (r < 0)
 		return r;
-	fd = dcache_get(&ex->tc, dir, true, err);
+	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_exchange(fd, tmp, name, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = strdup(name);
 	r = grove_fs_stat_at(fd, tmp, &st, err);
 	if (r < 0)
@@ -811,12 +690,12 @@ op_recorded(struct exec *ex, const struct grove_op *op, const char *path, struct
 		return grove_error_set(err, -GROVE_E_INTERNAL, "a recorded op must be a link's");
 	if (split(path, &dir, &name) < 0 || !name)
 		return grove_error_errno(err, -ENOMEM, "check");
-	fd = dcache_get(&ex->tc, dir, false, err);
+	fd = grove_dcache_get(&ex->tc, dir, false, err);
 	if (fd < 0)
-		return as_precondition(err, fd);
+		return grove_exec_as_precondition(err, fd);
 	r = check_link(fd, name, text, err);
 	if (r < 0)
-		return as_precondition(err, r);
+		return grove_exec_as_precondition(err, r);
 	return r ? 0 : -GROVE_E_PRECONDITION;
 }
 
@@ -828,6 +707,147 @@ progress(struct exec *ex, const struct grove_op *op)
 		ex->opts->progress(ex->opts->progress_ctx, ex->done, ex->plan->n_ops, op);
 }
 
+/* ---- folders removed whole ---- */
+
+/* A plain removal: what a block of op_remove_aside may hold. */
+static bool
+is_removal(const struct grove_op *op)
+{
+	return !op->recorded && op->path && *op->path &&
+	       ((op->kind == GROVE_OP_UNLINK && op->old_text) || op->kind == GROVE_OP_RMDIR);
+}
+
+/*
+ * Finds the folders the plan removes whole: an RMDIR whose path's ops, right before it, are all
+ * removals (the planner writes a folder's removal after its contents'). Nested folders reuse the
+ * block found for them, so this is linear in the ops. Without memory for it, nothing is found
+ * and every op runs one by one, as before.
+ */
+static void
+find_removed_folders(struct exec *ex)
+{
+	const struct grove_plan *p = ex->plan;
+
+	if (p->n_ops == 0 || p->n_ops >= RM_NONE)
+		return;
+	ex->rm_end = calloc(p->n_ops, sizeof(*ex->rm_end));
+	ex->rm_start = malloc(p->n_ops * sizeof(*ex->rm_start));
+	if (!ex->rm_end || !ex->rm_start) {
+		free(ex->rm_end);
+		free(ex->rm_start);
+		ex->rm_end = ex->rm_start = NULL;
+		return;
+	}
+	for (size_t j = 0; j < p->n_ops; j++) {
+		const struct grove_op *d = &p->ops[j];
+		size_t s = j;
+		bool ok = true;
+
+		ex->rm_start[j] = RM_NONE;
+		if (d->kind != GROVE_OP_RMDIR || !is_removal(d))
+			continue;
+		while (ok && s > 0 && under(p->ops[s - 1].path, d->path)) {
+			if (!is_removal(&p->ops[s - 1]))
+				ok = false;
+			else if (p->ops[s - 1].kind == GROVE_OP_RMDIR)
+				ok = (s = ex->rm_start[s - 1]) != RM_NONE;
+			else
+				s--;
+		}
+		if (!ok)
+			continue;
+		ex->rm_start[j] = (uint32_t)s;
+		ex->rm_end[s] = (uint32_t)(j + 1);
+	}
+}
+
+/* The end of the block of removals of a whole folder that starts at op i, or i when there is
+ * none worth moving aside (fewer than two links: one rename buys nothing). */
+static size_t
+removal_end(const struct exec *ex, size_t i, size_t end)
+{
+	size_t j, links = 0;
+
+	if (!ex->rm_end || !ex->rm_end[i] || ex->rm_end[i] > end)
+		return i;
+	j = ex->rm_end[i];
+	for (size_t k = i; k < j && links < 2; k++)
+		links += ex->plan->ops[k].kind == GROVE_OP_UNLINK;
+	return links < 2 ? i : j;
+}
+
+/* A step of op_remove_aside failed: err names its RMDIR. Returns err's code. */
+static int
+removal_failed(struct exec *ex, const struct grove_op *op, struct grove_error *err)
+{
+	if (!ex->named)
+		grove_error_prefix(err, "%s '%s'", grove_op_kind_name(op->kind), op->path);
+	ex->named = true;
+	return err->code;
+}
+
+/*
+ * A folder that goes whole (ops [i, end): its links and folders, then its own RMDIR) is moved
+ * aside once, under a private temporary name, and emptied there: each link is checked and
+ * unlinked in place (two calls), rather than each moved aside on its own (three). The move
+ * is the same guarantee one level up: whatever sits at the folder's path is taken out of
+ * everyone's way first, and only then looked at — a symlink or file swapped in is not a folder
+ * (reopening it refuses symlinks), a link replaced since the scan fails its check, an entry
+ * the plan does not know keeps the folder from being removed; each fails the op and undo puts
+ * everything back, the folder last. A crash leaves a temporary folder holding only the
+ * transaction's links, which recovery removes before putting the folder back.
+ */
+static int
+op_remove_aside(struct exec *ex, size_t i, size_t end, struct grove_error *err)
+{
+	const struct grove_op *op = &ex->plan->ops[end - 1];
+	cleanup_free char *dir = NULL;
+	cleanup_free char *tmp_path = NULL;
+	const char *name;
+	char tmp[NAME_MAX + 1];
+	struct undo *u;
+	int fd, afd, r = -EEXIST;
+
+	fd = enter_parent(ex, op->path, 1, &dir, &name, err);
+	if (fd < 0)
+		return removal_failed(ex, op, err);
+	grove_dcache_forget(&ex->tc, op->path);
+	for (int k = 0; k < 16 && r == -EEXIST; k++) {
+		grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
+		r = grove_fs_move(fd, name, fd, tmp, RENAME_NOREPLACE, err);
+	}
+	if (r < 0) {
+		grove_exec_as_precondition(err, r);
+		return removal_failed(ex, op, err);
+	}
+	u = undo_push(ex, U_MOVE, dir, name);
+	u->dir2 = dup_or_null(dir);
+	u->name2 = dup_or_null(tmp);
+	tmp_path = join(dir, tmp);
+	if (!tmp_path) {
+		grove_error_errno(err, -ENOMEM, "move aside");
+		return removal_failed(ex, op, err);
+	}
+	/* What was moved must be a real folder (O_NOFOLLOW): anything else goes back by undo. */
+	afd = grove_fs_open_dir_at(fd, tmp, err);
+	if (afd < 0) {
+		grove_exec_as_precondition(err, afd);
+		return removal_failed(ex, op, err);
+	}
+	if (grove_dcache_put(&ex->tc, tmp_path, afd, false, err) < 0)
+		return removal_failed(ex, op, err);
+	ex->aside = true;
+	r = run_range(ex, i, end - 1, op->path, tmp_path, err);
+	ex->aside = false;
+	if (r < 0)
+		return r;
+	r = remove_folder(ex, dir, tmp, err);
+	if (r < 0)
+		return removal_failed(ex, op, err);
+	progress(ex, op);
+	return 0;
+}
+
 /* Runs ops [start, end); inside a block, paths under from are re-rooted to to. */
 static int
 run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
@@ -836,7 +856,7 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 	for (size_t i = start; i < end;) {
 		const struct grove_op *op = &ex->plan->ops[i];
 		cleanup_free char *path = NULL;
-		size_t next = i + 1;
+		size_t next = i + 1, whole = from ? i : removal_end(ex, i, end);
 		int r;
 
 		bool needs_text = op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_RELINK ||
@@ -854,7 +874,9 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 		if (!path)
 			return grove_error_errno(err, -ENOMEM, "%s '%s'",
 						 grove_op_kind_name(op->kind), op->path);
-		if (op->recorded)
+		if (whole > i)
+			r = op_remove_aside(ex, i, next = whole, err);
+		else if (op->recorded)
 			r = op_recorded(ex, op, path, err);
 		else
 			switch (op->kind) {
@@ -905,7 +927,8 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 			ex->named = true;
 			return r;
 		}
-		progress(ex, op);
+		if (whole == i) /* (a folder removed whole counted its own ops) */
+			progress(ex, op);
 		i = next;
 	}
 	return 0;
@@ -916,13 +939,13 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 static int
 undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 {
-	struct dcache *c = cache_for(ex, u->in_stow);
+	struct grove_dcache *c = cache_for(ex, u->in_stow);
 	mode_t mode;
 	int fd, fd2, r;
 
 	if (!u->dir || !u->name)
 		return grove_error_errno(err, -ENOMEM, "undo");
-	fd = dcache_get(c, u->dir, true, err);
+	fd = grove_dcache_get(c, u->dir, true, err);
 	if (fd < 0)
 		return fd;
 	if ((u->kind == U_LINK || u->kind == U_UNLINK || u->kind == U_RELINK ||
@@ -942,7 +965,7 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		cleanup_free char *path = join(u->dir, u->name);
 
 		if (path)
-			dcache_forget(c, path);
+			grove_dcache_forget(c, path);
 		return grove_fs_rmdir(fd, u->name, err);
 	}
 	case U_RMDIR:
@@ -959,16 +982,16 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		if (r < 0)
 			return r;
 		/* Folders moved: no cached fd may outlive their old names. */
-		return dcache_flush(c, true, err);
+		return grove_dcache_flush(c, true, err);
 	case U_MOVE:
 		if (!u->dir2 || !u->name2)
 			return grove_error_errno(err, -ENOMEM, "undo");
-		fd2 = dcache_get(cache_for(ex, u->to_stow), u->dir2, true, err);
+		fd2 = grove_dcache_get(cache_for(ex, u->to_stow), u->dir2, true, err);
 		if (fd2 < 0)
 			return fd2;
-		/* dcache_get on the other cache cannot evict fd (distinct caches),
+		/* grove_dcache_get on the other cache cannot evict fd (distinct caches),
 		 * but on the same cache it might: look fd up again. */
-		fd = dcache_get(c, u->dir, true, err);
+		fd = grove_dcache_get(c, u->dir, true, err);
 		if (fd < 0)
 			return fd;
 		r = grove_fs_move(fd2, u->name2, fd, u->name, RENAME_NOREPLACE, err);
@@ -978,9 +1001,9 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 			cleanup_free char *to = join(u->dir, u->name);
 
 			if (from)
-				dcache_forget(c, from);
+				grove_dcache_forget(c, from);
 			if (to)
-				dcache_forget(c, to);
+				grove_dcache_forget(c, to);
 		}
 		return r;
 	case U_WRITE:
@@ -1008,8 +1031,8 @@ undo_all(struct exec *ex, struct grove_error *err)
 	int r;
 
 	grove_error_clear(&flush_err);
-	dcache_flush(&ex->tc, false, &flush_err);
-	dcache_flush(&ex->sc, false, &flush_err);
+	grove_dcache_flush(&ex->tc, false, &flush_err);
+	grove_dcache_flush(&ex->sc, false, &flush_err);
 	while (ex->n_undo) {
 		struct undo *u = &ex->undo[ex->n_undo - 1];
 
@@ -1027,9 +1050,9 @@ undo_all(struct exec *ex, struct grove_error *err)
 		undo_release(u);
 		ex->n_undo--;
 	}
-	r = dcache_flush(&ex->tc, true, err);
+	r = grove_dcache_flush(&ex->tc, true, err);
 	if (r == 0)
-		r = dcache_flush(&ex->sc, true, err);
+		r = grove_dcache_flush(&ex->sc, true, err);
 	return r;
 }
 
@@ -1040,8 +1063,8 @@ exec_release(struct exec *ex)
 {
 	struct grove_error ignore;
 
-	dcache_flush(&ex->tc, false, &ignore);
-	dcache_flush(&ex->sc, false, &ignore);
+	grove_dcache_flush(&ex->tc, false, &ignore);
+	grove_dcache_flush(&ex->sc, false, &ignore);
 	for (size_t i = 0; i < ex->n_undo; i++)
 		undo_release(&ex->undo[i]);
 	free(ex->undo);
@@ -1050,6 +1073,8 @@ exec_release(struct exec *ex)
 		free(ex->asides[i].name);
 	}
 	free(ex->asides);
+	free(ex->rm_end);
+	free(ex->rm_start);
 }
 
 /*
@@ -1068,7 +1093,7 @@ delete_asides(struct exec *ex, struct grove_error *err)
 
 		if (!a->dir || !a->name)
 			return grove_error_errno(err, -ENOMEM, "adopt");
-		fd = dcache_get(&ex->sc, a->dir, true, err);
+		fd = grove_dcache_get(&ex->sc, a->dir, true, err);
 		if (fd < 0)
 			return fd;
 		r = grove_fs_unlink_file(fd, a->name, err);
@@ -1097,11 +1122,12 @@ grove_exec_apply(const struct grove_plan *plan, const struct grove_root *target,
 	if (!err)
 		err = &local;
 	grove_error_clear(err);
+	find_removed_folders(&ex);
 	r = run_range(&ex, 0, plan->n_ops, NULL, NULL, err);
 	if (r == 0)
-		r = dcache_flush(&ex.tc, true, err);
+		r = grove_dcache_flush(&ex.tc, true, err);
 	if (r == 0)
-		r = dcache_flush(&ex.sc, true, err);
+		r = grove_dcache_flush(&ex.sc, true, err);
 	if (r == 0)
 		r = delete_asides(&ex, err);
 	if (r == 0) {

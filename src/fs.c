@@ -745,6 +745,32 @@ grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, const
 }
 
 int
+grove_fs_link_remove_aside(int dirfd, const char *name, const char *expect_text,
+			   struct grove_error *err)
+{
+	size_t want = strlen(expect_text);
+	char buf[PATH_MAX];
+	ssize_t n;
+	int r;
+
+	/* One byte more than the text we expect: a longer text shows as a longer read. */
+	if (want + 1 <= sizeof(buf)) {
+		n = readlinkat(dirfd, name, buf, want + 1);
+		r = n < 0 ? -errno : (size_t)n == want && memcmp(buf, expect_text, want) == 0;
+	} else {
+		r = is_link_to(dirfd, name, expect_text);
+	}
+	if (r == -EINVAL || r == -ENOENT || r == 0)
+		return grove_error_set(err, -GROVE_E_PRECONDITION,
+				       "remove link '%s': not a link to '%s'", name, expect_text);
+	if (r < 0)
+		return grove_error_errno(err, r, "remove link '%s'", name);
+	if (unlinkat(dirfd, name, 0) < 0)
+		return grove_error_errno(err, -errno, "remove link '%s'", name);
+	return 0;
+}
+
+int
 grove_fs_mkdir(int dirfd, const char *name, mode_t mode, struct grove_error *err)
 {
 	int fd;

@@ -201,6 +201,14 @@ int grove_fs_link_replace(int dirfd, const char *name, const char *old_text, con
 int grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, const char *tag,
 			 struct grove_error *err);
 
+/* Removes the link name in dirfd if it is a link whose text is expect_text: the
+ * check (readlinkat) and the unlink are two calls, so this is only safe in a folder
+ * nobody else reaches by path — one grove has moved aside under a private
+ * temporary name, as the executor does with a folder it removes whole. Not a link
+ * with that text (or missing): GROVE_E_PRECONDITION, nothing removed. */
+int grove_fs_link_remove_aside(int dirfd, const char *name, const char *expect_text,
+			       struct grove_error *err);
+
 /* mkdirat(dirfd, name, mode), then reopens it O_NOFOLLOW | O_DIRECTORY and
  * checks it is a folder; returns the new folder's fd. -EEXIST if name exists. */
 int grove_fs_mkdir(int dirfd, const char *name, mode_t mode, struct grove_error *err);

@@ -196,6 +196,16 @@ int grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const
 			       const char *package, int64_t before, struct grove_pkg_layout *ret,
 			       bool *ret_found, struct grove_error *err);
 
+/*
+ * grove_journal_pkg_recorded (before 0) for the n packages names of stow_dir at once, in one read
+ * transaction: a read on its own takes and drops SQLite's shared lock and looks at the file for
+ * a hot journal (about ten syscalls), which for 200 packages was a sixth of an unstow's calls.
+ * ret[i] and ret_found[i] answer for names[i].
+ */
+int grove_journal_pkgs_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+				char *const *names, size_t n, struct grove_pkg_layout *ret,
+				bool *ret_found, struct grove_error *err);
+
 /* Marks txn COMMITTED (or ROLLED_BACK / STUCK with note). */
 int grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,
 			 const char *note, struct grove_error *err);

@@ -108,20 +108,24 @@ targets:
     packages: [a2]
 YAML
 
-NAMES=(stow unstow restow switch undo rollback apply)
-declare -A PREP_OF=([stow]=base [unstow]=ab [restow]=grown [switch]=ab [undo]=ab [rollback]=hist
-	[apply]=base)
+NAMES=(stow unstow unstow-all restow switch undo rollback apply)
+declare -A PREP_OF=([stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
+	[rollback]=hist [apply]=base)
 declare -A ARGS_OF=(
 	[stow]="-d $S -t $T -S b"
 	[unstow]="-d $S -t $T -D b"
+	# bin/ and share/ go whole: each moved aside once and emptied there (the executor's
+	# folder removal), so a crash leaves a temporary folder of links for recovery.
+	[unstow-all]="-d $S -t $T -D a b"
 	[restow]="-d $S -t $T -R a b"
 	[switch]="switch -d $S -t $T b a2"
 	[undo]="undo -t $T"
 	[rollback]="rollback -t $T --to 1"
 	[apply]="apply -f $ROOT/grove.yaml"
 )
-# The commands whose half-done states get their recovery killed: an unfold and a fold.
-RECOVERY_OF=(stow unstow)
+# The commands whose half-done states get their recovery killed: an unfold, a fold, and folders
+# removed whole.
+RECOVERY_OF=(stow unstow unstow-all)
 
 # ---------------------------------------------------------------- one point
 

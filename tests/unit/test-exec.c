@@ -738,6 +738,142 @@ test_exec_own_entries_faults(void **state)
 	assert_true(total >= 10);
 }
 
+/* ---- a folder removed whole: moved aside once, emptied there ---- */
+
+static const char gone_spec[] = "d target/gone/sub\n"
+				"l target/gone/a ../../stow/a/bin/x\n"
+				"l target/gone/b ../../stow/a/bin/y\n"
+				"l target/gone/sub/c ../../../stow/b/bin/z\n";
+
+static struct grove_op gone_ops[] = {
+	OP(UNLINK, "gone/a", "../../stow/a/bin/x", NULL, NULL),
+	OP(UNLINK, "gone/b", "../../stow/a/bin/y", NULL, NULL),
+	OP(UNLINK, "gone/sub/c", "../../../stow/b/bin/z", NULL, NULL),
+	OP(RMDIR, "gone/sub", NULL, NULL, NULL),
+	OP(RMDIR, "gone", NULL, NULL, NULL),
+	OP(UNLINK, "old", "../stow/a/old", NULL, NULL),
+};
+
+/* The tree of initial_spec without the link 'old' (what gone_ops leaves). */
+static char *
+without_old(struct fx *fx)
+{
+	static const char line[] = "l target/old ../stow/a/old\n";
+	char *s = dump(fx);
+	char *at = strstr(s, line);
+
+	assert_non_null(at);
+	memmove(at, at + sizeof(line) - 1, strlen(at + sizeof(line) - 1) + 1);
+	return s;
+}
+
+static void
+test_exec_remove_whole_folder(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_plan plan = PLAN(gone_ops);
+	struct progress_log log = { 0 };
+	struct grove_exec_opts opts = { .progress = on_progress, .progress_ctx = &log };
+	char *want = without_old(fx);
+
+	tu_build(fx->dir, gone_spec);
+	/* Count the renames (none fails): one for the folder, one for 'old', none per link inside.
+	 */
+	fi_arm(1000, EIO, false);
+	fi_only = "renameat2";
+	assert_int_equal(apply(fx, &plan, &opts), 0);
+	fi_armed = false;
+	assert_int_equal(fi_count, 2);
+	assert_tree(fx, want);
+	assert_int_equal(log.calls, plan.n_ops);
+	assert_int_equal(log.total, plan.n_ops);
+	free(want);
+}
+
+/* A link changed, a foreign entry inside, the folder swapped for a symlink to a look-alike
+ * outside: each fails the removal, and everything is back where it was. */
+static void
+test_exec_remove_whole_folder_preconditions(void **state)
+{
+	struct fx *fx = *state;
+	static const char *const changes[] = {
+		"l target/gone/b ../../stow/b/bin/z\n",
+		"f target/gone/sub/users precious\n",
+		"l target/gone ../outside/gone\n",
+	};
+	static const char *const says[] = { "unlink 'gone/b'", "rmdir 'gone/sub'", "rmdir 'gone'" };
+
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		struct grove_plan plan = PLAN(gone_ops);
+		char *before;
+		int r;
+
+		fx_close(fx);
+		fx_open(fx, initial_spec);
+		if (i == 2) {
+			/* The attacker's folder outside holds the same names and texts. */
+			tu_build(fx->dir, "d outside/gone/sub\n"
+					  "l outside/gone/a ../../stow/a/bin/x\n"
+					  "l outside/gone/b ../../stow/a/bin/y\n"
+					  "l outside/gone/sub/c ../../../stow/b/bin/z\n");
+		} else {
+			tu_build(fx->dir, gone_spec);
+			if (i == 0) {
+				char *p = tu_path(fx->dir, "target/gone/b");
+
+				assert_int_equal(unlink(p), 0);
+				free(p);
+			}
+		}
+		tu_build(fx->dir, changes[i]);
+		before = dump(fx);
+		r = apply(fx, &plan, NULL);
+		if (r >= 0 || r == -GROVE_E_STUCK)
+			fail_msg("case %zu: r=%d %s", i, r, fx->err.msg);
+		if (!strstr(fx->err.msg, says[i]))
+			fail_msg("case %zu: '%s' does not say '%s'", i, fx->err.msg, says[i]);
+		assert_tree(fx, before);
+		free(before);
+	}
+}
+
+/* For every k, the k-th mutating syscall of a whole folder's removal fails: as before. */
+static void
+test_exec_remove_whole_folder_faults(void **state)
+{
+	struct fx *fx = *state;
+	static const int errs[] = { EIO, ENOSPC, EACCES };
+	int total = 0;
+
+	for (size_t e = 0; e < sizeof(errs) / sizeof(errs[0]); e++) {
+		for (int k = 1; k < 200; k++) {
+			struct grove_plan plan = PLAN(gone_ops);
+			char *before;
+			int r;
+
+			fx_close(fx);
+			fx_open(fx, initial_spec);
+			tu_build(fx->dir, gone_spec);
+			before = dump(fx);
+			fi_arm(k, errs[e], false);
+			r = apply(fx, &plan, NULL);
+			fi_armed = false;
+			if (!fi_hit) {
+				assert_int_equal(r, 0);
+				free(before);
+				break;
+			}
+			if (r >= 0 || r == -GROVE_E_STUCK)
+				fail_msg("k=%d errno=%d: r=%d %s", k, errs[e], r, fx->err.msg);
+			assert_tree(fx, before);
+			free(before);
+			total++;
+		}
+	}
+	/* rename, 3 unlinks, 2 rmdirs, the 'old' link's 2 calls, fsyncs: each failed once. */
+	assert_true(total >= 3 * 9);
+}
+
 int
 main(void)
 {
@@ -765,6 +901,9 @@ main(void)
 		T(test_exec_own_entries),
 		T(test_exec_own_entries_preconditions),
 		T(test_exec_own_entries_faults),
+		T(test_exec_remove_whole_folder),
+		T(test_exec_remove_whole_folder_preconditions),
+		T(test_exec_remove_whole_folder_faults),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
