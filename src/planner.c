@@ -401,6 +401,10 @@ foldable(struct planner *p, const char *target_subdir)
 
 	if (p->o->no_folding || !dir)
 		return NULL;
+	if (dir->orig_type == GROVE_FT_DIR && !dir->listed) {
+		view_tneed(p, target_subdir); /* only looked up: folding needs every entry */
+		return NULL;
+	}
 	grove_node_foreach_child (dir, kid) {
 		cleanup_free char *np = NULL;
 
@@ -503,6 +507,10 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 	 */
 	if (!dir || dir->orig_type != GROVE_FT_DIR || dir->cleaned)
 		return;
+	if (!dir->listed) {
+		view_tneed(p, dir_path); /* only looked up: Stow lists the folder here */
+		return;
+	}
 	dir->cleaned = true;
 	kids = grove_node_sorted_kids(dir);
 	if (!kids) {
