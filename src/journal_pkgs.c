@@ -155,3 +155,22 @@ grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const cha
 	*ret_found = true;
 	return 0;
 }
+
+int
+grove_journal_read_begin(struct grove_journal *j, struct grove_error *err)
+{
+	int r;
+
+	if (!sqlite3_get_autocommit(j->db))
+		return 0;
+	r = grove_journal_exec_sql(j, "BEGIN", err, "read");
+	return r < 0 ? r : 1;
+}
+
+void
+grove_journal_read_end(struct grove_journal *j, int began)
+{
+	/* Only reads happened: ending it releases the shared lock, nothing else. */
+	if (began > 0 && sqlite3_exec(j->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(j->db, "ROLLBACK", NULL, NULL, NULL);
+}

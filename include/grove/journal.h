@@ -196,6 +196,18 @@ int grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const
 			       const char *package, int64_t before, struct grove_pkg_layout *ret,
 			       bool *ret_found, struct grove_error *err);
 
+/*
+ * Groups the reads that follow in one read transaction, until grove_journal_read_end: one
+ * shared lock and one look at the file for all of them, where each read on its own takes
+ * and drops the lock (about 9 syscalls) and checks for a hot journal. Returns 1 when it began
+ * one, 0 when a transaction is already open (the reads then belong to it), or a negative
+ * error. Writes must not come in between.
+ */
+int grove_journal_read_begin(struct grove_journal *j, struct grove_error *err);
+
+/* Ends what grove_journal_read_begin returned `began` (> 0) for; accepts 0 and errors. */
+void grove_journal_read_end(struct grove_journal *j, int began);
+
 /* Marks txn COMMITTED (or ROLLED_BACK / STUCK with note). */
 int grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,
 			 const char *note, struct grove_error *err);
