@@ -91,7 +91,7 @@ def main():
             touch(f"{p}/.local/share/{name}/data.db")
             touch(f"{p}/.local/bin/{name}-helper", b"#!/bin/sh\n")
             pkgs.append(name)
-        add = "app00/.config/app00/extra.conf"
+        add = "app00/.local/bin/app00-extra"  # a new link in a folder the packages share
         for d in range(15):
             for i in range(100):
                 touch(f"{unrel}/.cache/c{d:02d}/f{i:03d}")
