@@ -4,7 +4,7 @@
 # files and a shape.env for bench/run.sh. No randomness: the same shape is the same tree.
 """Usage: gen.py SHAPE DIR
 
-Shapes: dotfiles, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128; for growth
+Shapes: dotfiles, dothome, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128; for growth
 curves also multiN (N packages sharing bin/ lib/ share/) and deepN (two N-deep chains).
 Writes DIR/stow/<packages>, DIR/unrelated/ (copied into the target for the "unrelated" op) and
 DIR/shape.env (PKGS, ADD = the file the add-one op creates, FLAGS).
@@ -73,6 +73,46 @@ def main():
             for i in range(10):
                 touch(f"{unrel}/.config/other{d:02d}/f{i}")
         for i in range(200):
+            touch(f"{unrel}/.local/bin/tool{i:03d}")
+        for i in range(50):
+            touch(f"{unrel}/.hist{i:02d}")
+    elif shape == "dothome":
+        # The populated home of issue 18: 20 packages that add into .config/, .local/share/ and
+        # .local/bin/ (folders they share), stowed into a home of 3,800 unrelated files whose
+        # .config/ holds 320 entries, some with deep trees under them.
+        pkgs = []
+        for n in range(20):
+            name = f"app{n:02d}"
+            p = f"{stow}/{name}"
+            touch(f"{p}/.{name}rc", b"set x\n")
+            for c in ("main.conf", "keys.conf", "colors.conf"):
+                touch(f"{p}/.config/{name}/{c}", b"k = v\n")
+            touch(f"{p}/.config/{name}/themes/dark/theme.conf", b"k = v\n")
+            touch(f"{p}/.local/share/{name}/data.db")
+            touch(f"{p}/.local/bin/{name}-helper", b"#!/bin/sh\n")
+            pkgs.append(name)
+        add = "app00/.local/bin/app00-extra"  # a new link in a folder the packages share
+        for d in range(15):
+            for i in range(100):
+                touch(f"{unrel}/.cache/c{d:02d}/f{i:03d}")
+        for d in range(5):
+            for i in range(100):
+                touch(f"{unrel}/Documents/d{d:02d}/doc{i:03d}.txt")
+        for d in range(280):
+            for i in range(2):
+                touch(f"{unrel}/.config/other{d:03d}/f{i}")
+        for i in range(30):
+            touch(f"{unrel}/.config/rc{i:02d}.conf")
+        for d in range(10):
+            deep = f"{unrel}/.config/deep{d:02d}"
+            for lvl in range(8):
+                deep += f"/l{lvl}"
+                for i in range(3):
+                    touch(f"{deep}/f{i}")
+        for d in range(60):
+            for i in range(5):
+                touch(f"{unrel}/.local/share/other{d:02d}/f{i}")
+        for i in range(150):
             touch(f"{unrel}/.local/bin/tool{i:03d}")
         for i in range(50):
             touch(f"{unrel}/.hist{i:02d}")

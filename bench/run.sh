@@ -9,7 +9,7 @@ usage() {
 Usage: bench/run.sh [OPTIONS]
 
   --build DIR       grove's build dir, with grove, bench/floor and bench/timeit (default: ./build)
-  --shapes LIST     comma-separated: dotfiles,pkg1k,pkg10k,pkg100k,nofold100k,multi200,multi800,deep128
+  --shapes LIST     comma-separated: dotfiles,dothome,pkg1k,pkg10k,pkg100k,nofold100k,multi200,multi800,deep128
                     (default: the quick set dotfiles,pkg1k,pkg10k,multi200,deep128); for growth
                     curves also multiN and deepN (e.g. multi100,multi400,deep32,deep64)
   --full            every shape
@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift ;;
 	--static-build) static_build=$2; shift ;;
 	--shapes) shapes=$2; shift ;;
-	--full) shapes=dotfiles,pkg1k,pkg10k,pkg100k,nofold100k,multi200,multi800,deep128 ;;
+	--full) shapes=dotfiles,dothome,pkg1k,pkg10k,pkg100k,nofold100k,multi200,multi800,deep128 ;;
 	--tools) tools=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--dir) base=$2; shift ;;

@@ -157,28 +157,20 @@ grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const cha
 }
 
 int
-grove_journal_pkgs_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
-			    char *const *names, size_t n, struct grove_pkg_layout *ret,
-			    bool *ret_found, struct grove_error *err)
+grove_journal_read_begin(struct grove_journal *j, struct grove_error *err)
 {
-	/* Inside a transaction already (none of the callers is, today): its snapshot serves. */
-	bool own = target_id && n > 1 && sqlite3_get_autocommit(j->db);
-	int r = 0;
+	int r;
 
-	memset(ret, 0, n * sizeof(*ret));
-	memset(ret_found, 0, n * sizeof(*ret_found));
-	if (own && (r = grove_journal_exec_sql(j, "BEGIN", err, "read")) < 0)
-		return r;
-	for (size_t i = 0; i < n && r >= 0; i++)
-		r = grove_journal_pkg_recorded(j, target_id, stow_dir, names[i], 0, &ret[i],
-					       &ret_found[i], err);
-	if (own) {
-		/* Ending a transaction that only read cannot lose anything: a failure is reported
-		 * as any failed read is. */
-		if (r < 0)
-			sqlite3_exec(j->db, "ROLLBACK", NULL, NULL, NULL);
-		else
-			r = grove_journal_exec_sql(j, "COMMIT", err, "read");
-	}
-	return r;
+	if (!sqlite3_get_autocommit(j->db))
+		return 0;
+	r = grove_journal_exec_sql(j, "BEGIN", err, "read");
+	return r < 0 ? r : 1;
+}
+
+void
+grove_journal_read_end(struct grove_journal *j, int began)
+{
+	/* Only reads happened: ending it releases the shared lock, nothing else. */
+	if (began > 0 && sqlite3_exec(j->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(j->db, "ROLLBACK", NULL, NULL, NULL);
 }

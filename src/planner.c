@@ -401,6 +401,10 @@ foldable(struct planner *p, const char *target_subdir)
 
 	if (p->o->no_folding || !dir)
 		return NULL;
+	if (dir->orig_type == GROVE_FT_DIR && !dir->listed) {
+		view_tneed(p, target_subdir); /* only looked up: folding needs every entry */
+		return NULL;
+	}
 	grove_node_foreach_child (dir, kid) {
 		cleanup_free char *np = NULL;
 
@@ -503,6 +507,10 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 	 */
 	if (!dir || dir->orig_type != GROVE_FT_DIR || dir->cleaned)
 		return;
+	if (!dir->listed) {
+		view_tneed(p, dir_path); /* only looked up: Stow lists the folder here */
+		return;
+	}
 	dir->cleaned = true;
 	kids = grove_node_sorted_kids(dir);
 	if (!kids) {
@@ -634,16 +642,45 @@ emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *o
 
 static int emit_diff(struct planner *p, struct grove_node *n, const char *path);
 
+/* Whether emit_diff has nothing to emit for n: an entry (not a folder, whose entries may
+ * change) that the plan leaves as the scan found it. */
+static bool
+unchanged_leaf(const struct grove_node *n)
+{
+	if (n->orig_type != n->type || n->type == GROVE_FT_DIR)
+		return false;
+	return n->type != GROVE_FT_LINK || n->link == n->orig_link ||
+	       strcmp(n->link, n->orig_link) == 0;
+}
+
+static int
+kid_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct grove_node *const *)a)->name,
+		      (*(struct grove_node *const *)b)->name);
+}
+
+/*
+ * Calls fn on n's entries in name order. For emit_diff only the entries it
+ * has something to say about: a listed folder of a lived-in home holds
+ * hundreds the plan leaves alone, and each would cost a path and a sort.
+ */
 static int
 emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	  int (*fn)(struct planner *, struct grove_node *, const char *))
 {
-	cleanup_free struct grove_node **kids = grove_node_sorted_kids(n);
+	cleanup_free struct grove_node **kids = malloc((n->n_kids + 1) * sizeof(*kids));
+	size_t m = 0;
 
 	if (!kids) {
 		oom(p);
 		return -ENOMEM;
 	}
+	for (size_t i = 0; i < n->n_kids; i++)
+		if (fn != emit_diff || !unchanged_leaf(n->kids[i]))
+			kids[m++] = n->kids[i];
+	qsort(kids, m, sizeof(*kids), kid_cmp);
+	kids[m] = NULL;
 	for (struct grove_node **k = kids; *k; k++) {
 		cleanup_free char *kp = grove_child_path(path, (*k)->name);
 		int r;

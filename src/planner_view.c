@@ -517,27 +517,67 @@ view_overridden(struct planner *p, const char *path)
 	       pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
 }
 
+/* disk_exists for an entry of a node that is a folder on disk with only folders above it. */
+static bool
+disk_has_kid(const struct grove_node *dir, const char *name)
+{
+	const struct grove_node *n = grove_node_child(dir, name);
+
+	if (!n)
+		return false;
+	if (n->orig_type == GROVE_FT_LINK)
+		return n->dest_type != GROVE_FT_NONE && n->dest_type != GROVE_FT_UNKNOWN;
+	return n->orig_type != GROVE_FT_NONE;
+}
+
+/*
+ * The answers of disk_exists for path/.stow and path/.nonstow without joining
+ * them: when path is a node with folders on disk all the way up, both are its
+ * entries (or not there). Returns false when path is elsewhere (a link on the
+ * way, not scanned): the caller takes the long way.
+ */
+static bool
+markers_here(struct planner *p, const char *path, bool *ret_stow, bool *ret_nonstow)
+{
+	size_t off;
+	const struct grove_node *n = grove_node_walk(p->w->target, path, &off);
+
+	if (path[off])
+		return false;
+	for (const struct grove_node *a = n; a; a = a->parent)
+		if (a->orig_type != GROVE_FT_DIR)
+			return false;
+	*ret_stow = disk_has_kid(n, ".stow");
+	*ret_nonstow = disk_has_kid(n, ".nonstow");
+	return true;
+}
+
 bool
 view_should_skip_target(struct planner *p, const char *path)
 {
 	cleanup_free char *marker = NULL;
 	cleanup_free char *protect = NULL;
+	bool marked, nonstow;
 
 	if (strcmp(path, p->w->stow_path) == 0) {
 		view_warningf(p, "skipping target which was current stow directory %s", path);
 		return true;
 	}
-	marker = grove_path_join(path, ".stow");
-	protect = grove_path_join(path, ".nonstow");
-	if (!marker || !protect) {
-		oom(p);
-		return true;
+	if (!markers_here(p, path, &marked, &nonstow)) {
+		marker = grove_path_join(path, ".stow");
+		protect = grove_path_join(path, ".nonstow");
+		if (!marker || !protect) {
+			oom(p);
+			return true;
+		}
+		marked = disk_exists(p, marker);
+		nonstow = !marked && disk_exists(p, protect);
 	}
-	if (disk_exists(p, marker)) {
+	if (marked) {
 		view_warningf(p, "skipping marked Stow directory %s", path);
 		return true;
 	}
-	if (disk_exists(p, protect)) {
+	if (nonstow) {
 		view_warningf(p, "skipping protected directory %s", path);
 		return true;
 	}

@@ -689,10 +689,9 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		}
 	}
 	s.prune = false; /* what is read from here on, the planner asks for */
-	if (r >= 0) {
-		w->target->listed = true;
+	s.lookup = opts->lookup && !opts->full_target && !opts->dotfiles;
+	if (r >= 0)
 		r = scan_target_dir(&s, w->target, target->fd, "", at, n_at);
-	}
 	/* What the target's links into the stow dir point at, and what may be unfolded. */
 	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
 		struct pending *p = &s.pend[i];

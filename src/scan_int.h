@@ -23,6 +23,7 @@ struct scan {
 	} * stack;
 	size_t depth, cap_stack;
 	size_t follows; /* package links being followed, nested */
+	bool lookup;    /* target folders: names looked up, not listed (grove_scan_opts.lookup) */
 	/* Pruning (grove_scan_opts.prune), while load_package reads a package: */
 	bool prune;
 	const char *package; /* the package being read */

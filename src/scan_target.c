@@ -218,6 +218,11 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 	size_t nm = 0;
 	int r = 0;
 
+	/* Only links (ours to follow or unfold) and folders (to enter) need the
+	 * packages' matching entries: a file is a node and nothing more (the
+	 * caller makes no path for it). */
+	if (!kpath || (kid->orig_type != GROVE_FT_LINK && kid->orig_type != GROVE_FT_DIR))
+		return 0;
 	if (n_pkgs) {
 		/* With an index the matches are counted first: a folder shared by
 		 * many packages must not cost 2 * n_pkgs per entry. */
@@ -310,6 +315,68 @@ out:
 	return r;
 }
 
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * The entries of the target folder dfd that the planner can ask about when the
+ * request only stows (without --dotfiles): the names of the packages' entries
+ * that reach it, and Stow's markers .stow and .nonstow (should_skip_target).
+ * One lstat each, where listing a lived-in folder (a home's .config) would
+ * read hundreds of names no package has. Missing names are left out, as a
+ * listing would leave them out.
+ */
+static int
+lookup_entries(struct scan *s, int dfd, const struct pkg_at *pkgs, size_t n_pkgs,
+	       struct grove_dirent **ret_ents, size_t *ret_n)
+{
+	size_t total = 2, n_names = 0, n = 0;
+	cleanup_free const char **names = NULL;
+	struct grove_dirent *ents = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < n_pkgs; i++)
+		total += pkgs[i].node->n_kids;
+	names = calloc(total, sizeof(*names));
+	ents = calloc(total, sizeof(*ents));
+	if (!names || !ents) {
+		free(ents);
+		return -ENOMEM;
+	}
+	names[n_names++] = ".nonstow";
+	names[n_names++] = ".stow";
+	for (size_t i = 0; i < n_pkgs; i++)
+		for (size_t j = 0; j < pkgs[i].node->n_kids; j++)
+			names[n_names++] = pkgs[i].node->kids[j]->name;
+	qsort(names, n_names, sizeof(*names), name_cmp);
+	for (size_t i = 0; i < n_names && r >= 0; i++) {
+		struct grove_stat st;
+
+		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+			continue;
+		r = grove_fs_stat_at(dfd, names[i], &st, s->err);
+		if (r < 0 || st.type == GROVE_FT_NONE)
+			continue;
+		ents[n].name = strdup(names[i]);
+		if (!ents[n].name) {
+			r = -ENOMEM;
+			break;
+		}
+		ents[n].type = st.type;
+		ents[n++].ino = st.ino;
+	}
+	if (r < 0) {
+		grove_dirents_free(ents, n);
+		return r;
+	}
+	*ret_ents = ents;
+	*ret_n = n;
+	return 0;
+}
+
 int
 scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
 		const struct pkg_at *pkgs, size_t n_pkgs)
@@ -317,25 +384,37 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 	struct match_index mi = { 0 };
 	struct grove_dirent *ents = NULL;
 	size_t n = 0;
+	/* A folder looked up before and listed now (the planner asked): its entries
+	 * so far stay, the listing adds the others. */
+	bool merge = dir->n_kids > 0;
+	bool lookup = s->lookup && pkgs;
 	int r;
 
-	r = grove_fs_list(dfd, &ents, &n, s->err);
+	r = lookup ? lookup_entries(s, dfd, pkgs, n_pkgs, &ents, &n)
+		   : grove_fs_list(dfd, &ents, &n, s->err);
+	if (r == -ENOMEM && lookup)
+		return scan_oom(s);
 	if (r < 0)
 		return grove_error_prefix(s->err, "read target folder '%s%s%s'", s->target->path,
 					  tpath[0] ? "/" : "", tpath);
-	dir->listed = true;
+	dir->listed = !lookup;
 	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0) {
 		grove_dirents_free(ents, n);
 		return scan_oom(s);
 	}
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
-		cleanup_free char *kpath = grove_child_path(tpath, ents[i].name);
+		cleanup_free char *kpath = NULL;
 		struct grove_node *kid;
 
-		if (!kpath) {
-			r = scan_oom(s);
-			break;
+		if (merge && grove_node_child(dir, ents[i].name))
+			continue;
+		if (ents[i].type == GROVE_FT_LINK || ents[i].type == GROVE_FT_DIR) {
+			kpath = grove_child_path(tpath, ents[i].name);
+			if (!kpath) {
+				r = scan_oom(s);
+				break;
+			}
 		}
 		if (ents[i].type == GROVE_FT_LINK) {
 			r = grove_fs_readlink_at(dfd, ents[i].name, &text, s->err);

@@ -239,6 +239,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		so.dotfiles = so.dotfiles || run->pkgs[i].layout.dotfiles;
 		so.prune = so.prune && !run->pkgs[i].layout.no_folding;
 	}
+	/* A request that only stows asks the target about its packages' names alone. */
+	so.lookup = req->n_unstow == 0 && !req->compat;
 	r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &so, err);
 	if (r < 0)
 		goto fail;

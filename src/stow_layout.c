@@ -89,31 +89,38 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 		   char *const *names, size_t n, struct grove_stow_run *run,
 		   struct grove_error *err)
 {
-	cleanup_free struct grove_pkg_layout *rec = calloc(n + 1, sizeof(*rec));
-	cleanup_free bool *found = calloc(n + 1, sizeof(*found));
-	int r = 0;
+	bool ask = j && !req->ignore_recorded && target_id;
+	int began = 0, r = 0;
 
 	run->pkgs = calloc(n + 1, sizeof(*run->pkgs));
-	if (!run->pkgs || !rec || !found)
+	if (!run->pkgs)
 		return grove_error_set(err, -ENOMEM, "out of memory");
-	if (j && !req->ignore_recorded) {
-		r = grove_journal_pkgs_recorded(j, target_id, run->stow_root.real, names, n, rec,
-						found, err);
-		if (r < 0)
-			return r;
-	}
+	if (ask && n > 1 && (began = grove_journal_read_begin(j, err)) < 0)
+		return began;
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_journal_pkg *p = &run->pkgs[i];
+		struct grove_pkg_layout rec;
+		bool found = false;
 
 		p->stow_dir = strdup(run->stow_root.real);
 		p->package = strdup(names[i]);
 		run->n_pkgs++;
-		if (!p->stow_dir || !p->package)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		r = decide(req, found[i] && rec[i].stowed ? &rec[i] : NULL, names[i], run,
-			   &p->layout, err);
+		if (!p->stow_dir || !p->package) {
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		if (ask) {
+			r = grove_journal_pkg_recorded(j, target_id, run->stow_root.real, names[i],
+						       0, &rec, &found, err);
+			if (r < 0)
+				break;
+		}
+		r = decide(req, found && rec.stowed ? &rec : NULL, names[i], run, &p->layout, err);
 		p->layout.stowed = listed(req->stow, req->n_stow, names[i]);
 	}
+	grove_journal_read_end(j, began);
+	if (r < 0)
+		return r;
 	if (r >= 0 && run->plan.n_conflicts) {
 		/* Nothing is planned with options in doubt: the notice would only distract. */
 		grove_plan_sort_conflicts(&run->plan);

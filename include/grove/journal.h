@@ -197,14 +197,16 @@ int grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const
 			       bool *ret_found, struct grove_error *err);
 
 /*
- * grove_journal_pkg_recorded (before 0) for the n packages names of stow_dir at once, in one read
- * transaction: a read on its own takes and drops SQLite's shared lock and looks at the file for
- * a hot journal (about ten syscalls), which for 200 packages was a sixth of an unstow's calls.
- * ret[i] and ret_found[i] answer for names[i].
+ * Groups the reads that follow in one read transaction, until grove_journal_read_end: one
+ * shared lock and one look at the file for all of them, where each read on its own takes
+ * and drops the lock (about 9 syscalls) and checks for a hot journal. Returns 1 when it began
+ * one, 0 when a transaction is already open (the reads then belong to it), or a negative
+ * error. Writes must not come in between.
  */
-int grove_journal_pkgs_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
-				char *const *names, size_t n, struct grove_pkg_layout *ret,
-				bool *ret_found, struct grove_error *err);
+int grove_journal_read_begin(struct grove_journal *j, struct grove_error *err);
+
+/* Ends what grove_journal_read_begin returned `began` (> 0) for; accepts 0 and errors. */
+void grove_journal_read_end(struct grove_journal *j, int began);
 
 /* Marks txn COMMITTED (or ROLLED_BACK / STUCK with note). */
 int grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state state,

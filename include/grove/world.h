@@ -67,6 +67,11 @@ struct grove_scan_opts {
 	 * and checked (nodes marked pruned; the planner asks for them should it enter). For
 	 * stow and restow without --no-folding. */
 	bool prune;
+	/* Look up in each target folder only the names the packages reaching it have (and Stow's
+	 * .stow and .nonstow markers) instead of listing it: such a folder is left unlisted with
+	 * those entries as kids, and a planner that needs its whole contents asks for it (tneed).
+	 * For a request that only stows, without --dotfiles or --compat. */
+	bool lookup;
 };
 
 /*
