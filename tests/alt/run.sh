@@ -10,6 +10,9 @@ if [ ! -x "$ua" ]; then
 fi
 start=$SECONDS
 status=0
-python3 "$(dirname "$0")/diff.py" --seeds "${ALT_DIFF_SEEDS:-200}" "$@" || status=$?
+# ALT_DIFF_SEEDS sequences (default 200); with --mixed, ALT_MIXED_SEEDS (default ALT_DIFF_SEEDS).
+seeds=${ALT_DIFF_SEEDS:-200}
+[[ " $* " == *" --mixed "* ]] && seeds=${ALT_MIXED_SEEDS:-$seeds}
+python3 "$(dirname "$0")/diff.py" --seeds "$seeds" "$@" || status=$?
 echo "alt-diff: took $((SECONDS - start)) s"
 exit "$status"

@@ -9,8 +9,9 @@
 # one and can leave a group mixed.
 #
 # Knobs (environment): ALT_CRASH_ERRNOS (default "EIO"), ALT_CRASH_SQLITE_STRIDE (test every Nth
-# pwrite64, SQLite's writes into its database and rollback journal, default 1: all of them; the
-# sanitizer build sets 3), ALT_CRASH_ONLY (command names).
+# pwrite64, SQLite's writes into its database and rollback journal, default 1: all of them),
+# ALT_CRASH_STRIDE (every Nth call of each other syscall, default 1: all), ALT_CRASH_ONLY (command
+# names). tests/meson.build sets the strides for CI.
 set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
@@ -20,6 +21,7 @@ TEST_NAME=crash-alt
 
 ERRNOS=${ALT_CRASH_ERRNOS:-EIO}
 SQLITE_STRIDE=${ALT_CRASH_SQLITE_STRIDE:-1}
+STRIDE=${ALT_CRASH_STRIDE:-1}
 SYSCALLS=(symlinkat renameat2 mkdirat unlinkat unlink fsync fdatasync pwrite64 ftruncate write)
 crash_init
 
@@ -182,7 +184,7 @@ run_command()
 	fi
 
 	for sc in "${SYSCALLS[@]}"; do
-		step=1
+		step=$STRIDE
 		[[ $sc != pwrite64 ]] || step=$SQLITE_STRIDE
 		for ((k = 1; k <= count[$sc]; k += step)); do
 			label="$name: kill at $sc #$k"
@@ -200,7 +202,7 @@ run_command()
 
 	for e in $ERRNOS; do
 		for sc in "${SYSCALLS[@]}"; do
-			step=1
+			step=$STRIDE
 			[[ $sc != pwrite64 ]] || step=$SQLITE_STRIDE
 			for ((k = 1; k <= count[$sc]; k += step)); do
 				label="$name: $e at $sc #$k"

@@ -5,13 +5,18 @@
 # fail (EIO, ENOSPC, EACCES); the target must end exactly as before or exactly as after, with the
 # log agreeing and `grove verify` clean. Recovery itself is killed too.
 #
-# Knobs (environment): CRASH_ERRNOS (default "EIO ENOSPC EACCES"; "ENOSPC/3" tries that errno at
-# every 3rd error point only), CRASH_ERROR_STRIDE (test every Nth error point of each syscall, for
-# each errno without its own, default 1: all of them), CRASH_KILL_STRIDE (kill at every Nth
-# point of each syscall, default 1: all of them; the half-done points for the recovery kills are
-# picked among those tried), CRASH_RECOVERY_POINTS (how many
-# half-done kill points of the unfold and fold commands get their recovery killed, default 3),
-# CRASH_ONLY (space-separated command names to run, default all).
+# Knobs (environment):
+#   CRASH_ERRNOS        default "EIO ENOSPC EACCES"; "ENOSPC/3" tries that errno at every 3rd error
+#                       point only, from the 1st; "ENOSPC/2@2" at every 2nd from the 2nd, so that
+#                       "EIO/2 ENOSPC/2@2" fails every point once, with one errno or the other
+#   CRASH_ERROR_STRIDE  every Nth error point of each syscall for an errno without its own
+#                       (default 1: all of them)
+#   CRASH_KILL_STRIDE   kill at every Nth point of each syscall, recovery at every Nth of its own
+#                       (default 1: all); the half-done points for the recovery kills are picked
+#                       among those tried
+#   CRASH_RECOVERY_POINTS  how many half-done kill points of the commands in RECOVERY_OF get
+#                       their recovery killed (default 3)
+#   CRASH_ONLY          space-separated command names to run (default all)
 set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
@@ -252,7 +257,7 @@ kill_at()
 run_command()
 {
 	NAME=$1
-	local prep=${PREP_OF[$NAME]} sc k e spec stride rc outcome states label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
+	local prep=${PREP_OF[$NAME]} sc k e spec stride first rc outcome states label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
 	local -A count=()
 	local -A exits=()
 	read -ra CMD <<<"${ARGS_OF[$NAME]}"
@@ -321,7 +326,7 @@ run_command()
 			continue
 		fi
 		for rsc in "${SYSCALLS[@]}"; do
-			for ((rk = 1; rk <= rcount[$rsc]; rk++)); do
+			for ((rk = 1; rk <= rcount[$rsc]; rk += KILL_STRIDE)); do
 				label="$NAME: kill at ${p/:/ #}, recovery killed at $rsc #$rk"
 				r_points=$((r_points + 1))
 				restore "$prep"
@@ -343,9 +348,11 @@ run_command()
 	for spec in $ERRNOS; do
 		e=${spec%%/*}
 		stride=$ERROR_STRIDE
+		first=1
 		[[ $spec == */* ]] && stride=${spec#*/}
+		[[ $stride == *@* ]] && first=${stride#*@} && stride=${stride%%@*}
 		for sc in "${SYSCALLS[@]}"; do
-			for ((k = 1; k <= count[$sc]; k += stride)); do
+			for ((k = first; k <= count[$sc]; k += stride)); do
 				label="$NAME: $e at $sc #$k"
 				n_err=$((n_err + 1))
 				restore "$prep"

@@ -15,7 +15,9 @@
 # at each of its calls (the fsyncs and fdatasyncs mark each log transaction's boundaries).
 #
 # Knobs: PROFILE_CRASH_RECOVERY_POINTS (half-done install points whose recovery is killed,
-# default 2), PROFILE_CRASH_ONLY (command names to run, default all).
+# default 2), PROFILE_CRASH_SQLITE_STRIDE (above), PROFILE_CRASH_STRIDE (every Nth call of each
+# other syscall, killed or failed, and the last; default 1: all), PROFILE_CRASH_ONLY (command
+# names to run, default all).
 set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
@@ -25,12 +27,13 @@ TEST_NAME=profile-crash
 
 RECOVERY_POINTS=${PROFILE_CRASH_RECOVERY_POINTS:-2}
 SQLITE_STRIDE=${PROFILE_CRASH_SQLITE_STRIDE:-4}
+STRIDE=${PROFILE_CRASH_STRIDE:-1}
 ERR_SYSCALLS=(symlinkat renameat2 mkdirat unlinkat fsync write)
 
-# points SYSCALL COUNT: the call numbers to kill at.
+# points SYSCALL COUNT: the call numbers to kill at (or fail).
 points()
 {
-	local k step=1
+	local k step=$STRIDE
 	[[ $1 == pwrite64 || $1 == ftruncate ]] && step=$SQLITE_STRIDE
 	for ((k = 1; k <= $2; k += step)); do echo "$k"; done
 	(($2 > 0 && ($2 - 1) % step != 0)) && echo "$2"
@@ -226,7 +229,7 @@ for NAME in "${NAMES[@]}"; do
 	# sync after the commit failed); then consistent.
 	e_points=0
 	for sc in "${ERR_SYSCALLS[@]}"; do
-		for ((k = 1; k <= count[$sc]; k++)); do
+		for k in $(points "$sc" "${count[$sc]}"); do
 			e_points=$((e_points + 1))
 			label="$NAME: EIO at $sc #$k"
 			restore hist
