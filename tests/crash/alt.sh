@@ -48,21 +48,19 @@ done
 SAVED=(w state)
 EMPTIED=("$I" "$ADM" "$ST")
 
-# Every entry of W, and the contents of the admin files (ADMINDIR/NAME, what update-alternatives
-# reads): they must be old or new together with the links.
-flist()
+# Every entry of W with the content of every file: the admin files (ADMINDIR/NAME, what
+# update-alternatives reads) must be old or new together with the links. tree_now sets NOW.
+tree_now()
 {
-	local f
-	find "$W" -mindepth 1 -printf '%y %P %l\n' | LC_ALL=C sort
-	for f in "$ADM"/*; do
-		[[ -f $f ]] || continue
-		printf 'admin file %s: %s\n' "${f##*/}" "$(od -An -c "$f" | tr -s ' \n' ' ')"
-	done
+	NOW=$("$CRASH_TREE" list -c '' "$W")
 }
 
-query()
+# query_now: Q is what --query says of the group (and how it exited, when not 0).
+query_now()
 {
-	"$GROVE" "${ALT[@]}" --query ed 2>&1 || echo "query exit $?"
+	local rc=0
+	Q=$("$GROVE" "${ALT[@]}" --query ed 2>&1) || rc=$?
+	((rc == 0)) || Q+=$'\n'"query exit $rc"
 }
 
 install_of()
@@ -95,42 +93,44 @@ TOTAL_ERR=0
 TOTAL_FAIL=0
 START=$SECONDS
 
-# outcome: "before", "after" or "other" for the tree and the saved group together.
+# outcome: OUT is "before", "after" or "other" for the tree and the saved group together.
 outcome()
 {
-	local t q
-	t=$(flist)
-	q=$(query)
-	if [[ $t == "$FBEFORE" && $q == "$QBEFORE" ]]; then
-		echo before
-	elif [[ $t == "$FAFTER" && $q == "$QAFTER" ]]; then
-		echo after
+	tree_now
+	query_now
+	if [[ $NOW == "$FBEFORE" && $Q == "$QBEFORE" ]]; then
+		OUT=before
+	elif [[ $NOW == "$FAFTER" && $Q == "$QAFTER" ]]; then
+		OUT=after
 	else
 		{
 			echo "tree (- before, + now):"
-			diff <(printf '%s\n' "$FBEFORE") <(printf '%s\n' "$t") || true
+			diff <(printf '%s\n' "$FBEFORE") <(printf '%s\n' "$NOW") || true
 			echo "query (- before, + now):"
-			diff <(printf '%s\n' "$QBEFORE") <(printf '%s\n' "$q") || true
+			diff <(printf '%s\n' "$QBEFORE") <(printf '%s\n' "$Q") || true
 		} | head -n 30 >"$LOGS/diff"
-		echo other
+		OUT=other
 	fi
 }
 
 settle()
 {
-	local label=$1 out rc=0 states id st committed=0
+	local label=$1 rc=0 id st committed=0
 	"$GROVE" recover -t "$I" >"$LOGS/recover.out" 2>"$LOGS/recover.err" || rc=$?
 	if ((rc != 0)); then
 		point_fail "$label: 'grove recover' exited $rc: $(head -c 400 "$LOGS/recover.err")"
 		return 1
 	fi
-	out=$(outcome)
-	if [[ $out == other ]]; then
+	outcome
+	if [[ $OUT == other ]]; then
 		point_fail "$label: after recovery the links and the group are neither all old nor all new:"
 		sed 's/^/    /' "$LOGS/diff" >&2
 		return 1
 	fi
-	states=$(log_states)
+	read_states || {
+		point_fail "$label: 'grove log' failed: $(head -c 400 "$LOGS/log.err")"
+		return 1
+	}
 	while read -r id st; do
 		[[ -n $id ]] || continue
 		case $st in
@@ -140,9 +140,9 @@ settle()
 			;;
 		committed) ((id > N0)) && committed=1 ;;
 		esac
-	done <<<"$states"
-	if [[ $out == after && $committed == 0 ]] || [[ $out == before && $committed == 1 ]]; then
-		point_fail "$label: the target is as $out, but the log disagrees (committed=$committed)"
+	done <<<"$STATES"
+	if [[ $OUT == after && $committed == 0 ]] || [[ $OUT == before && $committed == 1 ]]; then
+		point_fail "$label: the target is as $OUT, but the log disagrees (committed=$committed)"
 		return 1
 	fi
 	rc=0
@@ -161,9 +161,13 @@ run_command()
 	read -ra CMD <<<"${ARGS_OF[$name]}"
 	FAILS=0
 	restore "${PREP_OF[$name]}"
-	FBEFORE=$(flist)
-	QBEFORE=$(query)
-	N0=$(log_states | head -n1 | cut -d' ' -f1)
+	tree_now
+	FBEFORE=$NOW
+	query_now
+	QBEFORE=$Q
+	read_states || fail "$name: 'grove log' failed: $(cat "$LOGS/log.err")"
+	N0=${STATES%% *}
+	N0=${N0:-0}
 	rc=0
 	ASAN_OPTIONS=$TRACED_ASAN strace -f -qq -o "$LOGS/strace" -e trace="$TRACE_SET" -- \
 		"$GROVE" "${CMD[@]}" >"$LOGS/count.out" 2>"$LOGS/count.err" || rc=$?
@@ -171,15 +175,19 @@ run_command()
 	for sc in "${SYSCALLS[@]}"; do
 		count[$sc]=$(grep -Ec "^([0-9]+ +)?$sc\(" "$LOGS/strace" || true)
 	done
-	FAFTER=$(flist)
-	QAFTER=$(query)
+	tree_now
+	FAFTER=$NOW
+	query_now
+	QAFTER=$Q
 	[[ $FAFTER != "$FBEFORE" && $QAFTER != "$QBEFORE" ]] ||
 		fail "$name: the clean run did not change both the links and the group"
 	[[ $FAFTER != *.grove-* ]] || fail "$name: the clean run left temporary entries"
 	if [[ $name == undo ]]; then
 		# The undo of the switch is the state before it, group included.
 		restore two
-		[[ $FAFTER == "$(flist)" && $QAFTER == "$(query)" ]] ||
+		tree_now
+		query_now
+		[[ $FAFTER == "$NOW" && $QAFTER == "$Q" ]] ||
 			fail "undo: the clean run did not bring back the links and the group before the switch"
 	fi
 
@@ -214,12 +222,13 @@ run_command()
 					point_fail "$label: grove died (exit $rc): $(head -c 400 "$LOGS/err.err")"
 					continue
 				fi
-				if ((rc != 0)) && ! grep -Eq "^grove( alt)?: " "$LOGS/err.err"; then
+				if ((rc != 0)) && ! has_line "$LOGS/err.err" "^grove( alt)?: "; then
 					point_fail "$label: exit $rc without a message: $(head -c 300 "$LOGS/err.err")"
 				fi
 				# Whatever the exit status (SQLite ignores some failed syncs), the links and the
 				# group agree right away, before any recovery.
-				out=$(outcome)
+				outcome
+				out=$OUT
 				if [[ $out == other ]]; then
 					point_fail "$label: exit $rc, and the links and the group are neither all old nor all new:"
 					sed 's/^/    /' "$LOGS/diff" >&2

@@ -2,8 +2,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Scaffolding shared by the strace crash harnesses (tests/crash/run.sh, tests/crash/alt.sh,
 # tests/profile/crash.sh). Source it after tests/shell/lib.sh and TEST_NAME, set SYSCALLS (the
-# syscalls to count and kill at) and call crash_init; set LOG_TARGET before using log_states, and
-# PREP, SAVED and EMPTIED before save_state and restore.
+# syscalls to count and kill at) and call crash_init; set LOG_TARGET and LOGS before using
+# log_states or read_states, and PREP, SAVED and EMPTIED before save_state and restore.
+#
+# A point runs a dozen processes or more (restore, the traced command, recovery, listings, the log,
+# verify), and on a small VM starting one costs milliseconds: CRASH_TREE (tests/crash/tree.c) lists
+# and restores a tree in one process each, and the helpers here fill variables rather than print
+# into a command substitution (each $(…) is a fork, each pipe in it more).
+: "${CRASH_TREE:?CRASH_TREE must name the crash-tree helper (tests/meson.build sets it)}"
 
 # crash_init: skips the test (exit 77) without strace fault injection, and sets TRACE_SET (SYSCALLS
 # joined by commas) and TRACED_ASAN.
@@ -22,18 +28,19 @@ crash_init()
 	fi
 }
 
-# save_state NAME: the folders SAVED (names in ROOT) into the prepared state NAME, a tarball in PREP.
+# save_state NAME: the folders SAVED (names in ROOT) into the prepared state NAME, a copy in PREP
+# (types, contents, link texts, modes and times to the nanosecond).
 save_state()
 {
-	tar -C "$ROOT" -cf "$PREP/$1.tar" "${SAVED[@]}"
+	"$CRASH_TREE" save "$PREP/$1" "$ROOT" "${SAVED[@]}"
 }
 
-# restore NAME: empties the folders EMPTIED (keeping them: grove knows a target by device and inode)
-# and unpacks the prepared state NAME over them.
+# restore NAME: makes the folders SAVED what the prepared state NAME holds. The folders EMPTIED
+# (absolute paths) and those on the way to them are kept (grove knows a target by device and inode)
+# and emptied; everything else is removed, then the copy is made over them.
 restore()
 {
-	find "${EMPTIED[@]}" -mindepth 1 -delete
-	tar -C "$ROOT" -xf "$PREP/$1.tar"
+	"$CRASH_TREE" restore "$PREP/$1" "$ROOT" "${EMPTIED[@]}"
 }
 
 # gr ARGS…: a grove run that prepares the scenario; its failure fails the test.
@@ -51,11 +58,36 @@ point_fail()
 	echo "FAIL: $TEST_NAME: $*" >&2
 }
 
-# "ID STATE" per transaction of LOG_TARGET, newest first.
+# read_states: STATES holds "ID STATE" per transaction of LOG_TARGET, newest first, one a line;
+# returns non-zero when `grove log` fails.
+read_states()
+{
+	local line re='^ *\{"id": ([0-9]+), "time": "[^"]*", "state": "([a-z-]+)"'
+	STATES=
+	"$GROVE" log -t "$LOG_TARGET" --json >"$LOGS/log.json" 2>"$LOGS/log.err" || return 1
+	while IFS= read -r line || [[ -n $line ]]; do
+		if [[ $line =~ $re ]]; then
+			STATES+="${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"$'\n'
+		fi
+	done <"$LOGS/log.json"
+	return 0
+}
+
+# log_states: prints STATES (read_states).
 log_states()
 {
-	"$GROVE" log -t "$LOG_TARGET" --json |
-		sed -n 's/.*{"id": \([0-9]*\), "time": "[^"]*", "state": "\([a-z-]*\)".*/\1 \2/p'
+	read_states && printf '%s' "$STATES"
+}
+
+# has_line FILE ERE: whether a line of FILE matches ERE (bash's own, not grep: one process less
+# per point).
+has_line()
+{
+	local line
+	while IFS= read -r line || [[ -n $line ]]; do
+		[[ ! $line =~ $2 ]] || return 0
+	done <"$1"
+	return 1
 }
 
 # traced_grove ACTION SYSCALL K ARGS…: runs grove under strace with SYSCALL's K-th call injected.

@@ -55,23 +55,22 @@ TOTAL_EXCUSED=0
 SAVED=(w state)
 EMPTIED=("$S" "$T" "$ST")
 
-# The verdicts compare listings of W: type, path, link text and mode of every entry, temporary
-# `.grove-*` ones included, and each file's size and modification time. grove never writes a file
-# in W, and every point starts from the same tarball (whole-second times), so a file whose content
-# changed would show a new time; one find does it all (hashing every file took half the time of a
-# point's checks). lib.sh's `listing` compares contents but starts Python (about 80 ms here, more
-# than a whole grove run), so it records BEFORE and AFTER, shows the differences, and must agree
-# with this one on both; the thousands of points use find.
-flist()
+# The verdicts compare listings of W (crash-tree list): type, path, link text and mode of every
+# entry, temporary `.grove-*` ones included, and each file's size and modification time. grove
+# never writes a file in W, and every point starts from the same copy (times to the nanosecond),
+# so a file whose content changed would show a new time. lib.sh's `listing` compares contents but
+# starts Python (about 80 ms here, more than a whole grove run), so it records BEFORE and AFTER,
+# shows the differences, and must agree with this one on both; the thousands of points use
+# crash-tree. tree_now sets NOW to the listing.
+tree_now()
 {
-	find "$W" -mindepth 1 \( -type f -printf '%y %P %m %s %T@\n' \) -o -printf '%y %P %l %m\n' |
-		LC_ALL=C sort
+	NOW=$("$CRASH_TREE" list -m -s "$W")
 }
 
-# Adds inode and mtime: proof that nothing was touched at all.
+# Adds the inode and mtime of every entry and of W itself: proof that nothing was touched at all.
 fmeta()
 {
-	find "$W" -printf '%y %P %l ino=%i mtime=%T@ mode=%m\n' | LC_ALL=C sort
+	"$CRASH_TREE" list -i -m "$W"
 }
 
 # ---------------------------------------------------------------- the scenario
@@ -143,18 +142,17 @@ N0=0
 CMD=()
 FAILS=0
 
-# tree_outcome: prints "before", "after" or "other" for W now (the difference in $LOGS/diff).
+# tree_outcome: OUTCOME is "before", "after" or "other" for W now (the difference in $LOGS/diff).
 tree_outcome()
 {
-	local got
-	got=$(flist)
-	if [[ $got == "$FBEFORE" ]]; then
-		echo before
-	elif [[ $got == "$FAFTER" ]]; then
-		echo after
+	tree_now
+	if [[ $NOW == "$FBEFORE" ]]; then
+		OUTCOME=before
+	elif [[ $NOW == "$FAFTER" ]]; then
+		OUTCOME=after
 	else
 		diff <(printf '%s\n' "$BEFORE") <(listing "$W") | head -n 20 >"$LOGS/diff" || true
-		echo other
+		OUTCOME=other
 	fi
 }
 
@@ -162,9 +160,9 @@ tree_outcome()
 # committed exactly when the tree is AFTER.
 log_agrees()
 {
-	local label=$1 outcome=$2 states committed=0 id st
-	states=$(log_states) || {
-		point_fail "$label: 'grove log' failed"
+	local label=$1 outcome=$2 committed=0 id st
+	read_states || {
+		point_fail "$label: 'grove log' failed: $(head -c 400 "$LOGS/log.err")"
 		return 1
 	}
 	while read -r id st; do
@@ -176,7 +174,7 @@ log_agrees()
 			;;
 		committed) ((id > N0)) && committed=1 ;;
 		esac
-	done <<<"$states"
+	done <<<"$STATES"
 	if [[ $outcome == after && $committed == 0 ]]; then
 		point_fail "$label: the target is as after, but the log has no committed transaction for it"
 		return 1
@@ -192,19 +190,19 @@ log_agrees()
 # with "before"), the log agree, and `grove verify` pass.
 settle()
 {
-	local label=$1 only=${2:-} outcome rc=0
+	local label=$1 only=${2:-} rc=0
 	"$GROVE" recover -t "$T" >"$LOGS/recover.out" 2>"$LOGS/recover.err" || rc=$?
 	if ((rc != 0)); then
 		point_fail "$label: 'grove recover' exited $rc: $(head -c 400 "$LOGS/recover.err")"
 		return 1
 	fi
-	outcome=$(tree_outcome)
-	if [[ $outcome == other || ($only == before && $outcome != before) ]]; then
+	tree_outcome
+	if [[ $OUTCOME == other || ($only == before && $OUTCOME != before) ]]; then
 		point_fail "$label: after recovery the target is neither exactly as before nor as after (- before, + now):"
 		sed 's/^/    /' "$LOGS/diff" >&2
 		return 1
 	fi
-	log_agrees "$label" "$outcome" || return 1
+	log_agrees "$label" "$OUTCOME" || return 1
 	rc=0
 	"$GROVE" verify -t "$T" >"$LOGS/verify.out" 2>&1 || rc=$?
 	if ((rc != 0)); then
@@ -257,7 +255,7 @@ kill_at()
 run_command()
 {
 	NAME=$1
-	local prep=${PREP_OF[$NAME]} sc k e spec stride first rc outcome states label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
+	local prep=${PREP_OF[$NAME]} sc k e spec stride first rc outcome states newest label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
 	local -A count=()
 	local -A exits=()
 	read -ra CMD <<<"${ARGS_OF[$NAME]}"
@@ -266,8 +264,11 @@ run_command()
 	# The clean run: BEFORE, AFTER, and how often it makes each mutating syscall.
 	restore "$prep"
 	BEFORE=$(listing "$W")
-	FBEFORE=$(flist)
-	N0=$(log_states | head -n1 | cut -d' ' -f1)
+	tree_now
+	FBEFORE=$NOW
+	read_states || fail "$NAME: 'grove log' failed: $(cat "$LOGS/log.err")"
+	N0=${STATES%% *}
+	N0=${N0:-0}
 	rc=0
 	count_syscalls count "${CMD[@]}" || rc=$?
 	if ((rc != 0)); then
@@ -275,9 +276,10 @@ run_command()
 		fail "$NAME: the clean run of 'grove ${CMD[*]}' exited $rc"
 	fi
 	AFTER=$(listing "$W")
-	FAFTER=$(flist)
-	[[ $(wc -l <<<"$AFTER") == $(find "$W" -mindepth 1 | wc -l) ]] ||
-		fail "$NAME: lib.sh's listing and find disagree on the entries of '$W'"
+	tree_now
+	FAFTER=$NOW
+	[[ $(wc -l <<<"$AFTER") == $(find "$W" -mindepth 1 | wc -l) && $(wc -l <<<"$FAFTER") == $(wc -l <<<"$AFTER") ]] ||
+		fail "$NAME: lib.sh's listing, find and crash-tree disagree on the entries of '$W'"
 	[[ $AFTER != "$BEFORE" ]] || fail "$NAME: the clean run changed nothing; the scenario is wrong"
 	[[ $AFTER != *.grove-* ]] || fail "$NAME: the clean run left temporary entries"
 	case $NAME in
@@ -297,9 +299,8 @@ run_command()
 			restore "$prep"
 			kill_at "$sc" "$k" || continue
 			if [[ " ${RECOVERY_OF[*]} " == *" $NAME "* ]]; then
-				local now
-				now=$(flist)
-				[[ $now == "$FBEFORE" || $now == "$FAFTER" ]] || half+=("$sc:$k")
+				tree_now
+				[[ $NOW == "$FBEFORE" || $NOW == "$FAFTER" ]] || half+=("$sc:$k")
 			fi
 			settle "$label" || true
 		done
@@ -356,7 +357,7 @@ run_command()
 				label="$NAME: $e at $sc #$k"
 				n_err=$((n_err + 1))
 				restore "$prep"
-				pre_meta=$(fmeta)
+				pre_meta=$("$CRASH_TREE" list -i -m "$W")
 				rc=0
 				traced_grove_log "error=$e" "$sc" "$k" "${CMD[@]}" >"$LOGS/err.out" 2>"$LOGS/err.err" || rc=$?
 				exits[$rc]=$((${exits[$rc]:-0} + 1))
@@ -366,19 +367,22 @@ run_command()
 					point_fail "$label: grove exited 0 (stderr: $(head -c 300 "$LOGS/err.err"))"
 				elif ((rc > 128)); then
 					point_fail "$label: grove died (exit $rc): $(head -c 600 "$LOGS/err.err")"
-				elif ! grep -Eq "^grove: .*('[^']+'|grove\.db|log|journal)" "$LOGS/err.err"; then
+				elif ! has_line "$LOGS/err.err" "^grove: .*('[^']+'|grove\.db|log|journal)"; then
 					point_fail "$label: exit $rc without a 'grove: …' message naming a path or the log: $(head -c 300 "$LOGS/err.err")"
 				fi
-				outcome=$(tree_outcome)
-				states=$(log_states)
+				tree_outcome
+				outcome=$OUTCOME
+				read_states || point_fail "$label: 'grove log' failed: $(head -c 400 "$LOGS/log.err")"
+				states=$STATES
 				if [[ $outcome == other ]]; then
 					point_fail "$label: exit $rc, and the target is neither as before nor as after (- before, + now):"
 					sed 's/^/    /' "$LOGS/diff" >&2
 					sed 's/^/    stderr: /' "$LOGS/err.err" >&2
-				elif [[ $outcome == after ]] && ! grep -q "^$((N0 + 1)) committed$" <<<"$states"; then
+				elif [[ $outcome == after && $'\n'$states != *$'\n'"$((N0 + 1)) committed"$'\n'* ]]; then
 					point_fail "$label: exit $rc, the target is as after, but the transaction is not committed"
 				fi
-				if ! awk -v n="$N0" '$1 > n { found = 1 } END { exit !found }' <<<"$states"; then
+				newest=${states%% *}
+				if ((${newest:-0} <= N0)); then
 					# No intent was logged: not a single entry may have been touched.
 					if [[ $(fmeta) != "$pre_meta" ]]; then
 						point_fail "$label: no transaction was logged, yet the tree was touched:"
