@@ -505,5 +505,26 @@ expect_exit 2 "$GROVE"
 expect_err_line "command"
 expect_unchanged "$W/g"
 both . -t ../target --bogus -S a
+# Invoked as stow, a bad command line or .stowrc exits as Stow's does (1, its usage()); grove's own
+# spelling keeps 2 and 78 (above and "stowrc-bad").
+for args in "--bogus -S a" "-S" "--defer=( -S a" "--verbose=x -S a" "--target= -S a"; do
+	read -ra words <<<"$args"
+	cd "$W/s/stow"
+	run stow_ref -t ../target "${words[@]}"
+	s_rc=$RC
+	cd "$W/g/stow"
+	run "$ROOT/as-stow/stow" -t ../target "${words[@]}"
+	((RC == s_rc)) || fail "stow $args: grove as stow exited $RC, GNU Stow $s_rc"
+done
+expect_unchanged "$W/g"
+printf '%s\n' '--bogus' >"$W/g/stow/.stowrc"
+cp "$W/g/stow/.stowrc" "$W/s/stow/.stowrc"
+cd "$W/s/stow"
+run stow_ref -t ../target -S a
+s_rc=$RC
+cd "$W/g/stow"
+run "$ROOT/as-stow/stow" -t ../target -S a
+((RC == s_rc && RC == 1)) || fail ".stowrc with --bogus: grove as stow exited $RC, GNU Stow $s_rc"
+rm "$W/g/stow/.stowrc" "$W/s/stow/.stowrc"
 cd "$ROOT"
-check "an unknown option or command: exit 2 (usage), one line naming it, nothing changed"
+check "an unknown option or command: exit 2 (usage), one line naming it, nothing changed; as stow, Stow's exit 1"
