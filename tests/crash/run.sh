@@ -18,7 +18,8 @@
 #                       their recovery killed (default 3)
 #   CRASH_ONLY          space-separated command names to run (default all)
 #   CRASH_STREAM_KILL_STRIDE, CRASH_STREAM_ERRNOS  CRASH_KILL_STRIDE and CRASH_ERRNOS for the
-#                       *-streamed commands (default: the same as the others)
+#                       *-streamed commands (default: the same as the others; CRASH_STREAM_ERRNOS
+#                       set empty: no error points for them)
 set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
@@ -279,7 +280,7 @@ run_command()
 	if [[ -n ${BUDGET_OF[$NAME]:-} ]]; then
 		export GROVE_PLAN_BUDGET=${BUDGET_OF[$NAME]}
 		KILL_STRIDE=${CRASH_STREAM_KILL_STRIDE:-$KILL_STRIDE}
-		ERRNOS=${CRASH_STREAM_ERRNOS:-$ERRNOS}
+		ERRNOS=${CRASH_STREAM_ERRNOS-$ERRNOS}
 	else
 		unset GROVE_PLAN_BUDGET
 	fi
