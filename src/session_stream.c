@@ -25,7 +25,7 @@
  * logging a big intent in one transaction always has.
  */
 
-#define PLAN_BUDGET 1024
+#define PLAN_BUDGET 4096
 
 size_t
 grove_session_plan_budget(void)

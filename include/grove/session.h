@@ -265,7 +265,7 @@ struct grove_session_stream {
 	bool open; /* the intent's write transaction is open */
 };
 
-/* The budget: how many ops a plan may hold before it is streamed, 1,024; GROVE_PLAN_BUDGET (a
+/* The budget: how many ops a plan may hold before it is streamed, 4,096; GROVE_PLAN_BUDGET (a
  * number >= 1; for tests, to stream small plans) overrides it. */
 size_t grove_session_plan_budget(void);
 
