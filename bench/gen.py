@@ -5,7 +5,9 @@
 """Usage: gen.py SHAPE DIR
 
 Shapes: dotfiles, dothome, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128; for growth
-curves also multiN (N packages sharing bin/ lib/ share/) and deepN (two N-deep chains).
+curves also multiN (N packages sharing bin/ lib/ share/) and deepN (two N-deep chains); for memory
+also pkgNk/pkgNm and nofoldNk/nofoldNm (one package of N thousand or million files, nofold stowed
+with --no-folding: pkg1m, nofold1m).
 Writes DIR/stow/<packages>, DIR/unrelated/ (copied into the target for the "unrelated" op) and
 DIR/shape.env (PKGS, ADD = the file the add-one op creates, FLAGS).
 """
@@ -116,11 +118,12 @@ def main():
             touch(f"{unrel}/.local/bin/tool{i:03d}")
         for i in range(50):
             touch(f"{unrel}/.hist{i:02d}")
-    elif shape in ("pkg1k", "pkg10k", "pkg100k", "nofold100k"):
-        files = {"pkg1k": 1000, "pkg10k": 10000, "pkg100k": 100000, "nofold100k": 100000}[shape]
+    elif re.fullmatch(r"(pkg|nofold)[1-9][0-9]*[km]", shape):
+        kind, num, unit = re.fullmatch(r"(pkg|nofold)([0-9]+)([km])", shape).groups()
+        files = int(num) * (1000 if unit == "k" else 1000000)
         pkgs = big_package(stow, "big", files)
         add = "big/share/big/d0000/new"
-        if shape == "nofold100k":
+        if kind == "nofold":
             flags = "--no-folding"
         unrelated_prefix(unrel)
     elif re.fullmatch(r"multi[1-9][0-9]*", shape):

@@ -66,7 +66,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " FROM txns WHERE id = ?1",
 	[ST_TXN_GET] = "SELECT " TXN_COLUMNS " FROM txns WHERE id = ?1",
 	[ST_OPS_GET] = "SELECT kind, path, old_text, text, stow_path, package, recorded FROM ops"
-		       " WHERE txn_id = ?1 ORDER BY seq",
+		       " WHERE txn_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
 	[ST_UNFINISHED] = "SELECT id FROM txns WHERE target_id = ?1"
 			  " AND state IN ('intent', 'stuck') ORDER BY id LIMIT 1",
 	[ST_LIST] = "SELECT " TXN_COLUMNS " FROM txns WHERE target_id = ?1"

@@ -352,7 +352,7 @@ op_bind(sqlite3_stmt *s, int base, int64_t txn, size_t i, const struct grove_op 
 }
 
 static int
-ops_insert_rows(struct grove_journal *j, int64_t txn, const struct grove_plan *plan,
+ops_insert_rows(struct grove_journal *j, int64_t txn, size_t base, const struct grove_plan *plan,
 		struct grove_error *err)
 {
 	sqlite3_stmt *s = NULL;
@@ -367,7 +367,7 @@ ops_insert_rows(struct grove_journal *j, int64_t txn, const struct grove_plan *p
 			int rc;
 
 			for (int k = 0; k < OPS_BATCH; k++)
-				op_bind(s, k * OPS_COLUMNS, txn, i + k, &plan->ops[i + k]);
+				op_bind(s, k * OPS_COLUMNS, txn, base + i + k, &plan->ops[i + k]);
 			rc = sqlite3_step(s);
 			sqlite3_reset(s);
 			if (rc != SQLITE_DONE) {
@@ -385,7 +385,7 @@ ops_insert_rows(struct grove_journal *j, int64_t txn, const struct grove_plan *p
 	for (; i < plan->n_ops; i++) {
 		int rc;
 
-		op_bind(s, 0, txn, i, &plan->ops[i]);
+		op_bind(s, 0, txn, base + i, &plan->ops[i]);
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE) {
@@ -405,7 +405,7 @@ ops_insert_rows(struct grove_journal *j, int64_t txn, const struct grove_plan *p
  * stays in the schema for anything else that writes the table).
  */
 static int
-ops_insert(struct grove_journal *j, int64_t txn, const struct grove_plan *plan,
+ops_insert(struct grove_journal *j, int64_t txn, size_t base, const struct grove_plan *plan,
 	   struct grove_error *err)
 {
 	int r, r2;
@@ -419,7 +419,7 @@ ops_insert(struct grove_journal *j, int64_t txn, const struct grove_plan *plan,
 				   "log transaction in");
 	if (r < 0)
 		return r;
-	r = ops_insert_rows(j, txn, plan, err);
+	r = ops_insert_rows(j, txn, base, plan, err);
 	r2 = grove_journal_exec_sql(j, "PRAGMA ignore_check_constraints = OFF", r < 0 ? NULL : err,
 				    "log transaction in");
 	return r < 0 ? r : r2;
@@ -468,21 +468,15 @@ target_registered(struct grove_journal *j, int64_t id)
 		j->target.stale = false;
 }
 
-int
-grove_journal_begin_intent(struct grove_journal *j, const struct grove_journal_intent *in,
-			   int64_t *ret_txn, struct grove_error *err)
+/* Writes the intent's rows but its ops (the transaction, its target, groups and packages) inside
+ * a write transaction it opens; on failure it is rolled back. */
+static int
+intent_rows(struct grove_journal *j, const struct grove_journal_intent *in, double started,
+	    int64_t *ret_target, int64_t *ret_txn, struct grove_error *err)
 {
-	struct grove_error saved, local;
-	struct txn_state st;
-	double started = now_seconds();
 	int64_t id = 0, target_id = in->target_id;
-	const struct grove_plan *plan = in->plan;
-	const char *command = in->command;
-	bool unknown;
 	int r;
 
-	if (!err)
-		err = &local;
 	r = grove_journal_write_begin(j, err, "log transaction in");
 	if (r < 0)
 		return r;
@@ -492,9 +486,7 @@ grove_journal_begin_intent(struct grove_journal *j, const struct grove_journal_i
 		r = target_put(j, target_id, j->target.path, j->target.dev, j->target.ino,
 			       j->target.born, err);
 	if (r >= 0)
-		r = txn_insert(j, target_id, command, in->stow, in->undoes, started, &id, err);
-	if (r >= 0)
-		r = ops_insert(j, id, plan, err);
+		r = txn_insert(j, target_id, in->command, in->stow, in->undoes, started, &id, err);
 	if (r >= 0)
 		r = grove_journal_alt_changes_put(j, id, in->alt, in->n_alt, err);
 	if (r >= 0)
@@ -503,31 +495,105 @@ grove_journal_begin_intent(struct grove_journal *j, const struct grove_journal_i
 		grove_journal_rollback(j);
 		return r;
 	}
+	*ret_target = target_id;
+	*ret_txn = id;
+	return 0;
+}
+
+/* COMMITs the intent's write transaction. An unknown outcome is read back: the row is ours only if
+ * it is the one we wrote (the caller holds the target's lock, so no other grove wrote a
+ * transaction for this target meanwhile). */
+static int
+intent_commit(struct grove_journal *j, const struct grove_journal_stream *st,
+	      struct grove_error *err)
+{
+	struct grove_error saved;
+	struct txn_state row;
+	bool unknown;
+	int r;
+
 	r = grove_journal_write_commit(j, &unknown, err, "log transaction in");
 	if (r >= 0) {
-		target_registered(j, target_id);
-		*ret_txn = id;
+		target_registered(j, st->target_id);
 		return 0;
 	}
 	if (!unknown)
 		return r;
-	/* Outcome unknown: the row is ours only if it is the one we wrote. The
-	 * caller holds the target's lock, so no other grove wrote a transaction
-	 * for this target meanwhile. */
 	saved = *err;
-	r = txn_state_read(j, id, &st, err);
+	r = txn_state_read(j, st->txn, &row, err);
 	if (r < 0)
 		return grove_error_prefix(err, "%s; reading it back", saved.msg);
-	if (st.found && st.state == GROVE_TXN_INTENT && st.target_id == target_id &&
-	    st.started == started && st.n_ops == (int64_t)plan->n_ops &&
-	    prefix_matches(st.command_prefix, st.command_null, command)) {
+	if (row.found && row.state == GROVE_TXN_INTENT && row.target_id == st->target_id &&
+	    row.started == st->started && row.n_ops == (int64_t)st->n_ops &&
+	    prefix_matches(row.command_prefix, row.command_null, st->command)) {
 		grove_error_clear(err);
-		target_registered(j, target_id);
-		*ret_txn = id;
+		target_registered(j, st->target_id);
 		return 0;
 	}
 	*err = saved;
 	return grove_error_prefix(err, "the transaction was not logged");
+}
+
+int
+grove_journal_begin_intent(struct grove_journal *j, const struct grove_journal_intent *in,
+			   int64_t *ret_txn, struct grove_error *err)
+{
+	struct grove_journal_stream st = { .started = now_seconds(),
+					   .command = in->command,
+					   .n_ops = in->plan->n_ops };
+	struct grove_error local;
+	int r;
+
+	if (!err)
+		err = &local;
+	r = intent_rows(j, in, st.started, &st.target_id, &st.txn, err);
+	if (r >= 0)
+		r = ops_insert(j, st.txn, 0, in->plan, err);
+	if (r < 0) {
+		grove_journal_rollback(j);
+		return r;
+	}
+	r = intent_commit(j, &st, err);
+	if (r >= 0)
+		*ret_txn = st.txn;
+	return r;
+}
+
+int
+grove_journal_stream_open(struct grove_journal *j, const struct grove_journal_intent *in,
+			  struct grove_journal_stream *ret, struct grove_error *err)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->started = now_seconds();
+	ret->command = in->command;
+	return intent_rows(j, in, ret->started, &ret->target_id, &ret->txn, err);
+}
+
+int
+grove_journal_stream_ops(struct grove_journal *j, struct grove_journal_stream *st,
+			 const struct grove_plan *plan, struct grove_error *err)
+{
+	int r = ops_insert(j, st->txn, st->n_ops, plan, err);
+
+	if (r < 0) {
+		grove_journal_rollback(j);
+		return r;
+	}
+	st->n_ops += plan->n_ops;
+	return 0;
+}
+
+int
+grove_journal_stream_close(struct grove_journal *j, struct grove_journal_stream *st,
+			   struct grove_error *err)
+{
+	return intent_commit(j, st, err);
+}
+
+void
+grove_journal_stream_cancel(struct grove_journal *j)
+{
+	grove_journal_rollback(j);
 }
 
 int
@@ -800,6 +866,13 @@ int
 grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 		  struct grove_error *err)
 {
+	return grove_journal_ops_range(j, txn, 0, 0, plan, err);
+}
+
+int
+grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size_t max,
+			struct grove_plan *plan, struct grove_error *err)
+{
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	size_t n0 = plan->n_ops;
 	int rc, r = grove_journal_stmt(j, ST_OPS_GET, &s, err);
@@ -807,6 +880,8 @@ grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, txn);
+	sqlite3_bind_int64(s, 2, (int64_t)first);
+	sqlite3_bind_int64(s, 3, max ? (int64_t)max : -1);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 0);
 		const char *why;
@@ -816,7 +891,7 @@ grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 		if (why) {
 			r = grove_error_set(err, -GROVE_E_CONFIG,
 					    "journal '%s': transaction %" PRId64 " op %zu: %s",
-					    j->name, txn, plan->n_ops - n0, why);
+					    j->name, txn, first + plan->n_ops - n0, why);
 			goto fail;
 		}
 		if (parse_kind(kind, &k) < 0) {
@@ -842,7 +917,7 @@ grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 				r = grove_error_set(err, -GROVE_E_CONFIG,
 						    "journal '%s': transaction %" PRId64
 						    " op %zu: a recorded op that is not a link's",
-						    j->name, txn, plan->n_ops - 1 - n0);
+						    j->name, txn, first + plan->n_ops - 1 - n0);
 				goto fail;
 			}
 			plan->ops[plan->n_ops - 1].recorded = true;

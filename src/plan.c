@@ -72,12 +72,38 @@ grow(void **arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+/* Hands the ops to the sink once it holds a batch of them. */
+static int
+maybe_flush(struct grove_plan *plan)
+{
+	struct grove_plan_sink *sink = plan->sink;
+	int r;
+
+	if (!sink || plan->n_ops <= sink->batch)
+		return 0;
+	r = sink->flush(sink, plan);
+	if (r < 0)
+		plan->sink = NULL;
+	return r;
+}
+
+static int add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
+		  const char *old_text, const char *text, const char *stow_path,
+		  const char *package, bool recorded);
+
 int
 grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
 		  const char *old_text, const char *text, const char *stow_path,
 		  const char *package)
 {
-	struct grove_op op = { .kind = kind };
+	return add_op(plan, kind, path, old_text, text, stow_path, package, false);
+}
+
+static int
+add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path, const char *old_text,
+       const char *text, const char *stow_path, const char *package, bool recorded)
+{
+	struct grove_op op = { .kind = kind, .recorded = recorded };
 
 	if (grow((void **)&plan->ops, &plan->cap_ops, plan->n_ops, sizeof(op)) < 0)
 		return -ENOMEM;
@@ -88,7 +114,16 @@ grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *
 		return -ENOMEM;
 	}
 	plan->ops[plan->n_ops++] = op;
-	return 0;
+	return maybe_flush(plan);
+}
+
+void
+grove_plan_drop_ops(struct grove_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++)
+		op_release(&plan->ops[i]);
+	plan->n_logged += plan->n_ops;
+	plan->n_ops = 0;
 }
 
 int
@@ -96,12 +131,9 @@ grove_plan_add_recorded(struct grove_plan *plan, enum grove_op_kind kind, const 
 			const char *text, const char *package)
 {
 	bool unlink = kind == GROVE_OP_UNLINK;
-	int r = grove_plan_add_op(plan, kind, path, unlink ? text : NULL, unlink ? NULL : text,
-				  NULL, package);
 
-	if (r >= 0)
-		plan->ops[plan->n_ops - 1].recorded = true;
-	return r;
+	return add_op(plan, kind, path, unlink ? text : NULL, unlink ? NULL : text, NULL, package,
+		      true);
 }
 
 int

@@ -2,6 +2,7 @@
 /* Sessions: the lock and the log around a plan, recovery of interrupted transactions, and reverting
  * committed ones. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,9 +95,29 @@ grove_session_close(struct grove_session *s)
 }
 
 static int recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
-		       struct grove_error *err);
+		       size_t n_done, struct grove_error *err);
 
 /* ---- the transaction driver ---- */
+
+int
+grove_session_intent_durable(struct grove_session *s, int64_t txn, struct grove_error *err)
+{
+	struct grove_error xerr = { 0 };
+	int r;
+
+	if (!s->target_id)
+		s->target_id = grove_journal_target_registered(s->journal);
+	/* SQLite ignores a failing fsync of the folder after it creates or deletes
+	 * its -journal file; the intent is only durable once that folder is synced,
+	 * so do it here and stop before the first change if it fails. */
+	r = grove_fs_sync(s->state.fd, err);
+	if (r < 0) {
+		grove_error_prefix(err, "make the intent of transaction %lld durable in '%s'",
+				   (long long)txn, s->state_path);
+		(void)grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK, err->msg, &xerr);
+	}
+	return r;
+}
 
 int
 grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
@@ -114,7 +135,6 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 		.pkgs = s->pkgs,
 		.n_pkgs = s->n_pkgs,
 	};
-	struct grove_error xerr = { 0 };
 	int64_t txn = 0;
 	int r;
 
@@ -123,18 +143,9 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 	grove_session_forget_changes(s);
 	if (r < 0)
 		return r;
-	if (!s->target_id)
-		s->target_id = grove_journal_target_registered(s->journal);
-	/* SQLite ignores a failing fsync of the folder after it creates or deletes
-	 * its -journal file; the intent is only durable once that folder is synced,
-	 * so do it here and stop before the first change if it fails. */
-	r = grove_fs_sync(s->state.fd, err);
-	if (r < 0) {
-		grove_error_prefix(err, "make the intent of transaction %lld durable in '%s'",
-				   (long long)txn, s->state_path);
-		(void)grove_journal_finish(s->journal, txn, GROVE_TXN_ROLLED_BACK, err->msg, &xerr);
+	r = grove_session_intent_durable(s, txn, err);
+	if (r < 0)
 		return r;
-	}
 	t->session = s;
 	t->id = txn;
 	snprintf(t->tag, sizeof(t->tag), "%lld", (long long)txn);
@@ -158,8 +169,8 @@ grove_session_exec(const struct grove_session_txn *t, const struct grove_plan *p
 /* Puts the target back to the state before txn from the log and the disk: the
  * owner's rollback, else the session's own recovery. */
 static int
-rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, bool *ret_forward,
-	 struct grove_error *err)
+rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, size_t n_done,
+	 bool *ret_forward, struct grove_error *err)
 {
 	char tag[32];
 	int r;
@@ -168,7 +179,7 @@ rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, bo
 	if (s->rollback)
 		r = s->rollback(s->rollback_ctx, txn, ret_forward, err);
 	else
-		r = recover_txn(s, stow, txn, err);
+		r = recover_txn(s, stow, txn, n_done, err);
 	/* The admin files follow the links, to whichever side they went. */
 	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
 	if (r >= 0)
@@ -194,7 +205,7 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 		/* The journal read its row back: the commit is not in the log. Act on
 		 * what the log says: the transaction did not happen, so undo it now. */
 		snprintf(why, sizeof(why), "%s", err->msg);
-		if (rollback(s, t->stow, t->id, &forward, &xerr) < 0) {
+		if (rollback(s, t->stow, t->id, SIZE_MAX, &forward, &xerr) < 0) {
 			(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg,
 						   &xerr);
 			return grove_error_set(err, -GROVE_E_STUCK,
@@ -235,8 +246,10 @@ grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err)
 	char why[GROVE_ERROR_MSG_MAX];
 	bool forward = false;
 
-	if (!s->rollback) {
-		/* The executor undid what it did, or could not: the log says which. */
+	if (!s->rollback && (!t->streamed || t->n_done == 0 || r == -GROVE_E_STUCK)) {
+		/* The executor undid what it did, or could not: the log says which. (A streamed
+		 * transaction's executor undid only the batch that failed: the batches before it,
+		 * t->n_done ops, are rolled back below. One left stuck is recovery's.) */
 		enum grove_txn_state st =
 			r == -GROVE_E_STUCK ? GROVE_TXN_STUCK : GROVE_TXN_ROLLED_BACK;
 		if (grove_journal_finish(s->journal, t->id, st, err->msg, &xerr) < 0)
@@ -244,7 +257,7 @@ grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err)
 		return r;
 	}
 	snprintf(why, sizeof(why), "%s", err->msg);
-	if (rollback(s, t->stow, t->id, &forward, &xerr) < 0) {
+	if (rollback(s, t->stow, t->id, t->streamed ? t->n_done : SIZE_MAX, &forward, &xerr) < 0) {
 		(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg, &xerr);
 		return grove_error_set(err, -GROVE_E_STUCK, "%s; and undoing it failed: %s", why,
 				       xerr.msg);
@@ -989,8 +1002,11 @@ recovery_stow(struct grove_session *s, const struct grove_txn *hdr, const struct
 	return 0;
 }
 
+/* Rolls back txn's first n_done ops (SIZE_MAX: all of them; a streamed transaction's abort
+ * names the ops of the batches it ran: every later op never ran, and its path is nobody's
+ * business here, whatever is there now). */
 static int
-recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
+recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn, size_t n_done,
 	    struct grove_error *err)
 {
 	struct grove_plan logged, plan;
@@ -1013,7 +1029,8 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	ts.skip_recorded = true;
 	r = grove_journal_get(s->journal, txn, &hdr, err);
 	if (r >= 0)
-		r = grove_journal_ops(s->journal, txn, &logged, err);
+		r = grove_journal_ops_range(s->journal, txn, 0, n_done == SIZE_MAX ? 0 : n_done,
+					    &logged, err);
 	if (r >= 0 && touch_plan(&ts, &logged) < 0)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	if (r >= 0 && ts.adopts) {
@@ -1095,7 +1112,7 @@ recover_unfinished(struct grove_session *s, const struct grove_root *stow, bool 
 			*ret_recovered = txn;
 		return r;
 	}
-	r = rollback(s, stow, txn, &forward, err);
+	r = rollback(s, stow, txn, SIZE_MAX, &forward, err);
 	if (r < 0) {
 		grove_error_prefix(err, "recover interrupted transaction %lld", (long long)txn);
 		if (grove_journal_finish(s->journal, txn, GROVE_TXN_STUCK, err->msg, &jerr) < 0)

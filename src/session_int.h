@@ -48,6 +48,11 @@ bool grove_session_is_system_dir(const char *path);
 int grove_session_open_journal(struct grove_session *s, const struct grove_session_opts *opts,
 			       struct grove_error *err);
 
+/* Makes the intent of txn, just committed to the log, durable (the state dir synced) and learns
+ * the target's id if it was registered with it; on failure marks txn ROLLED_BACK (nothing was
+ * changed) and returns the error (grove_session_begin, grove_session_stream_end). */
+int grove_session_intent_durable(struct grove_session *s, int64_t txn, struct grove_error *err);
+
 /* Frees the changes the next intent would have logged (s->alt, s->pkgs). */
 void grove_session_forget_changes(struct grove_session *s);
 

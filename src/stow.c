@@ -19,6 +19,14 @@ grove_stow_run_release(struct grove_stow_run *run)
 {
 	if (!run)
 		return;
+	if (run->stream.id) {
+		/* Logged and never executed: nothing changed, so it ends rolled back. */
+		struct grove_error e;
+
+		grove_error_set(&e, -GROVE_E_INTERNAL, "not executed");
+		(void)grove_session_abort(&run->stream, e.code, &e);
+		run->stream.id = 0;
+	}
 	if (run->journaled)
 		grove_session_close(&run->session);
 	run->journaled = false;
@@ -246,7 +254,21 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		goto fail;
 	/* Plan; when the planner reaches a part of the stow dir the scan did not
 	 * read (a folder another package may unfold), read it and plan again. */
-	r = grove_stow_plan_layouts(&w, req, &po, run, err);
+	if (run->journaled && !req->no_stream && !req->adopt) {
+		/* A plan over the budget is logged while it is planned (grove_stow_execute). */
+		struct grove_session_txn_opts to = {
+			.command = run->command ? run->command : "grove",
+			.logged_stow = &run->stow_root,
+			.stow = &run->stow_root,
+		};
+
+		grove_session_stream_arm(&run->session, &run->streaming, &run->plan, &to, run->pkgs,
+					 run->n_pkgs);
+		r = grove_stow_plan_layouts(&w, req, &po, run, err);
+		r = grove_session_stream_end(&run->streaming, &run->stream, &run->plan, r, err);
+	} else {
+		r = grove_stow_plan_layouts(&w, req, &po, run, err);
+	}
 done:
 	if (r < 0)
 		goto fail;
@@ -265,6 +287,19 @@ grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
 
 	if (run->plan.n_conflicts)
 		return grove_error_set(err, -GROVE_E_CONFLICT, "the plan has conflicts");
+	if (run->stream.id) {
+		struct grove_session_txn t = run->stream;
+		int r;
+
+		run->stream.id = 0; /* ended here, one way or the other */
+		r = grove_session_exec_logged(&t, &run->target_root, &run->stow_root, err);
+		if (r < 0)
+			return grove_session_abort(&t, r, err);
+		r = grove_session_commit(&t, err);
+		if (r >= 0 || r == -GROVE_E_NOT_DURABLE)
+			run->txn = t.id;
+		return r;
+	}
 	if (run->journaled) {
 		/* The log keeps the options each package was stowed with. */
 		grove_journal_pkgs_free(run->session.pkgs, run->session.n_pkgs);

@@ -201,8 +201,14 @@ grove_world_plan(struct grove_world *w, const struct grove_root *stow,
 					       "planning did not settle after %d rounds", round);
 		/* Planning is pure: throw the round away, read what it asked for, start again. */
 		grove_error_clear(err);
-		grove_plan_release(plan);
-		grove_plan_init(plan);
+		{
+			/* (The round emitted nothing, so its sink saw nothing: keep it.) */
+			struct grove_plan_sink *sink = plan->sink;
+
+			grove_plan_release(plan);
+			grove_plan_init(plan);
+			plan->sink = sink;
+		}
 		grove_world_reset_plan(w);
 		r = grove_scan_needs(w, stow, err);
 		if (r >= 0)

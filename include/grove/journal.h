@@ -181,6 +181,36 @@ struct grove_journal_intent {
 int grove_journal_begin_intent(struct grove_journal *j, const struct grove_journal_intent *in,
 			       int64_t *ret_txn, struct grove_error *err);
 
+/*
+ * A streamed intent (docs/journal.md, "Streamed plans"): a plan too big to hold is logged in
+ * batches while it is planned, inside one SQLite write transaction that stays open until the
+ * plan is complete. Until grove_journal_stream_close commits it, nothing of the transaction is in
+ * the log (a crash, or grove_journal_stream_cancel, leaves the log as before: SQLite's own
+ * rollback journal undoes the rows), so recovery has nothing to see and the disk is untouched;
+ * once it returns 0 the transaction is INTENT with every op, exactly as grove_journal_begin_intent
+ * leaves it. Between open and close or cancel, only grove_journal_stream_ops may use j.
+ *
+ *	grove_journal_stream_open    BEGIN; the transaction row, its groups and packages
+ *	                             (in->plan is not read)
+ *	grove_journal_stream_ops     appends plan's ops after those logged so far
+ *	grove_journal_stream_close   COMMIT (not yet synced: the caller syncs the state dir)
+ *
+ * On a failure of open or ops the write transaction is rolled back already (do not cancel).
+ */
+struct grove_journal_stream {
+	int64_t txn, target_id;
+	double started;
+	const char *command; /* borrowed from the intent */
+	size_t n_ops;        /* ops logged so far */
+};
+int grove_journal_stream_open(struct grove_journal *j, const struct grove_journal_intent *in,
+			      struct grove_journal_stream *ret, struct grove_error *err);
+int grove_journal_stream_ops(struct grove_journal *j, struct grove_journal_stream *st,
+			     const struct grove_plan *plan, struct grove_error *err);
+int grove_journal_stream_close(struct grove_journal *j, struct grove_journal_stream *st,
+			       struct grove_error *err);
+void grove_journal_stream_cancel(struct grove_journal *j);
+
 /* The packages txn records, ordered by (stow_dir, package). Nothing read back is trusted: a
  * package that is not a single name, or a stow dir that is not an absolute path shorter than
  * PATH_MAX, is -GROVE_E_CONFIG naming the transaction. */
@@ -231,6 +261,11 @@ void grove_txn_release(struct grove_txn *txn);
  */
 int grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 		      struct grove_error *err);
+
+/* grove_journal_ops for at most max ops (0: all) from the op numbered first (ops are numbered
+ * from 0 in order): a streamed transaction is executed from the log in batches. */
+int grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size_t max,
+			    struct grove_plan *plan, struct grove_error *err);
 
 /* Whether a COMMITTED transaction of target_id used the stow dir stow_dir
  * with this identity (dev, ino, born): recovery trusts a stow dir read back

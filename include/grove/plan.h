@@ -72,9 +72,27 @@ struct grove_conflict {
 	char *message; /* Stow's wording, naming the path and the reason */
 };
 
+struct grove_plan;
+
+/*
+ * Where the ops of a plan too big to hold go while it is made (a streamed plan, docs/journal.md):
+ * once the plan holds more than `batch` ops, grove_plan_add_op hands them to flush, which logs them
+ * and calls grove_plan_drop_ops. A flush that fails makes grove_plan_add_op fail with its code (the
+ * sink keeps the message in err); the sink is then off.
+ */
+struct grove_plan_sink {
+	size_t batch;
+	int (*flush)(struct grove_plan_sink *sink, struct grove_plan *plan);
+	struct grove_error err;
+};
+
 struct grove_plan {
 	struct grove_op *ops;
 	size_t n_ops, cap_ops;
+	/* Ops handed to the sink and dropped: the plan has n_logged + n_ops ops in all, the first
+	 * n_logged of them in the log only. */
+	size_t n_logged;
+	struct grove_plan_sink *sink; /* borrowed; NULL: every op stays in ops */
 	struct grove_conflict *conflicts;
 	size_t n_conflicts, cap_conflicts;
 	char **warnings; /* e.g. "skipping marked Stow directory x" */
@@ -89,6 +107,10 @@ void grove_plan_release(struct grove_plan *plan);
 int grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
 		      const char *old_text, const char *text, const char *stow_path,
 		      const char *package);
+/* Frees the ops held (not conflicts or warnings) and counts them in n_logged: the sink logged them.
+ */
+void grove_plan_drop_ops(struct grove_plan *plan);
+
 /* Appends a recorded op (see struct grove_op): kind is GROVE_OP_LINK (text) or GROVE_OP_UNLINK
  * (old_text). Returns 0 or -ENOMEM. */
 int grove_plan_add_recorded(struct grove_plan *plan, enum grove_op_kind kind, const char *path,

@@ -202,6 +202,11 @@ struct grove_session_txn {
 	int64_t id;
 	char tag[32]; /* names the transaction's temporary entries (the executor's temp_tag) */
 	const struct grove_root *stow;
+	/* A streamed transaction (below): its n_ops ops are in the log only, and abort rolls
+	 * back from the log (the executor undoes only the batch that failed). */
+	bool streamed;
+	size_t n_ops;
+	size_t n_done; /* streamed: the ops of the batches done before one failed */
 };
 
 int grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
@@ -218,6 +223,59 @@ int grove_session_exec(const struct grove_session_txn *t, const struct grove_pla
 
 int grove_session_commit(struct grove_session_txn *t, struct grove_error *err);
 int grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err);
+
+/*
+ * Streamed plans (docs/journal.md, "Streamed plans"): a plan of more ops than the budget
+ * (grove_session_plan_budget) is logged while it is made and executed from the log, so that
+ * neither the whole plan nor the executor's view of it is ever in memory.
+ *
+ *	struct grove_session_stream st;
+ *
+ *	grove_session_stream_arm(s, &st, plan, &opts, pkgs, n_pkgs)
+ *		Gives plan a sink (plan.h). The first time plan holds more than the budget, the
+ *intent is opened in the log (as grove_session_begin would log it, with the packages pkgs, borrowed
+ *until grove_session_stream_end; s->alt is logged and consumed) inside a write transaction that
+ *stays open, and the ops are appended to it and freed; so is every later batch. Nothing of it is in
+ *the log before the end commits it: a crash meanwhile leaves no transaction, and nothing was
+ *changed on disk.
+ *	... plan (grove_planner_run) ...
+ *	grove_session_stream_end(&st, t, plan, r, err)
+ *		r is the planning's result. When no batch was logged, the plan is whole in memory:
+ *		t->id is 0 and the caller goes on as without streaming (grove_session_apply). When
+ *		planning failed (r < 0, a sink's failure named in err) or found conflicts, the
+ *		write transaction is rolled back and r returned. Otherwise the rest of the ops is
+ *		logged, the intent committed and the state dir synced: t is a transaction begun
+ *		exactly as by grove_session_begin (t->streamed), and plan holds no ops.
+ *	grove_session_exec_logged(t, target, stow, err)
+ *		Reads the ops back from the log in batches of the budget (a FOLD or UNFOLD block
+ *		whole) and runs each through the executor. On a failure the executor undid the
+ *		batch and t->n_done counts the ops of the batches before it; call
+ *		grove_session_abort, which rolls those back from the log as recovery does and
+ *		leaves the paths of later ops alone (memory then grows with the ops done: the
+ *		failure path is not bounded).
+ *	grove_session_commit or grove_session_abort, as for any transaction.
+ */
+struct grove_session_stream {
+	struct grove_plan_sink sink; /* first: the plan's sink */
+	struct grove_session *session;
+	struct grove_session_txn_opts opts;
+	const struct grove_journal_pkg *pkgs;
+	size_t n_pkgs;
+	struct grove_journal_stream log;
+	bool open; /* the intent's write transaction is open */
+};
+
+/* The budget: how many ops a plan may hold before it is streamed, 4,096; GROVE_PLAN_BUDGET (a
+ * number >= 1; for tests, to stream small plans) overrides it. */
+size_t grove_session_plan_budget(void);
+
+void grove_session_stream_arm(struct grove_session *s, struct grove_session_stream *st,
+			      struct grove_plan *plan, const struct grove_session_txn_opts *opts,
+			      const struct grove_journal_pkg *pkgs, size_t n_pkgs);
+int grove_session_stream_end(struct grove_session_stream *st, struct grove_session_txn *t,
+			     struct grove_plan *plan, int r, struct grove_error *err);
+int grove_session_exec_logged(struct grove_session_txn *t, const struct grove_root *target,
+			      const struct grove_root *stow, struct grove_error *err);
 
 /*
  * Applies plan to the session's target as one transaction (begin, exec,

@@ -36,6 +36,9 @@ struct grove_stow_request {
 	bool ignore_recorded;
 	bool compat;     /* -p: legacy unstow that walks the target */
 	bool stow_words; /* errors in GNU Stow's words (invoked as "stow") */
+	/* The caller reads the whole plan after grove_stow_prepare (-v, --json print it): it is
+	 * never streamed (grove_stow_prepare). */
+	bool no_stream;
 	int verbose;
 	struct grove_pattern_set *ignore;   /* --ignore, anchored at the end */
 	struct grove_pattern_set *defer;    /* --defer, anchored at the start */
@@ -76,6 +79,11 @@ struct grove_stow_run {
 	/* The packages, each with the options it is planned with, for the log (internal). */
 	struct grove_journal_pkg *pkgs;
 	size_t n_pkgs;
+	/* A plan over the budget, logged while it was planned (internal): stream.id is its
+	 * transaction, begun and not yet executed, and plan holds none of its ops (their count is
+	 * plan.n_logged). */
+	struct grove_session_stream streaming;
+	struct grove_session_txn stream;
 };
 
 /*
@@ -101,6 +109,12 @@ struct grove_stow_run {
  */
 int grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		       struct grove_stow_run *run, struct grove_error *err);
+/*
+ * A journaled run whose plan has more ops than the budget (grove_session_plan_budget), unless
+ * req->no_stream or req->adopt, is streamed (docs/journal.md, "Streamed plans"): its intent is
+ * logged while it is planned and committed by grove_stow_prepare, and grove_stow_execute runs
+ * it from the log; run->plan then holds no ops, only their count (n_logged).
+ */
 
 /* Applies run->plan (which must have no conflicts) as one logged transaction
  * when journaled (grove_session_apply, logging each package with the options it

@@ -122,6 +122,8 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	so.command = req.command; /* the lock's holder record */
 	/* A dry run only reads the log (for the options packages were stowed with). */
 	so.no_lock = so.read_only = cli.plan_only || cli.simulate;
+	/* -v and --json print the plan's ops: they need it whole in memory. */
+	req.no_stream = json || req.verbose > 0;
 	r = grove_stow_prepare(&req, &so, &run, &err);
 	if (r == -GROVE_E_NOPACKAGE && !global) {
 		/* Stow's error(): its words, exit 2. */
@@ -167,7 +169,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 		goto release;
 	}
 	if (run.journaled) {
-		grove_progress_begin(&pg, "grove", run.plan.n_ops);
+		grove_progress_begin(&pg, "grove", run.plan.n_logged + run.plan.n_ops);
 		run.session.progress = grove_progress_update;
 		run.session.progress_ctx = &pg;
 	}

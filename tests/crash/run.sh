@@ -17,6 +17,9 @@
 #   CRASH_RECOVERY_POINTS  how many half-done kill points of the commands in RECOVERY_OF get
 #                       their recovery killed (default 3)
 #   CRASH_ONLY          space-separated command names to run (default all)
+#   CRASH_STREAM_KILL_STRIDE, CRASH_STREAM_ERRNOS  CRASH_KILL_STRIDE and CRASH_ERRNOS for the
+#                       *-streamed commands (default: the same as the others; CRASH_STREAM_ERRNOS
+#                       set empty: no error points for them)
 set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
 . "$(dirname "$0")/../shell/lib.sh"
@@ -112,7 +115,8 @@ targets:
     packages: [a2]
 YAML
 
-NAMES=(stow unstow unstow-all restow switch undo rollback apply)
+NAMES=(stow unstow unstow-all restow switch undo rollback apply stow-streamed unstow-streamed
+	unstow-all-streamed)
 declare -A PREP_OF=([stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
 	[rollback]=hist [apply]=base)
 declare -A ARGS_OF=(
@@ -127,6 +131,16 @@ declare -A ARGS_OF=(
 	[rollback]="rollback -t $T --to 1"
 	[apply]="apply -f $ROOT/grove.yaml"
 )
+# The streamed path (docs/journal.md, "Streamed plans"): the same commands with a plan budget of 2
+# ops, so that their plans (an unfold, a fold, folders removed whole) are logged in batches while
+# planned and run from the log in batches, a block longer than a batch read whole.
+declare -A BUDGET_OF=()
+for n in stow unstow unstow-all; do
+	PREP_OF[$n-streamed]=${PREP_OF[$n]}
+	ARGS_OF[$n-streamed]=${ARGS_OF[$n]}
+	BUDGET_OF[$n-streamed]=2
+done
+
 # The commands whose half-done states get their recovery killed: an unfold, a fold, and folders
 # removed whole.
 RECOVERY_OF=(stow unstow unstow-all)
@@ -258,8 +272,16 @@ run_command()
 	local prep=${PREP_OF[$NAME]} sc k e spec stride first rc outcome states newest label n_kill=0 n_err=0 n_excused=0 half=() pre_meta
 	local -A count=()
 	local -A exits=()
+	local KILL_STRIDE=$KILL_STRIDE ERRNOS=$ERRNOS
 	read -ra CMD <<<"${ARGS_OF[$NAME]}"
 	FAILS=0
+	if [[ -n ${BUDGET_OF[$NAME]:-} ]]; then
+		export GROVE_PLAN_BUDGET=${BUDGET_OF[$NAME]}
+		KILL_STRIDE=${CRASH_STREAM_KILL_STRIDE:-$KILL_STRIDE}
+		ERRNOS=${CRASH_STREAM_ERRNOS-$ERRNOS}
+	else
+		unset GROVE_PLAN_BUDGET
+	fi
 
 	# The clean run: BEFORE, AFTER, and how often it makes each mutating syscall.
 	restore "$prep"

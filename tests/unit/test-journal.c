@@ -1903,6 +1903,100 @@ test_journal_cost(void **state)
 	grove_plan_release(&p);
 }
 
+/* A sink that logs into the stream of the journal test (plan.h): counts its calls. */
+struct test_sink {
+	struct grove_plan_sink sink;
+	struct grove_journal *j;
+	struct grove_journal_stream *st;
+	int calls;
+};
+
+static int
+test_sink_flush(struct grove_plan_sink *sink, struct grove_plan *plan)
+{
+	struct test_sink *ts = (struct test_sink *)sink;
+	int r = grove_journal_stream_ops(ts->j, ts->st, plan, &sink->err);
+
+	if (r < 0)
+		return r;
+	ts->calls++;
+	grove_plan_drop_ops(plan);
+	return 0;
+}
+
+/* A streamed intent: nothing is in the log until it is closed (a cancel leaves no trace); once
+ * closed, the transaction is INTENT with every op in order, and read back in ranges. */
+static void
+test_journal_stream(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_journal_intent in = { .target_id = fx->tid, .command = "grove stow big" };
+	struct grove_journal_stream st;
+	struct test_sink ts = { .sink = { .batch = 3, .flush = test_sink_flush },
+				.j = fx->j,
+				.st = &st };
+	struct grove_plan p, q;
+	struct grove_txn t;
+	int64_t unfinished = -1;
+	char path[32], text[32];
+
+	/* Cancelled: no transaction, nothing unfinished. */
+	assert_int_equal(grove_journal_stream_open(fx->j, &in, &st, &fx->err), 0);
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_LINK, "x", NULL, "../s/p/x", NULL, "p");
+	assert_int_equal(grove_journal_stream_ops(fx->j, &st, &p, &fx->err), 0);
+	grove_journal_stream_cancel(fx->j);
+	grove_plan_release(&p);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &unfinished, &fx->err), 0);
+	assert_int_equal(unfinished, 0);
+	assert_int_equal(grove_journal_get(fx->j, st.txn, &t, &fx->err), -ENOENT);
+
+	/* Streamed through a plan's sink (batch 3: flushed at 4 ops), the last 3 logged at the end.
+	 */
+	assert_int_equal(grove_journal_stream_open(fx->j, &in, &st, &fx->err), 0);
+	grove_plan_init(&p);
+	p.sink = &ts.sink;
+	for (int i = 0; i < 11; i++) {
+		snprintf(path, sizeof(path), "bin/f%02d", i);
+		snprintf(text, sizeof(text), "../s/p/bin/f%02d", i);
+		add(&p, GROVE_OP_LINK, path, NULL, text, NULL, "p");
+		assert_true(p.n_ops <= 3);
+	}
+	assert_int_equal(ts.calls, 2); /* at 4 and 8 ops: more than the batch */
+	assert_int_equal(p.n_logged, 8);
+	assert_int_equal(p.n_ops, 3);
+	p.sink = NULL;
+	assert_int_equal(grove_journal_stream_ops(fx->j, &st, &p, &fx->err), 0);
+	assert_int_equal(st.n_ops, 11);
+	assert_int_equal(grove_journal_stream_close(fx->j, &st, &fx->err), 0);
+	grove_plan_release(&p);
+	assert_int_equal(grove_journal_get(fx->j, st.txn, &t, &fx->err), 0);
+	assert_int_equal(t.state, GROVE_TXN_INTENT);
+	assert_int_equal(t.n_ops, 11);
+	assert_string_equal(t.command, "grove stow big");
+	grove_txn_release(&t);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &unfinished, &fx->err), 0);
+	assert_int_equal(unfinished, st.txn);
+
+	/* Ranges: ops 4..7, then from 9 to the end. */
+	grove_plan_init(&q);
+	assert_int_equal(grove_journal_ops_range(fx->j, st.txn, 4, 4, &q, &fx->err), 0);
+	assert_int_equal(q.n_ops, 4);
+	assert_string_equal(q.ops[0].path, "bin/f04");
+	assert_string_equal(q.ops[3].path, "bin/f07");
+	assert_string_equal(q.ops[3].text, "../s/p/bin/f07");
+	grove_plan_release(&q);
+	grove_plan_init(&q);
+	assert_int_equal(grove_journal_ops_range(fx->j, st.txn, 9, 0, &q, &fx->err), 0);
+	assert_int_equal(q.n_ops, 2);
+	assert_string_equal(q.ops[1].path, "bin/f10");
+	grove_plan_release(&q);
+	grove_plan_init(&q);
+	assert_int_equal(grove_journal_ops(fx->j, st.txn, &q, &fx->err), 0);
+	assert_int_equal(q.n_ops, 11);
+	grove_plan_release(&q);
+}
+
 int
 main(void)
 {
@@ -1913,6 +2007,7 @@ main(void)
 		T(test_journal_open_refuses_symlinked_db),
 		T(test_journal_held_dir),
 		T(test_journal_roundtrip),
+		T(test_journal_stream),
 		T(test_journal_pkgs),
 		T(test_journal_pkgs_hostile),
 		T(test_journal_migrates_pkgs),
