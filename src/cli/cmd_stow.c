@@ -92,8 +92,9 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 				 &err);
 	if (r < 0) {
 		status = grove_report_error(&err, r);
-		/* Invoked as "stow": a bad command line or .stowrc exits 1, as Stow's usage() and its
-		 * option errors do (grove's own spelling keeps 2 and 78: DESIGN.md's exit codes). */
+		/* Invoked as "stow": a bad command line or .stowrc exits 1, as Stow's usage() and
+		 * its option errors do (grove's own spelling keeps 2 and 78: DESIGN.md's exit
+		 * codes). */
 		if (!global && (status == GROVE_EXIT_USAGE || status == GROVE_EXIT_CONFIG))
 			status = GROVE_EXIT_REFUSED;
 		goto out;
