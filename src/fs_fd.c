@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The fs layer's fd-only helpers: fstat and reading an open file. */
+/* The fs layer's fd-only helpers: fstat, reading an open file, closing fds in batches. */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -78,4 +79,45 @@ grove_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, struct gro
 	*ret_buf = buf;
 	*ret_len = len;
 	return 0;
+}
+
+static int
+cmp_fd(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void
+grove_fd_batch_flush(struct grove_fd_batch *b)
+{
+	size_t i = 0;
+
+	qsort(b->fds, b->n, sizeof(b->fds[0]), cmp_fd);
+	while (i < b->n) {
+		size_t j = i;
+
+		while (j + 1 < b->n && b->fds[j + 1] == b->fds[j] + 1)
+			j++;
+		/* Every number in [fds[i], fds[j]] is one of ours, so close_range closes
+		 * nothing else. Where it is missing (Linux < 5.9), one close each. */
+		if (j == i ||
+		    syscall(SYS_close_range, (unsigned)b->fds[i], (unsigned)b->fds[j], 0U) < 0) {
+			for (size_t k = i; k <= j; k++)
+				(void)close(b->fds[k]);
+		}
+		i = j + 1;
+	}
+	b->n = 0;
+}
+
+void
+grove_fd_batch_add(struct grove_fd_batch *b, int fd)
+{
+	if (fd < 0)
+		return;
+	if (b->n == GROVE_FD_BATCH_MAX)
+		grove_fd_batch_flush(b);
+	b->fds[b->n++] = fd;
 }

@@ -323,8 +323,16 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 	sqlite3_db_config(j->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL);
 
 	/* Look before writing anything: a file of another program, of a newer
-	 * grove or not a database at all is left exactly as it is. */
-	r = grove_journal_schema_check(j, &version, err);
+	 * grove or not a database at all is left exactly as it is. The three
+	 * reads and the schema's parse share one read transaction: each on its
+	 * own takes and drops the shared lock and looks for a hot journal and a
+	 * -wal file again (8 syscalls a time). */
+	r = grove_journal_exec_sql(j, "BEGIN", err, "open");
+	if (r >= 0)
+		r = grove_journal_schema_check(j, &version, err);
+	if (r < 0)
+		goto fail;
+	r = grove_journal_exec_sql(j, "COMMIT", err, "open");
 	if (r < 0)
 		goto fail;
 	if (j->readonly) {

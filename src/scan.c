@@ -392,7 +392,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				s->bad++;
 		}
 		if (ents[i].type == GROVE_FT_DIR) {
-			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, ents[i].name, s->err);
+			int kfd = grove_fs_open_dir_at(dfd, ents[i].name, s->err);
 			if (kfd < 0) {
 				r = grove_error_prefix(s->err, "read package folder '%s/%s'",
 						       s->stow->path, kpath);
@@ -400,6 +400,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 			}
 			kid->type = kid->orig_type = GROVE_FT_DIR;
 			r = load_dir(s, kid, kfd, kpath, dev, ents[i].ino);
+			grove_fd_batch_add(&s->done_fds, kfd);
 		} else if (ents[i].type == GROVE_FT_LINK) {
 			if (kid->link && kid->link[0] == '/') {
 				kid->dest_type = GROVE_FT_NONE; /* never followed */
@@ -628,11 +629,12 @@ load_package(struct scan *s, const char *package)
 		}
 	}
 	if (!n->listed && n->type == GROVE_FT_DIR) {
-		cleanup_fd int fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
+		int fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
 		if (fd < 0)
 			return fd;
 		s->depth = 0;
 		r = load_dir(s, n, fd, package, s->stow->dev, st.ino);
+		grove_fd_batch_add(&s->done_fds, fd);
 	} else if (!n->listed && n->type == GROVE_FT_LINK) {
 		s->depth = 0;
 		r = load_link_dest(s, n, package);
@@ -725,6 +727,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 	}
 	free(s.pend);
 	free(s.stack);
+	grove_fd_batch_flush(&s.done_fds);
 	free(at);
 	return r < 0 ? r : 0;
 }
@@ -741,8 +744,10 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 		cleanup_free char *pkg = slash ? strndup(w->needs[i], (size_t)(slash - w->needs[i]))
 					       : strdup(w->needs[i]);
 
-		if (!pkg)
+		if (!pkg) {
+			grove_fd_batch_flush(&s.done_fds);
 			return scan_oom(&s);
+		}
 		r = load_package_ignore(&s, pkg);
 		if (r >= 0)
 			r = load_subtree(&s, w->needs[i]);
@@ -751,5 +756,6 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 		free(w->needs[i]);
 	w->n_needs = 0;
 	free(s.stack);
+	grove_fd_batch_flush(&s.done_fds);
 	return r < 0 ? r : 0;
 }

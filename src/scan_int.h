@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "grove/fs.h"
 #include "grove/world.h"
 
 struct scan {
@@ -38,6 +39,9 @@ struct scan {
 		struct grove_node *tnode;
 	} * pend;
 	size_t n_pend, cap_pend;
+	/* Package folders read and done with, closed a batch at a time (grove_fd_batch): the
+	 * scan ends with scan_end. */
+	struct grove_fd_batch done_fds;
 };
 
 /* A folder of a package the target scan is matching against, at subpath ("." at its root). */

@@ -473,8 +473,10 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 		const char *p = paths[i];
 		char *prefix = calloc(1, strlen(paths[i]) + 1);
 
-		if (!prefix)
+		if (!prefix) {
+			grove_fd_batch_flush(&s.done_fds);
 			return scan_oom(&s);
+		}
 		for (;;) {
 			const char *e = strchr(p, '/');
 			size_t len = e ? (size_t)(e - p) : strlen(p);
@@ -504,6 +506,7 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 	}
 	free(s.pend);
 	free(s.stack);
+	grove_fd_batch_flush(&s.done_fds);
 	return r < 0 ? r : 0;
 }
 

@@ -538,6 +538,54 @@ test_fs_sync_and_close(void **state)
 	assert_int_equal(grove_fs_sync(-1, &fx->err), -EBADF);
 }
 
+/* A batch closes its own fds, runs of consecutive numbers and single ones, and nothing else:
+ * an fd between two of the batch's, opened by someone else, stays open. */
+static void
+test_fs_fd_batch(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_fd_batch b = { 0 };
+	int fds[8], other;
+
+	for (int i = 0; i < 8; i++)
+		fds[i] = dup(fx->root.fd);
+	/* fds[3] becomes someone else's: the batch never holds it. */
+	other = fds[3];
+	for (int i = 7; i >= 0; i--)
+		if (i != 3)
+			grove_fd_batch_add(&b, fds[i]);
+	grove_fd_batch_add(&b, -1);
+	assert_int_equal(b.n, 7);
+	for (int i = 0; i < 8; i++)
+		assert_true(fcntl(fds[i], F_GETFD) >= 0);
+	grove_fd_batch_flush(&b);
+	assert_int_equal(b.n, 0);
+	for (int i = 0; i < 8; i++) {
+		errno = 0;
+		if (i == 3) {
+			assert_true(fcntl(fds[i], F_GETFD) >= 0);
+		} else {
+			assert_int_equal(fcntl(fds[i], F_GETFD), -1);
+			assert_int_equal(errno, EBADF);
+		}
+	}
+	close(other);
+	/* More than GROVE_FD_BATCH_MAX: the batch flushes on its own and never holds more. */
+	for (int i = 0; i < GROVE_FD_BATCH_MAX + 5; i++) {
+		int fd = dup(fx->root.fd);
+
+		assert_true(fd >= 0);
+		grove_fd_batch_add(&b, fd);
+		assert_true(b.n <= GROVE_FD_BATCH_MAX);
+	}
+	assert_int_equal(b.n, 5);
+	grove_fd_batch_flush(&b);
+	other = dup(fx->root.fd);
+	/* Every fd the batch held is closed again: the lowest free number is reused. */
+	assert_true(other <= fds[0]);
+	close(other);
+}
+
 static void
 test_fs_open_beneath_follow(void **state)
 {
@@ -583,6 +631,7 @@ main(void)
 		T(test_fs_temp_name),
 		T(test_fs_sync_and_close),
 		T(test_fs_open_beneath_follow),
+		T(test_fs_fd_batch),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
