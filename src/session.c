@@ -139,6 +139,7 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 	int r;
 
 	memset(t, 0, sizeof(*t));
+	t->has_alt = s->n_alt > 0;
 	r = grove_journal_begin_intent(s->journal, &in, &txn, err);
 	grove_session_forget_changes(s);
 	if (r < 0)
@@ -197,8 +198,9 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 	int r;
 
 	/* The admin files last, synced before the log says committed: a crash
-	 * before the mark puts them back with the links. */
-	r = grove_session_alt_files(s, t->id, true, t->tag, err);
+	 * before the mark puts them back with the links. A transaction without group
+	 * changes has none in the log: no read transaction to find that out. */
+	r = t->has_alt ? grove_session_alt_files(s, t->id, true, t->tag, err) : 0;
 	if (r >= 0)
 		r = grove_journal_finish(s->journal, t->id, GROVE_TXN_COMMITTED, NULL, err);
 	if (r < 0) {

@@ -205,6 +205,8 @@ struct grove_session_txn {
 	/* A streamed transaction (below): its n_ops ops are in the log only, and abort rolls
 	 * back from the log (the executor undoes only the batch that failed). */
 	bool streamed;
+	/* The intent logged alternatives group changes: the commit writes their admin files. */
+	bool has_alt;
 	size_t n_ops;
 	size_t n_done; /* streamed: the ops of the batches done before one failed */
 };
