@@ -182,8 +182,13 @@ walk_fits(const struct grove_stow_request *req, const struct grove_stow_run *run
 		if (run->pkgs[i].layout.dotfiles ||
 		    run->pkgs[i].layout.no_folding != run->pkgs[0].layout.no_folding)
 			return false;
-	/* Unstowing folds, and a fold depends on what the folders beneath it became. */
-	return run->pkgs[0].layout.no_folding || req->n_unstow == 0;
+	/*
+	 * Without folding only. The walk also takes a request with folding that only stows (an
+	 * unstow folds, and a fold depends on what the folders beneath it became), but such a
+	 * request's memory is already bounded where it matters (the scan drops the big folders it
+	 * folds), and the walk cost multi800's stow 32 % more CPU (docs/performance.md).
+	 */
+	return run->pkgs[0].layout.no_folding;
 }
 
 /* Drops what a scan or a walk put into w's trees, keeping its stow path and ignore lists. */

@@ -407,8 +407,7 @@ test_walk_no_folding(void **state)
 	same_plan(f, &(struct walk_req){ .pkgs = "-D b", .no_folding = true }, true);
 }
 
-/* Folding, nothing unstowed: folders linked whole, a fold of another package unfolded, one
- * package's fold unfolded by the next within the plan. */
+/* With folding the whole model plans (the walk is for --no-folding): the same plans. */
 static void
 test_walk_folding(void **state)
 {
@@ -417,15 +416,14 @@ test_walk_folding(void **state)
 
 	build_farm(f);
 	for (size_t i = 0; i < sizeof(reqs) / sizeof(*reqs); i++)
-		same_plan(f, &(struct walk_req){ .pkgs = reqs[i] }, true);
+		same_plan(f, &(struct walk_req){ .pkgs = reqs[i] }, false);
 	stow_now(f, "-S c", false); /* share/c and etc folded into c */
 	tu_build(f->root, "f stow/a/share/c/w/fa\nf stow/b/etc/b.conf\n");
-	same_plan(f, &(struct walk_req){ .pkgs = "-S a" }, true);
-	same_plan(f, &(struct walk_req){ .pkgs = "-S a b" }, true);
-	same_plan(f, &(struct walk_req){ .pkgs = "-S b a" }, true);
-	/* Unstowing folds: the whole model plans it. */
+	same_plan(f, &(struct walk_req){ .pkgs = "-S a b" }, false);
 	same_plan(f, &(struct walk_req){ .pkgs = "-D c -S a" }, false);
-	same_plan(f, &(struct walk_req){ .pkgs = "-D c" }, false);
+	/* --no-folding unfolds c's folds, folder by folder. */
+	same_plan(f, &(struct walk_req){ .pkgs = "-S a", .no_folding = true }, true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-S b a", .no_folding = true }, true);
 }
 
 /* What the walk does not take is planned again with the whole model: the same conflicts,
@@ -439,18 +437,25 @@ test_walk_falls_back(void **state)
 	/* A file where a package has one: a conflict. */
 	tu_build(f->root, "f target/bin/a1\n");
 	same_plan(f, &(struct walk_req){ .pkgs = "-S a b", .no_folding = true }, false);
-	same_plan(f, &(struct walk_req){ .pkgs = "-S a b" }, false);
 	/* A folder where a package has a file, deep down. */
 	tu_build(f->root, "f target/share/a/y/f3/inner\n");
 	same_plan(f, &(struct walk_req){ .pkgs = "-S a", .no_folding = true }, false);
 	/* A link leaving the stow dir, in a folder that folds (checked all the same). */
 	tu_build(f->root, "l stow/b/share/b/z/out ../../../../../elsewhere\n");
-	same_plan(f, &(struct walk_req){ .pkgs = "-S b" }, false);
+	same_plan(f, &(struct walk_req){ .pkgs = "-S b", .no_folding = true }, false);
 	/* A marked stow dir in the target: a warning. */
 	tu_build(f->root, "f target/lib/.stow\nf stow/c/lib/l2\n");
 	same_plan(f, &(struct walk_req){ .pkgs = "-S c", .no_folding = true }, false);
-	/* Different layouts (a recorded --no-folding, then a request with folding). */
-	same_plan(f, &(struct walk_req){ .pkgs = "-S c" }, false);
+	/* Different layouts: c stowed with --no-folding, b with folding. */
+	{
+		char *out = tu_path(f->root, "stow/b/share/b/z/out");
+
+		assert_int_equal(unlink(out), 0);
+		free(out);
+	}
+	stow_now(f, "-S c", true);
+	stow_now(f, "-S b", false);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D b c" }, false);
 }
 
 /* Only a request whose packages hold more entries than the budget is walked. */
