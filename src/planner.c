@@ -43,7 +43,8 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	struct grove_world_pkg *pkg;
 	cleanup_free struct grove_node **kids = NULL;
 
-	if (p->rc || view_should_skip_target(p, pkg_subdir))
+	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
+	    view_should_skip_target(p, pkg_subdir))
 		return;
 	dir = view_pkg_node(p, package, pkg_subdir);
 	if (p->src_stow) {
@@ -547,7 +548,8 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	struct grove_node *listing;
 	cleanup_free struct grove_node **kids = NULL;
 
-	if (p->rc || view_should_skip_target(p, target_subdir))
+	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
+	    view_should_skip_target(p, target_subdir))
 		return;
 	if (p->o->compat) {
 		listing = view_tnode(p, target_subdir);
@@ -889,4 +891,53 @@ grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
 	};
 
 	return grove_world_plan(w, stow, target, plan_packages, &p, plan, err);
+}
+
+/* ---- for the bounded walk (planner_walk.c) ---- */
+
+void
+planner_stow_contents(struct planner *p, const char *package, const char *dir)
+{
+	stow_contents(p, package, dir, dir);
+}
+
+void
+planner_unstow_contents(struct planner *p, const char *package, const char *dir)
+{
+	unstow_contents(p, package, dir, dir);
+}
+
+bool
+planner_check_package(struct planner *p, const char *package)
+{
+	return check_package(p, package);
+}
+
+int
+planner_emit_diff(struct planner *p, struct grove_node *n, const char *path)
+{
+	return emit_diff(p, n, path);
+}
+
+bool
+planner_unchanged_leaf(const struct grove_node *n)
+{
+	return unchanged_leaf(n);
+}
+
+int
+planner_emit_folder(struct planner *p, struct grove_node *n, const char *path)
+{
+	if (n->type != GROVE_FT_DIR)
+		return 1;
+	switch (n->orig_type) {
+	case GROVE_FT_DIR:
+		return 0;
+	case GROVE_FT_NONE:
+		return emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
+	case GROVE_FT_LINK:
+		return emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
+	default:
+		return 1;
+	}
 }

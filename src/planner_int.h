@@ -26,6 +26,8 @@ struct planner {
 	/* While unfolding a link into a second stow dir beneath the target: that stow dir's
 	 * path from the target, whose packages are read from the target tree. NULL: w->stow. */
 	const char *src_stow;
+	/* Planning folder by folder (planner_walk.c), or NULL: the whole model at once. */
+	struct walk *walk;
 };
 
 static inline struct grove_world_pkg *
@@ -132,5 +134,23 @@ bool view_deferred(struct planner *p, const char *path);
 bool view_overridden(struct planner *p, const char *path);
 
 bool view_should_skip_target(struct planner *p, const char *path);
+
+/* ---- the bounded walk (planner_walk.c) and what it calls in planner.c ---- */
+
+/* In a bounded walk: whether stow_contents / unstow_contents of dir (for package) is to wait for
+ * dir's turn (recorded; true) or to run now (dir is the folder being planned; false). */
+bool walk_defer(struct planner *p, bool unstow, const char *package, const char *pkg_dir,
+		const char *tdir);
+
+void planner_stow_contents(struct planner *p, const char *package, const char *dir);
+void planner_unstow_contents(struct planner *p, const char *package, const char *dir);
+bool planner_check_package(struct planner *p, const char *package);
+/* The ops of n (at path) and everything beneath it, as the whole model's diff emits them. */
+int planner_emit_diff(struct planner *p, struct grove_node *n, const char *path);
+/* The op of n alone, for a folder whose entries are planned after it: 1 when n does not end a
+ * folder made or kept (the walk then falls back). */
+int planner_emit_folder(struct planner *p, struct grove_node *n, const char *path);
+/* Whether the diff has nothing to say about n (an entry the plan leaves as scanned). */
+bool planner_unchanged_leaf(const struct grove_node *n);
 
 #endif

@@ -105,9 +105,9 @@ package_link_rest(const char *real, const char *text)
  * and comes straight back (package_link_rest), tries the rebased path; *ret_phys is then that
  * path (malloc'd, to open it by), else NULL. The usual case costs nothing more.
  */
-static int
-stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
-	    struct grove_error *err)
+int
+scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
+		 struct grove_error *err)
 {
 	size_t l = strcspn(relpath, "/");
 	char name[NAME_MAX + 1];
@@ -172,7 +172,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 			return 0;
 		}
 	}
-	r = stat_follow(s, relpath, &phys, &st, &e);
+	r = scan_stat_follow(s, relpath, &phys, &st, &e);
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
 		n->dest_type = GROVE_FT_NONE;
@@ -255,7 +255,8 @@ enterable(struct scan *s, const char *prefix)
 		cleanup_free char *phys = NULL;
 
 		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
-		if (!other || stat_follow(s, other, &phys, &st, &e) < 0 || st.type != GROVE_FT_NONE)
+		if (!other || scan_stat_follow(s, other, &phys, &st, &e) < 0 ||
+		    st.type != GROVE_FT_NONE)
 			return true;
 	}
 	return false;
@@ -388,6 +389,13 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				break;
 			}
 			s->loaded++;
+			if (s->o->walk_above && ++s->total > s->o->walk_above) {
+				s->w->too_big = true;
+				r = grove_error_set(s->err, -ECANCELED,
+						    "scan: over %zu package entries",
+						    s->o->walk_above);
+				break;
+			}
 			if (ents[i].type == GROVE_FT_OTHER)
 				s->bad++;
 		}
@@ -421,8 +429,8 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 
 /* The model node for a stow-relative path, made (unlisted folders) as needed.
  * Returns NULL when a listed folder on the way says the path does not exist. */
-static struct grove_node *
-model_path(struct scan *s, const char *relpath, bool *ret_absent)
+struct grove_node *
+scan_model_path(struct scan *s, const char *relpath, bool *ret_absent)
 {
 	size_t off;
 	struct grove_node *n = grove_node_walk(s->w->stow, relpath, &off);
@@ -460,7 +468,7 @@ static int
 load_subtree(struct scan *s, const char *relpath)
 {
 	bool absent;
-	struct grove_node *n = model_path(s, relpath, &absent);
+	struct grove_node *n = scan_model_path(s, relpath, &absent);
 	struct grove_stat st;
 	cleanup_fd int fd = -1;
 	cleanup_free char *phys = NULL;
@@ -475,7 +483,7 @@ load_subtree(struct scan *s, const char *relpath)
 		if (scan_model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
 			return 0; /* a file (or nothing) the model already knows */
 	}
-	r = stat_follow(s, relpath, &phys, &st, s->err);
+	r = scan_stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP)
 		return 0;
 	if (r < 0)
@@ -528,8 +536,8 @@ scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_typ
 }
 
 /* Records what following the stow-relative path finds, unless already known. */
-static int
-note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
+int
+scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 {
 	bool absent;
 	struct grove_node *n;
@@ -540,7 +548,7 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	if (scan_model_answer(s, relpath, ret_type))
 		return 0;
 
-	r = stat_follow(s, relpath, &phys, &st, s->err);
+	r = scan_stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP) {
 		st.type = GROVE_FT_NONE;
 		r = 0;
@@ -548,7 +556,7 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	if (r < 0)
 		return r;
 	*ret_type = st.type;
-	n = model_path(s, relpath, &absent);
+	n = scan_model_path(s, relpath, &absent);
 	if (!n)
 		return absent ? 0 : scan_oom(s);
 	if (!n->listed && n->n_kids == 0)
@@ -556,8 +564,8 @@ note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	return 0;
 }
 
-static int
-load_package_ignore(struct scan *s, const char *package)
+int
+scan_package_ignore(struct scan *s, const char *package)
 {
 	struct grove_world *w = s->w;
 	struct grove_world_pkg *pkg = grove_world_pkg_add(w, package);
@@ -583,7 +591,7 @@ load_package_ignore(struct scan *s, const char *package)
 		if (root && root->listed && !grove_node_child(root, ".stow-local-ignore"))
 			return 0;
 	}
-	r = stat_follow(s, rel, &phys, &st, s->err);
+	r = scan_stat_follow(s, rel, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP || (r == 0 && st.type == GROVE_FT_NONE))
 		return 0;
 	if (r < 0)
@@ -648,7 +656,7 @@ load_package(struct scan *s, const char *package)
 	if (n->type != GROVE_FT_DIR &&
 	    (n->type != GROVE_FT_LINK || n->escapes || n->dest_type != GROVE_FT_DIR))
 		return 0;
-	return load_package_ignore(s, package);
+	return scan_package_ignore(s, package);
 }
 
 /* ---- the target ---- */
@@ -708,7 +716,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 			}
 			if (strcmp(p->unfold, p->dest) == 0 && pruned_at(&s, p->dest))
 				continue; /* its own fold, of a folder no other package has */
-			r = load_package_ignore(&s, owner);
+			r = scan_package_ignore(&s, owner);
 			if (r >= 0)
 				r = load_subtree(&s, p->unfold);
 			if (r >= 0)
@@ -717,7 +725,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 	}
 	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
 		enum grove_ftype t = GROVE_FT_UNKNOWN;
-		r = note_dest(&s, s.pend[i].dest, &t);
+		r = scan_note_dest(&s, s.pend[i].dest, &t);
 		if (r >= 0)
 			s.pend[i].tnode->dest_type = t;
 	}
@@ -748,7 +756,7 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 			grove_fd_batch_flush(&s.done_fds);
 			return scan_oom(&s);
 		}
-		r = load_package_ignore(&s, pkg);
+		r = scan_package_ignore(&s, pkg);
 		if (r >= 0)
 			r = load_subtree(&s, w->needs[i]);
 	}

@@ -31,6 +31,7 @@ struct scan {
 	char *const *pkgs;   /* every package of the request */
 	size_t n_pkgs;
 	size_t loaded; /* nodes made for the package so far */
+	size_t total;  /* nodes made for every package so far (grove_scan_opts.walk_above) */
 	size_t bad;    /* entries validate_tree refuses, seen so far */
 	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
 	struct pending {
@@ -55,6 +56,21 @@ int scan_oom(struct scan *s);
 
 /* What the stow-relative path is in the model (reading it if need be): its type in *ret_type. */
 int scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
+
+/* Stats the stow-relative relpath, links followed (a package link that leaves the stow dir and
+ * comes straight back is rebased: *ret_phys, malloc'd, is then the path to open it by). */
+int scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
+		     struct grove_error *err);
+
+/* Records in the model what following the stow-relative relpath finds, unless known. */
+int scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
+
+/* The model node for a stow-relative path, made (unlisted folders) as needed; NULL when a listed
+ * folder on the way says the path does not exist (*ret_absent) or out of memory. */
+struct grove_node *scan_model_path(struct scan *s, const char *relpath, bool *ret_absent);
+
+/* Reads the package's .stow-local-ignore once (its record in w). */
+int scan_package_ignore(struct scan *s, const char *package);
 
 /* Whether the package node is a folder, or a link to one. */
 bool scan_pkg_is_dir(const struct grove_node *n);

@@ -93,6 +93,21 @@ grove_session_stream_arm(struct grove_session *s, struct grove_session_stream *s
 }
 
 int
+grove_session_stream_restart(struct grove_session_stream *st, struct grove_plan *plan)
+{
+	if (st->sink.err.code < 0)
+		return st->sink.err.code;
+	if (st->open) {
+		grove_journal_stream_cancel(st->session->journal);
+		st->open = false;
+	}
+	grove_plan_release(plan);
+	grove_plan_init(plan);
+	plan->sink = &st->sink;
+	return 0;
+}
+
+int
 grove_session_stream_end(struct grove_session_stream *st, struct grove_session_txn *t,
 			 struct grove_plan *plan, int r, struct grove_error *err)
 {

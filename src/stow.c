@@ -172,6 +172,81 @@ grove_stow_check_target(const struct grove_stow_request *req, const struct grove
 	return 0;
 }
 
+/* Whether the request can be planned folder by folder (grove_planner_walk takes it). */
+static bool
+walk_fits(const struct grove_stow_request *req, const struct grove_stow_run *run)
+{
+	if (req->no_walk || req->compat || req->adopt || req->dotfiles || run->n_pkgs == 0)
+		return false;
+	for (size_t i = 0; i < run->n_pkgs; i++)
+		if (run->pkgs[i].layout.dotfiles ||
+		    run->pkgs[i].layout.no_folding != run->pkgs[0].layout.no_folding)
+			return false;
+	/*
+	 * Without folding only. The walk also takes a request with folding that only stows (an
+	 * unstow folds, and a fold depends on what the folders beneath it became), but such a
+	 * request's memory is already bounded where it matters (the scan drops the big folders it
+	 * folds), and the walk cost multi800's stow 32 % more CPU (docs/performance.md).
+	 */
+	return run->pkgs[0].layout.no_folding;
+}
+
+/* Drops what a scan or a walk put into w's trees, keeping its stow path and ignore lists. */
+static void
+world_trees_reset(struct grove_world *w)
+{
+	w->stow = grove_node_free(w->stow);
+	w->target = grove_node_free(w->target);
+	for (size_t i = 0; i < w->n_needs; i++)
+		free(w->needs[i]);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	w->n_needs = w->n_tneeds = 0;
+	w->too_big = false;
+}
+
+/*
+ * Scans and plans a streamed request. One whose packages hold more entries than the budget is
+ * planned folder by folder when the walk takes it (docs/architecture.md, "The bounded walk"),
+ * so that its memory does not grow with the packages; anything the walk does not take is
+ * planned again from the start with the whole model, as every other request.
+ */
+static int
+plan_streamed(struct grove_world *w, const struct grove_stow_request *req,
+	      const struct grove_plan_opts *po, struct grove_scan_opts *so, char **all,
+	      size_t n_all, struct grove_stow_run *run, struct grove_error *err)
+{
+	int r;
+
+	if (walk_fits(req, run))
+		so->walk_above = grove_session_plan_budget();
+	r = grove_scan(w, &run->stow_root, &run->target_root, all, n_all, so, err);
+	if (r == -ECANCELED && w->too_big) {
+		struct grove_plan_opts wo = *po;
+
+		grove_error_clear(err);
+		world_trees_reset(w);
+		wo.no_folding = run->pkgs[0].layout.no_folding;
+		wo.dotfiles = false;
+		r = grove_planner_walk(w, &run->stow_root, &run->target_root, &wo, req->unstow,
+				       req->n_unstow, req->stow, req->n_stow, &run->plan, err);
+		if (r == 0) {
+			run->walked = true;
+			return 0;
+		}
+		r = grove_session_stream_restart(&run->streaming, &run->plan);
+		if (r < 0)
+			return r; /* a batch could not be logged: the stream's end says why */
+		grove_error_clear(err);
+		world_trees_reset(w);
+		so->walk_above = 0;
+		r = grove_scan(w, &run->stow_root, &run->target_root, all, n_all, so, err);
+	}
+	if (r < 0)
+		return r;
+	return grove_stow_plan_layouts(w, req, po, run, err);
+}
+
 int
 grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		   struct grove_stow_run *run, struct grove_error *err)
@@ -249,9 +324,6 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 	}
 	/* A request that only stows asks the target about its packages' names alone. */
 	so.lookup = req->n_unstow == 0 && !req->compat;
-	r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &so, err);
-	if (r < 0)
-		goto fail;
 	/* Plan; when the planner reaches a part of the stow dir the scan did not
 	 * read (a folder another package may unfold), read it and plan again. */
 	if (run->journaled && !req->no_stream && !req->adopt) {
@@ -264,9 +336,12 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 
 		grove_session_stream_arm(&run->session, &run->streaming, &run->plan, &to, run->pkgs,
 					 run->n_pkgs);
-		r = grove_stow_plan_layouts(&w, req, &po, run, err);
+		r = plan_streamed(&w, req, &po, &so, all, n_all, run, err);
 		r = grove_session_stream_end(&run->streaming, &run->stream, &run->plan, r, err);
 	} else {
+		r = grove_scan(&w, &run->stow_root, &run->target_root, all, n_all, &so, err);
+		if (r < 0)
+			goto fail;
 		r = grove_stow_plan_layouts(&w, req, &po, run, err);
 	}
 done:

@@ -65,6 +65,23 @@ int grove_planner_run_scanning(struct grove_world *w, const struct grove_root *s
 			       char *const *unstow, size_t n_unstow, char *const *pkgs,
 			       size_t n_pkgs, struct grove_plan *plan, struct grove_error *err);
 
+/*
+ * grove_planner_run folder by folder, for a plan streamed to a sink (planner_walk.c): the scan
+ * reads one folder at a time beneath stow and target as the walk reaches it (w holds only the
+ * stow_path, the global ignore list and what earlier calls left), each folder is planned, its
+ * ops emitted and its entries dropped before the next, so the model in memory is one path from
+ * the root with its folders' entries. The same ops as grove_planner_run in the same order, for
+ * requests without --dotfiles, --compat or --adopt, one layout, and either --no-folding or no
+ * unstow. Returns 0 with the plan complete (its ops partly in the sink), or GROVE_SCAN_BAIL
+ * (world.h) for anything the walk does not take (a conflict, a warning, a need, an error, an
+ * entry only the whole scan takes): the caller throws the plan and w's trees away and plans
+ * with the whole model, which answers as it always has.
+ */
+int grove_planner_walk(struct grove_world *w, const struct grove_root *stow,
+		       const struct grove_root *target, const struct grove_plan_opts *opts,
+		       char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_stow,
+		       struct grove_plan *plan, struct grove_error *err);
+
 /* Emits into plan the ops that take w->target from its scanned state (orig_*)
  * to its current one (type/link), as grove_planner_run does after planning.
  * For callers that set the wanted state themselves (undo, rollback, recovery). */

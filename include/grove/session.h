@@ -276,6 +276,10 @@ void grove_session_stream_arm(struct grove_session *s, struct grove_session_stre
 			      const struct grove_journal_pkg *pkgs, size_t n_pkgs);
 int grove_session_stream_end(struct grove_session_stream *st, struct grove_session_txn *t,
 			     struct grove_plan *plan, int r, struct grove_error *err);
+/* Throws away what plan and the stream hold (a partly logged intent is rolled back: nothing of it
+ * was committed) and arms plan again, for planning anew (the bounded walk's fallback). Returns
+ * 0, or the sink's error when a batch could not be logged (the caller ends the stream). */
+int grove_session_stream_restart(struct grove_session_stream *st, struct grove_plan *plan);
 int grove_session_exec_logged(struct grove_session_txn *t, const struct grove_root *target,
 			      const struct grove_root *stow, struct grove_error *err);
 

@@ -39,6 +39,9 @@ struct grove_stow_request {
 	/* The caller reads the whole plan after grove_stow_prepare (-v, --json print it): it is
 	 * never streamed (grove_stow_prepare). */
 	bool no_stream;
+	/* A streamed plan is made with the whole model even when the bounded walk would take it
+	 * (for tests that compare the two). */
+	bool no_walk;
 	int verbose;
 	struct grove_pattern_set *ignore;   /* --ignore, anchored at the end */
 	struct grove_pattern_set *defer;    /* --defer, anchored at the start */
@@ -84,6 +87,8 @@ struct grove_stow_run {
 	 * plan.n_logged). */
 	struct grove_session_stream streaming;
 	struct grove_session_txn stream;
+	/* The plan was made folder by folder (grove_planner_walk; internal, for tests). */
+	bool walked;
 };
 
 /*

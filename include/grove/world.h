@@ -48,6 +48,8 @@ struct grove_world {
 	 * target, see grove_plan_opts.other_stow_dirs) but the scan had not read. */
 	char **tneeds;
 	size_t n_tneeds, cap_tneeds;
+	/* The scan stopped (-ECANCELED) at more package entries than grove_scan_opts.walk_above. */
+	bool too_big;
 };
 
 void grove_world_init(struct grove_world *w);
@@ -72,6 +74,10 @@ struct grove_scan_opts {
 	 * those entries as kids, and a planner that needs its whole contents asks for it (tneed).
 	 * For a request that only stows, without --dotfiles or --compat. */
 	bool lookup;
+	/* When not 0: once the requested packages hold more entries than this, the scan stops
+	 * and returns -ECANCELED with w->too_big set (the caller plans folder by folder instead,
+	 * grove_planner_walk). */
+	size_t walk_above;
 };
 
 /*
@@ -103,6 +109,34 @@ int grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struc
  * texts). For undo, rollback and recovery, which know the paths they touch. */
 int grove_scan_target_paths(struct grove_world *w, const struct grove_root *target,
 			    char *const *paths, size_t n, struct grove_error *err);
+
+/*
+ * The scan one folder at a time, for the bounded walk (grove_planner_walk, planner.h). Each
+ * returns 0, a negative code, or GROVE_SCAN_BAIL when the folder holds what only the whole scan
+ * takes (a package link to a folder, one that leaves the stow dir or loops, a fifo or device, a
+ * symlink on the way, a package deeper than GROVE_TREE_MAX_DEPTH): the caller then plans with
+ * the whole model (grove_scan), which treats it as it always has.
+ *
+ * grove_scan_pkg_folder lists the package folder at the stow-relative relpath into w->stow (its
+ * folders unlisted; what an earlier answer left in the node is dropped first), once.
+ * grove_scan_pkg_check reads the package folder at relpath and every folder beneath it, keeping
+ * nothing: the checks and errors of the whole scan, which reads requested packages whole.
+ * grove_scan_pkg_ignore reads the package's .stow-local-ignore once.
+ * grove_scan_target_folder lists the target folder at tpath ("" for the root; a folder on disk
+ * the model already has) into w->target, with what its links into the stow dir point at.
+ * grove_scan_forget drops a folder's entries from the model, keeping the node (unlisted).
+ */
+#define GROVE_SCAN_BAIL 2
+int grove_scan_pkg_folder(struct grove_world *w, const struct grove_root *stow, const char *relpath,
+			  struct grove_error *err);
+int grove_scan_pkg_check(struct grove_world *w, const struct grove_root *stow, const char *relpath,
+			 struct grove_error *err);
+int grove_scan_pkg_ignore(struct grove_world *w, const struct grove_root *stow, const char *package,
+			  struct grove_error *err);
+int grove_scan_target_folder(struct grove_world *w, const struct grove_root *stow,
+			     const struct grove_root *target, const char *tpath,
+			     struct grove_error *err);
+void grove_scan_forget(struct grove_node *node);
 
 /* Puts the target's planned state back to the scanned one, for planning again. */
 void grove_world_reset_plan(struct grove_world *w);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "grove/ignore.h"
 #include "grove/journal.h"
 #include "grove/session.h"
 #include "grove/stow.h"
@@ -211,14 +212,284 @@ test_stream_not_executed(void **state)
 	free(after);
 }
 
+/* ---- the bounded walk (planner_walk.c) against the whole model ---- */
+
+/* A request in a compact form: "-D a -S b" (each word after -D unstows, after -S stows). */
+struct walk_req {
+	const char *pkgs;
+	bool no_folding;
+	const char *ignore; /* --ignore pattern, or NULL */
+};
+
+/* Appends to *buf (malloc'd) what the prepared run's plan says: its ops (read back from the log
+ * when streamed), conflicts and warnings, one per line. */
+static void
+append(char **buf, size_t *len, const char *line)
+{
+	size_t l = strlen(line);
+
+	*buf = realloc(*buf, *len + l + 2);
+	assert_non_null(*buf);
+	memcpy(*buf + *len, line, l);
+	(*buf)[*len + l] = '\n';
+	*len += l + 1;
+	(*buf)[*len] = '\0';
+}
+
+static void
+append_ops(char **buf, size_t *len, const struct grove_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct grove_op *op = &plan->ops[i];
+		char line[4096];
+
+		snprintf(line, sizeof(line), "%s %s [%s] [%s] [%s]", grove_op_kind_name(op->kind),
+			 op->path, op->old_text ? op->old_text : "", op->text ? op->text : "",
+			 op->package ? op->package : "");
+		append(buf, len, line);
+	}
+}
+
+/* Plans rq in the fixture's target (with the log, nothing executed: the target is unchanged)
+ * and returns the plan as text; *ret_walked: whether the walk made it. */
+static char *
+plan_text(const struct fx *f, const struct walk_req *rq, bool no_walk, bool *ret_walked)
+{
+	struct grove_stow_request req;
+	struct grove_session_opts so = { .state_opt = f->state };
+	struct grove_error err = { 0 };
+	struct grove_stow_run run;
+	char *words = strdup(rq->pkgs);
+	char *save = NULL, *buf = NULL;
+	size_t len = 0;
+	bool unstow = false;
+	int r;
+
+	grove_stow_request_init(&req);
+	req.dir = strdup(f->dir);
+	req.target = strdup(f->target);
+	req.no_folding = req.no_folding_given = rq->no_folding;
+	req.no_walk = no_walk;
+	if (rq->ignore) {
+		req.ignore = grove_pattern_set_new(GROVE_ANCHOR_END);
+		assert_int_equal(grove_pattern_set_add(req.ignore, rq->ignore, &err), 0);
+	}
+	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (strcmp(w, "-D") == 0 || strcmp(w, "-S") == 0)
+			unstow = w[1] == 'D';
+		else
+			assert_int_equal(grove_stow_request_add(&req, unstow, w), 0);
+	}
+	free(words);
+	r = grove_stow_prepare(&req, &so, &run, &err);
+	grove_stow_request_release(&req);
+	append(&buf, &len, "");
+	if (r < 0) {
+		append(&buf, &len, err.msg);
+		*ret_walked = false;
+		return buf;
+	}
+	*ret_walked = run.walked;
+	if (run.stream.id) {
+		struct grove_plan ops;
+
+		grove_plan_init(&ops);
+		assert_int_equal(grove_journal_ops_range(run.session.journal, run.stream.id, 0,
+							 run.stream.n_ops, &ops, &err),
+				 0);
+		append_ops(&buf, &len, &ops);
+		grove_plan_release(&ops);
+	}
+	append_ops(&buf, &len, &run.plan);
+	for (size_t i = 0; i < run.plan.n_conflicts; i++) {
+		const struct grove_conflict *c = &run.plan.conflicts[i];
+		char line[4096];
+
+		snprintf(line, sizeof(line), "conflict %s %s %s: %s", c->action, c->package,
+			 c->path, c->message);
+		append(&buf, &len, line);
+	}
+	for (size_t i = 0; i < run.plan.n_warnings; i++)
+		append(&buf, &len, run.plan.warnings[i]);
+	grove_stow_run_release(&run);
+	return buf;
+}
+
+/* The walk and the whole model give the same plan for rq (budget 1: every plan streams);
+ * walked: whether the walk is to take it (else it falls back). */
+static void
+same_plan(const struct fx *f, const struct walk_req *rq, bool walked)
+{
+	bool w1, w2;
+	char *whole, *walk;
+
+	setenv("GROVE_PLAN_BUDGET", "1", 1);
+	whole = plan_text(f, rq, true, &w1);
+	walk = plan_text(f, rq, false, &w2);
+	unsetenv("GROVE_PLAN_BUDGET");
+	if (strcmp(whole, walk) != 0 || w2 != walked)
+		print_message("request '%s'%s: walked %d\n--- whole model:\n%s--- walk:\n%s",
+			      rq->pkgs, rq->no_folding ? " --no-folding" : "", w2, whole, walk);
+	assert_false(w1);
+	assert_string_equal(walk, whole);
+	assert_int_equal(w2, walked);
+	free(whole);
+	free(walk);
+}
+
+static void
+stow_now(const struct fx *f, const char *pkgs, bool no_folding)
+{
+	struct walk_req rq = { .pkgs = pkgs, .no_folding = no_folding };
+	struct grove_stow_request req;
+	struct grove_session_opts so = { .state_opt = f->state };
+	struct grove_error err = { 0 };
+	struct grove_stow_run run;
+	char *words = strdup(rq.pkgs);
+	char *save = NULL;
+	bool unstow = false;
+
+	grove_stow_request_init(&req);
+	req.dir = strdup(f->dir);
+	req.target = strdup(f->target);
+	req.no_folding = req.no_folding_given = no_folding;
+	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (strcmp(w, "-D") == 0 || strcmp(w, "-S") == 0)
+			unstow = w[1] == 'D';
+		else
+			assert_int_equal(grove_stow_request_add(&req, unstow, w), 0);
+	}
+	free(words);
+	assert_int_equal(grove_stow_prepare(&req, &so, &run, &err), 0);
+	assert_int_equal(run.plan.n_conflicts, 0);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	grove_stow_request_release(&req);
+}
+
+/* Three packages sharing bin/ and share/, deeper folders, an empty folder, a link inside a
+ * package, an ignore file; a target with foreign files in the shared folders. */
+static void
+build_farm(const struct fx *f)
+{
+	tu_build(f->root, "f stow/a/bin/a1\nf stow/a/bin/a2\nf stow/a/share/a/x/f1\n"
+			  "f stow/a/share/a/x/f2\nf stow/a/share/a/y/f3\nd stow/a/share/empty\n"
+			  "f stow/a/share/common/fa\nl stow/a/bin/a3 a1\n"
+			  "f stow/b/bin/b1\nf stow/b/share/common/fb\nf stow/b/share/b/z/f4\n"
+			  "f stow/b/lib/l1\nf stow/b/skip/s1\nf stow/b/.stow-local-ignore skip\n"
+			  "f stow/c/share/common/fc\nf stow/c/etc/c.conf\nf stow/c/share/c/w/f5\n"
+			  "f target/bin/mine\nf target/share/common/mine\n");
+}
+
+/* --no-folding: stow, restow, unstow of several packages sharing folders, with the whole
+ * model's plan each time (the walk takes them all). */
+static void
+test_walk_no_folding(void **state)
+{
+	struct fx *f = *state;
+	static const char *const reqs[] = { "-S a", "-S a b", "-S a b c", "-S c b a" };
+
+	build_farm(f);
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(*reqs); i++)
+		same_plan(f, &(struct walk_req){ .pkgs = reqs[i], .no_folding = true }, true);
+	stow_now(f, "-S a b", true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D a -S a", .no_folding = true }, true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D a b -S a b", .no_folding = true }, true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D a", .no_folding = true }, true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D a b", .no_folding = true }, true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D a -S c", .no_folding = true }, true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D b -S a c", .no_folding = true }, true);
+	same_plan(f,
+		  &(struct walk_req){ .pkgs = "-D a -S a c", .no_folding = true, .ignore = "f2" },
+		  true);
+	/* A dangling link of ours in a shared folder: unstowing cleans it up. */
+	tu_build(f->root, "l target/share/common/gone ../../stow/a/share/common/gone\n");
+	same_plan(f, &(struct walk_req){ .pkgs = "-D b", .no_folding = true }, true);
+}
+
+/* With folding the whole model plans (the walk is for --no-folding): the same plans. */
+static void
+test_walk_folding(void **state)
+{
+	struct fx *f = *state;
+	static const char *const reqs[] = { "-S a", "-S a b", "-S b a c", "-S c" };
+
+	build_farm(f);
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(*reqs); i++)
+		same_plan(f, &(struct walk_req){ .pkgs = reqs[i] }, false);
+	stow_now(f, "-S c", false); /* share/c and etc folded into c */
+	tu_build(f->root, "f stow/a/share/c/w/fa\nf stow/b/etc/b.conf\n");
+	same_plan(f, &(struct walk_req){ .pkgs = "-S a b" }, false);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D c -S a" }, false);
+	/* --no-folding unfolds c's folds, folder by folder. */
+	same_plan(f, &(struct walk_req){ .pkgs = "-S a", .no_folding = true }, true);
+	same_plan(f, &(struct walk_req){ .pkgs = "-S b a", .no_folding = true }, true);
+}
+
+/* What the walk does not take is planned again with the whole model: the same conflicts,
+ * warnings and ops. */
+static void
+test_walk_falls_back(void **state)
+{
+	struct fx *f = *state;
+
+	build_farm(f);
+	/* A file where a package has one: a conflict. */
+	tu_build(f->root, "f target/bin/a1\n");
+	same_plan(f, &(struct walk_req){ .pkgs = "-S a b", .no_folding = true }, false);
+	/* A folder where a package has a file, deep down. */
+	tu_build(f->root, "f target/share/a/y/f3/inner\n");
+	same_plan(f, &(struct walk_req){ .pkgs = "-S a", .no_folding = true }, false);
+	/* A link leaving the stow dir, in a folder that folds (checked all the same). */
+	tu_build(f->root, "l stow/b/share/b/z/out ../../../../../elsewhere\n");
+	same_plan(f, &(struct walk_req){ .pkgs = "-S b", .no_folding = true }, false);
+	/* A marked stow dir in the target: a warning. */
+	tu_build(f->root, "f target/lib/.stow\nf stow/c/lib/l2\n");
+	same_plan(f, &(struct walk_req){ .pkgs = "-S c", .no_folding = true }, false);
+	/* Different layouts: c stowed with --no-folding, b with folding. */
+	{
+		char *out = tu_path(f->root, "stow/b/share/b/z/out");
+
+		assert_int_equal(unlink(out), 0);
+		free(out);
+	}
+	stow_now(f, "-S c", true);
+	stow_now(f, "-S b", false);
+	same_plan(f, &(struct walk_req){ .pkgs = "-D b c" }, false);
+}
+
+/* Only a request whose packages hold more entries than the budget is walked. */
+static void
+test_walk_budget(void **state)
+{
+	struct fx *f = *state;
+	struct walk_req rq = { .pkgs = "-S a b", .no_folding = true };
+	bool walked;
+	char *text;
+
+	build_farm(f);
+	text = plan_text(f, &rq, false, &walked);
+	assert_false(walked); /* 4,096 */
+	free(text);
+	setenv("GROVE_PLAN_BUDGET", "27", 1);
+	text = plan_text(f, &rq, false, &walked);
+	assert_false(walked); /* a and b hold 27 entries */
+	free(text);
+	setenv("GROVE_PLAN_BUDGET", "26", 1);
+	text = plan_text(f, &rq, false, &walked);
+	assert_true(walked);
+	free(text);
+	unsetenv("GROVE_PLAN_BUDGET");
+}
+
 int
 main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_stream_stow_unstow),
-		T(test_stream_fails_late),
-		T(test_stream_not_executed),
+		T(test_stream_stow_unstow), T(test_stream_fails_late), T(test_stream_not_executed),
+		T(test_walk_no_folding),    T(test_walk_folding),      T(test_walk_falls_back),
+		T(test_walk_budget),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
