@@ -37,14 +37,27 @@ enum undo_kind {
 	U_ERASE,    /* we removed the regular file dir/name, which held text */
 };
 
+/* An undo record's strings are copies in the run's arena (struct exec): recording costs no
+ * malloc, and they are freed all at once when the run ends. */
 struct undo {
 	enum undo_kind kind;
 	bool in_stow, to_stow;
-	char *dir, *name;
-	char *dir2, *name2;
-	char *text, *old_text;
+	const char *dir, *name;
+	const char *dir2, *name2;
+	const char *text, *old_text;
 	mode_t mode;
 };
+
+/* A bump allocator for the strings of one run: the folders and names an op acts on, and the
+ * undo records. Every op needs a few; one malloc and free each made them a fifth of the
+ * executor's own instructions on a 100k-link plan. */
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	char data[];
+};
+
+#define ARENA_CHUNK ((size_t)64 * 1024)
 
 struct aside {
 	char *dir, *name; /* beneath the stow root */
@@ -66,6 +79,7 @@ struct exec {
 	 * RMDIR j that ends such a block, is where the block starts (RM_NONE: it does not). */
 	uint32_t *rm_end, *rm_start;
 	bool aside; /* running ops inside a folder moved aside: nobody reaches it by path */
+	struct arena_chunk *arena;
 };
 
 #define RM_NONE UINT32_MAX
@@ -87,24 +101,72 @@ under(const char *path, const char *prefix)
 	return strncmp(path, prefix, n) == 0 && path[n] == '/';
 }
 
+/* n bytes from the run's arena (NULL when memory is out); freed by exec_release. */
 static char *
-join(const char *dir, const char *name)
+ex_alloc(struct exec *ex, size_t n)
 {
-	char *p;
+	struct arena_chunk *c = ex->arena;
 
-	if (!*dir)
-		return strdup(name);
-	if (asprintf(&p, "%s/%s", dir, name) < 0)
-		return NULL;
+	if (!c || c->size - c->used < n) {
+		size_t size = n > ARENA_CHUNK ? n : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = ex->arena;
+		c->used = 0;
+		c->size = size;
+		ex->arena = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+/* The first n bytes of s as a string in the arena. */
+static char *
+ex_dupn(struct exec *ex, const char *s, size_t n)
+{
+	char *p = ex_alloc(ex, n + 1);
+
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = '\0';
+	}
 	return p;
 }
 
-/* Splits path into a malloc'd parent ("" for the root) and a pointer to its last component. */
+/* s copied into the arena; NULL stays NULL (and is what a failed copy gives). */
+static const char *
+ex_dup(struct exec *ex, const char *s)
+{
+	return s ? ex_dupn(ex, s, strlen(s)) : NULL;
+}
+
+/* "dir/name" (or name, when dir is the root's "") in the arena. */
+static const char *
+join(struct exec *ex, const char *dir, const char *name)
+{
+	size_t d = strlen(dir), n = strlen(name);
+	char *p;
+
+	if (!d)
+		return ex_dupn(ex, name, n);
+	p = ex_alloc(ex, d + 1 + n + 1);
+	if (p) {
+		memcpy(p, dir, d + 1);
+		p[d] = '/';
+		memcpy(p + d + 1, name, n + 1);
+	}
+	return p;
+}
+
+/* Splits path into its parent ("" for the root), in the arena, and a pointer to its last
+ * component (inside path). */
 static int
-split(const char *path, char **ret_dir, const char **ret_name)
+split(struct exec *ex, const char *path, const char **ret_dir, const char **ret_name)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup("");
+	const char *dir = slash ? ex_dupn(ex, path, (size_t)(slash - path)) : "";
 
 	if (!dir)
 		return -ENOMEM;
@@ -113,14 +175,14 @@ split(const char *path, char **ret_dir, const char **ret_name)
 	return 0;
 }
 
-/* The path an op acts on: its own, or re-rooted from a block's folder to where that is being built.
- */
-static char *
-map_path(const char *path, const char *from, const char *to)
+/* The path an op acts on: its own (the plan's string, which outlives the run), or re-rooted from a
+ * block's folder to where that is being built (in the arena). */
+static const char *
+map_path(struct exec *ex, const char *path, const char *from, const char *to)
 {
 	if (!from)
-		return strdup(path);
-	return join(to, path + strlen(from) + 1);
+		return path;
+	return join(ex, to, path + strlen(from) + 1);
 }
 
 static void
@@ -144,17 +206,6 @@ append(struct grove_error *err, const char *fmt, ...)
 }
 
 /* ---- undo log ---- */
-
-static void
-undo_release(struct undo *u)
-{
-	free(u->dir);
-	free(u->name);
-	free(u->dir2);
-	free(u->name2);
-	free(u->text);
-	free(u->old_text);
-}
 
 /* Reserves room so that recording a change that already happened cannot fail. */
 static int
@@ -185,15 +236,9 @@ undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *nam
 	u->kind = kind;
 	/* On allocation failure the strings stay NULL and the undo step fails
 	 * loudly (STUCK) rather than silently doing the wrong thing. */
-	u->dir = dir ? strdup(dir) : NULL;
-	u->name = name ? strdup(name) : NULL;
+	u->dir = ex_dup(ex, dir);
+	u->name = ex_dup(ex, name);
 	return u;
-}
-
-static char *
-dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }
 
 /* ---- the ops ---- */
@@ -208,11 +253,12 @@ cache_for(struct exec *ex, bool stow)
  * root, no symlinks on the way) and last name, with room for `undos` undo
  * records. Returns the parent's fd (cached; not the caller's to close). */
 static int
-enter_parent(struct exec *ex, const char *path, size_t undos, char **ret_dir, const char **ret_name,
-	     struct grove_error *err)
+enter_parent(struct exec *ex, const char *path, size_t undos, const char **ret_dir,
+	     const char **ret_name, struct grove_error *err)
 {
 	*ret_name = NULL;
-	if (split(path, ret_dir, ret_name) < 0 || undo_reserve(ex, undos, err) < 0 || !*ret_name) {
+	if (split(ex, path, ret_dir, ret_name) < 0 || undo_reserve(ex, undos, err) < 0 ||
+	    !*ret_name) {
 		grove_error_errno(err, -ENOMEM, "record undo");
 		return -ENOMEM;
 	}
@@ -222,7 +268,7 @@ enter_parent(struct exec *ex, const char *path, size_t undos, char **ret_dir, co
 static int
 op_link(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	const char *name;
 	int fd, r;
 
@@ -232,14 +278,14 @@ op_link(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_LINK, dir, name)->text = dup_or_null(op->text);
+	undo_push(ex, U_LINK, dir, name)->text = ex_dup(ex, op->text);
 	return 0;
 }
 
 static int
 op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	const char *name;
 	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
 	int fd, nfd;
@@ -257,7 +303,7 @@ op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 static int
 op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	const char *name;
 	int fd, r;
 
@@ -269,14 +315,14 @@ op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 		      : grove_fs_link_remove(fd, name, op->old_text, ex_tag(ex), err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_UNLINK, dir, name)->text = dup_or_null(op->old_text);
+	undo_push(ex, U_UNLINK, dir, name)->text = ex_dup(ex, op->old_text);
 	return 0;
 }
 
 static int
 op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	const char *name;
 	struct undo *u;
 	int fd, r;
@@ -288,8 +334,8 @@ op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
 	u = undo_push(ex, U_RELINK, dir, name);
-	u->text = dup_or_null(op->text);
-	u->old_text = dup_or_null(op->old_text);
+	u->text = ex_dup(ex, op->text);
+	u->old_text = ex_dup(ex, op->old_text);
 	return 0;
 }
 
@@ -297,7 +343,7 @@ op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 static int
 remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_error *err)
 {
-	cleanup_free char *path = join(dir, name);
+	const char *path = join(ex, dir, name);
 	struct grove_stat st;
 	int fd, r;
 
@@ -328,11 +374,11 @@ remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_e
 static int
 op_rmdir(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	const char *name;
 
 	(void)op;
-	if (split(path, &dir, &name) < 0)
+	if (split(ex, path, &dir, &name) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	return remove_folder(ex, dir, name, err);
 }
@@ -341,7 +387,7 @@ op_rmdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 static int
 op_write(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	const char *name;
 	int fd, r;
 
@@ -351,7 +397,7 @@ op_write(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_write_new_file(fd, name, op->text, strlen(op->text), 0644, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_WRITE, dir, name)->text = dup_or_null(op->text);
+	undo_push(ex, U_WRITE, dir, name)->text = ex_dup(ex, op->text);
 	return 0;
 }
 
@@ -359,7 +405,7 @@ op_write(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 static int
 op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	cleanup_free char *have = NULL;
 	const char *name;
 	size_t len = 0, want = strlen(op->old_text);
@@ -377,7 +423,7 @@ op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_unlink_file(fd, name, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_ERASE, dir, name)->text = dup_or_null(op->old_text);
+	undo_push(ex, U_ERASE, dir, name)->text = ex_dup(ex, op->old_text);
 	return 0;
 }
 
@@ -388,8 +434,8 @@ op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 static int
 op_move(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
-	cleanup_free char *dir2 = NULL;
+	const char *dir = NULL;
+	const char *dir2 = NULL;
 	const char *name, *name2;
 	int fd, fd2, r;
 
@@ -412,8 +458,8 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	{
 		struct undo *u = undo_push(ex, U_MOVE, dir, name);
 
-		u->dir2 = dup_or_null(dir2);
-		u->name2 = dup_or_null(name2);
+		u->dir2 = ex_dup(ex, dir2);
+		u->name2 = ex_dup(ex, name2);
 	}
 	r = grove_fs_sync(fd2, err);
 	if (r >= 0 && strcmp(dir, dir2) != 0)
@@ -424,8 +470,8 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 static int
 op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
-	cleanup_free char *dir = NULL;
-	cleanup_free char *sdir = NULL;
+	const char *dir = NULL;
+	const char *sdir = NULL;
 	const char *name, *sname;
 	char aside[NAME_MAX + 1];
 	struct grove_stat st, sst;
@@ -435,7 +481,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	if (!ex->stow || !op->stow_path)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "adopt '%s': no stow dir given",
 				       path);
-	if (split(path, &dir, &name) < 0 || split(op->stow_path, &sdir, &sname) < 0 ||
+	if (split(ex, path, &dir, &name) < 0 || split(ex, op->stow_path, &sdir, &sname) < 0 ||
 	    undo_reserve(ex, 3, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
@@ -468,8 +514,8 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 			return grove_exec_as_precondition(err, r);
 		u = undo_push(ex, U_MOVE, sdir, sname);
 		u->in_stow = u->to_stow = true;
-		u->dir2 = strdup(sdir);
-		u->name2 = strdup(aside);
+		u->dir2 = ex_dup(ex, sdir);
+		u->name2 = ex_dup(ex, aside);
 		if (ex->n_asides == ex->cap_asides) {
 			size_t cap = ex->cap_asides ? ex->cap_asides * 2 : 8;
 			struct aside *na = realloc(ex->asides, cap * sizeof(*na));
@@ -488,8 +534,8 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 		return grove_exec_as_precondition(err, r);
 	u = undo_push(ex, U_MOVE, dir, name);
 	u->to_stow = true;
-	u->dir2 = strdup(sdir);
-	u->name2 = strdup(sname);
+	u->dir2 = ex_dup(ex, sdir);
+	u->name2 = ex_dup(ex, sname);
 	/* The move is atomic, but what it moved may have been swapped in after our
 	 * check: only a regular file is adopted (undo moves anything else back). */
 	r = grove_fs_stat_at(sfd, sname, &sst, err);
@@ -501,7 +547,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_LINK, dir, name)->text = dup_or_null(op->text);
+	undo_push(ex, U_LINK, dir, name)->text = ex_dup(ex, op->text);
 	return 0;
 }
 
@@ -556,8 +602,8 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 {
 	const struct grove_op *op = &ex->plan->ops[i];
 	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
-	cleanup_free char *dir = NULL;
-	cleanup_free char *tmp_path = NULL;
+	const char *dir = NULL;
+	const char *tmp_path = NULL;
 	const char *name;
 	char tmp[NAME_MAX + 1];
 	int fd, nfd, r;
@@ -570,7 +616,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 		return r < 0 ? r : err->code;
 
 	grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
-	tmp_path = join(dir, tmp);
+	tmp_path = join(ex, dir, tmp);
 	if (!tmp_path)
 		return grove_error_errno(err, -ENOMEM, "unfold");
 	nfd = grove_fs_mkdir(fd, tmp, mode, err);
@@ -601,7 +647,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 	r = grove_fs_exchange(fd, tmp, name, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = strdup(name);
+	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = ex_dup(ex, name);
 
 	/* The check above and the exchange are two syscalls: verify what the
 	 * exchange actually displaced. If it is not the old link, undo swaps it back. */
@@ -611,7 +657,7 @@ op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_
 	r = grove_fs_link_remove(fd, tmp, op->old_text, ex_tag(ex), err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_UNLINK, dir, tmp)->text = dup_or_null(op->old_text);
+	undo_push(ex, U_UNLINK, dir, tmp)->text = ex_dup(ex, op->old_text);
 	return 0;
 }
 
@@ -625,14 +671,14 @@ static int
 op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_error *err)
 {
 	const struct grove_op *op = &ex->plan->ops[i];
-	cleanup_free char *dir = NULL;
-	cleanup_free char *tmp_path = NULL;
+	const char *dir = NULL;
+	const char *tmp_path = NULL;
 	const char *name;
 	char tmp[NAME_MAX + 1];
 	struct grove_stat st;
 	int fd, r;
 
-	if (split(path, &dir, &name) < 0 || undo_reserve(ex, 2, err) < 0)
+	if (split(ex, path, &dir, &name) < 0 || undo_reserve(ex, 2, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
@@ -644,13 +690,13 @@ op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_er
 		return grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a folder", name);
 
 	grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
-	tmp_path = join(dir, tmp);
+	tmp_path = join(ex, dir, tmp);
 	if (!tmp_path)
 		return grove_error_errno(err, -ENOMEM, "fold");
 	r = grove_fs_link_create(fd, tmp, op->text, err);
 	if (r < 0)
 		return r;
-	undo_push(ex, U_LINK, dir, tmp)->text = dup_or_null(op->text);
+	undo_push(ex, U_LINK, dir, tmp)->text = ex_dup(ex, op->text);
 
 	r = grove_dcache_flush(&ex->tc, true, err);
 	if (r < 0)
@@ -661,7 +707,7 @@ op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_er
 	r = grove_fs_exchange(fd, tmp, name, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = strdup(name);
+	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = ex_dup(ex, name);
 	r = grove_fs_stat_at(fd, tmp, &st, err);
 	if (r < 0)
 		return r;
@@ -682,13 +728,13 @@ static int
 op_recorded(struct exec *ex, const struct grove_op *op, const char *path, struct grove_error *err)
 {
 	const char *text = op->kind == GROVE_OP_LINK ? op->text : op->old_text;
-	cleanup_free char *dir = NULL;
+	const char *dir = NULL;
 	const char *name;
 	int fd, r;
 
 	if (op->kind != GROVE_OP_LINK && op->kind != GROVE_OP_UNLINK)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "a recorded op must be a link's");
-	if (split(path, &dir, &name) < 0 || !name)
+	if (split(ex, path, &dir, &name) < 0 || !name)
 		return grove_error_errno(err, -ENOMEM, "check");
 	fd = grove_dcache_get(&ex->tc, dir, false, err);
 	if (fd < 0)
@@ -801,8 +847,8 @@ static int
 op_remove_aside(struct exec *ex, size_t i, size_t end, struct grove_error *err)
 {
 	const struct grove_op *op = &ex->plan->ops[end - 1];
-	cleanup_free char *dir = NULL;
-	cleanup_free char *tmp_path = NULL;
+	const char *dir = NULL;
+	const char *tmp_path = NULL;
 	const char *name;
 	char tmp[NAME_MAX + 1];
 	struct undo *u;
@@ -821,9 +867,9 @@ op_remove_aside(struct exec *ex, size_t i, size_t end, struct grove_error *err)
 		return removal_failed(ex, op, err);
 	}
 	u = undo_push(ex, U_MOVE, dir, name);
-	u->dir2 = dup_or_null(dir);
-	u->name2 = dup_or_null(tmp);
-	tmp_path = join(dir, tmp);
+	u->dir2 = ex_dup(ex, dir);
+	u->name2 = ex_dup(ex, tmp);
+	tmp_path = join(ex, dir, tmp);
 	if (!tmp_path) {
 		grove_error_errno(err, -ENOMEM, "move aside");
 		return removal_failed(ex, op, err);
@@ -855,7 +901,7 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 {
 	for (size_t i = start; i < end;) {
 		const struct grove_op *op = &ex->plan->ops[i];
-		cleanup_free char *path = NULL;
+		const char *path;
 		size_t next = i + 1, whole = from ? i : removal_end(ex, i, end);
 		int r;
 
@@ -870,7 +916,7 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 			return grove_error_set(
 				err, -GROVE_E_INTERNAL, "%s '%s': malformed op in plan",
 				grove_op_kind_name(op->kind), op->path ? op->path : "");
-		path = map_path(op->path, from, to);
+		path = map_path(ex, op->path, from, to);
 		if (!path)
 			return grove_error_errno(err, -ENOMEM, "%s '%s'",
 						 grove_op_kind_name(op->kind), op->path);
@@ -962,7 +1008,7 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 	case U_RELINK:
 		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, ex_tag(ex), err);
 	case U_MKDIR: {
-		cleanup_free char *path = join(u->dir, u->name);
+		const char *path = join(ex, u->dir, u->name);
 
 		if (path)
 			grove_dcache_forget(c, path);
@@ -997,8 +1043,8 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		r = grove_fs_move(fd2, u->name2, fd, u->name, RENAME_NOREPLACE, err);
 		if (r >= 0 && !u->in_stow && !u->to_stow) {
 			/* (A folder moved back: no cached fd may outlive a name.) */
-			cleanup_free char *from = join(u->dir2, u->name2);
-			cleanup_free char *to = join(u->dir, u->name);
+			const char *from = join(ex, u->dir2, u->name2);
+			const char *to = join(ex, u->dir, u->name);
 
 			if (from)
 				grove_dcache_forget(c, from);
@@ -1047,7 +1093,6 @@ undo_all(struct exec *ex, struct grove_error *err)
 			return grove_error_prefix(err, "%s '%s'", names[u->kind],
 						  undo_where(u, where, sizeof(where)));
 		}
-		undo_release(u);
 		ex->n_undo--;
 	}
 	r = grove_dcache_flush(&ex->tc, true, err);
@@ -1065,8 +1110,6 @@ exec_release(struct exec *ex)
 
 	grove_dcache_flush(&ex->tc, false, &ignore);
 	grove_dcache_flush(&ex->sc, false, &ignore);
-	for (size_t i = 0; i < ex->n_undo; i++)
-		undo_release(&ex->undo[i]);
 	free(ex->undo);
 	for (size_t i = 0; i < ex->n_asides; i++) {
 		free(ex->asides[i].dir);
@@ -1075,6 +1118,12 @@ exec_release(struct exec *ex)
 	free(ex->asides);
 	free(ex->rm_end);
 	free(ex->rm_start);
+	while (ex->arena) {
+		struct arena_chunk *next = ex->arena->next;
+
+		free(ex->arena);
+		ex->arena = next;
+	}
 }
 
 /*

@@ -122,7 +122,9 @@ grove_dcache_get(struct grove_dcache *c, const char *rel, bool dirty, struct gro
 {
 	int fd, r;
 
-	for (size_t i = 0; i < c->n; i++) {
+	/* Newest first: ops come folder by folder, so the folder asked for is most often the one
+	 * opened last. */
+	for (size_t i = c->n; i-- > 0;) {
 		if (!strcmp(c->e[i].rel, rel)) {
 			c->e[i].dirty |= dirty;
 			return c->e[i].fd;

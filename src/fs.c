@@ -579,22 +579,55 @@ grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *
 
 /* ---- the safe verbs ---- */
 
+/* Appends s to buf (len used of lim, one byte kept for the NUL), truncating as snprintf does. */
+static size_t
+put_str(char *buf, size_t len, size_t lim, const char *s)
+{
+	while (*s && len < lim - 1)
+		buf[len++] = *s++;
+	return len;
+}
+
+static size_t
+put_ulong(char *buf, size_t len, size_t lim, unsigned long v)
+{
+	char digits[24];
+	size_t i = sizeof(digits);
+
+	digits[--i] = '\0';
+	do
+		digits[--i] = (char)('0' + v % 10);
+	while ((v /= 10));
+	return put_str(buf, len, lim, digits + i);
+}
+
+/* One per link an unstow removes: built by hand, since snprintf's format parsing cost as much
+ * as the rest of the removal's user-space work. Same text and truncation as
+ * snprintf(".grove-%s.%lu.%s") or (".grove-tmp.%ld.%lu.%s") into lim bytes. */
 void
 grove_fs_temp_name(char *buf, size_t size, const char *tag, const char *base)
 {
 	static unsigned long counter;
 	unsigned long c = __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED);
 	const char *slash = base ? strrchr(base, '/') : NULL;
-	size_t lim = size < NAME_MAX + 1 ? size : NAME_MAX + 1;
+	size_t lim = size < NAME_MAX + 1 ? size : NAME_MAX + 1, len;
 
 	if (slash)
 		base = slash + 1;
 	if (!lim)
 		return;
-	if (tag && tag[0])
-		snprintf(buf, lim, ".grove-%s.%lu.%s", tag, c, base ? base : "");
-	else
-		snprintf(buf, lim, ".grove-tmp.%ld.%lu.%s", (long)getpid(), c, base ? base : "");
+	len = put_str(buf, 0, lim, ".grove-");
+	if (tag && tag[0]) {
+		len = put_str(buf, len, lim, tag);
+	} else {
+		len = put_str(buf, len, lim, "tmp.");
+		len = put_ulong(buf, len, lim, (unsigned long)getpid()); /* (a pid is positive) */
+	}
+	len = put_str(buf, len, lim, ".");
+	len = put_ulong(buf, len, lim, c);
+	len = put_str(buf, len, lim, ".");
+	len = put_str(buf, len, lim, base ? base : "");
+	buf[len] = '\0';
 }
 
 bool
@@ -612,7 +645,20 @@ static int
 is_link_to(int dirfd, const char *name, const char *text)
 {
 	cleanup_free char *have = NULL;
-	int r = read_link(dirfd, name, &have);
+	size_t want = strlen(text);
+	int r;
+
+	/* Into the stack, one byte more than the text we expect (a longer text shows as a longer
+	 * read): no malloc for the common case. */
+	if (want < PATH_MAX) {
+		char buf[PATH_MAX];
+		ssize_t n = readlinkat(dirfd, name, buf, want + 1);
+
+		if (n < 0)
+			return errno == EINVAL || errno == ENOENT ? 0 : -errno;
+		return (size_t)n == want && memcmp(buf, text, want) == 0;
+	}
+	r = read_link(dirfd, name, &have);
 
 	if (r == -EINVAL || r == -ENOENT)
 		return 0;

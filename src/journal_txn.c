@@ -814,22 +814,32 @@ column_text_ok(sqlite3_stmt *s, int col, const char **ret)
 	return n >= 0 && (size_t)n == strlen(t) && n < PATH_MAX;
 }
 
+/* An op row's texts, as op_row_check read them: valid until the statement steps on. */
+struct op_row {
+	const char *path, *old_text, *text, *stow_path, *package;
+};
+
 /*
  * Checks an op row read back (columns from first: path, old_text, text,
- * stow_path, package) before anything uses it; returns why it is refused, or
- * NULL. Paths are relative to the target (or stow dir) and stay beneath it
- * lexically, so no op can name anything outside its root, whatever the
- * filesystem would do with a ".." (DESIGN.md invariant 8).
+ * stow_path, package) before anything uses it, filling ret with them; returns
+ * why it is refused, or NULL. Paths are relative to the target (or stow dir)
+ * and stay beneath it lexically, so no op can name anything outside its root,
+ * whatever the filesystem would do with a ".." (DESIGN.md invariant 8).
  */
 static const char *
-op_row_check(sqlite3_stmt *s, int first)
+op_row_check(sqlite3_stmt *s, int first, struct op_row *ret)
 {
-	const char *path, *old_text, *text, *stow_path, *package;
+	const char *path, *stow_path, *package;
 
-	if (!column_text_ok(s, first, &path) || !column_text_ok(s, first + 1, &old_text) ||
-	    !column_text_ok(s, first + 2, &text) || !column_text_ok(s, first + 3, &stow_path) ||
-	    !column_text_ok(s, first + 4, &package))
+	if (!column_text_ok(s, first, &ret->path) ||
+	    !column_text_ok(s, first + 1, &ret->old_text) ||
+	    !column_text_ok(s, first + 2, &ret->text) ||
+	    !column_text_ok(s, first + 3, &ret->stow_path) ||
+	    !column_text_ok(s, first + 4, &ret->package))
 		return "a field holds a NUL byte, is not text or is too long";
+	path = ret->path;
+	stow_path = ret->stow_path;
+	package = ret->package;
 	if (!grove_path_is_clean_relative(path))
 		return "its path is not a clean relative path beneath the target";
 	if (grove_path_slashes(path) >= GROVE_TREE_MAX_DEPTH)
@@ -885,9 +895,10 @@ grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *kind = (const char *)sqlite3_column_text(s, 0);
 		const char *why;
+		struct op_row row;
 		enum grove_op_kind k;
 
-		why = op_row_check(s, 1);
+		why = op_row_check(s, 1, &row);
 		if (why) {
 			r = grove_error_set(err, -GROVE_E_CONFIG,
 					    "journal '%s': transaction %" PRId64 " op %zu: %s",
@@ -901,11 +912,8 @@ grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size
 					    j->name, txn, kind ? kind : "");
 			goto fail;
 		}
-		r = grove_plan_add_op(plan, k, (const char *)sqlite3_column_text(s, 1),
-				      (const char *)sqlite3_column_text(s, 2),
-				      (const char *)sqlite3_column_text(s, 3),
-				      (const char *)sqlite3_column_text(s, 4),
-				      (const char *)sqlite3_column_text(s, 5));
+		r = grove_plan_add_op(plan, k, row.path, row.old_text, row.text, row.stow_path,
+				      row.package);
 		if (r < 0) {
 			r = grove_error_errno(err, r, "read journal '%s'", j->name);
 			goto fail;

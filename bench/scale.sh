@@ -1,0 +1,263 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Benchmark, run by hand (never in CI): issue 18 goal 4, the 1M-file scale. Times grove's stow and
+# unstow of one big package against `cp -rs` of the same package, at 10k, 100k and 1M files,
+# folded and unfolded, and prints medians, grove/cp ratios and the cost per file at each size.
+set -euo pipefail
+
+usage() {
+	cat <<'USAGE'
+Usage: bench/scale.sh [OPTIONS]
+
+  --build DIR     grove's build dir, with grove and bench/timeit (default: ./build-rel, else ./build)
+  --grove BIN     the grove to time (default: BUILD/grove)
+  --old BIN       a second grove, timed interleaved with the first as the tool "grove-old"
+                  (before/after numbers from the same minutes)
+  --sizes LIST    comma-separated from 10k,100k,1m, or any Nk/Nm (default: 10k,100k,1m)
+  --shapes LIST   unfolded (--no-folding, the nofoldN shapes: as many links as cp -rs makes),
+                  folded (the pkgN shapes: a stow into an empty target makes 3 links), or both
+                  (default: unfolded,folded)
+  --runs N        timed runs (default 5; the medians need >= 5)
+  --dir DIR       where the trees are made (default: /dev/shm/grove-scale, tmpfs). A tree made
+                  by an earlier run with --keep is reused
+  --no-rm         leave out the `rm -r` reference (the unstow side of cp -rs)
+  --timeout S     kill a single op after S seconds (default 1800)
+  --keep          keep the generated packages for the next run
+  --out DIR       results (default: DIR/results.<date>)
+
+Per run, size and shape, the tools take turns (the order rotates run by run):
+  cp:    cp -rs PKG/. T (into an empty T), then rm -r T (the blind removal of that copy)
+  grove: grove stow [--no-folding] PKG into an empty T, then grove unstow of it,
+         each with a fresh state dir (its file and schema made untimed by a stow of a
+         one-file package into another target) so that the log holds this run's only.
+Only one target exists at a time: a 1M-file package and one copy of it take ~2.1M inodes.
+USAGE
+}
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=
+grove=
+old=
+sizes=10k,100k,1m
+shapes=unfolded,folded
+runs=5
+base=/dev/shm/grove-scale
+rm_ref=1
+timeout=1800
+keep=0
+out=
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift ;;
+	--grove) grove=$2; shift ;;
+	--old) old=$2; shift ;;
+	--sizes) sizes=$2; shift ;;
+	--shapes) shapes=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	--dir) base=$2; shift ;;
+	--no-rm) rm_ref=0 ;;
+	--timeout) timeout=$2; shift ;;
+	--keep) keep=1 ;;
+	--out) out=$2; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "scale.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+if [ -z "$build" ]; then
+	build=$repo/build-rel
+	[ -x "$build/grove" ] || build=$repo/build
+fi
+build=$(cd "$build" && pwd)
+[ -n "$grove" ] || grove=$build/grove
+TIMEIT=$build/bench/timeit
+for b in "$grove" "$TIMEIT" ${old:+"$old"}; do
+	[ -x "$b" ] || { echo "scale.sh: '$b' missing (meson setup build-rel --buildtype=release && ninja -C build-rel)" >&2; exit 2; }
+done
+grove=$(realpath "$grove")
+[ -z "$old" ] || old=$(realpath "$old")
+mkdir -p "$base"
+base=$(cd "$base" && pwd)
+[ -n "$out" ] || out=$base/results.$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+RESULTS=$out/results.txt # size shape op tool run wall cpu user sys rss status
+: >"$RESULTS"
+
+export HOME=$base/home
+mkdir -p "$HOME"
+unset XDG_CONFIG_HOME STOW_DIR
+export LC_ALL=C
+{
+	echo "# $(date -u +%FT%TZ) $(uname -srm); $(nproc) cores; trees in $base ($(df -T "$base" | awk 'NR==2{print $2}'))"
+	echo "# grove $grove ($(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?'))${old:+; old $old}; runs $runs"
+	echo "# load: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$out/machine.txt" >&2
+
+mkdir -p "$base/init-stow/one"
+: >"$base/init-stow/one/file"
+tools=(cp grove)
+[ -z "$old" ] || tools+=(grove-old)
+
+# files N: the number of files of size N (10k -> 10000, 1m -> 1000000).
+files() {
+	case $1 in
+	*k) echo $((${1%k} * 1000)) ;;
+	*m) echo $((${1%m} * 1000000)) ;;
+	esac
+}
+
+# timed LABEL CMD...: one timed op; a failure stops the benchmark (the numbers would lie).
+timed() {
+	local label=$1
+	shift
+	if ! "$TIMEIT" "$RESULTS" "$label" "$timeout" "$@" >>"$out/ops.log" 2>&1; then
+		echo "scale.sh: '$label' failed: $* (see $out/ops.log)" >&2
+		exit 1
+	fi
+}
+
+# fresh_target: removes the target (untimed) and makes it empty.
+fresh_target() {
+	rm -rf "$T"
+	mkdir "$T"
+}
+
+# check TOOL: after the first run's stow, counts the target's links and folders (same
+# number of links for cp -rs and an unfolded stow).
+check() {
+	local links dirs
+	links=$(find "$T" -type l | wc -l)
+	dirs=$(find "$T" -mindepth 1 -type d | wc -l)
+	echo "$size $shape $1 links $links folders $dirs" | tee -a "$out/checks.txt" >&2
+}
+
+IFS=, read -r -a size_list <<<"$sizes"
+IFS=, read -r -a shape_list <<<"$shapes"
+for size in "${size_list[@]}"; do
+	n=$(files "$size")
+	[ -n "$n" ] || { echo "scale.sh: bad size '$size'" >&2; exit 2; }
+	W=$base/pkg$size
+	if [ ! -e "$W/shape.env" ]; then
+		echo "== pkg$size: generating $n files in $W" >&2
+		rm -rf "$W"
+		python3 "$repo/bench/gen.py" "pkg$size" "$W" >/dev/null
+	fi
+	S=$W/stow
+	T=$base/target
+	for ((r = 1; r <= runs; r++)); do
+		for shape in "${shape_list[@]}"; do
+			case $shape in
+			unfolded) flags=(--no-folding) ;;
+			folded) flags=() ;;
+			*) echo "scale.sh: bad shape '$shape'" >&2; exit 2 ;;
+			esac
+			k=${#tools[@]}
+			for ((i = 0; i < k; i++)); do
+				tool=${tools[$(((i + r - 1) % k))]}
+				echo "   $size $shape run $r: $tool ($(cut -d' ' -f1 /proc/loadavg))" >&2
+				fresh_target
+				case $tool in
+				cp)
+					# cp -rs makes no folders folded: it has one shape; time it once
+					# per run, under the unfolded shape.
+					[ "$shape" = unfolded ] || continue
+					timed "$size $shape stow cp $r" cp -rs "$S/big/." "$T/"
+					[ "$r" != 1 ] || check cp
+					if [ $rm_ref = 1 ]; then
+						timed "$size $shape unstow rm $r" rm -r "$T"
+						mkdir "$T"
+					fi
+					;;
+				grove|grove-old)
+					bin=$grove
+					[ "$tool" = grove ] || bin=$old
+					export GROVE_STATE_DIR=$base/state-$tool
+					rm -rf "$GROVE_STATE_DIR"
+					# The log's file and schema, made untimed by a stow of a one-file
+					# package into another target.
+					rm -rf "$base/init-target"
+					mkdir "$base/init-target"
+					"$bin" stow -d "$base/init-stow" -t "$base/init-target" one >/dev/null
+					timed "$size $shape stow $tool $r" "$bin" stow -d "$S" -t "$T" "${flags[@]}" big
+					[ "$r" != 1 ] || check "$tool"
+					timed "$size $shape unstow $tool $r" "$bin" unstow -d "$S" -t "$T" "${flags[@]}" big
+					# (Stow's unstow with --no-folding leaves the emptied folders.)
+					if [ -n "$(find "$T" -type l -print -quit)" ]; then
+						echo "scale.sh: $tool unstow left links in the target" >&2
+						exit 1
+					fi
+					rm -rf "$GROVE_STATE_DIR"
+					;;
+				esac
+			done
+		done
+	done
+	rm -rf "$T"
+	[ $keep = 1 ] || rm -rf "$W"
+done
+rm -rf "$HOME" "$base/init-stow" "$base/init-target"
+
+python3 - "$RESULTS" "$sizes" <<'PY' | tee "$out/report.md"
+import collections, statistics as st, sys
+
+res = collections.defaultdict(lambda: ([], []))
+for line in open(sys.argv[1]):
+    size, shape, op, tool, run, wall, cpu = line.split()[:7]
+    w, c = res[(size, shape, op, tool)]
+    w.append(float(wall))
+    c.append(float(cpu))
+
+
+def files(size):
+    return int(size[:-1]) * (1000 if size[-1] == "k" else 1000000)
+
+
+def med(key):
+    w, c = res[key]
+    return (st.median(w), st.median(c), len(w)) if w else None
+
+
+sizes = sys.argv[2].split(",")
+tools = sorted({k[3] for k in res}, key=lambda t: ("cp", "rm", "grove", "grove-old").index(t))
+print("| size | shape | op | tool | n | wall ms | CPU ms | × cp -rs (wall) | × cp -rs (CPU) "
+      "| × rm -r (wall / CPU) | wall µs/file | CPU µs/file |")
+print("| --- | --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --: |")
+for size in sizes:
+    n = files(size)
+    ref = med((size, "unfolded", "stow", "cp"))
+    rmref = med((size, "unfolded", "unstow", "rm"))
+    for shape in ("unfolded", "folded"):
+        for op in ("stow", "unstow"):
+            for tool in tools:
+                m = med((size, shape, op, tool))
+                if not m:
+                    continue
+                rw = f"{m[0] / ref[0]:.2f}" if ref and tool != "cp" else ""
+                rc = f"{m[1] / ref[1]:.2f}" if ref and tool != "cp" else ""
+                rr = (f"{m[0] / rmref[0]:.2f} / {m[1] / rmref[1]:.2f}"
+                      if rmref and op == "unstow" and tool.startswith("grove") else "")
+                name = "cp -rs" if tool == "cp" else "rm -r" if tool == "rm" else tool
+                print(f"| {size} | {shape} | {op} | {name} | {m[2]} | {m[0] * 1e3:.1f} | "
+                      f"{m[1] * 1e3:.1f} | {rw} | {rc} | {rr} | {m[0] / n * 1e6:.2f} | "
+                      f"{m[1] / n * 1e6:.2f} |")
+print()
+print("Linearity: CPU µs per file (wall in brackets) at each size; flat = linear.")
+print()
+print("| shape | op | tool | " + " | ".join(sizes) + " |")
+print("| --- | --- | --- | " + " | ".join("--:" for _ in sizes) + " |")
+for shape in ("unfolded", "folded"):
+    for op in ("stow", "unstow"):
+        for tool in tools:
+            cells = []
+            for size in sizes:
+                m = med((size, shape, op, tool))
+                cells.append(f"{m[1] / files(size) * 1e6:.2f} ({m[0] / files(size) * 1e6:.2f})"
+                             if m else "")
+            if any(cells):
+                name = "cp -rs" if tool == "cp" else "rm -r" if tool == "rm" else tool
+                print(f"| {shape} | {op} | {name} | " + " | ".join(cells) + " |")
+PY
+echo "results in $out" >&2
