@@ -366,8 +366,13 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 		r = grove_journal_fail(j, rc, err, "open");
 		goto fail;
 	}
-	r = grove_journal_exec_sql(j, "PRAGMA synchronous = EXTRA; PRAGMA foreign_keys = ON", err,
-				   "open");
+	/* A page cache of at most 1 MiB (SQLite's default is 2): a streamed plan's write
+	 * transaction fills it whole, and goal 2's memory bound counts it (docs/performance.md);
+	 * pages beyond it are spilled to the file or read again from the OS's cache. */
+	r = grove_journal_exec_sql(
+		j,
+		"PRAGMA synchronous = EXTRA; PRAGMA foreign_keys = ON; PRAGMA cache_size = -1024",
+		err, "open");
 	if (r < 0)
 		goto fail;
 	if (version < GROVE_JOURNAL_VERSION) {
