@@ -18,7 +18,7 @@
 #                       their recovery killed (default 3)
 #   CRASH_ONLY          space-separated command names to run (default all)
 #   CRASH_STREAM_KILL_STRIDE, CRASH_STREAM_ERRNOS  CRASH_KILL_STRIDE and CRASH_ERRNOS for the
-#                       *-streamed commands (default: the same as the others; CRASH_STREAM_ERRNOS
+#                       streamed commands, *-streamed and *-walked (default: the same as the others; CRASH_STREAM_ERRNOS
 #                       set empty: no error points for them)
 set -euo pipefail
 # shellcheck source=tests/shell/lib.sh
@@ -95,6 +95,11 @@ gr -d "$S" -t "$T" -S a c # transaction 1
 save_state base
 gr -d "$S" -t "$T" -S b # 2: unfolds bin, share, share/man, share/man/man1
 save_state ab
+# b stowed without folding: every folder of b's a real folder, each file a link.
+restore base
+gr --no-folding -d "$S" -t "$T" -S b
+save_state abflat
+restore ab
 # Restow after the packages grew: a's share/doc/a.txt unfolds share/doc, b's bin/z is a new link.
 mk_file "$S/a/share/doc/a.txt" a-doc
 mk_file "$S/b/bin/z" z
@@ -116,7 +121,7 @@ targets:
 YAML
 
 NAMES=(stow unstow unstow-all restow switch undo rollback apply stow-streamed unstow-streamed
-	unstow-all-streamed)
+	unstow-all-streamed stow-flat-walked unstow-flat-walked)
 declare -A PREP_OF=([stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
 	[rollback]=hist [apply]=base)
 declare -A ARGS_OF=(
@@ -140,6 +145,14 @@ for n in stow unstow unstow-all; do
 	ARGS_OF[$n-streamed]=${ARGS_OF[$n]}
 	BUDGET_OF[$n-streamed]=2
 done
+# The bounded walk (docs/architecture.md, "The bounded walk"): a streamed request without folding
+# is planned, logged and run folder by folder; stowing b this way unfolds a's bin/ and share/.
+PREP_OF[stow-flat-walked]=base
+ARGS_OF[stow-flat-walked]="--no-folding -d $S -t $T -S b"
+BUDGET_OF[stow-flat-walked]=2
+PREP_OF[unstow-flat-walked]=abflat
+ARGS_OF[unstow-flat-walked]="-d $S -t $T -D b"
+BUDGET_OF[unstow-flat-walked]=2
 
 # The commands whose half-done states get their recovery killed: an unfold, a fold, and folders
 # removed whole.
