@@ -533,22 +533,27 @@ disk_has_kid(const struct grove_node *dir, const char *name)
 /*
  * The answers of disk_exists for path/.stow and path/.nonstow without joining
  * them: when path is a node with folders on disk all the way up, both are its
- * entries (or not there). Returns false when path is elsewhere (a link on the
- * way, not scanned): the caller takes the long way.
+ * entries (or not there); when the topmost of path and its folders that is not
+ * a folder on disk is not a link either (a folder this plan makes), neither is
+ * there, as disk_exists finds. Returns false when path is elsewhere (a link on
+ * the way, not scanned): the caller takes the long way.
  */
 static bool
 markers_here(struct planner *p, const char *path, bool *ret_stow, bool *ret_nonstow)
 {
 	size_t off;
 	const struct grove_node *n = grove_node_walk(p->w->target, path, &off);
+	const struct grove_node *top = NULL;
 
 	if (path[off])
 		return false;
 	for (const struct grove_node *a = n; a; a = a->parent)
 		if (a->orig_type != GROVE_FT_DIR)
-			return false;
-	*ret_stow = disk_has_kid(n, ".stow");
-	*ret_nonstow = disk_has_kid(n, ".nonstow");
+			top = a;
+	if (top && top->orig_type == GROVE_FT_LINK)
+		return false;
+	*ret_stow = !top && disk_has_kid(n, ".stow");
+	*ret_nonstow = !top && disk_has_kid(n, ".nonstow");
 	return true;
 }
 
