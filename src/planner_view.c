@@ -219,6 +219,29 @@ view_pkg_pruned(struct planner *p, const char *package, const char *subpath)
 
 /* ---- ownership ---- */
 
+/* grove_path_parent(path) into buf, without allocating; false when it does not fit. */
+static bool
+parent_of(const char *path, char *buf, size_t size)
+{
+	size_t l = strlen(path);
+	char *slash;
+
+	if (l >= size)
+		return false;
+	memcpy(buf, path, l + 1);
+	while (l > 0 && buf[l - 1] == '/')
+		buf[--l] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash) {
+		buf[0] = '\0';
+		return true;
+	}
+	while (slash > buf && slash[-1] == '/')
+		slash--;
+	*slash = '\0';
+	return true;
+}
+
 /*
  * Stow's find_stowed_path: a link is ours when its text, joined to the folder
  * it sits in, lands in the stow dir; the package is the next component.
@@ -234,6 +257,7 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 		char **ret_stow)
 {
 	cleanup_free char *parent = NULL;
+	char buf[PATH_MAX];
 	char *joined;
 	const char *rest, *slash;
 
@@ -241,8 +265,13 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 		*ret_stow = NULL;
 	if (link[0] == '/')
 		return NULL;
-	parent = grove_path_parent(target_path);
-	if (!parent || !(joined = grove_path_join(parent, link))) {
+	/* Asked for every link planned and every op emitted: the parent on the stack. */
+	if (!parent_of(target_path, buf, sizeof(buf)) &&
+	    !(parent = grove_path_parent(target_path))) {
+		oom(p);
+		return NULL;
+	}
+	if (!(joined = grove_path_join(parent ? parent : buf, link))) {
 		oom(p);
 		return NULL;
 	}
