@@ -297,8 +297,11 @@ grove_path_join_ups(int level, const char *path)
 
 		if (!ups)
 			return NULL;
-		for (int i = 0; i < level; i++, o += 3)
-			memcpy(ups + o, "../", 3);
+		for (int i = 0; i < level; i++) {
+			ups[o++] = '.';
+			ups[o++] = '.';
+			ups[o++] = '/';
+		}
 		ups[o] = '\0';
 		out = grove_path_join(ups, path);
 		free(ups);
@@ -308,8 +311,11 @@ grove_path_join_ups(int level, const char *path)
 	out = malloc((size_t)level * 3 + lp + 1);
 	if (!out)
 		return NULL;
-	for (int i = 0; i < level; i++, o += 3)
-		memcpy(out + o, "../", 3);
+	for (int i = 0; i < level; i++) {
+		out[o++] = '.';
+		out[o++] = '.';
+		out[o++] = '/';
+	}
 	memcpy(out + o, path, lp + 1);
 	return out;
 }
