@@ -484,9 +484,12 @@ builtin_match(const char *path)
 	const char *base = path, *slash;
 	size_t n;
 
-	if (starts_with(path, "README") || starts_with(path, "LICENSE") ||
-	    strcmp(path, "COPYING") == 0 || starts_with(path, "COPYING/") ||
-	    strcmp(path, ".stow-local-ignore") == 0)
+	/* Each test first looks at a character it needs, so that the common path (none of these)
+	 * costs a few comparisons, not a dozen string calls: it is asked for every entry. */
+	if ((path[0] == 'R' && starts_with(path, "README")) ||
+	    (path[0] == 'L' && starts_with(path, "LICENSE")) ||
+	    (path[0] == 'C' && (strcmp(path, "COPYING") == 0 || starts_with(path, "COPYING/"))) ||
+	    (path[0] == '.' && strcmp(path, ".stow-local-ignore") == 0))
 		return true;
 	slash = path[0] ? strrchr(path + 1, '/') : NULL;
 	if (slash)
@@ -500,6 +503,8 @@ builtin_match(const char *path)
 		return true;
 	if (n >= 2 && base[0] == '#' && base[n - 1] == '#')
 		return true;
+	if (base[0] != 'R' && base[0] != 'C' && base[0] != '.' && base[0] != '_')
+		return false; /* the first characters of names[] */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcmp(base, names[i]) == 0)
 			return true;

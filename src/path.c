@@ -213,6 +213,113 @@ grove_path_join(const char *a, const char *b)
 	return res;
 }
 
+/* Whether s is one or more '/'-separated names, none empty, "." or "..": the paths the planner
+ * builds from its folders' entries. */
+static bool
+plain_names(const char *s)
+{
+	const char *c = s;
+
+	for (;;) {
+		const char *e = strchrnul(c, '/');
+		size_t n = (size_t)(e - c);
+
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!*e)
+			return true;
+		c = e + 1;
+	}
+}
+
+/*
+ * Whether s is what grove_path_join gives back unchanged as its first part, and what it leaves
+ * as it is when joined after a prefix of ".." components: not "" or "/", no empty or "."
+ * component, no ".." in an absolute path nor after a component that does not start with ".."
+ * (Stow's collapse would remove that pair). Every join's result but ".", "" and "/" is one.
+ */
+static bool
+canonical(const char *s)
+{
+	bool abs = s[0] == '/', prev_normal = false;
+	const char *c = s + abs;
+
+	if (!*c)
+		return false;
+	for (;;) {
+		const char *e = strchrnul(c, '/');
+		size_t n = (size_t)(e - c);
+		bool up = n >= 2 && c[0] == '.' && c[1] == '.';
+
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			return false;
+		if (n == 2 && up && (abs || prev_normal))
+			return false;
+		prev_normal = !up;
+		if (!*e)
+			return true;
+		c = e + 1;
+	}
+}
+
+char *
+grove_path_join_names(const char *dir, const char *names)
+{
+	size_t ld, ln;
+	char *out;
+
+	if (!plain_names(names))
+		return grove_path_join(dir, names);
+	if (!dir[0] || strcmp(dir, ".") == 0)
+		return strdup(names);
+	if (!canonical(dir))
+		return grove_path_join(dir, names);
+	ld = strlen(dir);
+	ln = strlen(names);
+	out = malloc(ld + ln + 2);
+	if (!out)
+		return NULL;
+	memcpy(out, dir, ld);
+	out[ld] = '/';
+	memcpy(out + ld + 1, names, ln + 1);
+	return out;
+}
+
+char *
+grove_path_join_ups(int level, const char *path)
+{
+	size_t lp, o = 0;
+	char *out;
+
+	if (level < 0 || path[0] == '/' || !canonical(path)) {
+		/* The long way, as the planner always did it. */
+		char *ups = malloc((size_t)(level > 0 ? level : 0) * 3 + 1);
+
+		if (!ups)
+			return NULL;
+		for (int i = 0; i < level; i++) {
+			ups[o++] = '.';
+			ups[o++] = '.';
+			ups[o++] = '/';
+		}
+		ups[o] = '\0';
+		out = grove_path_join(ups, path);
+		free(ups);
+		return out;
+	}
+	lp = strlen(path);
+	out = malloc((size_t)level * 3 + lp + 1);
+	if (!out)
+		return NULL;
+	for (int i = 0; i < level; i++) {
+		out[o++] = '.';
+		out[o++] = '.';
+		out[o++] = '/';
+	}
+	memcpy(out + o, path, lp + 1);
+	return out;
+}
+
 char *
 grove_path_parent(const char *path)
 {

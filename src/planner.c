@@ -24,15 +24,15 @@
 
 /* ---- stow ---- */
 
-static void stow_node(struct planner *p, const char *package, const char *pkg_subpath,
-		      const char *target_subpath);
+static void stow_node(struct planner *p, const char *package, const char *root,
+		      struct grove_node *src, const char *pkg_subpath, const char *target_subpath);
 
 static char *
 join3(const char *a, const char *b, const char *c)
 {
 	cleanup_free char *ab = grove_path_join(a, b);
 
-	return ab ? grove_path_join(ab, c) : NULL;
+	return ab ? grove_path_join_names(ab, c) : NULL;
 }
 
 static void
@@ -42,6 +42,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	struct grove_node *dir;
 	struct grove_world_pkg *pkg;
 	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free char *pkg_root = NULL;
 
 	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target(p, pkg_subdir))
@@ -88,14 +89,16 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		return;
 	}
 	kids = grove_node_sorted_kids(dir);
-	if (!kids) {
+	/* The package's path from the target, joined once for all of this folder's entries. */
+	pkg_root = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
+	if (!kids || !pkg_root) {
 		oom(p);
 		return;
 	}
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
-		cleanup_free char *pkg_path = grove_path_join(pkg_subdir, name);
-		cleanup_free char *tpath = grove_path_join(target_subdir, name);
+		cleanup_free char *pkg_path = grove_path_join_names(pkg_subdir, name);
+		cleanup_free char *tpath = grove_path_join_names(target_subdir, name);
 
 		if (!pkg_path || !tpath) {
 			oom(p);
@@ -113,14 +116,15 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			}
 			if (strcmp(adj, name) != 0) {
 				free(tpath);
-				tpath = grove_path_join(target_subdir, adj);
+				tpath = grove_path_join_names(target_subdir, adj);
 				if (!tpath) {
 					oom(p);
 					return;
 				}
 			}
 		}
-		stow_node(p, package, pkg_path, tpath);
+		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
+		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath);
 	}
 }
 
@@ -176,15 +180,14 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 		       existing);
 }
 
+/* root: the package's path from the target (its stow dir's path joined with package); src: the
+ * package's node at pkg_subpath, or NULL to look it up. */
 static void
-stow_node(struct planner *p, const char *package, const char *pkg_subpath,
-	  const char *target_subpath)
+stow_node(struct planner *p, const char *package, const char *root, struct grove_node *src,
+	  const char *pkg_subpath, const char *target_subpath)
 {
-	cleanup_free char *pkg_path =
-		join3(p->src_stow ? p->src_stow : p->w->stow_path, package, pkg_subpath);
-	cleanup_free char *ups = NULL;
+	cleanup_free char *pkg_path = grove_path_join_names(root, pkg_subpath);
 	cleanup_free char *link_dest = NULL;
-	struct grove_node *src = view_pkg_node(p, package, pkg_subpath);
 	struct grove_node *t;
 	int level;
 
@@ -192,6 +195,8 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		oom(p);
 		return;
 	}
+	if (!src)
+		src = view_pkg_node(p, package, pkg_subpath);
 	p->package = package;
 	if (!src) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' was not scanned%s", pkg_path, NULL);
@@ -219,15 +224,7 @@ stow_node(struct planner *p, const char *package, const char *pkg_subpath,
 	}
 
 	level = grove_path_slashes(pkg_subpath);
-	ups = malloc((size_t)level * 3 + 1);
-	if (!ups) {
-		oom(p);
-		return;
-	}
-	for (int i = 0; i < level; i++)
-		memcpy(ups + (size_t)i * 3, "../", 3);
-	ups[(size_t)level * 3] = '\0';
-	link_dest = grove_path_join(ups, pkg_path);
+	link_dest = grove_path_join_ups(level, pkg_path);
 	if (!link_dest) {
 		oom(p);
 		return;
@@ -313,8 +310,8 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 		if (!(n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') &&
 		    n->type != GROVE_FT_OTHER && !(n->type == GROVE_FT_DIR && n->listed))
 			continue;
-		pkg_path = grove_path_join(pkg_subdir, n->name);
-		tpath = grove_path_join(target_subdir, n->name);
+		pkg_path = grove_path_join_names(pkg_subdir, n->name);
+		tpath = grove_path_join_names(target_subdir, n->name);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
@@ -338,7 +335,7 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 			if (p->o->dotfiles) {
 				cleanup_free char *adj = grove_dotfile_adjust(n->name);
 				free(tpath);
-				tpath = adj ? grove_path_join(target_subdir, adj) : NULL;
+				tpath = adj ? grove_path_join_names(target_subdir, adj) : NULL;
 				if (!tpath) {
 					oom(p);
 					return;
@@ -384,7 +381,7 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 static bool
 dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 {
-	cleanup_free char *path = grove_path_join(dir_path, kid->name);
+	cleanup_free char *path = grove_path_join_names(dir_path, kid->name);
 	cleanup_free char *dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
 
 	return !dest || !view_stow_exists(p, dest);
@@ -528,7 +525,7 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 		/* A link with a pending change is left to that change. */
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
-		path = grove_path_join(dir_path, n->name);
+		path = grove_path_join_names(dir_path, n->name);
 		if (!path) {
 			oom(p);
 			return;
@@ -581,7 +578,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
 		cleanup_free char *pkg_name = strdup(name);
-		cleanup_free char *tpath = grove_path_join(target_subdir, name);
+		cleanup_free char *tpath = grove_path_join_names(target_subdir, name);
 		cleanup_free char *pkg_path = NULL;
 
 		/* compat walks the disk listing: entries made by this plan are not on it. */
@@ -601,7 +598,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 				cleanup_free char *adj = grove_dotfile_adjust(name);
 				if (adj && strcmp(adj, name) != 0) {
 					free(tpath);
-					tpath = grove_path_join(target_subdir, adj);
+					tpath = grove_path_join_names(target_subdir, adj);
 				}
 			}
 			if (!pkg_name || !tpath) {
@@ -609,7 +606,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 				return;
 			}
 		}
-		pkg_path = grove_path_join(pkg_subdir, pkg_name);
+		pkg_path = grove_path_join_names(pkg_subdir, pkg_name);
 		if (!pkg_path) {
 			oom(p);
 			return;

@@ -219,6 +219,29 @@ view_pkg_pruned(struct planner *p, const char *package, const char *subpath)
 
 /* ---- ownership ---- */
 
+/* grove_path_parent(path) into buf, without allocating; false when it does not fit. */
+static bool
+parent_of(const char *path, char *buf, size_t size)
+{
+	size_t l = strlen(path);
+	char *slash;
+
+	if (l >= size)
+		return false;
+	memcpy(buf, path, l + 1);
+	while (l > 0 && buf[l - 1] == '/')
+		buf[--l] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash) {
+		buf[0] = '\0';
+		return true;
+	}
+	while (slash > buf && slash[-1] == '/')
+		slash--;
+	*slash = '\0';
+	return true;
+}
+
 /*
  * Stow's find_stowed_path: a link is ours when its text, joined to the folder
  * it sits in, lands in the stow dir; the package is the next component.
@@ -234,6 +257,7 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 		char **ret_stow)
 {
 	cleanup_free char *parent = NULL;
+	char buf[PATH_MAX];
 	char *joined;
 	const char *rest, *slash;
 
@@ -241,8 +265,13 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 		*ret_stow = NULL;
 	if (link[0] == '/')
 		return NULL;
-	parent = grove_path_parent(target_path);
-	if (!parent || !(joined = grove_path_join(parent, link))) {
+	/* Asked for every link planned and every op emitted: the parent on the stack. */
+	if (!parent_of(target_path, buf, sizeof(buf)) &&
+	    !(parent = grove_path_parent(target_path))) {
+		oom(p);
+		return NULL;
+	}
+	if (!(joined = grove_path_join(parent ? parent : buf, link))) {
 		oom(p);
 		return NULL;
 	}
@@ -533,22 +562,27 @@ disk_has_kid(const struct grove_node *dir, const char *name)
 /*
  * The answers of disk_exists for path/.stow and path/.nonstow without joining
  * them: when path is a node with folders on disk all the way up, both are its
- * entries (or not there). Returns false when path is elsewhere (a link on the
- * way, not scanned): the caller takes the long way.
+ * entries (or not there); when the topmost of path and its folders that is not
+ * a folder on disk is not a link either (a folder this plan makes), neither is
+ * there, as disk_exists finds. Returns false when path is elsewhere (a link on
+ * the way, not scanned): the caller takes the long way.
  */
 static bool
 markers_here(struct planner *p, const char *path, bool *ret_stow, bool *ret_nonstow)
 {
 	size_t off;
 	const struct grove_node *n = grove_node_walk(p->w->target, path, &off);
+	const struct grove_node *top = NULL;
 
 	if (path[off])
 		return false;
 	for (const struct grove_node *a = n; a; a = a->parent)
 		if (a->orig_type != GROVE_FT_DIR)
-			return false;
-	*ret_stow = disk_has_kid(n, ".stow");
-	*ret_nonstow = disk_has_kid(n, ".nonstow");
+			top = a;
+	if (top && top->orig_type == GROVE_FT_LINK)
+		return false;
+	*ret_stow = !top && disk_has_kid(n, ".stow");
+	*ret_nonstow = !top && disk_has_kid(n, ".nonstow");
 	return true;
 }
 

@@ -154,7 +154,7 @@ match_index_find(const struct match_index *mi, const char *name)
 static int
 put_match(struct pkg_at *out, size_t *k, const struct pkg_at *pa, struct grove_node *kid)
 {
-	char *sub = grove_path_join(pa->subpath, kid->name);
+	char *sub = grove_path_join_names(pa->subpath, kid->name);
 
 	if (!sub) {
 		while (*k > 0)

@@ -24,6 +24,16 @@
 char *grove_path_canon(const char *path);
 char *grove_path_join(const char *a, const char *b);
 char *grove_path_parent(const char *path);
+
+/*
+ * The same answers as grove_path_join, in one copy for the planner's common cases.
+ * grove_path_join_names: grove_path_join(dir, names), names being folder entries joined by '/'
+ * (dir + "/" + names when dir is a join's result).
+ * grove_path_join_ups: grove_path_join of level "../" and path (a link's text from a folder
+ * level deep: the "../"s then path, when path is a relative join's result).
+ */
+char *grove_path_join_names(const char *dir, const char *names);
+char *grove_path_join_ups(int level, const char *path);
 char *grove_path_abs2rel(const char *path, const char *base);
 
 /*

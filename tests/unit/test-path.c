@@ -210,12 +210,47 @@ test_path_join_shortcuts_match_long_way(void **state)
 	}
 }
 
+/* The planner's one-copy joins give grove_path_join's answers, whatever the parts. */
+static void
+test_path_join_names_and_ups_match_join(void **state)
+{
+	unsigned long seed = 11;
+	char a[64], b[64], ups[16];
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		int level = (int)((seed >> 20) % 4);
+		char *want, *got;
+
+		random_path(&seed, a, 1 + (size_t)(seed >> 40) % 4, true);
+		random_path(&seed, b, 1 + (size_t)(seed >> 50) % 3, (seed >> 10) % 8 == 0);
+		want = grove_path_join(a, b);
+		got = grove_path_join_names(a, b);
+		if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0))
+			fail_msg("join_names('%s', '%s') = '%s', join = '%s'", a, b,
+				 got ? got : "(null)", want ? want : "(null)");
+		free(want);
+		free(got);
+		ups[0] = '\0';
+		for (int k = 0; k < level; k++)
+			strcat(ups, "../");
+		want = grove_path_join(ups, a);
+		got = grove_path_join_ups(level, a);
+		if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0))
+			fail_msg("join_ups(%d, '%s') = '%s', join = '%s'", level, a,
+				 got ? got : "(null)", want ? want : "(null)");
+		free(want);
+		free(got);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_join_matches_stow),
 		cmocka_unit_test(test_path_join_shortcuts_match_long_way),
+		cmocka_unit_test(test_path_join_names_and_ups_match_join),
 		cmocka_unit_test(test_path_parent_matches_stow),
 		cmocka_unit_test(test_path_abs2rel_matches_file_spec),
 		cmocka_unit_test(test_path_dotfiles_match_stow),
