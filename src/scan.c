@@ -565,6 +565,33 @@ scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 }
 
 int
+scan_note_pending(struct scan *s)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < s->n_pend && r >= 0; i++) {
+		enum grove_ftype t = GROVE_FT_UNKNOWN;
+
+		r = scan_note_dest(s, s->pend[i].dest, &t);
+		if (r >= 0)
+			s->pend[i].tnode->dest_type = t;
+	}
+	return r;
+}
+
+void
+scan_end(struct scan *s)
+{
+	for (size_t i = 0; i < s->n_pend; i++) {
+		free(s->pend[i].dest);
+		free(s->pend[i].unfold);
+	}
+	free(s->pend);
+	free(s->stack);
+	grove_fd_batch_flush(&s->done_fds);
+}
+
+int
 scan_package_ignore(struct scan *s, const char *package)
 {
 	struct grove_world *w = s->w;
@@ -723,19 +750,9 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 				r = load_subtree(&s, p->dest);
 		}
 	}
-	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
-		enum grove_ftype t = GROVE_FT_UNKNOWN;
-		r = scan_note_dest(&s, s.pend[i].dest, &t);
-		if (r >= 0)
-			s.pend[i].tnode->dest_type = t;
-	}
-	for (size_t i = 0; i < s.n_pend; i++) {
-		free(s.pend[i].dest);
-		free(s.pend[i].unfold);
-	}
-	free(s.pend);
-	free(s.stack);
-	grove_fd_batch_flush(&s.done_fds);
+	if (r >= 0)
+		r = scan_note_pending(&s);
+	scan_end(&s);
 	free(at);
 	return r < 0 ? r : 0;
 }

@@ -65,6 +65,12 @@ int scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struc
 /* Records in the model what following the stow-relative relpath finds, unless known. */
 int scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
 
+/* Notes what each of s->pend's destinations is (scan_note_dest) on its target link. */
+int scan_note_pending(struct scan *s);
+
+/* Frees what a scan holds beyond the world's trees and closes its batched fds. */
+void scan_end(struct scan *s);
+
 /* The model node for a stow-relative path, made (unlisted folders) as needed; NULL when a listed
  * folder on the way says the path does not exist (*ret_absent) or out of memory. */
 struct grove_node *scan_model_path(struct scan *s, const char *relpath, bool *ret_absent);

@@ -222,19 +222,8 @@ grove_scan_target_folder(struct grove_world *w, const struct grove_root *stow,
 		return fd == -ELOOP || fd == -ENOTDIR || fd == -ENOENT ? GROVE_SCAN_BAIL : fd;
 	r = scan_target_dir(&s, n, fd, tpath, NULL, 0);
 	/* What the folder's links into the stow dir point at (the model answered the others). */
-	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
-		enum grove_ftype t = GROVE_FT_UNKNOWN;
-
-		r = scan_note_dest(&s, s.pend[i].dest, &t);
-		if (r >= 0)
-			s.pend[i].tnode->dest_type = t;
-	}
-	for (size_t i = 0; i < s.n_pend; i++) {
-		free(s.pend[i].dest);
-		free(s.pend[i].unfold);
-	}
-	free(s.pend);
-	free(s.stack);
-	grove_fd_batch_flush(&s.done_fds);
+	if (r >= 0)
+		r = scan_note_pending(&s);
+	scan_end(&s);
 	return r < 0 ? r : 0;
 }

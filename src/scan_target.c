@@ -500,13 +500,7 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 		}
 		free(prefix);
 	}
-	for (size_t i = 0; i < s.n_pend; i++) {
-		free(s.pend[i].dest);
-		free(s.pend[i].unfold);
-	}
-	free(s.pend);
-	free(s.stack);
-	grove_fd_batch_flush(&s.done_fds);
+	scan_end(&s);
 	return r < 0 ? r : 0;
 }
 
