@@ -311,13 +311,7 @@ pruned_at(struct scan *s, const char *relpath)
 static void
 prune(struct grove_node *node)
 {
-	for (size_t i = 0; i < node->n_kids; i++)
-		grove_node_free(node->kids[i]);
-	free(node->kids);
-	free(node->index);
-	node->kids = node->index = NULL;
-	node->n_kids = node->cap_kids = node->index_cap = 0;
-	node->listed = false;
+	grove_node_drop_kids(node);
 	node->pruned = true;
 }
 

@@ -96,24 +96,11 @@ lazy_list(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 	return r;
 }
 
-/* Drops the entries of a model folder (what an earlier answer left there), keeping the node. */
-static void
-drop_kids(struct grove_node *node)
-{
-	for (size_t i = 0; i < node->n_kids; i++)
-		grove_node_free(node->kids[i]);
-	free(node->kids);
-	free(node->index);
-	node->kids = node->index = NULL;
-	node->n_kids = node->cap_kids = node->index_cap = 0;
-	node->listed = false;
-}
-
 void
 grove_scan_forget(struct grove_node *node)
 {
 	if (node)
-		drop_kids(node);
+		grove_node_drop_kids(node);
 }
 
 int
@@ -138,7 +125,7 @@ grove_scan_pkg_folder(struct grove_world *w, const struct grove_root *stow, cons
 		return 0;
 	if (n->type != GROVE_FT_DIR)
 		return GROVE_SCAN_BAIL;
-	drop_kids(n);
+	grove_node_drop_kids(n);
 	fd = grove_fs_open_dir_beneath(stow->fd, relpath, err);
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENOTDIR || fd == -ENOENT ? GROVE_SCAN_BAIL : fd;

@@ -71,16 +71,25 @@ drop_link(struct grove_node *node)
 	node->link = NULL;
 }
 
+void
+grove_node_drop_kids(struct grove_node *node)
+{
+	for (size_t i = 0; i < node->n_kids; i++)
+		grove_node_free(node->kids[i]);
+	free(node->kids);
+	free(node->index);
+	node->kids = node->index = NULL;
+	node->n_kids = node->cap_kids = node->index_cap = 0;
+	node->listed = false;
+}
+
 struct grove_node *
 grove_node_free(struct grove_node *node)
 {
 	if (!node)
 		return NULL;
 	tree_generation++; /* what grove_node_walk remembers may be gone */
-	for (size_t i = 0; i < node->n_kids; i++)
-		grove_node_free(node->kids[i]);
-	free(node->kids);
-	free(node->index);
+	grove_node_drop_kids(node);
 	drop_link(node);
 	free(node->adopt_to);
 	free(node);

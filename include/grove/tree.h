@@ -53,6 +53,9 @@ struct grove_node *grove_node_new(const char *name, enum grove_ftype type, const
 /* Frees node and its subtree; accepts NULL; returns NULL. */
 struct grove_node *grove_node_free(struct grove_node *node);
 
+/* Frees node's entries and their subtrees, keeping node itself: no kids, and not listed. */
+void grove_node_drop_kids(struct grove_node *node);
+
 /* The child called name, or NULL. */
 struct grove_node *grove_node_child(const struct grove_node *node, const char *name);
 
