@@ -18,6 +18,9 @@
 
 #include "banned.h" /* last */
 
+/* util.h's (fs.c keeps its own cleanup helpers, which close through grove_fd_close). */
+int grove_sort_names(const char **v, size_t n);
+
 /* openat2 returns EAGAIN when a rename anywhere on the mount raced the lookup;
  * retrying is correct, retrying forever lets an attacker stall us. */
 #define OPENAT2_RETRIES 64
@@ -380,48 +383,138 @@ ftype_of_dtype(unsigned char t)
 	}
 }
 
-static int
-cmp_dirent(const void *a, const void *b)
-{
-	return strcmp(((const struct grove_dirent *)a)->name,
-		      ((const struct grove_dirent *)b)->name);
-}
-
 void
 grove_dirents_free(struct grove_dirent *ents, size_t n)
 {
-	if (!ents)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(ents[i].name);
+	(void)n; /* the array and its names are one allocation */
 	free(ents);
+}
+
+/*
+ * A listing is gathered in a scratch block, each entry as its d_type's grove_ftype (one byte),
+ * its d_ino and its NUL-terminated name, and an array of each name's offset; then sorted and
+ * copied into one allocation that holds the dirents and, after them, the names. One malloc per
+ * listing instead of one per name, and most folders' scratch fits on the stack.
+ */
+struct list_scratch {
+	char *blk; /* the entries */
+	size_t len, cap;
+	size_t *off; /* where each entry's name starts in blk */
+	size_t n, cap_off;
+	char blk_stack[8192];
+	size_t off_stack[256];
+};
+
+#define LIST_HEAD (1 + sizeof(uint64_t)) /* type, d_ino, then the name */
+
+static int
+list_scratch_put(struct list_scratch *ls, enum grove_ftype type, uint64_t ino, const char *name)
+{
+	size_t nl = strlen(name) + 1, need = LIST_HEAD + nl;
+
+	if (ls->len + need > ls->cap) {
+		size_t cap = ls->cap * 2 > ls->len + need ? ls->cap * 2 : ls->len + need;
+		char *nb = ls->blk == ls->blk_stack ? malloc(cap) : realloc(ls->blk, cap);
+
+		if (!nb)
+			return -ENOMEM;
+		if (ls->blk == ls->blk_stack)
+			memcpy(nb, ls->blk_stack, ls->len);
+		ls->blk = nb;
+		ls->cap = cap;
+	}
+	if (ls->n == ls->cap_off) {
+		size_t cap = ls->cap_off * 2;
+		size_t *no = ls->off == ls->off_stack ? malloc(cap * sizeof(*no))
+						      : realloc(ls->off, cap * sizeof(*no));
+
+		if (!no)
+			return -ENOMEM;
+		if (ls->off == ls->off_stack)
+			memcpy(no, ls->off_stack, ls->n * sizeof(*no));
+		ls->off = no;
+		ls->cap_off = cap;
+	}
+	ls->blk[ls->len] = (char)type;
+	memcpy(ls->blk + ls->len + 1, &ino, sizeof(ino));
+	memcpy(ls->blk + ls->len + LIST_HEAD, name, nl);
+	ls->off[ls->n++] = ls->len + LIST_HEAD;
+	ls->len += need;
+	return 0;
+}
+
+static void
+list_scratch_release(struct list_scratch *ls)
+{
+	if (ls->blk != ls->blk_stack)
+		free(ls->blk);
+	if (ls->off != ls->off_stack)
+		free(ls->off);
+}
+
+/* The scratch's entries, sorted, as one allocation of dirents and names. */
+static int
+list_scratch_finish(struct list_scratch *ls, struct grove_dirent **ret_ents)
+{
+	const char **names = (const char **)ls->off; /* same size: sorted in place */
+	struct grove_dirent *ents;
+	char *out;
+
+	_Static_assert(sizeof(size_t) == sizeof(const char *), "offsets become pointers in place");
+	if (!ls->n) {
+		*ret_ents = NULL;
+		return 0;
+	}
+	for (size_t i = 0; i < ls->n; i++)
+		names[i] = ls->blk + ls->off[i];
+	if (grove_sort_names(names, ls->n) < 0)
+		return -ENOMEM;
+	ents = malloc(ls->n * sizeof(*ents) + ls->len - ls->n * LIST_HEAD);
+	if (!ents)
+		return -ENOMEM;
+	out = (char *)(ents + ls->n);
+	for (size_t i = 0; i < ls->n; i++) {
+		size_t nl = strlen(names[i]) + 1;
+		uint64_t ino;
+
+		memcpy(&ino, names[i] - sizeof(ino), sizeof(ino));
+		ents[i].type = (enum grove_ftype)names[i][-(ptrdiff_t)LIST_HEAD];
+		ents[i].ino = (ino_t)ino;
+		ents[i].name = memcpy(out, names[i], nl);
+		out += nl;
+	}
+	*ret_ents = ents;
+	return 0;
 }
 
 int
 grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct grove_error *err)
 {
 	char buf[32768] __attribute__((aligned(8)));
-	struct grove_dirent *ents = NULL;
-	size_t n = 0, cap = 0;
+	struct list_scratch ls;
+	bool rewound = false;
 	int r = 0;
 
-	bool rewound = false;
-
+	ls.blk = ls.blk_stack;
+	ls.cap = sizeof(ls.blk_stack);
+	ls.off = ls.off_stack;
+	ls.cap_off = sizeof(ls.off_stack) / sizeof(ls.off_stack[0]);
+	ls.len = ls.n = 0;
 	for (;;) {
 		long len = syscall(SYS_getdents64, dirfd, buf, sizeof(buf));
 
 		if (len < 0) {
 			r = grove_error_errno(err, -errno, "list folder");
-			goto fail;
+			goto out;
 		}
 		/* Nothing at all, not even ".": the fd was listed before and sits at
 		 * its end (getdents64 reads from the offset). Rewind once. A fresh fd
 		 * costs no lseek. */
-		if (len == 0 && n == 0 && !rewound) {
+		if (len == 0 && ls.n == 0 && !rewound) {
 			rewound = true;
 			if (lseek(dirfd, 0, SEEK_SET) < 0) {
 				r = grove_error_errno(err, -errno, "list folder");
-				goto fail;
+				goto out;
 			}
 			continue;
 		}
@@ -433,7 +526,8 @@ grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct g
 			enum grove_ftype type;
 
 			off += d->d_reclen;
-			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			if (d->d_name[0] == '.' &&
+			    (!d->d_name[1] || (d->d_name[1] == '.' && !d->d_name[2])))
 				continue;
 			type = ftype_of_dtype(d->d_type);
 			if (type == GROVE_FT_UNKNOWN) {
@@ -443,37 +537,23 @@ grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct g
 					if (errno == ENOENT)
 						continue; /* gone since it was listed */
 					r = grove_error_errno(err, -errno, "stat '%s'", d->d_name);
-					goto fail;
+					goto out;
 				}
 				type = ftype_of_mode(st.st_mode);
 			}
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 32;
-				struct grove_dirent *ne = realloc(ents, ncap * sizeof(*ents));
-
-				if (!ne) {
-					r = grove_error_errno(err, -ENOMEM, "list folder");
-					goto fail;
-				}
-				ents = ne;
-				cap = ncap;
-			}
-			ents[n].name = strdup(d->d_name);
-			if (!ents[n].name) {
+			if (list_scratch_put(&ls, type, d->d_ino, d->d_name) < 0) {
 				r = grove_error_errno(err, -ENOMEM, "list folder");
-				goto fail;
+				goto out;
 			}
-			ents[n].ino = (ino_t)d->d_ino;
-			ents[n++].type = type;
 		}
 	}
-	if (n > 1)
-		qsort(ents, n, sizeof(*ents), cmp_dirent);
-	*ret_ents = ents;
-	*ret_n = n;
-	return 0;
-fail:
-	grove_dirents_free(ents, n);
+	if (list_scratch_finish(&ls, ret_ents) < 0) {
+		r = grove_error_errno(err, -ENOMEM, "list folder");
+		goto out;
+	}
+	*ret_n = ls.n;
+out:
+	list_scratch_release(&ls);
 	return r;
 }
 

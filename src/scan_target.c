@@ -315,12 +315,6 @@ out:
 	return r;
 }
 
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /*
  * The entries of the target folder dfd that the planner can ask about when the
  * request only stows (without --dotfiles): the names of the packages' entries
@@ -333,38 +327,46 @@ static int
 lookup_entries(struct scan *s, int dfd, const struct pkg_at *pkgs, size_t n_pkgs,
 	       struct grove_dirent **ret_ents, size_t *ret_n)
 {
-	size_t total = 2, n_names = 0, n = 0;
+	size_t total = 2, n_names = 0, n = 0, bytes = sizeof(".nonstow") + sizeof(".stow");
 	cleanup_free const char **names = NULL;
 	struct grove_dirent *ents = NULL;
+	char *out;
 	int r = 0;
 
-	for (size_t i = 0; i < n_pkgs; i++)
+	for (size_t i = 0; i < n_pkgs; i++) {
 		total += pkgs[i].node->n_kids;
+		for (size_t j = 0; j < pkgs[i].node->n_kids; j++)
+			bytes += strlen(pkgs[i].node->kids[j]->name) + 1;
+	}
+	/* As grove_fs_list gives them: one allocation, the entries and then their names. */
 	names = calloc(total, sizeof(*names));
-	ents = calloc(total, sizeof(*ents));
+	ents = malloc(total * sizeof(*ents) + bytes);
 	if (!names || !ents) {
 		free(ents);
 		return -ENOMEM;
 	}
+	out = (char *)(ents + total);
 	names[n_names++] = ".nonstow";
 	names[n_names++] = ".stow";
 	for (size_t i = 0; i < n_pkgs; i++)
 		for (size_t j = 0; j < pkgs[i].node->n_kids; j++)
 			names[n_names++] = pkgs[i].node->kids[j]->name;
-	qsort(names, n_names, sizeof(*names), name_cmp);
+	if (grove_sort_names(names, n_names) < 0) {
+		free(ents);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n_names && r >= 0; i++) {
 		struct grove_stat st;
+		size_t nl;
 
 		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
 			continue;
 		r = grove_fs_stat_at(dfd, names[i], &st, s->err);
 		if (r < 0 || st.type == GROVE_FT_NONE)
 			continue;
-		ents[n].name = strdup(names[i]);
-		if (!ents[n].name) {
-			r = -ENOMEM;
-			break;
-		}
+		nl = strlen(names[i]) + 1;
+		ents[n].name = memcpy(out, names[i], nl);
+		out += nl;
 		ents[n].type = st.type;
 		ents[n++].ino = st.ino;
 	}

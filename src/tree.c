@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "grove/tree.h"
-
-#include "banned.h" /* last */
+#include "util.h" /* last: it includes banned.h */
 
 /* Below this many kids a linear scan is faster than hashing. */
 #define INDEX_MIN 16
@@ -308,25 +307,24 @@ grove_node_lookup(const struct grove_node *root, const char *relpath)
 	return relpath[rest] ? NULL : n;
 }
 
-static int
-cmp_node(const void *a, const void *b)
-{
-	const struct grove_node *x = *(struct grove_node *const *)a;
-	const struct grove_node *y = *(struct grove_node *const *)b;
-
-	return strcmp(x->name, y->name);
-}
-
 struct grove_node **
 grove_node_sorted_kids(const struct grove_node *node)
 {
 	struct grove_node **arr = malloc((node->n_kids + 1) * sizeof(*arr));
+	const char **names = (const char **)arr; /* sorted by name in place, then made nodes */
 
 	if (!arr)
 		return NULL;
-	if (node->n_kids)
-		memcpy(arr, node->kids, node->n_kids * sizeof(*arr));
-	qsort(arr, node->n_kids, sizeof(*arr), cmp_node);
+	/* Kids are mostly added in listing order, which is sorted: grove_sort_names sees that in
+	 * one pass. */
+	for (size_t i = 0; i < node->n_kids; i++)
+		names[i] = node->kids[i]->name;
+	if (grove_sort_names(names, node->n_kids) < 0) {
+		free(arr);
+		return NULL;
+	}
+	for (size_t i = 0; i < node->n_kids; i++)
+		arr[i] = (struct grove_node *)(names[i] - offsetof(struct grove_node, name));
 	arr[node->n_kids] = NULL;
 	return arr;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Small internal helpers shared by the library's modules. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,4 +35,76 @@ grove_child_path(const char *dir, const char *name)
 	memcpy(s + ld, name, ln);
 	s[ld + ln] = '\0';
 	return s;
+}
+
+/* Below this many, insertion sort: few compares, and no scratch. */
+#define SORT_SMALL 12
+
+static void
+insertion_sort(const char **v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		const char *x = v[i];
+		size_t j = i;
+
+		while (j > 0 && strcmp(v[j - 1], x) > 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+/* Sorts v[0..n) through tmp[0..n): sorted halves, then one merge (skipped when the halves are
+ * already in order). */
+static void
+merge_sort(const char **v, const char **tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n <= SORT_SMALL) {
+		insertion_sort(v, n);
+		return;
+	}
+	merge_sort(v, tmp, h);
+	merge_sort(v + h, tmp, n - h);
+	if (strcmp(v[h - 1], v[h]) <= 0)
+		return;
+	memcpy(tmp, v, h * sizeof(*v));
+	/* tmp holds the left half; the right half is merged in place from v + h. */
+	while (i < h && j < n)
+		v[k++] = strcmp(tmp[i], v[j]) <= 0 ? tmp[i++] : v[j++];
+	while (i < h)
+		v[k++] = tmp[i++];
+}
+
+int
+grove_sort_names(const char **v, size_t n)
+{
+	const char *stack[256];
+	const char **tmp = stack;
+	size_t i = 1;
+
+	while (i < n && strcmp(v[i - 1], v[i]) <= 0)
+		i++;
+	if (i >= n)
+		return 0;
+	if (i == 1) {
+		while (i < n && strcmp(v[i - 1], v[i]) > 0)
+			i++;
+		if (i == n) {
+			for (size_t a = 0, b = n - 1; a < b; a++, b--) {
+				const char *x = v[a];
+				v[a] = v[b];
+				v[b] = x;
+			}
+			return 0;
+		}
+	}
+	if (n / 2 > sizeof(stack) / sizeof(stack[0]) && !(tmp = malloc(n / 2 * sizeof(*tmp))))
+		return -ENOMEM;
+	merge_sort(v, tmp, n);
+	if (tmp != stack)
+		free(tmp);
+	return 0;
 }

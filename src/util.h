@@ -52,6 +52,12 @@ char *grove_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 char *grove_child_path(const char *dir, const char *name);
 
+/* Sorts v bytewise ascending (strcmp order; equal strings in any order). Linear when v is
+ * already sorted or reversed, as a folder's listing often is (tmpfs lists newest first), and a
+ * merge sort otherwise. Returns 0, or -ENOMEM when v is long and no scratch could be had (v is
+ * then unchanged). */
+int grove_sort_names(const char **v, size_t n);
+
 /* Last: it must follow every system header a file includes. */
 #include "banned.h"
 

@@ -187,7 +187,9 @@ int grove_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, struct
 int grove_fs_readlink_at(int dirfd, const char *name, char **ret_text, struct grove_error *err);
 
 /* Lists the folder open at dirfd (getdents64), without "." and "..", sorted
- * bytewise by name. */
+ * bytewise by name. *ret_ents is one allocation holding the entries and their
+ * names (NULL when there are none): grove_dirents_free (or free) releases it,
+ * and a name must not be freed or kept past it. */
 int grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n,
 		  struct grove_error *err);
 void grove_dirents_free(struct grove_dirent *ents, size_t n);

@@ -459,6 +459,48 @@ test_fs_list_many(void **state)
 	close(fd);
 }
 
+/* Entries made in a scrambled order, of three types: each comes back once, sorted, with its own
+ * type and inode (the listing carries them through its scratch and its sort). 600 entries are
+ * more than the listing's stack scratch holds (256 names, 8 KiB). */
+static void
+test_fs_list_scrambled_types(void **state)
+{
+	enum { N = 600 };
+	struct fx *fx = *state;
+	struct grove_dirent *ents = NULL;
+	size_t n = 0;
+	char name[48];
+	int fd = grove_fs_mkdir(fx->root.fd, "mixed", 0755, &fx->err);
+
+	assert_true(fd >= 0);
+	for (int i = 0; i < N; i++) {
+		int k = (i * 337) % N; /* 337 is prime to 600: every k once */
+
+		snprintf(name, sizeof(name), "shared-prefix-of-some-length-%03d", k);
+		if (k % 3 == 0)
+			assert_int_equal(mkdirat(fd, name, 0755), 0);
+		else if (k % 3 == 1)
+			assert_int_equal(grove_fs_link_create(fd, name, "t", &fx->err), 0);
+		else
+			close(openat(fd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+	}
+	assert_int_equal(grove_fs_list(fd, &ents, &n, &fx->err), 0);
+	assert_int_equal(n, N);
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		static const enum grove_ftype want[] = { GROVE_FT_DIR, GROVE_FT_LINK,
+							 GROVE_FT_REG };
+
+		snprintf(name, sizeof(name), "shared-prefix-of-some-length-%03zu", i);
+		assert_string_equal(ents[i].name, name);
+		assert_int_equal(ents[i].type, want[i % 3]);
+		assert_int_equal(fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW), 0);
+		assert_int_equal(ents[i].ino, st.st_ino);
+	}
+	grove_dirents_free(ents, n);
+	close(fd);
+}
+
 static void
 test_fs_read_file_at(void **state)
 {
@@ -626,6 +668,7 @@ main(void)
 		T(test_fs_readlink_at),
 		T(test_fs_list),
 		T(test_fs_list_many),
+		T(test_fs_list_scrambled_types),
 		T(test_fs_read_file_at),
 		T(test_fs_read_config_file),
 		T(test_fs_temp_name),

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests: tree lookups and walks, which remember the last path per root, against a plain
- * component-by-component walk. */
+ * component-by-component walk; the name sort against qsort. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,9 @@
 #include "testutil.h"
 
 #include "grove/tree.h"
+
+/* src/util.h, private to the library (the tests see only include/). */
+int grove_sort_names(const char **v, size_t n);
 
 /* The reference: no memory between calls. */
 static struct grove_node *
@@ -149,12 +152,88 @@ test_tree_walk_random_against_reference(void **state)
 	(void)state;
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* grove_sort_names against qsort: sorted, reversed, nearly sorted, random and duplicated input,
+ * from 0 to 700 names (past the stack scratch of 256, so the merge's heap scratch runs too),
+ * names sharing long prefixes. */
+static void
+test_tree_sort_names_against_qsort(void **state)
+{
+	enum { MAX = 700 };
+	static char pool[MAX][32];
+	const char *v[MAX], *ref[MAX];
+	unsigned seed = 7;
+
+	(void)state;
+	for (size_t n = 0; n <= MAX; n += n < 40 ? 1 : 37) {
+		for (int shape = 0; shape < 6; shape++) {
+			for (size_t i = 0; i < n; i++) {
+				unsigned k = shape == 4 ? (unsigned)(rand_r(&seed) % 13)
+							: (unsigned)rand_r(&seed);
+
+				snprintf(pool[i], sizeof(pool[i]), "libp%03u.so.%u", k % 1000,
+					 k % 7);
+				v[i] = pool[i];
+			}
+			if (shape < 4)
+				qsort(v, n, sizeof(*v), cmp_str);
+			if (shape == 1 || shape == 3) /* reversed */
+				for (size_t a = 0, z = n ? n - 1 : 0; a < z; a++, z--) {
+					const char *x = v[a];
+					v[a] = v[z];
+					v[z] = x;
+				}
+			if (shape >= 2 && shape < 4 && n > 3) { /* one pair out of place */
+				const char *x = v[n / 3];
+				v[n / 3] = v[n / 2];
+				v[n / 2] = x;
+			}
+			memcpy(ref, v, n * sizeof(*v));
+			qsort(ref, n, sizeof(*ref), cmp_str);
+			assert_int_equal(grove_sort_names(v, n), 0);
+			for (size_t i = 0; i < n; i++)
+				assert_string_equal(v[i], ref[i]);
+		}
+	}
+}
+
+/* grove_node_sorted_kids: kids added out of order come back sorted, NULL-terminated. */
+static void
+test_tree_sorted_kids(void **state)
+{
+	static const char *const names[] = { "m", "b", "zz", ".x", "B", "ab", "a", "z" };
+	static const char *const want[] = { ".x", "B", "a", "ab", "b", "m", "z", "zz" };
+	struct grove_node *root = grove_node_new("", GROVE_FT_DIR, NULL);
+	struct grove_node **kids;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		assert_int_equal(grove_node_add(root, grove_node_new(names[i], GROVE_FT_REG, NULL)),
+				 0);
+	kids = grove_node_sorted_kids(root);
+	assert_non_null(kids);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		assert_string_equal(kids[i]->name, want[i]);
+		assert_ptr_equal(kids[i]->parent, root);
+	}
+	assert_null(kids[sizeof(want) / sizeof(want[0])]);
+	free(kids);
+	grove_node_free(root);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_walk_component_boundaries),
 		cmocka_unit_test(test_tree_walk_random_against_reference),
+		cmocka_unit_test(test_tree_sort_names_against_qsort),
+		cmocka_unit_test(test_tree_sorted_kids),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
