@@ -81,12 +81,30 @@ grove_fs_read_fd(int fd, size_t max, char **ret_buf, size_t *ret_len, struct gro
 	return 0;
 }
 
-static int
-cmp_fd(const void *a, const void *b)
+/* Sorts a batch's fds (at most GROVE_FD_BATCH_MAX) ascending. A scan adds a folder's fd after its
+ * subfolders', so a batch is often in descending order: reversed first, then an insertion sort,
+ * which is linear on what is left nearly sorted. */
+static void
+sort_fds(int *fds, size_t n)
 {
-	int x = *(const int *)a, y = *(const int *)b;
+	size_t d = 1;
 
-	return (x > y) - (x < y);
+	while (d < n && fds[d] < fds[d - 1])
+		d++;
+	for (size_t a = 0, z = d ? d - 1 : 0; a < z; a++, z--) {
+		int x = fds[a];
+
+		fds[a] = fds[z];
+		fds[z] = x;
+	}
+	for (size_t i = 1; i < n; i++) {
+		int x = fds[i];
+		size_t j = i;
+
+		for (; j > 0 && fds[j - 1] > x; j--)
+			fds[j] = fds[j - 1];
+		fds[j] = x;
+	}
 }
 
 void
@@ -94,7 +112,7 @@ grove_fd_batch_flush(struct grove_fd_batch *b)
 {
 	size_t i = 0;
 
-	qsort(b->fds, b->n, sizeof(b->fds[0]), cmp_fd);
+	sort_fds(b->fds, b->n);
 	while (i < b->n) {
 		size_t j = i;
 
