@@ -69,9 +69,8 @@ struct match_index {
 #define MATCH_INDEX_MIN 8
 
 static int
-match_key_cmp(const void *a, const void *b)
+match_key_cmp(const struct match_key *x, const struct match_key *y)
 {
-	const struct match_key *x = a, *y = b;
 	int c = strcmp(x->key, y->key);
 
 	if (c)
@@ -79,6 +78,41 @@ match_key_cmp(const void *a, const void *b)
 	if (x->pkg != y->pkg)
 		return x->pkg < y->pkg ? -1 : 1;
 	return x->form - y->form;
+}
+
+/*
+ * Sorts k[0..n) by match_key_cmp through tmp (n / 2 entries). A merge sort that skips the merge
+ * of halves already in order: the keys are gathered package by package, each package's in its
+ * listing's order, and packages that share a folder mostly hold names that sort in package order
+ * (p000-a, p000-b, p001-a, ...), so the usual index costs one compare per key.
+ */
+static void
+match_keys_sort(struct match_key *k, struct match_key *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, o = 0;
+
+	if (n < 2)
+		return;
+	if (n <= 8) {
+		for (size_t a = 1; a < n; a++) {
+			struct match_key x = k[a];
+			size_t b = a;
+
+			for (; b > 0 && match_key_cmp(&k[b - 1], &x) > 0; b--)
+				k[b] = k[b - 1];
+			k[b] = x;
+		}
+		return;
+	}
+	match_keys_sort(k, tmp, h);
+	match_keys_sort(k + h, tmp, n - h);
+	if (match_key_cmp(&k[h - 1], &k[h]) <= 0)
+		return;
+	memcpy(tmp, k, h * sizeof(*k));
+	while (i < h && j < n)
+		k[o++] = match_key_cmp(&tmp[i], &k[j]) <= 0 ? tmp[i++] : k[j++];
+	while (i < h)
+		k[o++] = tmp[i++];
 }
 
 static void
@@ -99,7 +133,9 @@ match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs
 
 	for (size_t i = 0; i < n_pkgs; i++)
 		total += pkgs[i].node->n_kids;
-	mi->k = calloc(total ? 2 * total : 1, sizeof(*mi->k));
+	/* Up to two keys per entry (the dotted form), and half as many again as the sort's scratch.
+	 */
+	mi->k = calloc(total ? 3 * total : 1, sizeof(*mi->k));
 	if (!mi->k)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_pkgs; i++) {
@@ -128,7 +164,8 @@ match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs
 		}
 	}
 	mi->n = k;
-	qsort(mi->k, mi->n, sizeof(*mi->k), match_key_cmp);
+	/* What follows the keys in mi->k is the sort's scratch. */
+	match_keys_sort(mi->k, mi->k + k, k);
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Unit tests: the scan reads what a plan needs, no more, and marks package links that escape or
  * loop. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,11 @@ struct fixture {
 };
 
 static void
-open_world(struct fixture *f, const char *spec, char *const *pkgs, size_t n, bool full)
+open_world_opts(struct fixture *f, const char *spec, char *const *pkgs, size_t n,
+		const struct grove_scan_opts *o)
 {
 	struct grove_error err = { 0 };
-	struct grove_scan_opts so = { .dotfiles = false, .full_target = full };
+	struct grove_scan_opts so = *o;
 	char *sp, *tp;
 
 	f->root = tu_mkdtemp();
@@ -34,6 +36,14 @@ open_world(struct fixture *f, const char *spec, char *const *pkgs, size_t n, boo
 		fail_msg("scan: %s", err.msg);
 	free(sp);
 	free(tp);
+}
+
+static void
+open_world(struct fixture *f, const char *spec, char *const *pkgs, size_t n, bool full)
+{
+	struct grove_scan_opts so = { .dotfiles = false, .full_target = full };
+
+	open_world_opts(f, spec, pkgs, n, &so);
 }
 
 static void
@@ -152,6 +162,45 @@ test_scan_resolves_owned_links_and_loads_unfoldable_subtrees(void **state)
 	close_world(&f);
 }
 
+/*
+ * A target folder shared by 8 packages or more is matched through a sorted index of their entries.
+ * Here package i holds d(8-i), so the index's keys arrive in descending order and the sort has
+ * everything to do; with --dotfiles each holds dot-c(8-i) too, found under the target name
+ * .c(8-i). Every target folder a package matches is entered, down to the file in it.
+ */
+static void
+test_scan_matches_many_packages_through_the_index(void **state)
+{
+	char *pkgs[] = { "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8" };
+	char spec[4096], path[64];
+	size_t len = 0;
+
+	(void)state;
+	for (int dot = 0; dot < 2; dot++) {
+		struct grove_scan_opts so = { .dotfiles = dot != 0 };
+		struct fixture f;
+
+		len = 0;
+		for (int i = 0; i < 9; i++)
+			len += (size_t)snprintf(spec + len, sizeof(spec) - len,
+						"f stow/p%d/d%d/f\nf stow/p%d/dot-c%d/f\n"
+						"f d%d/f\nf .c%d/f\n",
+						i, 8 - i, i, 8 - i, 8 - i, 8 - i);
+		assert_true(len < sizeof(spec));
+		open_world_opts(&f, spec, pkgs, 9, &so);
+		for (int i = 0; i < 9; i++) {
+			snprintf(path, sizeof(path), "d%d/f", i);
+			assert_non_null(grove_node_lookup(f.w.target, path));
+			snprintf(path, sizeof(path), ".c%d/f", i);
+			if (dot)
+				assert_non_null(grove_node_lookup(f.w.target, path));
+			else
+				assert_null(grove_node_lookup(f.w.target, path));
+		}
+		close_world(&f);
+	}
+}
+
 int
 main(void)
 {
@@ -160,6 +209,7 @@ main(void)
 		cmocka_unit_test(test_scan_full_target_reads_everything_but_the_stow_dir),
 		cmocka_unit_test(test_scan_marks_escaping_and_looping_package_links),
 		cmocka_unit_test(test_scan_resolves_owned_links_and_loads_unfoldable_subtrees),
+		cmocka_unit_test(test_scan_matches_many_packages_through_the_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
