@@ -315,6 +315,31 @@ prune(struct grove_node *node)
 	node->pruned = true;
 }
 
+/*
+ * Heap for what the scan and the planner will make, populated ahead (grove_tree_heap_reserve)
+ * so that it does not come a page fault per page: RESERVE_PER_PACKAGE per package requested, at
+ * the start (at most RESERVE_PACKAGES_MAX); then, every RESERVE_STEP nodes made (package and
+ * target), that many nodes' worth more (the nodes, their folders' arrays, and what the planner and
+ * the plan make per entry), up to RESERVE_SCAN_MAX in all. Sized to the request: a dotfiles stow of
+ * 20 packages reserves 60 KiB here, 200 packages of 13 entries 600 KiB and then 128 KiB per 512
+ * entries read; the bounds keep what is reserved ahead of use small against issue 18's memory goal
+ * (peak RSS).
+ */
+#define RESERVE_PER_PACKAGE  ((size_t)3 << 10)
+#define RESERVE_PACKAGES_MAX ((size_t)1 << 20)
+#define RESERVE_STEP         512
+#define RESERVE_PER_NODE     256
+#define RESERVE_SCAN_MAX     ((size_t)4 << 20)
+
+void
+scan_note_made(struct scan *s)
+{
+	if (++s->made % RESERVE_STEP == 0 && s->reserved < RESERVE_SCAN_MAX) {
+		grove_tree_heap_reserve((size_t)RESERVE_STEP * RESERVE_PER_NODE);
+		s->reserved += (size_t)RESERVE_STEP * RESERVE_PER_NODE;
+	}
+}
+
 /* Fills node (a folder, or a link to one) with the listing of dfd, recursively.
  * Kids already present and listed are kept, so partial loads merge. */
 /* (dev, ino) identify the folder open at dfd, for the loop check of followed
@@ -383,6 +408,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				break;
 			}
 			s->loaded++;
+			scan_note_made(s);
 			if (s->o->walk_above && ++s->total > s->o->walk_above) {
 				s->w->too_big = true;
 				r = grove_error_set(s->err, -ECANCELED,
@@ -700,6 +726,11 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		free(at);
 		return scan_oom(&s);
 	}
+	/* What a package costs the heap before it is read (its root, its records, its part of the
+	 * plan): reserved now, when the heap's top is still whole. */
+	grove_tree_heap_reserve(n_pkgs < RESERVE_PACKAGES_MAX / RESERVE_PER_PACKAGE
+					? n_pkgs * RESERVE_PER_PACKAGE
+					: RESERVE_PACKAGES_MAX);
 	s.prune = opts->prune && !opts->dotfiles && !opts->full_target && n_pkgs <= PRUNE_PKGS_MAX;
 	s.pkgs = pkgs;
 	s.n_pkgs = n_pkgs;

@@ -30,9 +30,11 @@ struct scan {
 	const char *package; /* the package being read */
 	char *const *pkgs;   /* every package of the request */
 	size_t n_pkgs;
-	size_t loaded; /* nodes made for the package so far */
-	size_t total;  /* nodes made for every package so far (grove_scan_opts.walk_above) */
-	size_t bad;    /* entries validate_tree refuses, seen so far */
+	size_t loaded;   /* nodes made for the package so far */
+	size_t total;    /* nodes made for every package so far (grove_scan_opts.walk_above) */
+	size_t bad;      /* entries validate_tree refuses, seen so far */
+	size_t made;     /* nodes this scan made (heap reservation steps) */
+	size_t reserved; /* bytes of heap reserved for them (grove_tree_heap_reserve) */
 	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */
 	struct pending {
 		char *dest;   /* stow-relative path the link points at */
@@ -77,6 +79,10 @@ struct grove_node *scan_model_path(struct scan *s, const char *relpath, bool *re
 
 /* Reads the package's .stow-local-ignore once (its record in w). */
 int scan_package_ignore(struct scan *s, const char *package);
+
+/* Counts a node the scan made; every so many, reserves heap for the next ones
+ * (grove_tree_heap_reserve), up to a bound per scan. */
+void scan_note_made(struct scan *s);
 
 /* Whether the package node is a folder, or a link to one. */
 bool scan_pkg_is_dir(const struct grove_node *n);

@@ -469,6 +469,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 			r = scan_oom(s);
 			break;
 		}
+		scan_note_made(s);
 		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs,
 				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
 	}

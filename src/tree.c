@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "grove/tree.h"
 #include "util.h" /* last: it includes banned.h */
@@ -366,4 +368,39 @@ grove_node_path(const struct grove_node *node)
 		len = len > l ? len - l - 1 : 0;
 	}
 	return out;
+}
+
+/* Below malloc's mmap threshold (128 KiB unless the program changed it), so that each chunk comes
+ * from the heap's top and goes back to it. */
+#define RESERVE_CHUNK ((size_t)64 << 10)
+#define RESERVE_MAX   64 /* chunks: 4 MiB */
+
+void
+grove_tree_heap_reserve(size_t bytes)
+{
+	static _Thread_local bool unsupported;
+	void *chunk[RESERVE_MAX];
+	size_t n = 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (unsupported || page <= 0)
+		return;
+	for (; n < RESERVE_MAX && n * RESERVE_CHUNK < bytes; n++) {
+		uintptr_t a, z;
+
+		chunk[n] = malloc(RESERVE_CHUNK);
+		if (!chunk[n])
+			break;
+		a = ((uintptr_t)chunk[n] + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+		z = ((uintptr_t)chunk[n] + RESERVE_CHUNK) & ~((uintptr_t)page - 1);
+		/* EINVAL: a kernel before 5.14. Anything else (ENOMEM, EFAULT): the pages fault in
+		 * when used, as without this call. */
+		if (madvise((void *)a, z - a, MADV_POPULATE_WRITE) < 0 && errno == EINVAL) {
+			unsupported = true;
+			n++;
+			break;
+		}
+	}
+	while (n > 0)
+		free(chunk[--n]);
 }

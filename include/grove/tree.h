@@ -82,6 +82,17 @@ int grove_node_set_link(struct grove_node *node, const char *text);
 /* The node's path relative to the tree's root, malloc'd ("" for the root). */
 char *grove_node_path(const struct grove_node *node);
 
+/*
+ * Makes about `bytes` of heap ready for the trees about to be built: fresh pages taken from the
+ * top of the heap and populated with one madvise(MADV_POPULATE_WRITE) per 64 KiB, where filling
+ * them would take a page fault per 4 KiB page (dear on a virtual machine with shadow page tables),
+ * then freed for malloc to hand out again. Worth it only when the program keeps freed heap
+ * (M_TRIM_THRESHOLD raised, as grove's main does), else free gives the pages back at once. At
+ * most 4 MiB per call; nothing where the kernel lacks MADV_POPULATE_WRITE (Linux < 5.14) or
+ * malloc fails: it is only a hint.
+ */
+void grove_tree_heap_reserve(size_t bytes);
+
 /* NOLINTBEGIN(bugprone-macro-parentheses): kid is the name of the variable it declares. */
 #define grove_node_foreach_child(node, kid)                                                   \
 	for (struct grove_node **kid##_it = (node)->kids, *kid = kid##_it ? *kid##_it : NULL; \
