@@ -350,7 +350,9 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	 ino_t ino)
 {
 	struct grove_dirent *ents = NULL;
-	size_t n = 0, loaded, bad;
+	size_t n = 0, loaded, bad, rlen;
+	char kbuf[256]; /* each entry's path, when it fits: no allocation per entry */
+	cleanup_free char *kheap = NULL;
 	int r;
 
 	if (node->listed)
@@ -381,9 +383,11 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	s->depth++;
 	loaded = s->loaded;
 	bad = s->bad;
+	rlen = strlen(relpath);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
-		cleanup_free char *kpath = grove_child_path(relpath, ents[i].name);
+		const char *kpath = grove_child_path_buf(relpath, rlen, ents[i].name, kbuf,
+							 sizeof(kbuf), &kheap);
 		cleanup_free char *text = NULL;
 
 		if (!kpath) {

@@ -422,7 +422,9 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 {
 	struct match_index mi = { 0 };
 	struct grove_dirent *ents = NULL;
-	size_t n = 0;
+	size_t n = 0, tlen = strlen(tpath);
+	char kbuf[256]; /* each entry's path, when it fits: no allocation per entry */
+	cleanup_free char *kheap = NULL;
 	/* A folder looked up before and listed now (the planner asked): its entries
 	 * so far stay, the listing adds the others. */
 	bool merge = dir->n_kids > 0;
@@ -443,13 +445,14 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 	}
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
-		cleanup_free char *kpath = NULL;
+		const char *kpath = NULL;
 		struct grove_node *kid;
 
 		if (merge && grove_node_child(dir, ents[i].name))
 			continue;
 		if (ents[i].type == GROVE_FT_LINK || ents[i].type == GROVE_FT_DIR) {
-			kpath = grove_child_path(tpath, ents[i].name);
+			kpath = grove_child_path_buf(tpath, tlen, ents[i].name, kbuf, sizeof(kbuf),
+						     &kheap);
 			if (!kpath) {
 				r = scan_oom(s);
 				break;

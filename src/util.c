@@ -37,6 +37,25 @@ grove_child_path(const char *dir, const char *name)
 	return s;
 }
 
+const char *
+grove_child_path_buf(const char *dir, size_t dir_len, const char *name, char *buf, size_t size,
+		     char **heap)
+{
+	size_t ln = strlen(name);
+
+	if ((dir_len ? dir_len + 1 : 0) + ln + 1 > size) {
+		free(*heap);
+		*heap = grove_child_path(dir, name);
+		return *heap;
+	}
+	if (dir_len) {
+		memcpy(buf, dir, dir_len);
+		buf[dir_len++] = '/';
+	}
+	memcpy(buf + dir_len, name, ln + 1);
+	return buf;
+}
+
 /* Below this many, insertion sort: few compares, and no scratch. */
 #define SORT_SMALL 12
 

@@ -52,6 +52,12 @@ char *grove_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 char *grove_child_path(const char *dir, const char *name);
 
+/* grove_child_path into buf when it fits (size bytes), else into *heap (malloc'd, replacing and
+ * freeing what *heap held; the caller frees *heap when done). dir_len is strlen(dir). Returns
+ * the path, or NULL when out of memory. For loops that make one child path per entry. */
+const char *grove_child_path_buf(const char *dir, size_t dir_len, const char *name, char *buf,
+				 size_t size, char **heap);
+
 /* Sorts v bytewise ascending (strcmp order; equal strings in any order). Linear when v is
  * already sorted or reversed, as a folder's listing often is (tmpfs lists newest first), and a
  * merge sort otherwise. Returns 0, or -ENOMEM when v is long and no scratch could be had (v is

@@ -15,6 +15,8 @@
 
 /* src/util.h, private to the library (the tests see only include/). */
 int grove_sort_names(const char **v, size_t n);
+const char *grove_child_path_buf(const char *dir, size_t dir_len, const char *name, char *buf,
+				 size_t size, char **heap);
 
 /* The reference: no memory between calls. */
 static struct grove_node *
@@ -290,6 +292,34 @@ test_tree_heap_reserve_populates_what_malloc_hands_out(void **state)
 		free(p[i]);
 }
 
+/* grove_child_path_buf: "dir/name" (or "name") in the buffer while it fits, on the heap past it,
+ * each heap path replacing the last. */
+static void
+test_tree_child_path_buf(void **state)
+{
+	char buf[8], *heap = NULL;
+	const char *p;
+
+	(void)state;
+	p = grove_child_path_buf("ab", 2, "cde", buf, sizeof(buf), &heap);
+	assert_ptr_equal(p, buf);
+	assert_string_equal(p, "ab/cde");
+	assert_null(heap);
+	p = grove_child_path_buf("", 0, "abcdefg", buf, sizeof(buf), &heap);
+	assert_ptr_equal(p, buf);
+	assert_string_equal(p, "abcdefg");
+	p = grove_child_path_buf("ab", 2, "cdefg", buf, sizeof(buf), &heap); /* 9 bytes */
+	assert_ptr_equal(p, heap);
+	assert_string_equal(p, "ab/cdefg");
+	p = grove_child_path_buf("a/b/c", 5, "long-name", buf, sizeof(buf), &heap);
+	assert_ptr_equal(p, heap);
+	assert_string_equal(p, "a/b/c/long-name");
+	p = grove_child_path_buf("x", 1, "y", buf, sizeof(buf), &heap);
+	assert_ptr_equal(p, buf);
+	assert_string_equal(p, "x/y");
+	free(heap);
+}
+
 int
 main(void)
 {
@@ -298,6 +328,7 @@ main(void)
 		cmocka_unit_test(test_tree_walk_random_against_reference),
 		cmocka_unit_test(test_tree_sort_names_against_qsort),
 		cmocka_unit_test(test_tree_sorted_kids),
+		cmocka_unit_test(test_tree_child_path_buf),
 		cmocka_unit_test(test_tree_heap_reserve_populates_what_malloc_hands_out),
 	};
 
