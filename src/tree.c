@@ -375,32 +375,43 @@ grove_node_path(const struct grove_node *node)
 #define RESERVE_CHUNK ((size_t)64 << 10)
 #define RESERVE_MAX   64 /* chunks: 4 MiB */
 
+/* Populates [a, z) (page-aligned); false when the kernel has no MADV_POPULATE_WRITE (EINVAL).
+ * Any other failure (ENOMEM, EFAULT) leaves the pages to fault in when used, as without it. */
+static bool
+populate(uintptr_t a, uintptr_t z)
+{
+	return z <= a || madvise((void *)a, z - a, MADV_POPULATE_WRITE) == 0 || errno != EINVAL;
+}
+
 void
 grove_tree_heap_reserve(size_t bytes)
 {
 	static _Thread_local bool unsupported;
 	void *chunk[RESERVE_MAX];
 	size_t n = 0;
-	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a = 0, z = 0;
 
-	if (unsupported || page <= 0)
+	if (unsupported || (long)page <= 0)
 		return;
-	for (; n < RESERVE_MAX && n * RESERVE_CHUNK < bytes; n++) {
-		uintptr_t a, z;
+	for (; n < RESERVE_MAX && n * RESERVE_CHUNK < bytes; n++)
+		if (!(chunk[n] = malloc(RESERVE_CHUNK)))
+			break;
+	/* Chunks taken from the heap's top lie one after the other (a chunk header apart): one
+	 * call for each run of them. */
+	for (size_t i = 0; i < n && !unsupported; i++) {
+		uintptr_t ca = ((uintptr_t)chunk[i] + page - 1) & ~(page - 1);
+		uintptr_t cz = ((uintptr_t)chunk[i] + RESERVE_CHUNK) & ~(page - 1);
 
-		chunk[n] = malloc(RESERVE_CHUNK);
-		if (!chunk[n])
-			break;
-		a = ((uintptr_t)chunk[n] + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
-		z = ((uintptr_t)chunk[n] + RESERVE_CHUNK) & ~((uintptr_t)page - 1);
-		/* EINVAL: a kernel before 5.14. Anything else (ENOMEM, EFAULT): the pages fault in
-		 * when used, as without this call. */
-		if (madvise((void *)a, z - a, MADV_POPULATE_WRITE) < 0 && errno == EINVAL) {
-			unsupported = true;
-			n++;
-			break;
+		if (z && ca >= a && ca <= z + page) {
+			z = cz > z ? cz : z;
+			continue;
 		}
+		unsupported = !populate(a, z);
+		a = ca;
+		z = cz;
 	}
+	if (!unsupported)
+		unsupported = !populate(a, z);
 	while (n > 0)
 		free(chunk[--n]);
 }
