@@ -134,6 +134,46 @@ index_rebuild(struct grove_node *node, size_t cap)
 	return 0;
 }
 
+/* hash_name of the n bytes at s. */
+static uint64_t
+hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* Whether kid is called the n bytes at s (which hold no NUL). */
+static bool
+named(const struct grove_node *kid, const char *s, size_t n)
+{
+	/* strncmp, not memcmp: it stops at the end of a shorter name, memcmp may read past it. */
+	return strncmp(kid->name, s, n) == 0 && kid->name[n] == '\0';
+}
+
+/* grove_node_child for a name given as n bytes, not NUL-terminated (a path's component). */
+static struct grove_node *
+child_n(const struct grove_node *node, const char *s, size_t n)
+{
+	if (node->index) {
+		size_t i = hash_bytes(s, n) & (node->index_cap - 1);
+		while (node->index[i]) {
+			if (named(node->index[i], s, n))
+				return node->index[i];
+			i = (i + 1) & (node->index_cap - 1);
+		}
+		return NULL;
+	}
+	for (size_t i = 0; i < node->n_kids; i++)
+		if (named(node->kids[i], s, n))
+			return node->kids[i];
+	return NULL;
+}
+
 struct grove_node *
 grove_node_child(const struct grove_node *node, const char *name)
 {
@@ -257,7 +297,7 @@ grove_node_walk(const struct grove_node *root, const char *relpath, size_t *ret_
 	struct memo *m = len < PATH_MAX ? memo_of(root) : NULL;
 	const struct grove_node *node = m ? memo_start(m, relpath, len, &off, &i) : root;
 	const char *p = relpath + off;
-	char name[256];
+	size_t from = off; /* m->path already holds relpath's first `from` bytes */
 
 	for (;;) {
 		const struct grove_node *kid;
@@ -274,12 +314,8 @@ grove_node_walk(const struct grove_node *root, const char *relpath, size_t *ret_
 		n = (size_t)(p - s);
 		if (n == 1 && s[0] == '.')
 			continue;
-		kid = NULL;
-		if (n < sizeof(name)) {
-			memcpy(name, s, n);
-			name[n] = '\0';
-			kid = grove_node_child(node, name);
-		}
+		/* A name of 256 bytes or more is never found (no entry is named so). */
+		kid = n < 256 ? child_n(node, s, n) : NULL;
 		if (!kid) {
 			p = s;
 			break;
@@ -294,7 +330,8 @@ grove_node_walk(const struct grove_node *root, const char *relpath, size_t *ret_
 	if (m) {
 		m->generation = tree_generation;
 		m->n = i;
-		memcpy(m->path, relpath, i ? m->end[i - 1] : 0);
+		if (i && m->end[i - 1] > from)
+			memcpy(m->path + from, relpath + from, m->end[i - 1] - from);
 	}
 	*ret_rest = (size_t)(p - relpath);
 	return (struct grove_node *)node;
