@@ -37,6 +37,15 @@
 #define OPS_ROWS_16 OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4
 #define OPS_ROWS_32 OPS_ROWS_16 ", " OPS_ROWS_16
 
+/* One batch INSERT of PKGS_BATCH package rows. */
+#define PKGS_ROW     "(?, ?, ?, ?, ?, ?)"
+#define PKGS_ROWS_4  PKGS_ROW ", " PKGS_ROW ", " PKGS_ROW ", " PKGS_ROW
+#define PKGS_ROWS_16 PKGS_ROWS_4 ", " PKGS_ROWS_4 ", " PKGS_ROWS_4 ", " PKGS_ROWS_4
+#define PKGS_UPSERT                                                \
+	" ON CONFLICT (txn_id, stow_dir, package) DO UPDATE SET"   \
+	" stowed = excluded.stowed, dotfiles = excluded.dotfiles," \
+	" no_folding = excluded.no_folding"
+
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
@@ -98,17 +107,34 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_ALT_TXN_GET] = "SELECT dir_id, name, before, after FROM alt_txn_groups"
 			   " WHERE txn_id = ?1 ORDER BY dir_id, name",
 	[ST_PKG_PUT] = "INSERT INTO txn_packages (txn_id, stow_dir, package, stowed, dotfiles,"
-		       " no_folding) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-		       " ON CONFLICT (txn_id, stow_dir, package) DO UPDATE SET"
-		       " stowed = excluded.stowed, dotfiles = excluded.dotfiles,"
-		       " no_folding = excluded.no_folding",
+		       " no_folding) VALUES (?1, ?2, ?3, ?4, ?5, ?6)" PKGS_UPSERT,
+	[ST_PKG_PUT_BATCH] = "INSERT INTO txn_packages (txn_id, stow_dir, package, stowed,"
+			     " dotfiles, no_folding) VALUES " PKGS_ROWS_16 PKGS_UPSERT,
 	[ST_PKG_TXN_GET] = "SELECT stow_dir, package, stowed, dotfiles, no_folding"
 			   " FROM txn_packages WHERE txn_id = ?1 ORDER BY stow_dir, package",
-	[ST_PKG_RECORDED] = "SELECT p.stowed, p.dotfiles, p.no_folding FROM txn_packages p"
-			    " JOIN txns t ON t.id = p.txn_id"
-			    " WHERE p.package = ?3 AND p.stow_dir = ?2 AND t.target_id = ?1"
-			    " AND t.state = 'committed' AND (?4 = 0 OR p.txn_id < ?4)"
-			    " ORDER BY p.txn_id DESC LIMIT 1",
+	/* Before a transaction (undo and rollback: the state to put back), from the history. */
+	[ST_PKG_RECORDED] = "SELECT p.stowed, p.dotfiles, p.no_folding FROM txns t"
+			    " JOIN txn_packages p ON p.txn_id = t.id"
+			    " WHERE t.target_id = ?1 AND t.state = 'committed' AND t.id < ?4"
+			    " AND p.stow_dir = ?2 AND p.package = ?3"
+			    " ORDER BY t.id DESC LIMIT 1",
+	/* Now: the row pkg_latest points at (schema 9). */
+	[ST_PKG_LATEST_GET] = "SELECT p.stowed, p.dotfiles, p.no_folding FROM pkg_latest l"
+			      " JOIN txn_packages p ON p.txn_id = l.txn_id"
+			      " AND p.stow_dir = l.stow_dir AND p.package = l.package"
+			      " WHERE l.target_id = ?1 AND l.stow_dir = ?2 AND l.package = ?3",
+	[ST_PKG_LATEST_ALL] = "SELECT l.package, p.stowed, p.dotfiles, p.no_folding"
+			      " FROM pkg_latest l JOIN txn_packages p ON p.txn_id = l.txn_id"
+			      " AND p.stow_dir = l.stow_dir AND p.package = l.package"
+			      " WHERE l.target_id = ?1 AND l.stow_dir = ?2 ORDER BY l.package",
+	/* The newest committed row wins, whatever order transactions commit in. */
+	[ST_PKG_LATEST_PUT] =
+		"INSERT INTO pkg_latest (target_id, stow_dir, package, txn_id)"
+		" SELECT t.target_id, p.stow_dir, p.package, p.txn_id"
+		" FROM txn_packages p JOIN txns t ON t.id = p.txn_id"
+		" WHERE p.txn_id = ?1"
+		" ON CONFLICT (target_id, stow_dir, package) DO UPDATE"
+		" SET txn_id = excluded.txn_id WHERE excluded.txn_id > pkg_latest.txn_id",
 };
 
 /* ---- errors ---- */

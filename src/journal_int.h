@@ -24,6 +24,12 @@
 #define OPS_BATCH_MIN 128
 #define OPS_COLUMNS   9
 
+/* The same for a transaction's package rows (txn_packages): PKGS_BATCH rows per INSERT for
+ * PKGS_BATCH_MIN packages or more. */
+#define PKGS_BATCH     16
+#define PKGS_BATCH_MIN 32
+#define PKGS_COLUMNS   6
+
 /* The statements grove runs, prepared once per connection and reused. */
 enum stmt_id {
 	ST_BEGIN,
@@ -54,8 +60,12 @@ enum stmt_id {
 	ST_ALT_TXN_PUT,
 	ST_ALT_TXN_GET,
 	ST_PKG_PUT,
+	ST_PKG_PUT_BATCH,
 	ST_PKG_TXN_GET,
 	ST_PKG_RECORDED,
+	ST_PKG_LATEST_GET,
+	ST_PKG_LATEST_ALL,
+	ST_PKG_LATEST_PUT,
 	ST_COUNT,
 };
 
@@ -159,5 +169,9 @@ int grove_journal_alt_commit_txn(struct grove_journal *j, int64_t txn, struct gr
  * transaction). */
 int grove_journal_pkgs_put(struct grove_journal *j, int64_t txn, const struct grove_journal_pkg *v,
 			   size_t n, struct grove_error *err);
+
+/* journal_pkgs.c: points pkg_latest at a committing transaction's package rows (inside the
+ * caller's write transaction, the one that marks it committed). */
+int grove_journal_pkgs_commit_txn(struct grove_journal *j, int64_t txn, struct grove_error *err);
 
 #endif

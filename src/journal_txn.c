@@ -648,10 +648,13 @@ grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state 
 			err, -EINVAL, "finish transaction %" PRId64 ": it is already %s", txn,
 			st.state == GROVE_TXN_COMMITTED ? "committed" : "rolled back");
 	}
-	/* The groups the transaction changes are saved by the same SQLite
-	 * transaction that marks it committed: links and groups commit together. */
+	/* The groups the transaction changes are saved, and its packages' newest rows pointed at
+	 * (pkg_latest), by the same SQLite transaction that marks it committed: links, groups and
+	 * recorded options commit together. */
 	if (state == GROVE_TXN_COMMITTED) {
 		r = grove_journal_alt_commit_txn(j, txn, err);
+		if (r >= 0)
+			r = grove_journal_pkgs_commit_txn(j, txn, err);
 		if (r < 0) {
 			grove_journal_rollback(j);
 			return r;
