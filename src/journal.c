@@ -41,10 +41,6 @@
 #define PKGS_ROW     "(?, ?, ?, ?, ?, ?)"
 #define PKGS_ROWS_4  PKGS_ROW ", " PKGS_ROW ", " PKGS_ROW ", " PKGS_ROW
 #define PKGS_ROWS_16 PKGS_ROWS_4 ", " PKGS_ROWS_4 ", " PKGS_ROWS_4 ", " PKGS_ROWS_4
-#define PKGS_UPSERT                                                \
-	" ON CONFLICT (txn_id, stow_dir, package) DO UPDATE SET"   \
-	" stowed = excluded.stowed, dotfiles = excluded.dotfiles," \
-	" no_folding = excluded.no_folding"
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -106,10 +102,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 			   " VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_ALT_TXN_GET] = "SELECT dir_id, name, before, after FROM alt_txn_groups"
 			   " WHERE txn_id = ?1 ORDER BY dir_id, name",
-	[ST_PKG_PUT] = "INSERT INTO txn_packages (txn_id, stow_dir, package, stowed, dotfiles,"
-		       " no_folding) VALUES (?1, ?2, ?3, ?4, ?5, ?6)" PKGS_UPSERT,
-	[ST_PKG_PUT_BATCH] = "INSERT INTO txn_packages (txn_id, stow_dir, package, stowed,"
-			     " dotfiles, no_folding) VALUES " PKGS_ROWS_16 PKGS_UPSERT,
+	/* A package listed twice keeps its last row. REPLACE, not an upsert's DO UPDATE: the same
+	 * rows, and half the cost of preparing the statement (its code for the update). */
+	[ST_PKG_PUT] = "INSERT OR REPLACE INTO txn_packages (txn_id, stow_dir, package, stowed,"
+		       " dotfiles, no_folding) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_PKG_PUT_BATCH] = "INSERT OR REPLACE INTO txn_packages (txn_id, stow_dir, package,"
+			     " stowed, dotfiles, no_folding) VALUES " PKGS_ROWS_16,
 	[ST_PKG_TXN_GET] = "SELECT stow_dir, package, stowed, dotfiles, no_folding"
 			   " FROM txn_packages WHERE txn_id = ?1 ORDER BY stow_dir, package",
 	/* Before a transaction (undo and rollback: the state to put back), from the history. */
