@@ -54,9 +54,13 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_TARGET_PUT] = "INSERT INTO targets (path, dev, ino, born) VALUES (?1, ?2, ?3, ?4)"
 			  " ON CONFLICT (dev, ino, born) DO UPDATE SET path = excluded.path",
 	[ST_TARGET_BORN] = "UPDATE targets SET path = ?2, born = ?3 WHERE id = ?1",
+	/* Written without foreign-key checks (grove_journal_write_begin_unchecked): no row when
+	 * the target or the transaction undone is not in the log. */
 	[ST_TXN_INSERT] = "INSERT INTO txns (target_id, state, command, stow_dir, undoes, started,"
 			  " stow_dev, stow_ino, stow_born)"
-			  " VALUES (?1, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			  " SELECT ?1, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8"
+			  " WHERE EXISTS (SELECT 1 FROM targets WHERE id = ?1)"
+			  " AND (?4 IS NULL OR EXISTS (SELECT 1 FROM txns WHERE id = ?4))",
 	[ST_STOW_USED] = "SELECT 1 FROM txns WHERE target_id = ?1 AND state = 'committed'"
 			 " AND stow_dir = ?2 AND stow_dev = ?3 AND stow_ino = ?4"
 			 " AND stow_born IN (?5, 0) LIMIT 1",
@@ -399,6 +403,7 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 		err, "open");
 	if (r < 0)
 		goto fail;
+	j->fk_off = false;
 	if (version < GROVE_JOURNAL_VERSION) {
 		r = grove_journal_schema_migrate(j, err);
 		if (r < 0)
@@ -610,6 +615,31 @@ grove_journal_rollback(struct grove_journal *j)
 int
 grove_journal_write_begin(struct grove_journal *j, struct grove_error *err, const char *what)
 {
+	if (j->fk_off && j->db) {
+		int r = grove_journal_exec_sql(j, "PRAGMA foreign_keys = ON", err, what);
+
+		if (r < 0)
+			return r;
+		j->fk_off = false;
+	}
+	return grove_journal_stmt_run(j, ST_BEGIN, err, what);
+}
+
+/*
+ * Checking a foreign key costs a seek into the parent table for every row written: for an
+ * intent, every op row's txn_id, the id its own transaction has just given the txns row.
+ */
+int
+grove_journal_write_begin_unchecked(struct grove_journal *j, struct grove_error *err,
+				    const char *what)
+{
+	if (!j->fk_off && j->db) {
+		int r = grove_journal_exec_sql(j, "PRAGMA foreign_keys = OFF", err, what);
+
+		if (r < 0)
+			return r;
+		j->fk_off = true;
+	}
 	return grove_journal_stmt_run(j, ST_BEGIN, err, what);
 }
 

@@ -76,6 +76,7 @@ struct grove_journal {
 	char fdpath[64]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
 	int busy_ms;
 	bool readonly; /* GROVE_JOURNAL_READONLY: nothing is made or written */
+	bool fk_off;   /* foreign_keys off since grove_journal_write_begin_unchecked */
 	sqlite3_stmt *stmts[ST_COUNT];
 	/* A target grove_journal_target_deferred found unknown: registered by the
 	 * next grove_journal_begin with target_id 0, inside that transaction. One
@@ -144,6 +145,11 @@ int grove_journal_exec_sql(struct grove_journal *j, const char *sql, struct grov
 /* Write transactions: BEGIN IMMEDIATE; ROLLBACK if one is open; COMMIT, which on an unknown
  * outcome sets *ret_unknown and reopens the connection for the caller to read back. */
 int grove_journal_write_begin(struct grove_journal *j, struct grove_error *err, const char *what);
+/* BEGIN IMMEDIATE with SQLite's foreign-key checks off, for rows whose references the caller
+ * writes in the same transaction or checks itself (SQLite can only switch them outside a
+ * transaction); the next grove_journal_write_begin switches them on again. */
+int grove_journal_write_begin_unchecked(struct grove_journal *j, struct grove_error *err,
+					const char *what);
 void grove_journal_rollback(struct grove_journal *j);
 int grove_journal_write_commit(struct grove_journal *j, bool *ret_unknown, struct grove_error *err,
 			       const char *what);

@@ -958,6 +958,39 @@ test_journal_pkgs_many(void **state)
 	grove_plan_release(&p);
 }
 
+/* An intent is logged without SQLite's foreign-key checks, so its transaction row checks its own
+ * references: a target or a transaction to undo the log does not have is refused, and nothing
+ * is logged. The checks are on again for the next write transaction: an alternatives group of
+ * an unknown dir is refused by SQLite. */
+static void
+test_journal_intent_refs(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_plan p;
+	struct grove_journal_alt_change ch = { .dir_id = 4242, .name = (char *)"ed" };
+	int64_t id = 0, t1 = log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
+	int64_t count = raw_int(db, "SELECT count(*) FROM txns");
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, NULL);
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid + 50, "t", NULL, 0, &p, &id, &fx->err),
+			 -GROVE_E_INTERNAL);
+	assert_non_null(strstr(fx->err.msg, "no target"));
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, t1 + 50, &p, &id, &fx->err),
+			 -GROVE_E_INTERNAL);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txns"), count);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM ops"), 1);
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, t1, &p, &id, &fx->err), 0);
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, 0, &p, &id, &fx->err), 0);
+	assert_true(grove_journal_begin_alt(fx->j, fx->tid, "t", NULL, 0, &p, &ch, 1, &id,
+					    &fx->err) < 0);
+	assert_non_null(strstr(fx->err.msg, "FOREIGN KEY"));
+	grove_plan_release(&p);
+	free(db);
+}
+
 /* A log of schema 8 holding package rows: the migration to 9 drops the index by package, points
  * pkg_latest at each package's newest committed row, and every reader answers as before. */
 static void
@@ -2253,6 +2286,7 @@ main(void)
 		T(test_journal_migrates_pkgs),
 		T(test_journal_pkgs_recorded_all),
 		T(test_journal_pkgs_many),
+		T(test_journal_intent_refs),
 		T(test_journal_migrates_pkg_latest),
 		T(test_journal_target),
 		T(test_journal_target_born),
