@@ -90,6 +90,12 @@ by_package(const void *key, const void *elem)
 	return strcmp(key, ((const struct grove_journal_pkg *)elem)->package);
 }
 
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int
 grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j, int64_t target_id,
 		   char *const *names, size_t n, struct grove_stow_run *run,
@@ -97,11 +103,16 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 {
 	struct grove_journal_pkg *rec = NULL;
 	size_t n_rec = 0;
+	/* The packages to stow, sorted: which of names[] are, without a scan of the list each. */
+	cleanup_free char **stow = calloc(req->n_stow + 1, sizeof(*stow));
 	int r = 0;
 
 	run->pkgs = calloc(n + 1, sizeof(*run->pkgs));
-	if (!run->pkgs)
+	if (!run->pkgs || !stow)
 		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (req->n_stow)
+		memcpy(stow, req->stow, req->n_stow * sizeof(*stow));
+	qsort(stow, req->n_stow, sizeof(*stow), by_name);
 	/* Every package's recorded options in one query, sorted by name. */
 	if (j && !req->ignore_recorded && target_id && n) {
 		r = grove_journal_pkgs_recorded(j, target_id, run->stow_root.real, &rec, &n_rec,
@@ -123,7 +134,8 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 		}
 		r = decide(req, found && found->layout.stowed ? &found->layout : NULL, names[i],
 			   run, &p->layout, err);
-		p->layout.stowed = listed(req->stow, req->n_stow, names[i]);
+		p->layout.stowed =
+			bsearch(&names[i], stow, req->n_stow, sizeof(*stow), by_name) != NULL;
 	}
 	grove_journal_pkgs_free(rec, n_rec);
 	if (r < 0)
