@@ -24,6 +24,12 @@
 #define OPS_BATCH_MIN 128
 #define OPS_COLUMNS   9
 
+/* The same for a transaction's package rows (txn_packages): PKGS_BATCH rows per INSERT for
+ * PKGS_BATCH_MIN packages or more. */
+#define PKGS_BATCH     16
+#define PKGS_BATCH_MIN 32
+#define PKGS_COLUMNS   6
+
 /* The statements grove runs, prepared once per connection and reused. */
 enum stmt_id {
 	ST_BEGIN,
@@ -54,8 +60,12 @@ enum stmt_id {
 	ST_ALT_TXN_PUT,
 	ST_ALT_TXN_GET,
 	ST_PKG_PUT,
+	ST_PKG_PUT_BATCH,
 	ST_PKG_TXN_GET,
 	ST_PKG_RECORDED,
+	ST_PKG_LATEST_GET,
+	ST_PKG_LATEST_ALL,
+	ST_PKG_LATEST_PUT,
 	ST_COUNT,
 };
 
@@ -66,6 +76,7 @@ struct grove_journal {
 	char fdpath[64]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
 	int busy_ms;
 	bool readonly; /* GROVE_JOURNAL_READONLY: nothing is made or written */
+	bool fk_off;   /* foreign_keys off since grove_journal_write_begin_unchecked */
 	sqlite3_stmt *stmts[ST_COUNT];
 	/* A target grove_journal_target_deferred found unknown: registered by the
 	 * next grove_journal_begin with target_id 0, inside that transaction. One
@@ -134,6 +145,11 @@ int grove_journal_exec_sql(struct grove_journal *j, const char *sql, struct grov
 /* Write transactions: BEGIN IMMEDIATE; ROLLBACK if one is open; COMMIT, which on an unknown
  * outcome sets *ret_unknown and reopens the connection for the caller to read back. */
 int grove_journal_write_begin(struct grove_journal *j, struct grove_error *err, const char *what);
+/* BEGIN IMMEDIATE with SQLite's foreign-key checks off, for rows whose references the caller
+ * writes in the same transaction or checks itself (SQLite can only switch them outside a
+ * transaction); the next grove_journal_write_begin switches them on again. */
+int grove_journal_write_begin_unchecked(struct grove_journal *j, struct grove_error *err,
+					const char *what);
 void grove_journal_rollback(struct grove_journal *j);
 int grove_journal_write_commit(struct grove_journal *j, bool *ret_unknown, struct grove_error *err,
 			       const char *what);
@@ -159,5 +175,9 @@ int grove_journal_alt_commit_txn(struct grove_journal *j, int64_t txn, struct gr
  * transaction). */
 int grove_journal_pkgs_put(struct grove_journal *j, int64_t txn, const struct grove_journal_pkg *v,
 			   size_t n, struct grove_error *err);
+
+/* journal_pkgs.c: points pkg_latest at a committing transaction's package rows (inside the
+ * caller's write transaction, the one that marks it committed). */
+int grove_journal_pkgs_commit_txn(struct grove_journal *j, int64_t txn, struct grove_error *err);
 
 #endif

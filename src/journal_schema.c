@@ -153,6 +153,23 @@ static const char *const migrations[] = {
 	"  no_folding INTEGER NOT NULL CHECK (no_folding IN (0, 1)),"
 	"  PRIMARY KEY (txn_id, stow_dir, package)) WITHOUT ROWID;"
 	"CREATE INDEX txn_packages_package ON txn_packages (package, stow_dir, txn_id);",
+	/* 8 -> 9: which transaction holds each package's newest committed row, per target and
+	 * stow dir, so that reading a package's recorded options is one seek (and all of a stow
+	 * dir's one range) whatever the log's history, and writing a transaction's rows no longer
+	 * touches an index keyed by package (one leaf page per package once the log has history).
+	 * The commit of a transaction moves its packages' pointers in the same SQLite
+	 * transaction; the options stay in txn_packages, read through the pointer. */
+	"DROP INDEX txn_packages_package;"
+	"CREATE TABLE pkg_latest ("
+	"  target_id INTEGER NOT NULL,"
+	"  stow_dir TEXT NOT NULL,"
+	"  package TEXT NOT NULL,"
+	"  txn_id INTEGER NOT NULL,"
+	"  PRIMARY KEY (target_id, stow_dir, package)) WITHOUT ROWID;"
+	"INSERT INTO pkg_latest (target_id, stow_dir, package, txn_id)"
+	" SELECT t.target_id, p.stow_dir, p.package, max(p.txn_id) FROM txn_packages p"
+	" JOIN txns t ON t.id = p.txn_id WHERE t.state = 'committed'"
+	" GROUP BY t.target_id, p.stow_dir, p.package;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -329,6 +329,11 @@ txn_insert(struct grove_journal *j, int64_t target_id, const char *command,
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE)
 		return grove_journal_fail(j, rc, err, "log transaction in");
+	if (sqlite3_changes(j->db) != 1)
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "log transaction in journal '%s': no target %" PRId64
+				       " or no transaction %" PRId64 " to undo in it",
+				       j->name, target_id, undoes);
 	*ret_id = sqlite3_last_insert_rowid(j->db);
 	return 0;
 }
@@ -468,8 +473,13 @@ target_registered(struct grove_journal *j, int64_t id)
 		j->target.stale = false;
 }
 
-/* Writes the intent's rows but its ops (the transaction, its target, groups and packages) inside
- * a write transaction it opens; on failure it is rolled back. */
+/*
+ * Writes the intent's rows but its ops (the transaction, its target, groups and packages) inside
+ * a write transaction it opens; on failure it is rolled back. Without SQLite's foreign-key checks
+ * when it logs no alternatives groups (whose dir ids are the caller's): every other row it and
+ * the ops write refers to the transaction row it writes, whose target and transaction undone
+ * txn_insert checks.
+ */
 static int
 intent_rows(struct grove_journal *j, const struct grove_journal_intent *in, double started,
 	    int64_t *ret_target, int64_t *ret_txn, struct grove_error *err)
@@ -477,7 +487,10 @@ intent_rows(struct grove_journal *j, const struct grove_journal_intent *in, doub
 	int64_t id = 0, target_id = in->target_id;
 	int r;
 
-	r = grove_journal_write_begin(j, err, "log transaction in");
+	if (in->n_alt)
+		r = grove_journal_write_begin(j, err, "log transaction in");
+	else
+		r = grove_journal_write_begin_unchecked(j, err, "log transaction in");
 	if (r < 0)
 		return r;
 	if (!target_id)
@@ -648,10 +661,13 @@ grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state 
 			err, -EINVAL, "finish transaction %" PRId64 ": it is already %s", txn,
 			st.state == GROVE_TXN_COMMITTED ? "committed" : "rolled back");
 	}
-	/* The groups the transaction changes are saved by the same SQLite
-	 * transaction that marks it committed: links and groups commit together. */
+	/* The groups the transaction changes are saved, and its packages' newest rows pointed at
+	 * (pkg_latest), by the same SQLite transaction that marks it committed: links, groups and
+	 * recorded options commit together. */
 	if (state == GROVE_TXN_COMMITTED) {
 		r = grove_journal_alt_commit_txn(j, txn, err);
+		if (r >= 0)
+			r = grove_journal_pkgs_commit_txn(j, txn, err);
 		if (r < 0) {
 			grove_journal_rollback(j);
 			return r;

@@ -84,23 +84,46 @@ decide(const struct grove_stow_request *req, const struct grove_pkg_layout *rec,
 	return r;
 }
 
+static int
+by_package(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct grove_journal_pkg *)elem)->package);
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int
 grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j, int64_t target_id,
 		   char *const *names, size_t n, struct grove_stow_run *run,
 		   struct grove_error *err)
 {
-	bool ask = j && !req->ignore_recorded && target_id;
-	int began = 0, r = 0;
+	struct grove_journal_pkg *rec = NULL;
+	size_t n_rec = 0;
+	/* The packages to stow, sorted: which of names[] are, without a scan of the list each. */
+	cleanup_free char **stow = calloc(req->n_stow + 1, sizeof(*stow));
+	int r = 0;
 
 	run->pkgs = calloc(n + 1, sizeof(*run->pkgs));
-	if (!run->pkgs)
+	if (!run->pkgs || !stow)
 		return grove_error_set(err, -ENOMEM, "out of memory");
-	if (ask && n > 1 && (began = grove_journal_read_begin(j, err)) < 0)
-		return began;
+	if (req->n_stow)
+		memcpy(stow, req->stow, req->n_stow * sizeof(*stow));
+	qsort(stow, req->n_stow, sizeof(*stow), by_name);
+	/* Every package's recorded options in one query, sorted by name. */
+	if (j && !req->ignore_recorded && target_id && n) {
+		r = grove_journal_pkgs_recorded(j, target_id, run->stow_root.real, &rec, &n_rec,
+						err);
+		if (r < 0)
+			return r;
+	}
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_journal_pkg *p = &run->pkgs[i];
-		struct grove_pkg_layout rec;
-		bool found = false;
+		const struct grove_journal_pkg *found =
+			n_rec ? bsearch(names[i], rec, n_rec, sizeof(*rec), by_package) : NULL;
 
 		p->stow_dir = strdup(run->stow_root.real);
 		p->package = strdup(names[i]);
@@ -109,19 +132,15 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 			r = grove_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
-		if (ask) {
-			r = grove_journal_pkg_recorded(j, target_id, run->stow_root.real, names[i],
-						       0, &rec, &found, err);
-			if (r < 0)
-				break;
-		}
-		r = decide(req, found && rec.stowed ? &rec : NULL, names[i], run, &p->layout, err);
-		p->layout.stowed = listed(req->stow, req->n_stow, names[i]);
+		r = decide(req, found && found->layout.stowed ? &found->layout : NULL, names[i],
+			   run, &p->layout, err);
+		p->layout.stowed =
+			bsearch(&names[i], stow, req->n_stow, sizeof(*stow), by_name) != NULL;
 	}
-	grove_journal_read_end(j, began);
+	grove_journal_pkgs_free(rec, n_rec);
 	if (r < 0)
 		return r;
-	if (r >= 0 && run->plan.n_conflicts) {
+	if (run->plan.n_conflicts) {
 		/* Nothing is planned with options in doubt: the notice would only distract. */
 		grove_plan_sort_conflicts(&run->plan);
 		for (size_t i = 0; i < run->n_recorded; i++)

@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 8
+#define GROVE_JOURNAL_VERSION 9
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -225,6 +225,16 @@ int grove_journal_txn_pkgs(struct grove_journal *j, int64_t txn, struct grove_jo
 int grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
 			       const char *package, int64_t before, struct grove_pkg_layout *ret,
 			       bool *ret_found, struct grove_error *err);
+
+/*
+ * grove_journal_pkg_recorded (before 0) for every package from stow_dir the log records in
+ * target_id, in one query: the packages (stow_dir NULL in each) in strcmp order of their
+ * names, each with its newest committed row. A package name read back that is not a single
+ * name, or out of order, is -GROVE_E_CONFIG.
+ */
+int grove_journal_pkgs_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+				struct grove_journal_pkg **ret, size_t *ret_n,
+				struct grove_error *err);
 
 /*
  * Groups the reads that follow in one read transaction, until grove_journal_read_end: one

@@ -750,7 +750,7 @@ test_journal_migrates_pkgs(void **state)
 
 	log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
 	fx->j = grove_journal_close(fx->j);
-	raw_exec(db, "DROP TABLE txn_packages; PRAGMA user_version = 7;");
+	raw_exec(db, "DROP TABLE txn_packages; DROP TABLE pkg_latest; PRAGMA user_version = 7;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_packages"), 0);
@@ -760,6 +760,277 @@ test_journal_migrates_pkgs(void **state)
 	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, true, false);
 	grove_root_release(&fx->sroot);
 	fx->sroot = root;
+	free(db);
+}
+
+static char *owned_str(struct fx *fx, int64_t target);
+
+/* Appends to buf (of size 16384) what every reader of package rows answers for the fixture's
+ * target, its stow dirs "/s" and "/o", a few packages, and before each of txns[0..n). */
+static void
+pkgs_answers(struct fx *fx, const int64_t *txns, size_t n, char *buf)
+{
+	static const char *const dirs[] = { "/s", "/o" };
+	static const char *const pkgs[] = { "vim", "git", "zsh", "tmux" };
+	struct grove_journal_pkg *v = NULL;
+	size_t nv = 0;
+
+	buf[0] = '\0';
+#define OUT(...) snprintf(buf + strlen(buf), 16384 - strlen(buf), __VA_ARGS__)
+	for (size_t d = 0; d < 2; d++) {
+		assert_int_equal(
+			grove_journal_pkgs_recorded(fx->j, fx->tid, dirs[d], &v, &nv, &fx->err), 0);
+		OUT("all %s:", dirs[d]);
+		for (size_t i = 0; i < nv; i++)
+			OUT(" %s=%d%d%d", v[i].package, v[i].layout.stowed, v[i].layout.dotfiles,
+			    v[i].layout.no_folding);
+		OUT("\n");
+		grove_journal_pkgs_free(v, nv);
+		for (size_t p = 0; p < 4; p++)
+			for (size_t b = 0; b <= n; b++) {
+				struct grove_pkg_layout l;
+				bool f = false;
+
+				assert_int_equal(grove_journal_pkg_recorded(
+							 fx->j, fx->tid, dirs[d], pkgs[p],
+							 b ? txns[b - 1] : 0, &l, &f, &fx->err),
+						 0);
+				OUT("%s %s <%lld: %d %d%d%d\n", dirs[d], pkgs[p],
+				    (long long)(b ? txns[b - 1] : 0), f, l.stowed, l.dotfiles,
+				    l.no_folding);
+			}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct grove_txn t;
+
+		assert_int_equal(grove_journal_get(fx->j, txns[i], &t, &fx->err), 0);
+		OUT("txn %lld state %d ops %zu:", (long long)txns[i], (int)t.state, t.n_ops);
+		grove_txn_release(&t);
+		assert_int_equal(grove_journal_txn_pkgs(fx->j, txns[i], &v, &nv, &fx->err), 0);
+		for (size_t k = 0; k < nv; k++)
+			OUT(" %s/%s=%d%d%d", v[k].stow_dir, v[k].package, v[k].layout.stowed,
+			    v[k].layout.dotfiles, v[k].layout.no_folding);
+		OUT("\n");
+		grove_journal_pkgs_free(v, nv);
+	}
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid + 1, "/s", &v, &nv, &fx->err),
+			 0);
+	OUT("other target: %zu\n", nv);
+	grove_journal_pkgs_free(v, nv);
+#undef OUT
+}
+
+/* A history of package rows: stows, unstows, a restow, a rolled back and an unfinished
+ * transaction, two stow dirs. Returns the transactions in txns (8). */
+static size_t
+pkgs_history(struct fx *fx, int64_t *txns)
+{
+	const char *vg[] = { "vim", "git" }, *v1[] = { "vim" }, *gz[] = { "git", "zsh" };
+	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
+	const struct grove_pkg_layout plain = { .stowed = true };
+	const struct grove_pkg_layout nofold = { .stowed = true, .no_folding = true };
+	const struct grove_pkg_layout gone = { .stowed = false, .dotfiles = true };
+	struct grove_pkg_layout a[] = { dot, nofold }, b[] = { gone }, c[] = { plain, dot };
+	size_t n = 0;
+
+	txns[n++] = log_pkgs(fx, fx->tid, NULL, vg, a, 2, GROVE_TXN_COMMITTED);
+	txns[n++] = log_pkgs(fx, fx->tid, "/o", gz, c, 2, GROVE_TXN_COMMITTED);
+	txns[n++] = log_pkgs(fx, fx->tid, NULL, v1, b, 1, GROVE_TXN_COMMITTED);
+	txns[n++] = log_pkgs(fx, fx->tid, NULL, gz, c, 2, GROVE_TXN_ROLLED_BACK);
+	txns[n++] = log_pkgs(fx, fx->tid, NULL, v1, c, 1, GROVE_TXN_COMMITTED);
+	txns[n++] = log_one(fx, GROVE_OP_MKDIR, "b", GROVE_TXN_COMMITTED, 0);
+	txns[n++] = log_pkgs(fx, fx->tid, "/o", gz, a, 2, GROVE_TXN_COMMITTED);
+	txns[n++] = log_pkgs(fx, fx->tid, NULL, vg, a, 2, GROVE_TXN_INTENT);
+	return n;
+}
+
+/* Every package of a stow dir in one query: what grove_journal_pkg_recorded answers for each,
+ * sorted by name; committed transactions only, the newest row winning even when an older
+ * transaction commits later; a row read back that is not a single name is refused. */
+static void
+test_journal_pkgs_recorded_all(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_journal_pkg *v = NULL;
+	int64_t txns[8];
+	size_t n = pkgs_history(fx, txns), nv = 7;
+	char *buf = calloc(1, 16384);
+
+	assert_non_null(buf);
+	pkgs_answers(fx, txns, n, buf);
+	assert_non_null(strstr(buf, "all /s: git=101 vim=100\n"));
+	assert_non_null(strstr(buf, "all /o: git=110 zsh=101\n"));
+	assert_non_null(strstr(buf, "/s vim <0: 1 100\n"));
+	assert_non_null(strstr(buf, "/s git <0: 1 101\n"));
+	assert_non_null(strstr(buf, "/s zsh <0: 0 000\n")); /* its only row was rolled back */
+	assert_non_null(strstr(buf, "other target: 0\n"));
+	/* The unfinished transaction (older than none of the others but the last) commits now: it
+	 * is the newest, so its rows win; an older one committed after a newer one would not. */
+	assert_int_equal(grove_journal_finish(fx->j, txns[7], GROVE_TXN_COMMITTED, NULL, &fx->err),
+			 0);
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &v, &nv, &fx->err), 0);
+	assert_int_equal(nv, 2);
+	assert_true(v[1].layout.stowed && v[1].layout.dotfiles); /* vim, from txns[7] */
+	grove_journal_pkgs_free(v, nv);
+	raw_exec(db, "PRAGMA busy_timeout = 5000");
+	{
+		char sql[256];
+
+		/* Pointing back at an older transaction's row by hand: a later commit of txns[0]'s
+		 * packages (it is older) does not move it. */
+		snprintf(sql, sizeof(sql),
+			 "UPDATE txns SET state = 'intent' WHERE id = %lld;"
+			 " UPDATE pkg_latest SET txn_id = %lld WHERE package = 'vim' AND"
+			 " stow_dir = '/s'",
+			 (long long)txns[0], (long long)txns[4]);
+		raw_exec(db, sql);
+	}
+	assert_int_equal(grove_journal_finish(fx->j, txns[0], GROVE_TXN_COMMITTED, NULL, &fx->err),
+			 0);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, false, false); /* txns[4]'s */
+	assert_recorded(fx, fx->tid, "/s", "git", 0, true, true, false, true);  /* txns[7]'s */
+	/* The options are txn_packages' rows: one gone by hand is no record. */
+	raw_exec(db, "DELETE FROM txn_packages WHERE package = 'git'");
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &v, &nv, &fx->err), 0);
+	assert_int_equal(nv, 1);
+	assert_string_equal(v[0].package, "vim");
+	assert_null(v[0].stow_dir);
+	grove_journal_pkgs_free(v, nv);
+	assert_recorded(fx, fx->tid, "/s", "git", 0, false, false, false, false);
+	/* Rows read back are input. */
+	raw_exec(db, "UPDATE pkg_latest SET package = '../x' WHERE package = 'vim';"
+		     " UPDATE txn_packages SET package = '../x' WHERE package = 'vim'");
+	nv = 7;
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &v, &nv, &fx->err),
+			 -GROVE_E_CONFIG);
+	assert_non_null(strstr(fx->err.msg, "not a single name"));
+	assert_int_equal(nv, 0);
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, 0, "/s", &v, &nv, &fx->err), 0);
+	assert_int_equal(nv, 0);
+	free(buf);
+	free(db);
+}
+
+/* A long package list is written PKGS_BATCH rows per INSERT, the rest row by row: every row
+ * lands, and a package listed twice (across a batch's end) keeps its last row. */
+static void
+test_journal_pkgs_many(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_journal_pkg v[41], *back = NULL;
+	char names[41][8];
+	struct grove_plan p;
+	struct grove_journal_intent in = {
+		.target_id = fx->tid, .command = "grove t", .plan = &p, .pkgs = v, .n_pkgs = 41
+	};
+	size_t nb = 0;
+	int64_t id = 0;
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, NULL);
+	for (size_t i = 0; i < 41; i++) {
+		snprintf(names[i], sizeof(names[i]), "p%02zu", i == 37 ? (size_t)5 : i);
+		v[i].stow_dir = (char *)"/s";
+		v[i].package = names[i];
+		v[i].layout = (struct grove_pkg_layout){ .stowed = true,
+							 .dotfiles = i % 2,
+							 .no_folding = i == 37 };
+	}
+	assert_int_equal(grove_journal_begin_intent(fx->j, &in, &id, &fx->err), 0);
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_txn_pkgs(fx->j, id, &back, &nb, &fx->err), 0);
+	assert_int_equal(nb, 40);
+	for (size_t i = 0; i < nb; i++) {
+		char want[8];
+
+		snprintf(want, sizeof(want), "p%02zu", i < 37 ? i : i + 1);
+		assert_string_equal(back[i].package, want);
+		assert_int_equal(back[i].layout.no_folding, i == 5);
+		assert_int_equal(back[i].layout.dotfiles, i == 5 ? 1 : (i < 37 ? i : i + 1) % 2);
+	}
+	grove_journal_pkgs_free(back, nb);
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &back, &nb, &fx->err),
+			 0);
+	assert_int_equal(nb, 40);
+	assert_true(back[5].layout.no_folding && back[5].layout.dotfiles);
+	grove_journal_pkgs_free(back, nb);
+	grove_plan_release(&p);
+}
+
+/* An intent is logged without SQLite's foreign-key checks, so its transaction row checks its own
+ * references: a target or a transaction to undo the log does not have is refused, and nothing
+ * is logged. The checks are on again for the next write transaction: an alternatives group of
+ * an unknown dir is refused by SQLite. */
+static void
+test_journal_intent_refs(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_plan p;
+	struct grove_journal_alt_change ch = { .dir_id = 4242, .name = (char *)"ed" };
+	int64_t id = 0, t1 = log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
+	int64_t count = raw_int(db, "SELECT count(*) FROM txns");
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, NULL);
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid + 50, "t", NULL, 0, &p, &id, &fx->err),
+			 -GROVE_E_INTERNAL);
+	assert_non_null(strstr(fx->err.msg, "no target"));
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, t1 + 50, &p, &id, &fx->err),
+			 -GROVE_E_INTERNAL);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txns"), count);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM ops"), 1);
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, t1, &p, &id, &fx->err), 0);
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, 0, &p, &id, &fx->err), 0);
+	assert_true(grove_journal_begin_alt(fx->j, fx->tid, "t", NULL, 0, &p, &ch, 1, &id,
+					    &fx->err) < 0);
+	assert_non_null(strstr(fx->err.msg, "FOREIGN KEY"));
+	grove_plan_release(&p);
+	free(db);
+}
+
+/* A log of schema 8 holding package rows: the migration to 9 drops the index by package, points
+ * pkg_latest at each package's newest committed row, and every reader answers as before. */
+static void
+test_journal_migrates_pkg_latest(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	int64_t txns[8];
+	size_t n = pkgs_history(fx, txns);
+	char *before = calloc(1, 16384), *after = calloc(1, 16384), *owned_before, *owned_after;
+
+	assert_non_null(before);
+	assert_non_null(after);
+	pkgs_answers(fx, txns, n, before);
+	owned_before = owned_str(fx, fx->tid);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM pkg_latest"), 4);
+	fx->j = grove_journal_close(fx->j);
+	raw_exec(db,
+		 "DROP TABLE pkg_latest;"
+		 "CREATE INDEX txn_packages_package ON txn_packages (package, stow_dir, txn_id);"
+		 "PRAGMA user_version = 8;");
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	fx->j = j;
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema"
+				     " WHERE name = 'txn_packages_package'"),
+			 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM pkg_latest"), 4);
+	pkgs_answers(fx, txns, n, after);
+	assert_string_equal(after, before);
+	owned_after = owned_str(fx, fx->tid);
+	assert_string_equal(owned_after, owned_before);
+	grove_root_release(&fx->sroot);
+	fx->sroot = root;
+	free(owned_before);
+	free(owned_after);
+	free(before);
+	free(after);
 	free(db);
 }
 
@@ -1224,12 +1495,12 @@ test_journal_newer_version(void **state)
 	char want[128];
 
 	tu_build(fx->dir, "d newer\n");
-	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 9;"
+	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 10;"
 		     " CREATE TABLE future (x)");
-	snprintf(want, sizeof(want), "has schema version 9, newer than this grove (%d)",
+	snprintf(want, sizeof(want), "has schema version 10, newer than this grove (%d)",
 		 GROVE_JOURNAL_VERSION);
 	assert_open_refused(fx, "newer", -GROVE_E_CONFIG, want);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 9);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 10);
 	free(db);
 }
 
@@ -1251,6 +1522,7 @@ test_journal_migrates_alt_groups(void **state)
 	raw_exec(db,
 		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
 		 "DROP TABLE txn_packages;"              /* schema 8's */
+		 "DROP TABLE pkg_latest;"                /* schema 9's */
 		 "DROP TABLE alt_states;"
 		 "CREATE TABLE alt_groups (id INTEGER PRIMARY KEY, dir_id INTEGER NOT NULL,"
 		 " name TEXT NOT NULL, link TEXT NOT NULL, mode TEXT NOT NULL);"
@@ -1311,6 +1583,7 @@ test_journal_migrates_alt_unwritten(void **state)
 	raw_exec(db,
 		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
 		 "DROP TABLE txn_packages;"              /* schema 8's */
+		 "DROP TABLE pkg_latest;"                /* schema 9's */
 		 "ALTER TABLE alt_states DROP COLUMN unwritten;"
 		 "INSERT INTO alt_states VALUES (1, 'ed', 'auto\n/usr/bin/ed\n\n/opt/a\n1\n\n'),"
 		 " (1, 'vi', 'auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n');"
@@ -2011,6 +2284,10 @@ main(void)
 		T(test_journal_pkgs),
 		T(test_journal_pkgs_hostile),
 		T(test_journal_migrates_pkgs),
+		T(test_journal_pkgs_recorded_all),
+		T(test_journal_pkgs_many),
+		T(test_journal_intent_refs),
+		T(test_journal_migrates_pkg_latest),
 		T(test_journal_target),
 		T(test_journal_target_born),
 		T(test_journal_target_deferred),
