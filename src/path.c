@@ -95,24 +95,16 @@ collapse_dotdot(char *s)
  * an absolute path, an absolute b or an empty result: NULL then (and
  * *ret_oom says if memory ran out), and the caller takes the long way.
  */
-static char *
-join_plain(const char *a, const char *b, bool *ret_oom)
+static bool
+join_plain_into(const char *a, size_t la, const char *b, char *out, size_t *ret_len)
 {
 	bool abs = a[0] == '/', prev_normal = false;
-	size_t la = strlen(a), lb = strlen(b);
-	char *out, *o;
+	char *o = out;
 
-	*ret_oom = false;
 	if (!b[0] || b[0] == '/')
-		return NULL;
-	if (strcmp(a, ".") == 0)
+		return false;
+	if (a[0] == '.' && !a[1])
 		a = "", la = 0;
-	out = malloc(la + lb + 2);
-	if (!out) {
-		*ret_oom = true;
-		return NULL;
-	}
-	o = out;
 	if (abs)
 		*o++ = '/';
 	if (la > (size_t)abs && a[abs] != '.' && a[la - 1] != '/' && !strstr(a, "//") &&
@@ -159,9 +151,29 @@ join_plain(const char *a, const char *b, bool *ret_oom)
 		}
 	}
 	*o = '\0';
-	if (o > out + (abs ? 1 : 0))
-		return out;
+	*ret_len = (size_t)(o - out);
+	return o > out + (abs ? 1 : 0);
 slow:
+	return false;
+}
+
+/* join_plain_into into a new string (out needs strlen(a) + strlen(b) + 2 bytes at most). */
+static char *
+join_plain(const char *a, const char *b, bool *ret_oom)
+{
+	size_t la = strlen(a), len;
+	char *out;
+
+	*ret_oom = false;
+	if (!b[0] || b[0] == '/')
+		return NULL;
+	out = malloc(la + strlen(b) + 2);
+	if (!out) {
+		*ret_oom = true;
+		return NULL;
+	}
+	if (join_plain_into(a, la, b, out, &len))
+		return out;
 	free(out);
 	return NULL;
 }
@@ -213,6 +225,32 @@ grove_path_join(const char *a, const char *b)
 	return res;
 }
 
+/* Copies the malloc'd s (freed) into buf: its length, or -1 (s NULL, or too long). */
+static int
+copy_into(char *s, char *buf, size_t size)
+{
+	size_t l = s ? strlen(s) : size;
+
+	if (l >= size || l > INT_MAX) {
+		free(s);
+		return -1;
+	}
+	memcpy(buf, s, l + 1);
+	free(s);
+	return (int)l;
+}
+
+int
+grove_path_join_into(const char *a, const char *b, char *buf, size_t size)
+{
+	size_t la = strlen(a), lb = strlen(b), len;
+
+	/* join_plain_into writes at most la + lb + 2 bytes. */
+	if (la + lb + 2 <= size && la + lb < INT_MAX && join_plain_into(a, la, b, buf, &len))
+		return (int)len;
+	return copy_into(grove_path_join(a, b), buf, size);
+}
+
 /* Whether s is one or more '/'-separated names, none empty, "." or "..": the paths the planner
  * builds from its folders' entries. */
 static bool
@@ -260,6 +298,29 @@ canonical(const char *s)
 			return true;
 		c = e + 1;
 	}
+}
+
+int
+grove_path_join_names_into(const char *dir, const char *names, char *buf, size_t size)
+{
+	size_t ld, ln;
+
+	if (!plain_names(names) || (dir[0] && strcmp(dir, ".") != 0 && !canonical(dir)))
+		return copy_into(grove_path_join_names(dir, names), buf, size);
+	ln = strlen(names);
+	if (!dir[0] || strcmp(dir, ".") == 0) {
+		if (ln >= size || ln > INT_MAX)
+			return -1;
+		memcpy(buf, names, ln + 1);
+		return (int)ln;
+	}
+	ld = strlen(dir);
+	if (ld + ln + 1 >= size || ld + ln + 1 > INT_MAX)
+		return -1;
+	memcpy(buf, dir, ld);
+	buf[ld] = '/';
+	memcpy(buf + ld + 1, names, ln + 1);
+	return (int)(ld + ln + 1);
 }
 
 char *

@@ -351,18 +351,38 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 static void unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			    const char *target_subdir);
 
-static void
-unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath,
-		 const char *target_subpath)
+/* t: the target's node at target_subpath, a link in folder target_subdir; pkg_root: the
+ * package's path from the target (the stow dir's path joined with package). Not inlined: its
+ * buffers are not to sit in the frames of the recursive walk. */
+static __attribute__((noinline)) void
+unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
+		 const char *pkg_subpath, const char *target_subdir, const char *target_subpath,
+		 struct grove_node *t)
 {
-	struct grove_node *t = view_tnode(p, target_subpath);
 	cleanup_free char *existing_path = NULL;
 	cleanup_free char *pkg_path = NULL;
+	char buf[PATH_MAX], mine[PATH_MAX];
+	const char *rest;
 
 	if (t->link[0] == '/') {
 		view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath, t->link);
 		return;
 	}
+	switch (view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		return;
+	case VIEW_OWNER_STOW:
+		/* mine: join3(stow_path, package, pkg_subpath), as below. */
+		if (grove_path_join_names_into(pkg_root, pkg_subpath, mine, sizeof(mine)) < 0)
+			break;
+		/* Stow's -e first, as below: it may ask for a part of the stow dir not read. */
+		if (!view_stow_rest_exists(p, rest) || strcmp(buf, mine) == 0)
+			view_do_unlink(p, target_subpath);
+		return;
+	case VIEW_OWNER_SLOW:
+		break;
+	}
+	/* The long way: a second stow dir, or a path longer than the buffers. */
 	existing_path = view_find_stowed_path(p, target_subpath, t->link, NULL);
 	if (!existing_path)
 		return;
@@ -378,12 +398,24 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 /* A link in folder dir_path whose destination is missing. Links that do not
  * point into the stow dir cannot be followed beneath the roots: they count as
  * dangling (they keep a folder from folding either way). */
-static bool
+static __attribute__((noinline)) bool
 dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 {
-	cleanup_free char *path = grove_path_join_names(dir_path, kid->name);
-	cleanup_free char *dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
+	cleanup_free char *path = NULL;
+	cleanup_free char *dest = NULL;
+	char buf[PATH_MAX];
+	const char *rest;
 
+	switch (view_owner_in(p, dir_path, kid->link, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		return true;
+	case VIEW_OWNER_STOW:
+		return !view_stow_rest_exists(p, rest);
+	case VIEW_OWNER_SLOW:
+		break;
+	}
+	path = grove_path_join_names(dir_path, kid->name);
+	dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
 	return !dest || !view_stow_exists(p, dest);
 }
 
@@ -459,18 +491,31 @@ fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
 	view_do_link(p, pkg_subpath, target_subdir);
 }
 
-static void
-unstow_node(struct planner *p, const char *package, const char *pkg_subpath,
-	    const char *target_subpath)
+/* dir's entry name's path (grove_path_join_names) in buf (size bytes) or, when it does not fit,
+ * in a new string *heap (freed first): NULL when out of memory. */
+static const char *
+entry_path(const char *dir, const char *name, char *buf, size_t size, char **heap)
 {
-	struct grove_node *t = view_tnode(p, target_subpath);
+	free(*heap);
+	*heap = NULL;
+	if (grove_path_join_names_into(dir, name, buf, size) >= 0)
+		return buf;
+	return *heap = grove_path_join_names(dir, name);
+}
+
+/* t: the target's node at target_subpath (NULL: nothing there), in folder target_subdir. */
+static void
+unstow_node(struct planner *p, const char *package, const char *pkg_root, const char *pkg_subpath,
+	    const char *target_subdir, const char *target_subpath, struct grove_node *t)
+{
 	struct grove_node *src;
 	cleanup_free char *fold = NULL;
 
 	if (!t)
 		return;
 	if (t->type == GROVE_FT_LINK) {
-		unstow_link_node(p, package, pkg_subpath, target_subpath);
+		unstow_link_node(p, package, pkg_root, pkg_subpath, target_subdir, target_subpath,
+				 t);
 		return;
 	}
 	if (t->type != GROVE_FT_DIR)
@@ -490,11 +535,12 @@ unstow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		fold_tree(p, target_subpath, fold);
 }
 
-static void
+static __attribute__((noinline)) void
 cleanup_invalid_links(struct planner *p, const char *dir_path)
 {
 	struct grove_node *dir = view_tnode(p, dir_path);
 	cleanup_free struct grove_node **kids = NULL;
+	char buf[PATH_MAX];
 
 	/*
 	 * Stow runs this once per package for every shared folder it unstows. A
@@ -519,22 +565,37 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 		struct grove_node *n = *k;
 		cleanup_free char *path = NULL;
 		cleanup_free char *dest = NULL;
+		const char *rest;
+		bool slow;
 
 		if (n->orig_type != GROVE_FT_LINK)
 			continue;
 		/* A link with a pending change is left to that change. */
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
+		switch (view_owner_in(p, dir_path, n->orig_link, buf, sizeof(buf), &rest)) {
+		case VIEW_OWNER_NONE:
+			continue; /* not ours: whatever it points at, leave it */
+		case VIEW_OWNER_STOW:
+			if (view_stow_rest_exists(p, rest))
+				continue;
+			slow = false;
+			break;
+		default:
+			slow = true;
+			break;
+		}
 		path = grove_path_join_names(dir_path, n->name);
 		if (!path) {
 			oom(p);
 			return;
 		}
-		dest = view_find_stowed_path(p, path, n->orig_link, NULL);
-		if (!dest)
-			continue; /* not ours: whatever it points at, leave it */
-		if (!view_stow_exists(p, dest))
-			view_do_unlink(p, path);
+		if (slow) {
+			dest = view_find_stowed_path(p, path, n->orig_link, NULL);
+			if (!dest || view_stow_exists(p, dest))
+				continue;
+		}
+		view_do_unlink(p, path);
 	}
 }
 
@@ -542,8 +603,11 @@ static void
 unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		const char *target_subdir)
 {
-	struct grove_node *listing;
+	struct grove_node *listing, *tdir;
 	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *scratch = NULL;
+	size_t tcap, pcap;
 
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target(p, target_subdir))
@@ -571,47 +635,57 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		}
 	}
 	kids = grove_node_sorted_kids(listing);
-	if (!kids) {
+	/* The package's path from the target, joined once for all of this folder's entries. */
+	pkg_root = grove_path_join(p->w->stow_path, package);
+	/* Each entry's two paths in one buffer for the folder (an entry name is at most NAME_MAX
+	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
+	tcap = strlen(target_subdir) + NAME_MAX + 8;
+	pcap = strlen(pkg_subdir) + NAME_MAX + 8;
+	scratch = malloc(tcap + pcap);
+	if (!kids || !pkg_root || !scratch) {
 		oom(p);
 		return;
 	}
+	tdir = view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
-		const char *name = (*k)->name;
-		cleanup_free char *pkg_name = strdup(name);
-		cleanup_free char *tpath = grove_path_join_names(target_subdir, name);
-		cleanup_free char *pkg_path = NULL;
+		const char *name = (*k)->name, *pkg_name = name, *tname = name;
+		cleanup_free char *owned_name = NULL;
+		cleanup_free char *adj = NULL;
+		cleanup_free char *heap_tpath = NULL;
+		cleanup_free char *heap_pkg_path = NULL;
+		const char *tpath, *pkg_path;
 
 		/* compat walks the disk listing: entries made by this plan are not on it. */
 		if (p->o->compat && (*k)->orig_type == GROVE_FT_NONE)
 			continue;
-		if (!pkg_name || !tpath) {
+		/* The ignore lists see the entry's own name, before --dotfiles renames it. */
+		tpath = entry_path(target_subdir, name, scratch, tcap, &heap_tpath);
+		if (!tpath) {
 			oom(p);
 			return;
 		}
 		if (view_ignored(p, package, tpath))
 			continue;
-		if (p->o->dotfiles) {
-			if (p->o->compat) {
-				free(pkg_name);
-				pkg_name = grove_dotfile_unadjust(name);
-			} else {
-				cleanup_free char *adj = grove_dotfile_adjust(name);
-				if (adj && strcmp(adj, name) != 0) {
-					free(tpath);
-					tpath = grove_path_join_names(target_subdir, adj);
-				}
-			}
-			if (!pkg_name || !tpath) {
-				oom(p);
-				return;
+		if (p->o->dotfiles && p->o->compat) {
+			pkg_name = owned_name = grove_dotfile_unadjust(name);
+		} else if (p->o->dotfiles) {
+			adj = grove_dotfile_adjust(name);
+			if (adj && strcmp(adj, name) != 0) {
+				tname = adj;
+				tpath = entry_path(target_subdir, tname, scratch, tcap,
+						   &heap_tpath);
 			}
 		}
-		pkg_path = grove_path_join_names(pkg_subdir, pkg_name);
-		if (!pkg_path) {
+		pkg_path = pkg_name ? entry_path(pkg_subdir, pkg_name, scratch + tcap, pcap,
+						 &heap_pkg_path)
+				    : NULL;
+		if (!pkg_path || !tpath || (p->o->dotfiles && !p->o->compat && !adj)) {
 			oom(p);
 			return;
 		}
-		unstow_node(p, package, pkg_path, tpath);
+		/* The entry's target node: tdir's entry tname is the node at tpath. */
+		unstow_node(p, package, pkg_root, pkg_path, target_subdir, tpath,
+			    tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath));
 	}
 	if (!p->o->compat)
 		cleanup_invalid_links(p, target_subdir);
@@ -621,18 +695,39 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 
 static int emit_removal(struct planner *p, struct grove_node *n, const char *path);
 
-static int
+/* Not inlined: its buffers are not to sit in the frames of the recursive walks. */
+static __attribute__((noinline)) int
 emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *old_text,
      const char *text, const char *stow_path)
 {
-	cleanup_free char *package = NULL;
+	cleanup_free char *owned = NULL;
 	cleanup_free char *other = NULL;
+	cleanup_free char *dest = NULL;
 	const char *t = text ? text : old_text;
-	cleanup_free char *dest = t ? view_find_owner(p, path, t, &package, &other) : NULL;
+	const char *package = NULL, *rest;
+	char buf[PATH_MAX], name[NAME_MAX + 1];
+	size_t l;
 
 	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
-	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path,
-			      dest && !other ? package : NULL) < 0) {
+	switch (t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE) {
+	case VIEW_OWNER_NONE:
+		break;
+	case VIEW_OWNER_STOW:
+		l = strcspn(rest, "/");
+		if (l < sizeof(name)) {
+			memcpy(name, rest, l);
+			name[l] = '\0';
+			package = name;
+			break;
+		}
+		/* A name too long for name: view_find_owner copies it. */
+		/* fall through */
+	case VIEW_OWNER_SLOW:
+		dest = view_find_owner(p, path, t, &owned, &other);
+		package = dest && !other ? owned : NULL;
+		break;
+	}
+	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
 		oom(p);
 		return -ENOMEM;
 	}
