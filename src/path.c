@@ -240,10 +240,84 @@ copy_into(char *s, char *buf, size_t size)
 	return (int)l;
 }
 
+/*
+ * The planner's commonest join, a link's text in its folder, in one pass over each: dir is
+ * "" or relative with no empty component and none that is "." or starts with ".." (so that
+ * each ".." of link removes one of its components, as Stow's collapse does), link is k ".."
+ * components then names with no empty, "." or ".." one. The result is dir's first components
+ * but k, '/', then link's names; when k is more than dir's count, the ".."s left over (nothing
+ * before them to remove) then the names. -1 otherwise, or when it does not fit.
+ */
+static int
+join_link_into(const char *dir, const char *link, char *buf, size_t size)
+{
+	size_t ends[64]; /* the end of each of dir's components, the last 64 */
+	size_t d = 0, k = 0, keep, lr, ups = 0;
+	const char *c = dir, *r = link;
+
+	if (*c == '/')
+		return -1;
+	while (*c) {
+		const char *s = c;
+
+		if (c[0] == '.' && (c[1] == '/' || !c[1] || c[1] == '.'))
+			return -1;
+		while (*c && *c != '/')
+			c++;
+		if (c == s)
+			return -1;
+		ends[d++ % 64] = (size_t)(c - dir);
+		if (*c && !*++c)
+			return -1; /* a trailing '/' */
+	}
+	while (r[0] == '.' && r[1] == '.' && r[2] == '/') {
+		r += 3;
+		k++;
+	}
+	if (!*r || (k <= d && k >= 64))
+		return -1;
+	for (c = r;;) {
+		const char *s = c;
+
+		if (c[0] == '.' &&
+		    (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2]))))
+			return -1;
+		while (*c && *c != '/')
+			c++;
+		if (c == s)
+			return -1;
+		if (!*c)
+			break;
+		c++;
+	}
+	lr = (size_t)(c - r);
+	if (k > d) {
+		ups = k - d;
+		keep = 0;
+	} else {
+		keep = d - k ? ends[(d - k - 1) % 64] : 0;
+	}
+	if (keep + 1 + 3 * ups + lr >= size)
+		return -1;
+	memmove(buf, dir, keep);
+	if (keep)
+		buf[keep++] = '/';
+	for (size_t i = 0; i < ups; i++, keep += 3)
+		memcpy(buf + keep, "../", 3);
+	memcpy(buf + keep, r, lr + 1);
+	return (int)(keep + lr);
+}
+
 int
 grove_path_join_into(const char *a, const char *b, char *buf, size_t size)
 {
-	size_t la = strlen(a), lb = strlen(b), len;
+	size_t la, lb, len;
+	int r = join_link_into(a, b, buf, size);
+
+	if (r >= 0)
+		return r;
+	la = strlen(a);
+	lb = strlen(b);
 
 	/* join_plain_into writes at most la + lb + 2 bytes. */
 	if (la + lb + 2 <= size && la + lb < INT_MAX && join_plain_into(a, la, b, buf, &len))

@@ -63,6 +63,35 @@ static const struct {
 	{ "/x/y", "z", "/x/y/z" },
 };
 
+/* The joins into a buffer give want (grove_path_join's answer) when it fits, -1 when not: for
+ * each buffer size from too small to ample. */
+static void
+check_into(const char *a, const char *b, const char *want)
+{
+	char buf[160];
+	size_t wl = strlen(want);
+
+	for (size_t size = wl > 2 ? wl - 2 : 1; size <= wl + 4 && size <= sizeof(buf); size++) {
+		int n1, n2;
+
+		memset(buf, 'z', sizeof(buf));
+		n1 = grove_path_join_into(a, b, buf, size);
+		if (size <= wl ? n1 != -1 : (n1 != (int)wl || strcmp(buf, want) != 0))
+			fail_msg("join_into('%s', '%s', %zu) = %d '%.*s', want '%s'", a, b, size,
+				 n1, n1 < 0 ? 0 : n1, buf, want);
+		if (size < sizeof(buf) && buf[size] != 'z')
+			fail_msg("join_into('%s', '%s', %zu) wrote past its buffer", a, b, size);
+		memset(buf, 'z', sizeof(buf));
+		n2 = grove_path_join_names_into(a, b, buf, size);
+		if (size <= wl ? n2 != -1 : (n2 != (int)wl || strcmp(buf, want) != 0))
+			fail_msg("join_names_into('%s', '%s', %zu) = %d '%.*s', want '%s'", a, b,
+				 size, n2, n2 < 0 ? 0 : n2, buf, want);
+		if (size < sizeof(buf) && buf[size] != 'z')
+			fail_msg("join_names_into('%s', '%s', %zu) wrote past its buffer", a, b,
+				 size);
+	}
+}
+
 static void
 test_path_join_matches_stow(void **state)
 {
@@ -70,6 +99,7 @@ test_path_join_matches_stow(void **state)
 	for (size_t i = 0; i < sizeof(joins) / sizeof(joins[0]); i++) {
 		char *got = grove_path_join(joins[i].a, joins[i].b);
 		assert_non_null(got);
+		check_into(joins[i].a, joins[i].b, joins[i].want);
 		if (strcmp(got, joins[i].want) != 0)
 			fail_msg("join('%s', '%s') = '%s', want '%s'", joins[i].a, joins[i].b, got,
 				 joins[i].want);
@@ -210,35 +240,6 @@ test_path_join_shortcuts_match_long_way(void **state)
 	}
 }
 
-/* The joins into a buffer give want (grove_path_join's answer) when it fits, -1 when not: for
- * each buffer size from too small to ample. */
-static void
-check_into(const char *a, const char *b, const char *want)
-{
-	char buf[160];
-	size_t wl = strlen(want);
-
-	for (size_t size = wl > 2 ? wl - 2 : 1; size <= wl + 4 && size <= sizeof(buf); size++) {
-		int n1, n2;
-
-		memset(buf, 'z', sizeof(buf));
-		n1 = grove_path_join_into(a, b, buf, size);
-		if (size <= wl ? n1 != -1 : (n1 != (int)wl || strcmp(buf, want) != 0))
-			fail_msg("join_into('%s', '%s', %zu) = %d '%.*s', want '%s'", a, b, size,
-				 n1, n1 < 0 ? 0 : n1, buf, want);
-		if (size < sizeof(buf) && buf[size] != 'z')
-			fail_msg("join_into('%s', '%s', %zu) wrote past its buffer", a, b, size);
-		memset(buf, 'z', sizeof(buf));
-		n2 = grove_path_join_names_into(a, b, buf, size);
-		if (size <= wl ? n2 != -1 : (n2 != (int)wl || strcmp(buf, want) != 0))
-			fail_msg("join_names_into('%s', '%s', %zu) = %d '%.*s', want '%s'", a, b,
-				 size, n2, n2 < 0 ? 0 : n2, buf, want);
-		if (size < sizeof(buf) && buf[size] != 'z')
-			fail_msg("join_names_into('%s', '%s', %zu) wrote past its buffer", a, b,
-				 size);
-	}
-}
-
 /* The planner's one-copy joins give grove_path_join's answers, whatever the parts. */
 static void
 test_path_join_names_and_ups_match_join(void **state)
@@ -264,6 +265,14 @@ test_path_join_names_and_ups_match_join(void **state)
 		ups[0] = '\0';
 		for (int k = 0; k < level; k++)
 			strcat(ups, "../");
+		{
+			char link[96];
+
+			snprintf(link, sizeof(link), "%s%s", ups, b);
+			want = grove_path_join(a, link);
+			check_into(a, link, want);
+			free(want);
+		}
 		want = grove_path_join(ups, a);
 		got = grove_path_join_ups(level, a);
 		if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0))
