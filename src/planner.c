@@ -289,12 +289,28 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
  * package now rather than accept it and fail later. (Absolute links are
  * refused where Stow refuses them: when visited.)
  */
+/* Whether validate_tree looks at n: files and links that stay inside the stow dir are fine,
+ * ignored or not. */
+static bool
+validated(const struct grove_node *n)
+{
+	return (n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') ||
+	       n->type == GROVE_FT_OTHER || (n->type == GROVE_FT_DIR && n->listed);
+}
+
 static void
 validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	      const char *pkg_subdir, const char *target_subdir)
 {
-	cleanup_free struct grove_node **kids = grove_node_sorted_kids(dir);
+	cleanup_free struct grove_node **kids = NULL;
+	size_t i = 0;
 
+	/* A folder of files only (most): nothing to sort or join. */
+	while (i < dir->n_kids && !validated(dir->kids[i]))
+		i++;
+	if (i == dir->n_kids)
+		return;
+	kids = grove_node_sorted_kids(dir);
 	if (!kids) {
 		oom(p);
 		return;
@@ -305,10 +321,8 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 		cleanup_free char *tpath = NULL;
 		cleanup_free char *full = NULL;
 
-		/* Files and links that stay inside the stow dir are fine, ignored or
-		 * not: skip them before the joins and the ignore match. */
-		if (!(n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') &&
-		    n->type != GROVE_FT_OTHER && !(n->type == GROVE_FT_DIR && n->listed))
+		/* Skip the others before the joins and the ignore match. */
+		if (!validated(n))
 			continue;
 		pkg_path = grove_path_join_names(pkg_subdir, n->name);
 		tpath = grove_path_join_names(target_subdir, n->name);
@@ -318,8 +332,9 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 		}
 		if (view_ignored(p, package, tpath))
 			continue;
-		full = join3(p->w->stow_path, package, pkg_path);
-		if (!full) {
+		/* The package entry's path from the target, for the conflicts' words. */
+		full = n->type != GROVE_FT_DIR ? join3(p->w->stow_path, package, pkg_path) : NULL;
+		if (n->type != GROVE_FT_DIR && !full) {
 			oom(p);
 			return;
 		}
