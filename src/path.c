@@ -455,6 +455,22 @@ grove_path_join_ups(int level, const char *path)
 	return out;
 }
 
+int
+grove_path_join_ups_into(int level, const char *path, char *buf, size_t size)
+{
+	size_t lp, o = 0;
+
+	if (level < 0 || path[0] == '/' || !canonical(path))
+		return copy_into(grove_path_join_ups(level, path), buf, size);
+	lp = strlen(path);
+	if ((size_t)level * 3 + lp >= size || (size_t)level * 3 + lp > INT_MAX)
+		return -1;
+	for (int i = 0; i < level; i++, o += 3)
+		memcpy(buf + o, "../", 3);
+	memcpy(buf + o, path, lp + 1);
+	return (int)(o + lp);
+}
+
 char *
 grove_path_parent(const char *path)
 {

@@ -24,8 +24,31 @@
 
 /* ---- stow ---- */
 
+/* dir's entry name's path (grove_path_join_names) in buf (size bytes) or, when it does not fit,
+ * in a new string *heap (freed first): NULL when out of memory. */
+static const char *
+entry_path(const char *dir, const char *name, char *buf, size_t size, char **heap)
+{
+	free(*heap);
+	*heap = NULL;
+	if (grove_path_join_names_into(dir, name, buf, size) >= 0)
+		return buf;
+	return *heap = grove_path_join_names(dir, name);
+}
+
+/* What stow_contents knows of an entry it hands to stow_node: the target folder's node (NULL:
+ * looked up) and the entry's name in it, and the folder's buffers for the entry's package path
+ * from the target and its link text. */
+struct entry {
+	struct grove_node *tdir;
+	const char *tname;
+	char *full, *dest;
+	size_t full_cap, dest_cap;
+};
+
 static void stow_node(struct planner *p, const char *package, const char *root,
-		      struct grove_node *src, const char *pkg_subpath, const char *target_subpath);
+		      struct grove_node *src, const char *pkg_subpath, const char *target_subpath,
+		      const struct entry *e);
 
 static char *
 join3(const char *a, const char *b, const char *c)
@@ -39,10 +62,12 @@ static void
 stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	      const char *target_subdir)
 {
-	struct grove_node *dir;
+	struct grove_node *dir, *tdir;
 	struct grove_world_pkg *pkg;
 	cleanup_free struct grove_node **kids = NULL;
 	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *scratch = NULL;
+	size_t pcap, tcap, fcap, dcap;
 
 	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target(p, pkg_subdir))
@@ -83,7 +108,8 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		     pkg_subdir, package);
 		return;
 	}
-	if (view_ttype(p, target_subdir) == GROVE_FT_NONE) {
+	tdir = view_tnode(p, target_subdir);
+	if (!tdir || tdir->type == GROVE_FT_NONE) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
 		     target_subdir, NULL);
 		return;
@@ -95,28 +121,50 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		oom(p);
 		return;
 	}
+	/* One buffer for the folder's entry paths (a name is at most NAME_MAX bytes): the joins
+	 * of the usual names fit, the others allocate. */
+	pcap = strlen(pkg_subdir) + NAME_MAX + 8;
+	tcap = strlen(target_subdir) + NAME_MAX + 8;
+	fcap = strlen(pkg_root) + pcap;
+	dcap = 3 * ((size_t)grove_path_slashes(pkg_subdir) + 2) + fcap;
+	scratch = malloc(pcap + tcap + fcap + dcap);
+	if (!scratch) {
+		oom(p);
+		return;
+	}
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
-		cleanup_free char *pkg_path = grove_path_join_names(pkg_subdir, name);
-		cleanup_free char *tpath = grove_path_join_names(target_subdir, name);
+		cleanup_free char *heap_pkg_path = NULL;
+		cleanup_free char *heap_tpath = NULL;
+		cleanup_free char *adj = NULL;
+		const char *pkg_path, *tpath;
+		struct entry e = { .tdir = tdir,
+				   .tname = name,
+				   .full = scratch + pcap + tcap,
+				   .full_cap = fcap,
+				   .dest = scratch + pcap + tcap + fcap,
+				   .dest_cap = dcap };
 
+		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
+			continue; /* the target tree: an entry only this plan makes */
+		pkg_path = entry_path(pkg_subdir, name, scratch, pcap, &heap_pkg_path);
+		tpath = entry_path(target_subdir, name, scratch + pcap, tcap, &heap_tpath);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
 		}
-		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
-			continue; /* the target tree: an entry only this plan makes */
 		if (view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles) {
-			cleanup_free char *adj = grove_dotfile_adjust(name);
+			adj = grove_dotfile_adjust(name);
 			if (!adj) {
 				oom(p);
 				return;
 			}
 			if (strcmp(adj, name) != 0) {
-				free(tpath);
-				tpath = grove_path_join_names(target_subdir, adj);
+				e.tname = adj;
+				tpath = entry_path(target_subdir, adj, scratch + pcap, tcap,
+						   &heap_tpath);
 				if (!tpath) {
 					oom(p);
 					return;
@@ -124,7 +172,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			}
 		}
 		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
-		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath);
+		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath, &e);
 	}
 }
 
@@ -184,13 +232,17 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
  * package's node at pkg_subpath, or NULL to look it up. */
 static void
 stow_node(struct planner *p, const char *package, const char *root, struct grove_node *src,
-	  const char *pkg_subpath, const char *target_subpath)
+	  const char *pkg_subpath, const char *target_subpath, const struct entry *e)
 {
-	cleanup_free char *pkg_path = grove_path_join_names(root, pkg_subpath);
-	cleanup_free char *link_dest = NULL;
+	cleanup_free char *heap_pkg_path = NULL;
+	cleanup_free char *heap_link_dest = NULL;
+	const char *pkg_path, *link_dest;
 	struct grove_node *t;
 	int level;
 
+	pkg_path = grove_path_join_names_into(root, pkg_subpath, e->full, e->full_cap) >= 0
+			   ? e->full
+			   : (heap_pkg_path = grove_path_join_names(root, pkg_subpath));
 	if (!pkg_path) {
 		oom(p);
 		return;
@@ -224,13 +276,16 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 	}
 
 	level = grove_path_slashes(pkg_subpath);
-	link_dest = grove_path_join_ups(level, pkg_path);
+	link_dest = grove_path_join_ups_into(level, pkg_path, e->dest, e->dest_cap) >= 0
+			    ? e->dest
+			    : (heap_link_dest = grove_path_join_ups(level, pkg_path));
 	if (!link_dest) {
 		oom(p);
 		return;
 	}
 
-	t = view_tnode(p, target_subpath);
+	/* The folder's entry tname is the node at target_subpath. */
+	t = grove_node_child(e->tdir, e->tname);
 	if (t && t->type == GROVE_FT_LINK) {
 		stow_existing_link(p, package, pkg_subpath, target_subpath, pkg_path, link_dest);
 	} else if (t && t->type != GROVE_FT_NONE) {
@@ -277,7 +332,7 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 		view_do_mkdir(p, target_subpath);
 		stow_contents(p, package, pkg_subpath, target_subpath);
 	} else {
-		view_do_link(p, link_dest, target_subpath);
+		view_do_link_in(p, link_dest, target_subpath, e->tdir, e->tname);
 	}
 }
 
@@ -504,18 +559,6 @@ fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
 	}
 	view_do_rmdir(p, target_subdir);
 	view_do_link(p, pkg_subpath, target_subdir);
-}
-
-/* dir's entry name's path (grove_path_join_names) in buf (size bytes) or, when it does not fit,
- * in a new string *heap (freed first): NULL when out of memory. */
-static const char *
-entry_path(const char *dir, const char *name, char *buf, size_t size, char **heap)
-{
-	free(*heap);
-	*heap = NULL;
-	if (grove_path_join_names_into(dir, name, buf, size) >= 0)
-		return buf;
-	return *heap = grove_path_join_names(dir, name);
 }
 
 /* t: the target's node at target_subpath (NULL: nothing there), in folder target_subdir. */

@@ -139,6 +139,11 @@ enum grove_ftype view_ttype(struct planner *p, const char *path);
 
 void view_do_link(struct planner *p, const char *dest, const char *path);
 
+/* view_do_link of path, which is dir's entry name (dir: the target's node at path's folder, or
+ * NULL: looked up). */
+void view_do_link_in(struct planner *p, const char *dest, const char *path, struct grove_node *dir,
+		     const char *name);
+
 void view_do_unlink(struct planner *p, const char *path);
 
 void view_do_mkdir(struct planner *p, const char *path);

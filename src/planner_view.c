@@ -507,6 +507,31 @@ view_do_link(struct planner *p, const char *dest, const char *path)
 }
 
 void
+view_do_link_in(struct planner *p, const char *dest, const char *path, struct grove_node *dir,
+		const char *name)
+{
+	struct grove_node *n;
+
+	if (!dir) {
+		view_do_link(p, dest, path);
+		return;
+	}
+	too_long(p, path, dest);
+	n = grove_node_child(dir, name);
+	if (!n) {
+		n = grove_node_new(name, GROVE_FT_NONE, NULL);
+		if (!n || grove_node_add(dir, n) < 0) {
+			grove_node_free(n);
+			oom(p);
+			return;
+		}
+	}
+	n->type = GROVE_FT_LINK;
+	if (grove_node_set_link(n, dest) < 0)
+		oom(p);
+}
+
+void
 view_do_unlink(struct planner *p, const char *path)
 {
 	struct grove_node *n = view_tnode(p, path);

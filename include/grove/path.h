@@ -36,12 +36,13 @@ char *grove_path_join_names(const char *dir, const char *names);
 char *grove_path_join_ups(int level, const char *path);
 
 /*
- * grove_path_join and grove_path_join_names into buf (size bytes), without allocating on the
- * planner's common cases: the result's length, or -1 when it does not fit in buf (or memory ran
- * out on the long way); the caller then takes the allocating function.
+ * grove_path_join, grove_path_join_names and grove_path_join_ups into buf (size bytes), without
+ * allocating on the planner's common cases: the result's length, or -1 when it does not fit in buf
+ * (or memory ran out on the long way); the caller then takes the allocating function.
  */
 int grove_path_join_into(const char *a, const char *b, char *buf, size_t size);
 int grove_path_join_names_into(const char *dir, const char *names, char *buf, size_t size);
+int grove_path_join_ups_into(int level, const char *path, char *buf, size_t size);
 char *grove_path_abs2rel(const char *path, const char *base);
 
 /*

@@ -240,6 +240,28 @@ test_path_join_shortcuts_match_long_way(void **state)
 	}
 }
 
+/* grove_path_join_ups_into gives want (the join of level "../" and a) when it fits, -1 when
+ * not. */
+static void
+check_ups_into(int level, const char *a, const char *want)
+{
+	char buf[160];
+	size_t wl = strlen(want);
+
+	for (size_t size = wl > 2 ? wl - 2 : 1; size <= wl + 4 && size <= sizeof(buf); size++) {
+		int n;
+
+		memset(buf, 'z', sizeof(buf));
+		n = grove_path_join_ups_into(level, a, buf, size);
+		if (size <= wl ? n != -1 : (n != (int)wl || strcmp(buf, want) != 0))
+			fail_msg("join_ups_into(%d, '%s', %zu) = %d '%.*s', want '%s'", level, a,
+				 size, n, n < 0 ? 0 : n, buf, want);
+		if (size < sizeof(buf) && buf[size] != 'z')
+			fail_msg("join_ups_into(%d, '%s', %zu) wrote past its buffer", level, a,
+				 size);
+	}
+}
+
 /* The planner's one-copy joins give grove_path_join's answers, whatever the parts. */
 static void
 test_path_join_names_and_ups_match_join(void **state)
@@ -278,6 +300,7 @@ test_path_join_names_and_ups_match_join(void **state)
 		if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0))
 			fail_msg("join_ups(%d, '%s') = '%s', join = '%s'", level, a,
 				 got ? got : "(null)", want ? want : "(null)");
+		check_ups_into(level, a, want);
 		free(want);
 		free(got);
 	}
