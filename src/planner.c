@@ -433,6 +433,7 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 	cleanup_free char *pkg_path = NULL;
 	char buf[PATH_MAX], mine[PATH_MAX];
 	const char *rest;
+	bool same;
 
 	if (t->link[0] == '/') {
 		view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath, t->link);
@@ -445,9 +446,12 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		/* mine: join3(stow_path, package, pkg_subpath), as below. */
 		if (grove_path_join_names_into(pkg_root, pkg_subpath, mine, sizeof(mine)) < 0)
 			break;
-		/* Stow's -e first, as below: it may ask for a part of the stow dir not read. */
-		if (!view_stow_rest_exists(p, rest) || strcmp(buf, mine) == 0)
-			view_do_unlink(p, target_subpath);
+		/* Removed either way when it is the package's: Stow's -e of it, below, finds the
+		 * entry the package's listing holds (no part of the stow dir to ask for) except
+		 * in compat, whose listing is the target's. */
+		same = strcmp(buf, mine) == 0;
+		if ((same && !p->o->compat) || !view_stow_rest_exists(p, rest) || same)
+			view_unlink_node(t);
 		return;
 	case VIEW_OWNER_SLOW:
 		break;

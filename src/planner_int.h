@@ -145,6 +145,8 @@ void view_do_link_in(struct planner *p, const char *dest, const char *path, stru
 		     const char *name);
 
 void view_do_unlink(struct planner *p, const char *path);
+/* view_do_unlink of the target's node n. */
+void view_unlink_node(struct grove_node *n);
 
 void view_do_mkdir(struct planner *p, const char *path);
 

@@ -536,8 +536,13 @@ view_do_unlink(struct planner *p, const char *path)
 {
 	struct grove_node *n = view_tnode(p, path);
 
-	if (!n)
-		return;
+	if (n)
+		view_unlink_node(n);
+}
+
+void
+view_unlink_node(struct grove_node *n)
+{
 	n->type = GROVE_FT_NONE;
 	grove_node_set_link(n, NULL);
 }
