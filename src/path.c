@@ -397,6 +397,12 @@ grove_path_join_names_into(const char *dir, const char *names, char *buf, size_t
 	return (int)(ld + ln + 1);
 }
 
+bool
+grove_path_glues(const char *dir, const char *names)
+{
+	return dir[0] && strcmp(dir, ".") != 0 && canonical(dir) && (!names || plain_names(names));
+}
+
 char *
 grove_path_join_names(const char *dir, const char *names)
 {

@@ -36,15 +36,40 @@ entry_path(const char *dir, const char *name, char *buf, size_t size, char **hea
 	return *heap = grove_path_join_names(dir, name);
 }
 
-/* What stow_contents knows of an entry it hands to stow_node: the target folder's node (NULL:
- * looked up) and the entry's name in it, and the folder's buffers for the entry's package path
- * from the target and its link text. */
+/* What stow_contents knows of an entry it hands to stow_node: the target folder's node and the
+ * entry's name in it; the entry's package path from the target and its link text when glued
+ * from the folder's (NULL: stow_node joins them into the buffers full and dest). */
 struct entry {
 	struct grove_node *tdir;
 	const char *tname;
+	const char *pkg_path, *link_dest;
 	char *full, *dest;
 	size_t full_cap, dest_cap;
 };
+
+/* Whether name (of length len) is one component grove_path_glues glues: not "", "." or "..". */
+static bool
+plain_name(const char *name, size_t len)
+{
+	return len && !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))) &&
+	       !memchr(name, '/', len);
+}
+
+/* dir + "/" + name into buf when glue (grove_path_glues(dir, NULL); dlen: dir's length) and
+ * name is plain (len: its length) and it fits, else entry_path. */
+static const char *
+glue_path(const char *dir, size_t dlen, bool glue, const char *name, size_t len, char *buf,
+	  size_t size, char **heap)
+{
+	if (!glue || !plain_name(name, len) || dlen + len + 1 >= size)
+		return entry_path(dir, name, buf, size, heap);
+	free(*heap);
+	*heap = NULL;
+	memcpy(buf, dir, dlen);
+	buf[dlen] = '/';
+	memcpy(buf + dlen + 1, name, len + 1);
+	return buf;
+}
 
 static void stow_node(struct planner *p, const char *package, const char *root,
 		      struct grove_node *src, const char *pkg_subpath, const char *target_subpath,
@@ -67,7 +92,10 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	cleanup_free struct grove_node **kids = NULL;
 	cleanup_free char *pkg_root = NULL;
 	cleanup_free char *scratch = NULL;
-	size_t pcap, tcap, fcap, dcap;
+	char *glued;
+	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
+	bool top, glue_p, glue_t, glue_f;
+	int level;
 
 	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target(p, pkg_subdir))
@@ -127,13 +155,38 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
 	fcap = strlen(pkg_root) + pcap;
 	dcap = 3 * ((size_t)grove_path_slashes(pkg_subdir) + 2) + fcap;
-	scratch = malloc(pcap + tcap + fcap + dcap);
+	scratch = malloc(pcap + tcap + fcap + 2 * dcap);
 	if (!scratch) {
 		oom(p);
 		return;
 	}
+	glued = scratch + pcap + tcap + fcap + dcap;
+	/* Each entry's paths are the folder's glued with its name when the folder's are plain:
+	 * the package path from the target is pkg_root/pkg_subdir/name (pkg_root/name at the
+	 * top), its link text that with a "../" for each folder above the entry. */
+	top = strcmp(pkg_subdir, ".") == 0;
+	plen = strlen(pkg_subdir);
+	tlen = strlen(target_subdir);
+	rlen = strlen(pkg_root);
+	glue_p = grove_path_glues(pkg_subdir, NULL);
+	glue_t = grove_path_glues(target_subdir, NULL);
+	glue_f = pkg_root[0] != '/' && grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
+	level = top ? 0 : grove_path_slashes(pkg_subdir) + 1;
+	slen = 3 * (size_t)level + rlen + (top ? 0 : plen + 1); /* the link text but "/name" */
+	if (glue_f) {
+		char *d = glued;
+
+		for (int i = 0; i < level; i++, d += 3)
+			memcpy(d, "../", 3);
+		memcpy(d, pkg_root, rlen);
+		if (!top) {
+			d[rlen] = '/';
+			memcpy(d + rlen + 1, pkg_subdir, plen);
+		}
+	}
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
+		size_t len = strlen(name);
 		cleanup_free char *heap_pkg_path = NULL;
 		cleanup_free char *heap_tpath = NULL;
 		cleanup_free char *adj = NULL;
@@ -147,8 +200,10 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 
 		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
 			continue; /* the target tree: an entry only this plan makes */
-		pkg_path = entry_path(pkg_subdir, name, scratch, pcap, &heap_pkg_path);
-		tpath = entry_path(target_subdir, name, scratch + pcap, tcap, &heap_tpath);
+		pkg_path = glue_path(pkg_subdir, plen, glue_p, name, len, scratch, pcap,
+				     &heap_pkg_path);
+		tpath = glue_path(target_subdir, tlen, glue_t, name, len, scratch + pcap, tcap,
+				  &heap_tpath);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
@@ -163,13 +218,19 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			}
 			if (strcmp(adj, name) != 0) {
 				e.tname = adj;
-				tpath = entry_path(target_subdir, adj, scratch + pcap, tcap,
-						   &heap_tpath);
+				tpath = glue_path(target_subdir, tlen, glue_t, adj, strlen(adj),
+						  scratch + pcap, tcap, &heap_tpath);
 				if (!tpath) {
 					oom(p);
 					return;
 				}
 			}
+		}
+		if (glue_f && plain_name(name, len) && slen + 1 + len < dcap) {
+			glued[slen] = '/';
+			memcpy(glued + slen + 1, name, len + 1);
+			e.link_dest = glued;
+			e.pkg_path = glued + 3 * (size_t)level;
 		}
 		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
 		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath, &e);
@@ -240,9 +301,12 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 	struct grove_node *t;
 	int level;
 
-	pkg_path = grove_path_join_names_into(root, pkg_subpath, e->full, e->full_cap) >= 0
-			   ? e->full
-			   : (heap_pkg_path = grove_path_join_names(root, pkg_subpath));
+	if (e->pkg_path)
+		pkg_path = e->pkg_path;
+	else if (grove_path_join_names_into(root, pkg_subpath, e->full, e->full_cap) >= 0)
+		pkg_path = e->full;
+	else
+		pkg_path = heap_pkg_path = grove_path_join_names(root, pkg_subpath);
 	if (!pkg_path) {
 		oom(p);
 		return;
@@ -275,10 +339,13 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 		return;
 	}
 
-	level = grove_path_slashes(pkg_subpath);
-	link_dest = grove_path_join_ups_into(level, pkg_path, e->dest, e->dest_cap) >= 0
-			    ? e->dest
-			    : (heap_link_dest = grove_path_join_ups(level, pkg_path));
+	level = e->link_dest ? 0 : grove_path_slashes(pkg_subpath);
+	if (e->link_dest)
+		link_dest = e->link_dest;
+	else if (grove_path_join_ups_into(level, pkg_path, e->dest, e->dest_cap) >= 0)
+		link_dest = e->dest;
+	else
+		link_dest = heap_link_dest = grove_path_join_ups(level, pkg_path);
 	if (!link_dest) {
 		oom(p);
 		return;

@@ -4,6 +4,7 @@
 #define GROVE_PATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * All results are malloc'd strings (NULL only on allocation failure).
@@ -43,6 +44,14 @@ char *grove_path_join_ups(int level, const char *path);
 int grove_path_join_into(const char *a, const char *b, char *buf, size_t size);
 int grove_path_join_names_into(const char *dir, const char *names, char *buf, size_t size);
 int grove_path_join_ups_into(int level, const char *path, char *buf, size_t size);
+
+/*
+ * Whether grove_path_join_names(dir, names) is dir + "/" + names, and so is dir + "/" + names +
+ * "/" + any name (not "", "." or "..", no '/'), and grove_path_join_ups(level, that) the "../"s
+ * then it when dir is relative: dir is a join's result other than "", "." and "/", names (NULL:
+ * none) are plain names. For a walk that joins many names to one folder.
+ */
+bool grove_path_glues(const char *dir, const char *names);
 char *grove_path_abs2rel(const char *path, const char *base);
 
 /*

@@ -262,6 +262,48 @@ check_ups_into(int level, const char *a, const char *want)
 	}
 }
 
+/* When grove_path_glues(a, b) says so, the joins of a, b and a name are the texts glued. */
+static void
+check_glues(const char *a, const char *b)
+{
+	static const char *const names[] = { "x", ".h", "..z", "a.b", "...", "-" };
+	char glued[160], ups[200];
+
+	if (!grove_path_glues(a, b))
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *names_b = NULL, *got;
+
+		snprintf(glued, sizeof(glued), "%s/%s%s%s", a, b ? b : "", b ? "/" : "", names[i]);
+		if (b) {
+			names_b = malloc(strlen(b) + strlen(names[i]) + 2);
+			assert_non_null(names_b);
+			sprintf(names_b, "%s/%s", b, names[i]);
+		}
+		got = grove_path_join_names(a, names_b ? names_b : names[i]);
+		assert_non_null(got);
+		if (strcmp(got, glued) != 0)
+			fail_msg("glues('%s', '%s') but join_names gives '%s', not '%s'", a,
+				 b ? b : "(null)", got, glued);
+		free(got);
+		free(names_b);
+		if (a[0] == '/')
+			continue;
+		for (int level = 0; level < 3; level++) {
+			ups[0] = '\0';
+			for (int k = 0; k < level; k++)
+				strcat(ups, "../");
+			strcat(ups, glued);
+			got = grove_path_join_ups(level, glued);
+			assert_non_null(got);
+			if (strcmp(got, ups) != 0)
+				fail_msg("glues('%s', '%s') but join_ups(%d, '%s') gives '%s'", a,
+					 b ? b : "(null)", level, glued, got);
+			free(got);
+		}
+	}
+}
+
 /* The planner's one-copy joins give grove_path_join's answers, whatever the parts. */
 static void
 test_path_join_names_and_ups_match_join(void **state)
@@ -282,6 +324,8 @@ test_path_join_names_and_ups_match_join(void **state)
 			fail_msg("join_names('%s', '%s') = '%s', join = '%s'", a, b,
 				 got ? got : "(null)", want ? want : "(null)");
 		check_into(a, b, want);
+		check_glues(a, b);
+		check_glues(a, NULL);
 		free(want);
 		free(got);
 		ups[0] = '\0';
