@@ -893,7 +893,10 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	  int (*fn)(struct planner *, struct grove_node *, const char *))
 {
 	cleanup_free struct grove_node **kids = malloc((n->n_kids + 1) * sizeof(*kids));
-	size_t m = 0;
+	size_t m = 0, lp = strlen(path);
+	/* The entries' paths (grove_child_path's) in one buffer: a name is at most NAME_MAX. */
+	size_t cap = lp + NAME_MAX + 2;
+	cleanup_free char *buf = NULL;
 
 	if (!kids) {
 		oom(p);
@@ -902,13 +905,27 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	for (size_t i = 0; i < n->n_kids; i++)
 		if (fn != emit_diff || !unchanged_leaf(n->kids[i]))
 			kids[m++] = n->kids[i];
+	if (m == 0)
+		return 0;
+	buf = malloc(cap);
+	if (!buf) {
+		oom(p);
+		return -ENOMEM;
+	}
+	memcpy(buf, path, lp);
+	if (lp)
+		buf[lp++] = '/';
 	qsort(kids, m, sizeof(*kids), kid_cmp);
 	kids[m] = NULL;
 	for (struct grove_node **k = kids; *k; k++) {
-		cleanup_free char *kp = grove_child_path(path, (*k)->name);
+		size_t ln = strlen((*k)->name);
+		cleanup_free char *long_path = NULL;
+		const char *kp = buf;
 		int r;
 
-		if (!kp) {
+		if (lp + ln < cap) {
+			memcpy(buf + lp, (*k)->name, ln + 1);
+		} else if (!(kp = long_path = grove_child_path(path, (*k)->name))) {
 			oom(p);
 			return -ENOMEM;
 		}
