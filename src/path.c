@@ -477,6 +477,20 @@ grove_path_join_ups_into(int level, const char *path, char *buf, size_t size)
 	return (int)(o + lp);
 }
 
+size_t
+grove_path_parent_len(const char *path)
+{
+	size_t l = strlen(path);
+
+	while (l > 0 && path[l - 1] == '/')
+		l--;
+	while (l > 0 && path[l - 1] != '/')
+		l--;
+	while (l > 0 && path[l - 1] == '/')
+		l--;
+	return l;
+}
+
 char *
 grove_path_parent(const char *path)
 {

@@ -567,6 +567,9 @@ foldable(struct planner *p, const char *target_subdir)
 	struct grove_node *dir = view_tnode(p, target_subdir);
 	cleanup_free char *parent_in_pkg = NULL;
 	cleanup_free char *owner = NULL;
+	const char *first =
+		NULL; /* the first link's text: its parent is its first first_len bytes */
+	size_t first_len = 0;
 	char *result;
 	const char *stripped;
 
@@ -577,7 +580,7 @@ foldable(struct planner *p, const char *target_subdir)
 		return NULL;
 	}
 	grove_node_foreach_child (dir, kid) {
-		cleanup_free char *np = NULL;
+		size_t len;
 
 		if (kid->type == GROVE_FT_NONE)
 			continue;
@@ -590,19 +593,21 @@ foldable(struct planner *p, const char *target_subdir)
 		 */
 		if (dangling(p, target_subdir, kid))
 			return NULL;
-		np = grove_path_parent(kid->link);
-		if (!np) {
-			oom(p);
-			return NULL;
-		}
-		if (!parent_in_pkg) {
-			parent_in_pkg = steal_ptr(np);
-		} else if (strcmp(parent_in_pkg, np) != 0) {
+		len = grove_path_parent_len(kid->link);
+		if (!first) {
+			first = kid->link;
+			first_len = len;
+		} else if (len != first_len || memcmp(first, kid->link, len) != 0) {
 			return NULL;
 		}
 	}
-	if (!parent_in_pkg || !parent_in_pkg[0])
+	if (!first || !first_len)
 		return NULL;
+	parent_in_pkg = strndup(first, first_len);
+	if (!parent_in_pkg) {
+		oom(p);
+		return NULL;
+	}
 	stripped = parent_in_pkg;
 	if (strncmp(stripped, "../", 3) == 0)
 		stripped += 3;

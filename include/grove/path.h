@@ -25,6 +25,8 @@
 char *grove_path_canon(const char *path);
 char *grove_path_join(const char *a, const char *b);
 char *grove_path_parent(const char *path);
+/* The length of grove_path_parent(path), which is path's first that many bytes. */
+size_t grove_path_parent_len(const char *path);
 
 /*
  * The same answers as grove_path_join, in one copy for the planner's common cases.

@@ -64,14 +64,19 @@ static const struct {
 };
 
 /* The joins into a buffer give want (grove_path_join's answer) when it fits, -1 when not: for
- * each buffer size from too small to ample. */
+ * a buffer one byte short, just big enough and ample. */
 static void
 check_into(const char *a, const char *b, const char *want)
 {
 	char buf[160];
 	size_t wl = strlen(want);
 
-	for (size_t size = wl > 2 ? wl - 2 : 1; size <= wl + 4 && size <= sizeof(buf); size++) {
+	/* One byte short, just enough, ample. */
+	const size_t sizes[] = { wl ? wl : 1, wl + 1, sizeof(buf) };
+
+	for (size_t z = 0; z < 3 && sizes[z] <= sizeof(buf); z++) {
+		size_t size = sizes[z];
+
 		int n1, n2;
 
 		memset(buf, 'z', sizeof(buf));
@@ -108,19 +113,53 @@ test_path_join_matches_stow(void **state)
 }
 
 static void
+random_path(unsigned long *seed, char *buf, size_t n_comp, bool may_abs)
+{
+	static const char *const comps[] = { "x", "yy", "..", ".", "..z", ".h", "", "a.b" };
+
+	buf[0] = '\0';
+	*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+	if (may_abs && (*seed >> 60) % 4 == 0)
+		strcat(buf, "/");
+	for (size_t i = 0; i < n_comp; i++) {
+		*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+		if (i)
+			strcat(buf, "/");
+		strcat(buf, comps[(*seed >> 33) % (sizeof(comps) / sizeof(comps[0]))]);
+	}
+}
+
+static void
 test_path_parent_matches_stow(void **state)
 {
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-		{ "a/b", "a" }, { "a", "" }, { "a//b/", "a" }, { "/a/b", "/a" }, { "", "" },
+		{ "a/b", "a" },     { "a", "" },  { "a//b/", "a" }, { "/a/b", "/a" },
+		{ "", "" },         { "/x", "" }, { "///", "" },    { "../s/p//", "../s" },
+		{ "a///b//", "a" }, { "..", "" }, { "x/..", "x" },
 	};
+	unsigned long seed = 5;
+	char a[64];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *got = grove_path_parent(cases[i].in);
 		assert_string_equal(got, cases[i].want);
+		assert_int_equal(grove_path_parent_len(cases[i].in), strlen(cases[i].want));
 		free(got);
+	}
+	/* grove_path_parent_len is the length of the prefix grove_path_parent copies. */
+	for (int i = 0; i < 20000; i++) {
+		char *want;
+
+		random_path(&seed, a, 1 + (size_t)(seed >> 40) % 4, true);
+		want = grove_path_parent(a);
+		assert_non_null(want);
+		if (grove_path_parent_len(a) != strlen(want) || strncmp(a, want, strlen(want)) != 0)
+			fail_msg("parent_len('%s') = %zu, parent '%s'", a, grove_path_parent_len(a),
+				 want);
+		free(want);
 	}
 }
 
@@ -192,23 +231,6 @@ test_path_canon_and_prefix(void **state)
 	assert_int_equal(grove_path_slashes("a/b/c"), 2);
 }
 
-static void
-random_path(unsigned long *seed, char *buf, size_t n_comp, bool may_abs)
-{
-	static const char *const comps[] = { "x", "yy", "..", ".", "..z", ".h", "", "a.b" };
-
-	buf[0] = '\0';
-	*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
-	if (may_abs && (*seed >> 60) % 4 == 0)
-		strcat(buf, "/");
-	for (size_t i = 0; i < n_comp; i++) {
-		*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
-		if (i)
-			strcat(buf, "/");
-		strcat(buf, comps[(*seed >> 33) % (sizeof(comps) / sizeof(comps[0]))]);
-	}
-}
-
 /* Joins of plain paths take join_plain's one pass; a "." component forces the long way
  * (canonicalise, join, collapse), which must give the same path: a with "./"
  * put in front (after the root's '/' for an absolute a) is the same folder. */
@@ -248,7 +270,12 @@ check_ups_into(int level, const char *a, const char *want)
 	char buf[160];
 	size_t wl = strlen(want);
 
-	for (size_t size = wl > 2 ? wl - 2 : 1; size <= wl + 4 && size <= sizeof(buf); size++) {
+	/* One byte short, just enough, ample. */
+	const size_t sizes[] = { wl ? wl : 1, wl + 1, sizeof(buf) };
+
+	for (size_t z = 0; z < 3 && sizes[z] <= sizeof(buf); z++) {
+		size_t size = sizes[z];
+
 		int n;
 
 		memset(buf, 'z', sizeof(buf));
