@@ -83,12 +83,57 @@ join3(const char *a, const char *b, const char *c)
 	return ab ? grove_path_join_names(ab, c) : NULL;
 }
 
+/* The package's folder pkg_subdir, read whole, for stow_contents; NULL when it has to wait for
+ * the scan (a need recorded) or the plan failed. */
+static struct grove_node *
+stow_dir(struct planner *p, const char *package, const char *pkg_subdir)
+{
+	struct grove_node *dir = view_pkg_node(p, package, pkg_subdir);
+	struct grove_world_pkg *pkg;
+
+	if (p->src_stow) {
+		/* A package of a second stow dir, read from the target tree. */
+		if (!dir && p->incomplete)
+			return NULL;
+		if (dir && dir->orig_type == GROVE_FT_DIR && !dir->listed) {
+			cleanup_free char *pp = grove_path_join(p->src_stow, package);
+			cleanup_free char *full = pp ? grove_path_join(pp, pkg_subdir) : NULL;
+
+			if (!full)
+				oom(p);
+			else
+				view_tneed(p, full);
+			return NULL;
+		}
+	} else if ((pkg = pkg_record(p, package)),
+		   !dir || !dir->listed || !pkg || !pkg->ignore_loaded) {
+		struct grove_node *root = grove_node_child(p->w->stow, package);
+		cleanup_free char *rel = grove_path_join(package, pkg_subdir);
+
+		if (!rel) {
+			oom(p);
+			return NULL;
+		}
+		if (!root || !root->listed || !pkg || !pkg->ignore_loaded ||
+		    view_pkg_pruned(p, package, pkg_subdir)) {
+			view_need(p, rel); /* a package the scan read only in part */
+			return NULL;
+		}
+	}
+	if (!dir || view_follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
+		fail(p, -GROVE_E_PRECONDITION,
+		     "folder '%s' of package '%s' is missing, or changed while it was read",
+		     pkg_subdir, package);
+		return NULL;
+	}
+	return dir;
+}
+
 static void
 stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	      const char *target_subdir)
 {
 	struct grove_node *dir, *tdir;
-	struct grove_world_pkg *pkg;
 	cleanup_free struct grove_node **kids = NULL;
 	cleanup_free char *pkg_root = NULL;
 	cleanup_free char *scratch = NULL;
@@ -100,42 +145,9 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target(p, pkg_subdir))
 		return;
-	dir = view_pkg_node(p, package, pkg_subdir);
-	if (p->src_stow) {
-		/* A package of a second stow dir, read from the target tree. */
-		if (!dir && p->incomplete)
-			return;
-		if (dir && dir->orig_type == GROVE_FT_DIR && !dir->listed) {
-			cleanup_free char *pp = grove_path_join(p->src_stow, package);
-			cleanup_free char *full = pp ? grove_path_join(pp, pkg_subdir) : NULL;
-
-			if (!full)
-				oom(p);
-			else
-				view_tneed(p, full);
-			return;
-		}
-	} else if ((pkg = pkg_record(p, package)),
-		   !dir || !dir->listed || !pkg || !pkg->ignore_loaded) {
-		struct grove_node *root = grove_node_child(p->w->stow, package);
-		cleanup_free char *rel = grove_path_join(package, pkg_subdir);
-
-		if (!rel) {
-			oom(p);
-			return;
-		}
-		if (!root || !root->listed || !pkg || !pkg->ignore_loaded ||
-		    view_pkg_pruned(p, package, pkg_subdir)) {
-			view_need(p, rel); /* a package the scan read only in part */
-			return;
-		}
-	}
-	if (!dir || view_follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
-		fail(p, -GROVE_E_PRECONDITION,
-		     "folder '%s' of package '%s' is missing, or changed while it was read",
-		     pkg_subdir, package);
+	dir = stow_dir(p, package, pkg_subdir);
+	if (!dir)
 		return;
-	}
 	tdir = view_tnode(p, target_subdir);
 	if (!tdir || tdir->type == GROVE_FT_NONE) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
