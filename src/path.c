@@ -302,8 +302,11 @@ join_link_into(const char *dir, const char *link, char *buf, size_t size)
 	memmove(buf, dir, keep);
 	if (keep)
 		buf[keep++] = '/';
-	for (size_t i = 0; i < ups; i++, keep += 3)
-		memcpy(buf + keep, "../", 3);
+	for (size_t i = 0; i < ups; i++) {
+		buf[keep++] = '.';
+		buf[keep++] = '.';
+		buf[keep++] = '/';
+	}
 	memcpy(buf + keep, r, lr + 1);
 	return (int)(keep + lr);
 }
@@ -471,8 +474,11 @@ grove_path_join_ups_into(int level, const char *path, char *buf, size_t size)
 	lp = strlen(path);
 	if ((size_t)level * 3 + lp >= size || (size_t)level * 3 + lp > INT_MAX)
 		return -1;
-	for (int i = 0; i < level; i++, o += 3)
-		memcpy(buf + o, "../", 3);
+	for (int i = 0; i < level; i++) {
+		buf[o++] = '.';
+		buf[o++] = '.';
+		buf[o++] = '/';
+	}
 	memcpy(buf + o, path, lp + 1);
 	return (int)(o + lp);
 }

@@ -188,8 +188,11 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	if (glue_f) {
 		char *d = glued;
 
-		for (int i = 0; i < level; i++, d += 3)
-			memcpy(d, "../", 3);
+		for (int i = 0; i < level; i++) {
+			*d++ = '.';
+			*d++ = '.';
+			*d++ = '/';
+		}
 		memcpy(d, pkg_root, rlen);
 		if (!top) {
 			d[rlen] = '/';
@@ -313,12 +316,14 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 	struct grove_node *t;
 	int level;
 
-	if (e->pkg_path)
+	if (e->pkg_path) {
 		pkg_path = e->pkg_path;
-	else if (grove_path_join_names_into(root, pkg_subpath, e->full, e->full_cap) >= 0)
+	} else if (grove_path_join_names_into(root, pkg_subpath, e->full, e->full_cap) >= 0) {
 		pkg_path = e->full;
-	else
-		pkg_path = heap_pkg_path = grove_path_join_names(root, pkg_subpath);
+	} else {
+		heap_pkg_path = grove_path_join_names(root, pkg_subpath);
+		pkg_path = heap_pkg_path;
+	}
 	if (!pkg_path) {
 		oom(p);
 		return;
@@ -352,12 +357,14 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 	}
 
 	level = e->link_dest ? 0 : grove_path_slashes(pkg_subpath);
-	if (e->link_dest)
+	if (e->link_dest) {
 		link_dest = e->link_dest;
-	else if (grove_path_join_ups_into(level, pkg_path, e->dest, e->dest_cap) >= 0)
+	} else if (grove_path_join_ups_into(level, pkg_path, e->dest, e->dest_cap) >= 0) {
 		link_dest = e->dest;
-	else
-		link_dest = heap_link_dest = grove_path_join_ups(level, pkg_path);
+	} else {
+		heap_link_dest = grove_path_join_ups(level, pkg_path);
+		link_dest = heap_link_dest;
+	}
 	if (!link_dest) {
 		oom(p);
 		return;
@@ -813,7 +820,8 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		if (view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles && p->o->compat) {
-			pkg_name = owned_name = grove_dotfile_unadjust(name);
+			owned_name = grove_dotfile_unadjust(name);
+			pkg_name = owned_name;
 		} else if (p->o->dotfiles) {
 			adj = grove_dotfile_adjust(name);
 			if (adj && strcmp(adj, name) != 0) {
@@ -942,9 +950,13 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 
 		if (lp + ln < cap) {
 			memcpy(buf + lp, (*k)->name, ln + 1);
-		} else if (!(kp = long_path = grove_child_path(path, (*k)->name))) {
-			oom(p);
-			return -ENOMEM;
+		} else {
+			long_path = grove_child_path(path, (*k)->name);
+			if (!long_path) {
+				oom(p);
+				return -ENOMEM;
+			}
+			kp = long_path;
 		}
 		if ((r = fn(p, *k, kp)) < 0)
 			return r;
