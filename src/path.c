@@ -406,6 +406,49 @@ grove_path_glues(const char *dir, const char *names)
 	return dir[0] && strcmp(dir, ".") != 0 && canonical(dir) && (!names || plain_names(names));
 }
 
+const char *
+grove_path_entry(const char *dir, const char *name, char *buf, size_t size, char **heap)
+{
+	free(*heap);
+	*heap = NULL;
+	if (grove_path_join_names_into(dir, name, buf, size) >= 0)
+		return buf;
+	*heap = grove_path_join_names(dir, name);
+	return *heap;
+}
+
+bool
+grove_path_plain_name(const char *name, size_t len)
+{
+	return len && !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))) &&
+	       !memchr(name, '/', len);
+}
+
+const char *
+grove_path_glue(const char *dir, size_t dlen, bool glue, const char *name, size_t len, char *buf,
+		size_t size, char **heap)
+{
+	if (!glue || !grove_path_plain_name(name, len) || dlen + len + 1 >= size)
+		return grove_path_entry(dir, name, buf, size, heap);
+	free(*heap);
+	*heap = NULL;
+	memcpy(buf, dir, dlen);
+	buf[dlen] = '/';
+	memcpy(buf + dlen + 1, name, len + 1);
+	return buf;
+}
+
+char *
+grove_path_put_ups(char *d, int level)
+{
+	for (int i = 0; i < level; i++) {
+		*d++ = '.';
+		*d++ = '.';
+		*d++ = '/';
+	}
+	return d;
+}
+
 char *
 grove_path_join_names(const char *dir, const char *names)
 {

@@ -24,18 +24,6 @@
 
 /* ---- stow ---- */
 
-/* dir's entry name's path (grove_path_join_names) in buf (size bytes) or, when it does not fit,
- * in a new string *heap (freed first): NULL when out of memory. */
-static const char *
-entry_path(const char *dir, const char *name, char *buf, size_t size, char **heap)
-{
-	free(*heap);
-	*heap = NULL;
-	if (grove_path_join_names_into(dir, name, buf, size) >= 0)
-		return buf;
-	return *heap = grove_path_join_names(dir, name);
-}
-
 /* What stow_contents knows of an entry it hands to stow_node: the target folder's node and the
  * entry's name in it; the entry's package path from the target and its link text when glued
  * from the folder's (NULL: stow_node joins them into the buffers full and dest). */
@@ -46,30 +34,6 @@ struct entry {
 	char *full, *dest;
 	size_t full_cap, dest_cap;
 };
-
-/* Whether name (of length len) is one component grove_path_glues glues: not "", "." or "..". */
-static bool
-plain_name(const char *name, size_t len)
-{
-	return len && !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))) &&
-	       !memchr(name, '/', len);
-}
-
-/* dir + "/" + name into buf when glue (grove_path_glues(dir, NULL); dlen: dir's length) and
- * name is plain (len: its length) and it fits, else entry_path. */
-static const char *
-glue_path(const char *dir, size_t dlen, bool glue, const char *name, size_t len, char *buf,
-	  size_t size, char **heap)
-{
-	if (!glue || !plain_name(name, len) || dlen + len + 1 >= size)
-		return entry_path(dir, name, buf, size, heap);
-	free(*heap);
-	*heap = NULL;
-	memcpy(buf, dir, dlen);
-	buf[dlen] = '/';
-	memcpy(buf + dlen + 1, name, len + 1);
-	return buf;
-}
 
 static void stow_node(struct planner *p, const char *package, const char *root,
 		      struct grove_node *src, const char *pkg_subpath, const char *target_subpath,
@@ -188,11 +152,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	if (glue_f) {
 		char *d = glued;
 
-		for (int i = 0; i < level; i++) {
-			*d++ = '.';
-			*d++ = '.';
-			*d++ = '/';
-		}
+		d = grove_path_put_ups(d, level);
 		memcpy(d, pkg_root, rlen);
 		if (!top) {
 			d[rlen] = '/';
@@ -215,10 +175,10 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 
 		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
 			continue; /* the target tree: an entry only this plan makes */
-		pkg_path = glue_path(pkg_subdir, plen, glue_p, name, len, scratch, pcap,
-				     &heap_pkg_path);
-		tpath = glue_path(target_subdir, tlen, glue_t, name, len, scratch + pcap, tcap,
-				  &heap_tpath);
+		pkg_path = grove_path_glue(pkg_subdir, plen, glue_p, name, len, scratch, pcap,
+					   &heap_pkg_path);
+		tpath = grove_path_glue(target_subdir, tlen, glue_t, name, len, scratch + pcap,
+					tcap, &heap_tpath);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
@@ -233,15 +193,16 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			}
 			if (strcmp(adj, name) != 0) {
 				e.tname = adj;
-				tpath = glue_path(target_subdir, tlen, glue_t, adj, strlen(adj),
-						  scratch + pcap, tcap, &heap_tpath);
+				tpath = grove_path_glue(target_subdir, tlen, glue_t, adj,
+							strlen(adj), scratch + pcap, tcap,
+							&heap_tpath);
 				if (!tpath) {
 					oom(p);
 					return;
 				}
 			}
 		}
-		if (glue_f && plain_name(name, len) && slen + 1 + len < dcap) {
+		if (glue_f && grove_path_plain_name(name, len) && slen + 1 + len < dcap) {
 			glued[slen] = '/';
 			memcpy(glued + slen + 1, name, len + 1);
 			e.link_dest = glued;
@@ -812,7 +773,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		if (p->o->compat && (*k)->orig_type == GROVE_FT_NONE)
 			continue;
 		/* The ignore lists see the entry's own name, before --dotfiles renames it. */
-		tpath = entry_path(target_subdir, name, scratch, tcap, &heap_tpath);
+		tpath = grove_path_entry(target_subdir, name, scratch, tcap, &heap_tpath);
 		if (!tpath) {
 			oom(p);
 			return;
@@ -826,12 +787,12 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			adj = grove_dotfile_adjust(name);
 			if (adj && strcmp(adj, name) != 0) {
 				tname = adj;
-				tpath = entry_path(target_subdir, tname, scratch, tcap,
-						   &heap_tpath);
+				tpath = grove_path_entry(target_subdir, tname, scratch, tcap,
+							 &heap_tpath);
 			}
 		}
-		pkg_path = pkg_name ? entry_path(pkg_subdir, pkg_name, scratch + tcap, pcap,
-						 &heap_pkg_path)
+		pkg_path = pkg_name ? grove_path_entry(pkg_subdir, pkg_name, scratch + tcap, pcap,
+						       &heap_pkg_path)
 				    : NULL;
 		if (!pkg_path || !tpath || (p->o->dotfiles && !p->o->compat && !adj)) {
 			oom(p);

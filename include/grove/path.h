@@ -54,6 +54,22 @@ int grove_path_join_ups_into(int level, const char *path, char *buf, size_t size
  * none) are plain names. For a walk that joins many names to one folder.
  */
 bool grove_path_glues(const char *dir, const char *names);
+
+/*
+ * For a walk that names a folder's entries in one buffer. grove_path_entry: the path of dir's
+ * entry name (grove_path_join_names) in buf (size bytes) or, when it does not fit, in a new
+ * string *heap (freed first); NULL when out of memory. grove_path_plain_name: whether name (len
+ * bytes) is one component grove_path_glues glues (not "", "." or "..", no '/').
+ * grove_path_glue: dir + "/" + name into buf when glue (grove_path_glues(dir, NULL); dlen:
+ * dir's length), name is plain and it fits, else grove_path_entry. grove_path_put_ups: writes
+ * level "../"s at d (not terminated) and returns their end.
+ */
+const char *grove_path_entry(const char *dir, const char *name, char *buf, size_t size,
+			     char **heap);
+bool grove_path_plain_name(const char *name, size_t len);
+const char *grove_path_glue(const char *dir, size_t dlen, bool glue, const char *name, size_t len,
+			    char *buf, size_t size, char **heap);
+char *grove_path_put_ups(char *d, int level);
 char *grove_path_abs2rel(const char *path, const char *base);
 
 /*

@@ -331,6 +331,35 @@ check_glues(const char *a, const char *b)
 	}
 }
 
+/* grove_path_entry and grove_path_glue give grove_path_join_names' answer, in the buffer when
+ * it fits (ample, one byte short), else in *heap. */
+static void
+check_entry(const char *a, const char *b)
+{
+	char *want = grove_path_join_names(a, b);
+	char buf[160], *heap = NULL, *heap2 = NULL;
+	size_t wl;
+
+	assert_non_null(want);
+	wl = strlen(want);
+	for (int z = 0; z < 2; z++) {
+		size_t size = z ? (wl ? wl : 1) : sizeof(buf);
+		const char *e = grove_path_entry(a, b, buf, size, &heap);
+		const char *g = grove_path_glue(a, strlen(a), grove_path_glues(a, NULL), b,
+						strlen(b), buf + 80, size < 80 ? size : 80, &heap2);
+
+		assert_non_null(e);
+		if (strcmp(e, want) != 0 || (e != buf) != (wl >= size))
+			fail_msg("entry('%s', '%s', %zu) = '%s', want '%s'", a, b, size, e, want);
+		assert_non_null(g);
+		if (strcmp(g, want) != 0)
+			fail_msg("glue('%s', '%s', %zu) = '%s', want '%s'", a, b, size, g, want);
+	}
+	free(heap);
+	free(heap2);
+	free(want);
+}
+
 /* The planner's one-copy joins give grove_path_join's answers, whatever the parts. */
 static void
 test_path_join_names_and_ups_match_join(void **state)
@@ -353,6 +382,7 @@ test_path_join_names_and_ups_match_join(void **state)
 		check_into(a, b, want);
 		check_glues(a, b);
 		check_glues(a, NULL);
+		check_entry(a, b);
 		free(want);
 		free(got);
 		ups[0] = '\0';
