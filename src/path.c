@@ -95,24 +95,16 @@ collapse_dotdot(char *s)
  * an absolute path, an absolute b or an empty result: NULL then (and
  * *ret_oom says if memory ran out), and the caller takes the long way.
  */
-static char *
-join_plain(const char *a, const char *b, bool *ret_oom)
+static bool
+join_plain_into(const char *a, size_t la, const char *b, char *out, size_t *ret_len)
 {
 	bool abs = a[0] == '/', prev_normal = false;
-	size_t la = strlen(a), lb = strlen(b);
-	char *out, *o;
+	char *o = out;
 
-	*ret_oom = false;
 	if (!b[0] || b[0] == '/')
-		return NULL;
-	if (strcmp(a, ".") == 0)
+		return false;
+	if (a[0] == '.' && !a[1])
 		a = "", la = 0;
-	out = malloc(la + lb + 2);
-	if (!out) {
-		*ret_oom = true;
-		return NULL;
-	}
-	o = out;
 	if (abs)
 		*o++ = '/';
 	if (la > (size_t)abs && a[abs] != '.' && a[la - 1] != '/' && !strstr(a, "//") &&
@@ -159,9 +151,29 @@ join_plain(const char *a, const char *b, bool *ret_oom)
 		}
 	}
 	*o = '\0';
-	if (o > out + (abs ? 1 : 0))
-		return out;
+	*ret_len = (size_t)(o - out);
+	return o > out + (abs ? 1 : 0);
 slow:
+	return false;
+}
+
+/* join_plain_into into a new string (out needs strlen(a) + strlen(b) + 2 bytes at most). */
+static char *
+join_plain(const char *a, const char *b, bool *ret_oom)
+{
+	size_t la = strlen(a), len;
+	char *out;
+
+	*ret_oom = false;
+	if (!b[0] || b[0] == '/')
+		return NULL;
+	out = malloc(la + strlen(b) + 2);
+	if (!out) {
+		*ret_oom = true;
+		return NULL;
+	}
+	if (join_plain_into(a, la, b, out, &len))
+		return out;
 	free(out);
 	return NULL;
 }
@@ -213,6 +225,109 @@ grove_path_join(const char *a, const char *b)
 	return res;
 }
 
+/* Copies the malloc'd s (freed) into buf: its length, or -1 (s NULL, or too long). */
+static int
+copy_into(char *s, char *buf, size_t size)
+{
+	size_t l = s ? strlen(s) : size;
+
+	if (l >= size || l > INT_MAX) {
+		free(s);
+		return -1;
+	}
+	memcpy(buf, s, l + 1);
+	free(s);
+	return (int)l;
+}
+
+/*
+ * The planner's commonest join, a link's text in its folder, in one pass over each: dir is
+ * "" or relative with no empty component and none that is "." or starts with ".." (so that
+ * each ".." of link removes one of its components, as Stow's collapse does), link is k ".."
+ * components then names with no empty, "." or ".." one. The result is dir's first components
+ * but k, '/', then link's names; when k is more than dir's count, the ".."s left over (nothing
+ * before them to remove) then the names. -1 otherwise, or when it does not fit.
+ */
+static int
+join_link_into(const char *dir, const char *link, char *buf, size_t size)
+{
+	size_t ends[64]; /* the end of each of dir's components, the last 64 */
+	size_t d = 0, k = 0, keep, lr, ups = 0;
+	const char *c = dir, *r = link;
+
+	if (*c == '/')
+		return -1;
+	while (*c) {
+		const char *s = c;
+
+		if (c[0] == '.' && (c[1] == '/' || !c[1] || c[1] == '.'))
+			return -1;
+		while (*c && *c != '/')
+			c++;
+		if (c == s)
+			return -1;
+		ends[d++ % 64] = (size_t)(c - dir);
+		if (*c && !*++c)
+			return -1; /* a trailing '/' */
+	}
+	while (r[0] == '.' && r[1] == '.' && r[2] == '/') {
+		r += 3;
+		k++;
+	}
+	if (!*r || (k <= d && k >= 64))
+		return -1;
+	for (c = r;;) {
+		const char *s = c;
+
+		if (c[0] == '.' &&
+		    (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2]))))
+			return -1;
+		while (*c && *c != '/')
+			c++;
+		if (c == s)
+			return -1;
+		if (!*c)
+			break;
+		c++;
+	}
+	lr = (size_t)(c - r);
+	if (k > d) {
+		ups = k - d;
+		keep = 0;
+	} else {
+		keep = d - k ? ends[(d - k - 1) % 64] : 0;
+	}
+	if (keep + 1 + 3 * ups + lr >= size)
+		return -1;
+	memmove(buf, dir, keep);
+	if (keep)
+		buf[keep++] = '/';
+	for (size_t i = 0; i < ups; i++) {
+		buf[keep++] = '.';
+		buf[keep++] = '.';
+		buf[keep++] = '/';
+	}
+	memcpy(buf + keep, r, lr + 1);
+	return (int)(keep + lr);
+}
+
+int
+grove_path_join_into(const char *a, const char *b, char *buf, size_t size)
+{
+	size_t la, lb, len;
+	int r = join_link_into(a, b, buf, size);
+
+	if (r >= 0)
+		return r;
+	la = strlen(a);
+	lb = strlen(b);
+
+	/* join_plain_into writes at most la + lb + 2 bytes. */
+	if (la + lb + 2 <= size && la + lb < INT_MAX && join_plain_into(a, la, b, buf, &len))
+		return (int)len;
+	return copy_into(grove_path_join(a, b), buf, size);
+}
+
 /* Whether s is one or more '/'-separated names, none empty, "." or "..": the paths the planner
  * builds from its folders' entries. */
 static bool
@@ -260,6 +375,78 @@ canonical(const char *s)
 			return true;
 		c = e + 1;
 	}
+}
+
+int
+grove_path_join_names_into(const char *dir, const char *names, char *buf, size_t size)
+{
+	size_t ld, ln;
+
+	if (!plain_names(names) || (dir[0] && strcmp(dir, ".") != 0 && !canonical(dir)))
+		return copy_into(grove_path_join_names(dir, names), buf, size);
+	ln = strlen(names);
+	if (!dir[0] || strcmp(dir, ".") == 0) {
+		if (ln >= size || ln > INT_MAX)
+			return -1;
+		memcpy(buf, names, ln + 1);
+		return (int)ln;
+	}
+	ld = strlen(dir);
+	if (ld + ln + 1 >= size || ld + ln + 1 > INT_MAX)
+		return -1;
+	memcpy(buf, dir, ld);
+	buf[ld] = '/';
+	memcpy(buf + ld + 1, names, ln + 1);
+	return (int)(ld + ln + 1);
+}
+
+bool
+grove_path_glues(const char *dir, const char *names)
+{
+	return dir[0] && strcmp(dir, ".") != 0 && canonical(dir) && (!names || plain_names(names));
+}
+
+const char *
+grove_path_entry(const char *dir, const char *name, char *buf, size_t size, char **heap)
+{
+	free(*heap);
+	*heap = NULL;
+	if (grove_path_join_names_into(dir, name, buf, size) >= 0)
+		return buf;
+	*heap = grove_path_join_names(dir, name);
+	return *heap;
+}
+
+bool
+grove_path_plain_name(const char *name, size_t len)
+{
+	return len && !(name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.'))) &&
+	       !memchr(name, '/', len);
+}
+
+const char *
+grove_path_glue(const char *dir, size_t dlen, bool glue, const char *name, size_t len, char *buf,
+		size_t size, char **heap)
+{
+	if (!glue || !grove_path_plain_name(name, len) || dlen + len + 1 >= size)
+		return grove_path_entry(dir, name, buf, size, heap);
+	free(*heap);
+	*heap = NULL;
+	memcpy(buf, dir, dlen);
+	buf[dlen] = '/';
+	memcpy(buf + dlen + 1, name, len + 1);
+	return buf;
+}
+
+char *
+grove_path_put_ups(char *d, int level)
+{
+	for (int i = 0; i < level; i++) {
+		*d++ = '.';
+		*d++ = '.';
+		*d++ = '/';
+	}
+	return d;
 }
 
 char *
@@ -318,6 +505,39 @@ grove_path_join_ups(int level, const char *path)
 	}
 	memcpy(out + o, path, lp + 1);
 	return out;
+}
+
+int
+grove_path_join_ups_into(int level, const char *path, char *buf, size_t size)
+{
+	size_t lp, o = 0;
+
+	if (level < 0 || path[0] == '/' || !canonical(path))
+		return copy_into(grove_path_join_ups(level, path), buf, size);
+	lp = strlen(path);
+	if ((size_t)level * 3 + lp >= size || (size_t)level * 3 + lp > INT_MAX)
+		return -1;
+	for (int i = 0; i < level; i++) {
+		buf[o++] = '.';
+		buf[o++] = '.';
+		buf[o++] = '/';
+	}
+	memcpy(buf + o, path, lp + 1);
+	return (int)(o + lp);
+}
+
+size_t
+grove_path_parent_len(const char *path)
+{
+	size_t l = strlen(path);
+
+	while (l > 0 && path[l - 1] == '/')
+		l--;
+	while (l > 0 && path[l - 1] != '/')
+		l--;
+	while (l > 0 && path[l - 1] == '/')
+		l--;
+	return l;
 }
 
 char *

@@ -24,8 +24,20 @@
 
 /* ---- stow ---- */
 
+/* What stow_contents knows of an entry it hands to stow_node: the target folder's node and the
+ * entry's name in it; the entry's package path from the target and its link text when glued
+ * from the folder's (NULL: stow_node joins them into the buffers full and dest). */
+struct entry {
+	struct grove_node *tdir;
+	const char *tname;
+	const char *pkg_path, *link_dest;
+	char *full, *dest;
+	size_t full_cap, dest_cap;
+};
+
 static void stow_node(struct planner *p, const char *package, const char *root,
-		      struct grove_node *src, const char *pkg_subpath, const char *target_subpath);
+		      struct grove_node *src, const char *pkg_subpath, const char *target_subpath,
+		      const struct entry *e);
 
 static char *
 join3(const char *a, const char *b, const char *c)
@@ -35,23 +47,18 @@ join3(const char *a, const char *b, const char *c)
 	return ab ? grove_path_join_names(ab, c) : NULL;
 }
 
-static void
-stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-	      const char *target_subdir)
+/* The package's folder pkg_subdir, read whole, for stow_contents; NULL when it has to wait for
+ * the scan (a need recorded) or the plan failed. */
+static struct grove_node *
+stow_dir(struct planner *p, const char *package, const char *pkg_subdir)
 {
-	struct grove_node *dir;
+	struct grove_node *dir = view_pkg_node(p, package, pkg_subdir);
 	struct grove_world_pkg *pkg;
-	cleanup_free struct grove_node **kids = NULL;
-	cleanup_free char *pkg_root = NULL;
 
-	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target(p, pkg_subdir))
-		return;
-	dir = view_pkg_node(p, package, pkg_subdir);
 	if (p->src_stow) {
 		/* A package of a second stow dir, read from the target tree. */
 		if (!dir && p->incomplete)
-			return;
+			return NULL;
 		if (dir && dir->orig_type == GROVE_FT_DIR && !dir->listed) {
 			cleanup_free char *pp = grove_path_join(p->src_stow, package);
 			cleanup_free char *full = pp ? grove_path_join(pp, pkg_subdir) : NULL;
@@ -60,7 +67,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 				oom(p);
 			else
 				view_tneed(p, full);
-			return;
+			return NULL;
 		}
 	} else if ((pkg = pkg_record(p, package)),
 		   !dir || !dir->listed || !pkg || !pkg->ignore_loaded) {
@@ -69,21 +76,44 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 
 		if (!rel) {
 			oom(p);
-			return;
+			return NULL;
 		}
 		if (!root || !root->listed || !pkg || !pkg->ignore_loaded ||
 		    view_pkg_pruned(p, package, pkg_subdir)) {
 			view_need(p, rel); /* a package the scan read only in part */
-			return;
+			return NULL;
 		}
 	}
 	if (!dir || view_follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
 		fail(p, -GROVE_E_PRECONDITION,
 		     "folder '%s' of package '%s' is missing, or changed while it was read",
 		     pkg_subdir, package);
-		return;
+		return NULL;
 	}
-	if (view_ttype(p, target_subdir) == GROVE_FT_NONE) {
+	return dir;
+}
+
+static void
+stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
+	      const char *target_subdir)
+{
+	struct grove_node *dir, *tdir;
+	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *scratch = NULL;
+	char *glued;
+	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
+	bool top, glue_p, glue_t, glue_f;
+	int level;
+
+	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
+	    view_should_skip_target(p, pkg_subdir))
+		return;
+	dir = stow_dir(p, package, pkg_subdir);
+	if (!dir)
+		return;
+	tdir = view_tnode(p, target_subdir);
+	if (!tdir || tdir->type == GROVE_FT_NONE) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
 		     target_subdir, NULL);
 		return;
@@ -95,36 +125,91 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		oom(p);
 		return;
 	}
+	/* One buffer for the folder's entry paths (a name is at most NAME_MAX bytes): the joins
+	 * of the usual names fit, the others allocate. */
+	pcap = strlen(pkg_subdir) + NAME_MAX + 8;
+	tcap = strlen(target_subdir) + NAME_MAX + 8;
+	fcap = strlen(pkg_root) + pcap;
+	dcap = 3 * ((size_t)grove_path_slashes(pkg_subdir) + 2) + fcap;
+	scratch = malloc(pcap + tcap + fcap + 2 * dcap);
+	if (!scratch) {
+		oom(p);
+		return;
+	}
+	glued = scratch + pcap + tcap + fcap + dcap;
+	/* Each entry's paths are the folder's glued with its name when the folder's are plain:
+	 * the package path from the target is pkg_root/pkg_subdir/name (pkg_root/name at the
+	 * top), its link text that with a "../" for each folder above the entry. */
+	top = strcmp(pkg_subdir, ".") == 0;
+	plen = strlen(pkg_subdir);
+	tlen = strlen(target_subdir);
+	rlen = strlen(pkg_root);
+	glue_p = grove_path_glues(pkg_subdir, NULL);
+	glue_t = grove_path_glues(target_subdir, NULL);
+	glue_f = pkg_root[0] != '/' && grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
+	level = top ? 0 : grove_path_slashes(pkg_subdir) + 1;
+	slen = 3 * (size_t)level + rlen + (top ? 0 : plen + 1); /* the link text but "/name" */
+	if (glue_f) {
+		char *d = glued;
+
+		d = grove_path_put_ups(d, level);
+		memcpy(d, pkg_root, rlen);
+		if (!top) {
+			d[rlen] = '/';
+			memcpy(d + rlen + 1, pkg_subdir, plen);
+		}
+	}
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
-		cleanup_free char *pkg_path = grove_path_join_names(pkg_subdir, name);
-		cleanup_free char *tpath = grove_path_join_names(target_subdir, name);
+		size_t len = strlen(name);
+		cleanup_free char *heap_pkg_path = NULL;
+		cleanup_free char *heap_tpath = NULL;
+		cleanup_free char *adj = NULL;
+		const char *pkg_path, *tpath;
+		struct entry e = { .tdir = tdir,
+				   .tname = name,
+				   .full = scratch + pcap + tcap,
+				   .full_cap = fcap,
+				   .dest = scratch + pcap + tcap + fcap,
+				   .dest_cap = dcap };
 
+		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
+			continue; /* the target tree: an entry only this plan makes */
+		pkg_path = grove_path_glue(pkg_subdir, plen, glue_p, name, len, scratch, pcap,
+					   &heap_pkg_path);
+		tpath = grove_path_glue(target_subdir, tlen, glue_t, name, len, scratch + pcap,
+					tcap, &heap_tpath);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
 		}
-		if (p->src_stow && (*k)->orig_type == GROVE_FT_NONE)
-			continue; /* the target tree: an entry only this plan makes */
 		if (view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles) {
-			cleanup_free char *adj = grove_dotfile_adjust(name);
+			adj = grove_dotfile_adjust(name);
 			if (!adj) {
 				oom(p);
 				return;
 			}
 			if (strcmp(adj, name) != 0) {
-				free(tpath);
-				tpath = grove_path_join_names(target_subdir, adj);
+				e.tname = adj;
+				tpath = grove_path_glue(target_subdir, tlen, glue_t, adj,
+							strlen(adj), scratch + pcap, tcap,
+							&heap_tpath);
 				if (!tpath) {
 					oom(p);
 					return;
 				}
 			}
 		}
+		if (glue_f && grove_path_plain_name(name, len) && slen + 1 + len < dcap) {
+			glued[slen] = '/';
+			memcpy(glued + slen + 1, name, len + 1);
+			e.link_dest = glued;
+			e.pkg_path = glued + 3 * (size_t)level;
+		}
 		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
-		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath);
+		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath, &e);
 	}
 }
 
@@ -184,13 +269,22 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
  * package's node at pkg_subpath, or NULL to look it up. */
 static void
 stow_node(struct planner *p, const char *package, const char *root, struct grove_node *src,
-	  const char *pkg_subpath, const char *target_subpath)
+	  const char *pkg_subpath, const char *target_subpath, const struct entry *e)
 {
-	cleanup_free char *pkg_path = grove_path_join_names(root, pkg_subpath);
-	cleanup_free char *link_dest = NULL;
+	cleanup_free char *heap_pkg_path = NULL;
+	cleanup_free char *heap_link_dest = NULL;
+	const char *pkg_path, *link_dest;
 	struct grove_node *t;
 	int level;
 
+	if (e->pkg_path) {
+		pkg_path = e->pkg_path;
+	} else if (grove_path_join_names_into(root, pkg_subpath, e->full, e->full_cap) >= 0) {
+		pkg_path = e->full;
+	} else {
+		heap_pkg_path = grove_path_join_names(root, pkg_subpath);
+		pkg_path = heap_pkg_path;
+	}
 	if (!pkg_path) {
 		oom(p);
 		return;
@@ -223,14 +317,22 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 		return;
 	}
 
-	level = grove_path_slashes(pkg_subpath);
-	link_dest = grove_path_join_ups(level, pkg_path);
+	level = e->link_dest ? 0 : grove_path_slashes(pkg_subpath);
+	if (e->link_dest) {
+		link_dest = e->link_dest;
+	} else if (grove_path_join_ups_into(level, pkg_path, e->dest, e->dest_cap) >= 0) {
+		link_dest = e->dest;
+	} else {
+		heap_link_dest = grove_path_join_ups(level, pkg_path);
+		link_dest = heap_link_dest;
+	}
 	if (!link_dest) {
 		oom(p);
 		return;
 	}
 
-	t = view_tnode(p, target_subpath);
+	/* The folder's entry tname is the node at target_subpath. */
+	t = grove_node_child(e->tdir, e->tname);
 	if (t && t->type == GROVE_FT_LINK) {
 		stow_existing_link(p, package, pkg_subpath, target_subpath, pkg_path, link_dest);
 	} else if (t && t->type != GROVE_FT_NONE) {
@@ -277,7 +379,7 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 		view_do_mkdir(p, target_subpath);
 		stow_contents(p, package, pkg_subpath, target_subpath);
 	} else {
-		view_do_link(p, link_dest, target_subpath);
+		view_do_link_in(p, link_dest, target_subpath, e->tdir, e->tname);
 	}
 }
 
@@ -289,12 +391,28 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
  * package now rather than accept it and fail later. (Absolute links are
  * refused where Stow refuses them: when visited.)
  */
+/* Whether validate_tree looks at n: files and links that stay inside the stow dir are fine,
+ * ignored or not. */
+static bool
+validated(const struct grove_node *n)
+{
+	return (n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') ||
+	       n->type == GROVE_FT_OTHER || (n->type == GROVE_FT_DIR && n->listed);
+}
+
 static void
 validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	      const char *pkg_subdir, const char *target_subdir)
 {
-	cleanup_free struct grove_node **kids = grove_node_sorted_kids(dir);
+	cleanup_free struct grove_node **kids = NULL;
+	size_t i = 0;
 
+	/* A folder of files only (most): nothing to sort or join. */
+	while (i < dir->n_kids && !validated(dir->kids[i]))
+		i++;
+	if (i == dir->n_kids)
+		return;
+	kids = grove_node_sorted_kids(dir);
 	if (!kids) {
 		oom(p);
 		return;
@@ -305,10 +423,8 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 		cleanup_free char *tpath = NULL;
 		cleanup_free char *full = NULL;
 
-		/* Files and links that stay inside the stow dir are fine, ignored or
-		 * not: skip them before the joins and the ignore match. */
-		if (!(n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') &&
-		    n->type != GROVE_FT_OTHER && !(n->type == GROVE_FT_DIR && n->listed))
+		/* Skip the others before the joins and the ignore match. */
+		if (!validated(n))
 			continue;
 		pkg_path = grove_path_join_names(pkg_subdir, n->name);
 		tpath = grove_path_join_names(target_subdir, n->name);
@@ -318,8 +434,9 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 		}
 		if (view_ignored(p, package, tpath))
 			continue;
-		full = join3(p->w->stow_path, package, pkg_path);
-		if (!full) {
+		/* The package entry's path from the target, for the conflicts' words. */
+		full = n->type != GROVE_FT_DIR ? join3(p->w->stow_path, package, pkg_path) : NULL;
+		if (n->type != GROVE_FT_DIR && !full) {
 			oom(p);
 			return;
 		}
@@ -351,18 +468,42 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 static void unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			    const char *target_subdir);
 
-static void
-unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath,
-		 const char *target_subpath)
+/* t: the target's node at target_subpath, a link in folder target_subdir; pkg_root: the
+ * package's path from the target (the stow dir's path joined with package). Not inlined: its
+ * buffers are not to sit in the frames of the recursive walk. */
+static __attribute__((noinline)) void
+unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
+		 const char *pkg_subpath, const char *target_subdir, const char *target_subpath,
+		 struct grove_node *t)
 {
-	struct grove_node *t = view_tnode(p, target_subpath);
 	cleanup_free char *existing_path = NULL;
 	cleanup_free char *pkg_path = NULL;
+	char buf[PATH_MAX], mine[PATH_MAX];
+	const char *rest;
+	bool same;
 
 	if (t->link[0] == '/') {
 		view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath, t->link);
 		return;
 	}
+	switch (view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		return;
+	case VIEW_OWNER_STOW:
+		/* mine: join3(stow_path, package, pkg_subpath), as below. */
+		if (grove_path_join_names_into(pkg_root, pkg_subpath, mine, sizeof(mine)) < 0)
+			break;
+		/* Removed either way when it is the package's: Stow's -e of it, below, finds the
+		 * entry the package's listing holds (no part of the stow dir to ask for) except
+		 * in compat, whose listing is the target's. */
+		same = strcmp(buf, mine) == 0;
+		if ((same && !p->o->compat) || !view_stow_rest_exists(p, rest) || same)
+			view_unlink_node(t);
+		return;
+	case VIEW_OWNER_SLOW:
+		break;
+	}
+	/* The long way: a second stow dir, or a path longer than the buffers. */
 	existing_path = view_find_stowed_path(p, target_subpath, t->link, NULL);
 	if (!existing_path)
 		return;
@@ -378,12 +519,24 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_subpath
 /* A link in folder dir_path whose destination is missing. Links that do not
  * point into the stow dir cannot be followed beneath the roots: they count as
  * dangling (they keep a folder from folding either way). */
-static bool
+static __attribute__((noinline)) bool
 dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 {
-	cleanup_free char *path = grove_path_join_names(dir_path, kid->name);
-	cleanup_free char *dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
+	cleanup_free char *path = NULL;
+	cleanup_free char *dest = NULL;
+	char buf[PATH_MAX];
+	const char *rest;
 
+	switch (view_owner_in(p, dir_path, kid->link, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		return true;
+	case VIEW_OWNER_STOW:
+		return !view_stow_rest_exists(p, rest);
+	case VIEW_OWNER_SLOW:
+		break;
+	}
+	path = grove_path_join_names(dir_path, kid->name);
+	dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
 	return !dest || !view_stow_exists(p, dest);
 }
 
@@ -394,6 +547,9 @@ foldable(struct planner *p, const char *target_subdir)
 	struct grove_node *dir = view_tnode(p, target_subdir);
 	cleanup_free char *parent_in_pkg = NULL;
 	cleanup_free char *owner = NULL;
+	const char *first =
+		NULL; /* the first link's text: its parent is its first first_len bytes */
+	size_t first_len = 0;
 	char *result;
 	const char *stripped;
 
@@ -404,7 +560,7 @@ foldable(struct planner *p, const char *target_subdir)
 		return NULL;
 	}
 	grove_node_foreach_child (dir, kid) {
-		cleanup_free char *np = NULL;
+		size_t len;
 
 		if (kid->type == GROVE_FT_NONE)
 			continue;
@@ -417,19 +573,21 @@ foldable(struct planner *p, const char *target_subdir)
 		 */
 		if (dangling(p, target_subdir, kid))
 			return NULL;
-		np = grove_path_parent(kid->link);
-		if (!np) {
-			oom(p);
-			return NULL;
-		}
-		if (!parent_in_pkg) {
-			parent_in_pkg = steal_ptr(np);
-		} else if (strcmp(parent_in_pkg, np) != 0) {
+		len = grove_path_parent_len(kid->link);
+		if (!first) {
+			first = kid->link;
+			first_len = len;
+		} else if (len != first_len || memcmp(first, kid->link, len) != 0) {
 			return NULL;
 		}
 	}
-	if (!parent_in_pkg || !parent_in_pkg[0])
+	if (!first || !first_len)
 		return NULL;
+	parent_in_pkg = strndup(first, first_len);
+	if (!parent_in_pkg) {
+		oom(p);
+		return NULL;
+	}
 	stripped = parent_in_pkg;
 	if (strncmp(stripped, "../", 3) == 0)
 		stripped += 3;
@@ -459,18 +617,19 @@ fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
 	view_do_link(p, pkg_subpath, target_subdir);
 }
 
+/* t: the target's node at target_subpath (NULL: nothing there), in folder target_subdir. */
 static void
-unstow_node(struct planner *p, const char *package, const char *pkg_subpath,
-	    const char *target_subpath)
+unstow_node(struct planner *p, const char *package, const char *pkg_root, const char *pkg_subpath,
+	    const char *target_subdir, const char *target_subpath, struct grove_node *t)
 {
-	struct grove_node *t = view_tnode(p, target_subpath);
 	struct grove_node *src;
 	cleanup_free char *fold = NULL;
 
 	if (!t)
 		return;
 	if (t->type == GROVE_FT_LINK) {
-		unstow_link_node(p, package, pkg_subpath, target_subpath);
+		unstow_link_node(p, package, pkg_root, pkg_subpath, target_subdir, target_subpath,
+				 t);
 		return;
 	}
 	if (t->type != GROVE_FT_DIR)
@@ -490,11 +649,12 @@ unstow_node(struct planner *p, const char *package, const char *pkg_subpath,
 		fold_tree(p, target_subpath, fold);
 }
 
-static void
+static __attribute__((noinline)) void
 cleanup_invalid_links(struct planner *p, const char *dir_path)
 {
 	struct grove_node *dir = view_tnode(p, dir_path);
 	cleanup_free struct grove_node **kids = NULL;
+	char buf[PATH_MAX];
 
 	/*
 	 * Stow runs this once per package for every shared folder it unstows. A
@@ -519,22 +679,37 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 		struct grove_node *n = *k;
 		cleanup_free char *path = NULL;
 		cleanup_free char *dest = NULL;
+		const char *rest;
+		bool slow;
 
 		if (n->orig_type != GROVE_FT_LINK)
 			continue;
 		/* A link with a pending change is left to that change. */
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
+		switch (view_owner_in(p, dir_path, n->orig_link, buf, sizeof(buf), &rest)) {
+		case VIEW_OWNER_NONE:
+			continue; /* not ours: whatever it points at, leave it */
+		case VIEW_OWNER_STOW:
+			if (view_stow_rest_exists(p, rest))
+				continue;
+			slow = false;
+			break;
+		default:
+			slow = true;
+			break;
+		}
 		path = grove_path_join_names(dir_path, n->name);
 		if (!path) {
 			oom(p);
 			return;
 		}
-		dest = view_find_stowed_path(p, path, n->orig_link, NULL);
-		if (!dest)
-			continue; /* not ours: whatever it points at, leave it */
-		if (!view_stow_exists(p, dest))
-			view_do_unlink(p, path);
+		if (slow) {
+			dest = view_find_stowed_path(p, path, n->orig_link, NULL);
+			if (!dest || view_stow_exists(p, dest))
+				continue;
+		}
+		view_do_unlink(p, path);
 	}
 }
 
@@ -542,8 +717,11 @@ static void
 unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		const char *target_subdir)
 {
-	struct grove_node *listing;
+	struct grove_node *listing, *tdir;
 	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *scratch = NULL;
+	size_t tcap, pcap;
 
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target(p, target_subdir))
@@ -571,47 +749,58 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		}
 	}
 	kids = grove_node_sorted_kids(listing);
-	if (!kids) {
+	/* The package's path from the target, joined once for all of this folder's entries. */
+	pkg_root = grove_path_join(p->w->stow_path, package);
+	/* Each entry's two paths in one buffer for the folder (an entry name is at most NAME_MAX
+	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
+	tcap = strlen(target_subdir) + NAME_MAX + 8;
+	pcap = strlen(pkg_subdir) + NAME_MAX + 8;
+	scratch = malloc(tcap + pcap);
+	if (!kids || !pkg_root || !scratch) {
 		oom(p);
 		return;
 	}
+	tdir = view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
-		const char *name = (*k)->name;
-		cleanup_free char *pkg_name = strdup(name);
-		cleanup_free char *tpath = grove_path_join_names(target_subdir, name);
-		cleanup_free char *pkg_path = NULL;
+		const char *name = (*k)->name, *pkg_name = name, *tname = name;
+		cleanup_free char *owned_name = NULL;
+		cleanup_free char *adj = NULL;
+		cleanup_free char *heap_tpath = NULL;
+		cleanup_free char *heap_pkg_path = NULL;
+		const char *tpath, *pkg_path;
 
 		/* compat walks the disk listing: entries made by this plan are not on it. */
 		if (p->o->compat && (*k)->orig_type == GROVE_FT_NONE)
 			continue;
-		if (!pkg_name || !tpath) {
+		/* The ignore lists see the entry's own name, before --dotfiles renames it. */
+		tpath = grove_path_entry(target_subdir, name, scratch, tcap, &heap_tpath);
+		if (!tpath) {
 			oom(p);
 			return;
 		}
 		if (view_ignored(p, package, tpath))
 			continue;
-		if (p->o->dotfiles) {
-			if (p->o->compat) {
-				free(pkg_name);
-				pkg_name = grove_dotfile_unadjust(name);
-			} else {
-				cleanup_free char *adj = grove_dotfile_adjust(name);
-				if (adj && strcmp(adj, name) != 0) {
-					free(tpath);
-					tpath = grove_path_join_names(target_subdir, adj);
-				}
-			}
-			if (!pkg_name || !tpath) {
-				oom(p);
-				return;
+		if (p->o->dotfiles && p->o->compat) {
+			owned_name = grove_dotfile_unadjust(name);
+			pkg_name = owned_name;
+		} else if (p->o->dotfiles) {
+			adj = grove_dotfile_adjust(name);
+			if (adj && strcmp(adj, name) != 0) {
+				tname = adj;
+				tpath = grove_path_entry(target_subdir, tname, scratch, tcap,
+							 &heap_tpath);
 			}
 		}
-		pkg_path = grove_path_join_names(pkg_subdir, pkg_name);
-		if (!pkg_path) {
+		pkg_path = pkg_name ? grove_path_entry(pkg_subdir, pkg_name, scratch + tcap, pcap,
+						       &heap_pkg_path)
+				    : NULL;
+		if (!pkg_path || !tpath || (p->o->dotfiles && !p->o->compat && !adj)) {
 			oom(p);
 			return;
 		}
-		unstow_node(p, package, pkg_path, tpath);
+		/* The entry's target node: tdir's entry tname is the node at tpath. */
+		unstow_node(p, package, pkg_root, pkg_path, target_subdir, tpath,
+			    tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath));
 	}
 	if (!p->o->compat)
 		cleanup_invalid_links(p, target_subdir);
@@ -621,18 +810,39 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 
 static int emit_removal(struct planner *p, struct grove_node *n, const char *path);
 
-static int
+/* Not inlined: its buffers are not to sit in the frames of the recursive walks. */
+static __attribute__((noinline)) int
 emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *old_text,
      const char *text, const char *stow_path)
 {
-	cleanup_free char *package = NULL;
+	cleanup_free char *owned = NULL;
 	cleanup_free char *other = NULL;
+	cleanup_free char *dest = NULL;
 	const char *t = text ? text : old_text;
-	cleanup_free char *dest = t ? view_find_owner(p, path, t, &package, &other) : NULL;
+	const char *package = NULL, *rest;
+	char buf[PATH_MAX], name[NAME_MAX + 1];
+	size_t l;
 
 	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
-	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path,
-			      dest && !other ? package : NULL) < 0) {
+	switch (t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE) {
+	case VIEW_OWNER_NONE:
+		break;
+	case VIEW_OWNER_STOW:
+		l = strcspn(rest, "/");
+		if (l < sizeof(name)) {
+			memcpy(name, rest, l);
+			name[l] = '\0';
+			package = name;
+			break;
+		}
+		/* A name too long for name: view_find_owner copies it. */
+		/* fall through */
+	case VIEW_OWNER_SLOW:
+		dest = view_find_owner(p, path, t, &owned, &other);
+		package = dest && !other ? owned : NULL;
+		break;
+	}
+	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
 		oom(p);
 		return -ENOMEM;
 	}
@@ -669,7 +879,10 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	  int (*fn)(struct planner *, struct grove_node *, const char *))
 {
 	cleanup_free struct grove_node **kids = malloc((n->n_kids + 1) * sizeof(*kids));
-	size_t m = 0;
+	size_t m = 0, lp = strlen(path);
+	/* The entries' paths (grove_child_path's) in one buffer: a name is at most NAME_MAX. */
+	size_t cap = lp + NAME_MAX + 2;
+	cleanup_free char *buf = NULL;
 
 	if (!kids) {
 		oom(p);
@@ -678,15 +891,33 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	for (size_t i = 0; i < n->n_kids; i++)
 		if (fn != emit_diff || !unchanged_leaf(n->kids[i]))
 			kids[m++] = n->kids[i];
+	if (m == 0)
+		return 0;
+	buf = malloc(cap);
+	if (!buf) {
+		oom(p);
+		return -ENOMEM;
+	}
+	memcpy(buf, path, lp);
+	if (lp)
+		buf[lp++] = '/';
 	qsort(kids, m, sizeof(*kids), kid_cmp);
 	kids[m] = NULL;
 	for (struct grove_node **k = kids; *k; k++) {
-		cleanup_free char *kp = grove_child_path(path, (*k)->name);
+		size_t ln = strlen((*k)->name);
+		cleanup_free char *long_path = NULL;
+		const char *kp = buf;
 		int r;
 
-		if (!kp) {
-			oom(p);
-			return -ENOMEM;
+		if (lp + ln < cap) {
+			memcpy(buf + lp, (*k)->name, ln + 1);
+		} else {
+			long_path = grove_child_path(path, (*k)->name);
+			if (!long_path) {
+				oom(p);
+				return -ENOMEM;
+			}
+			kp = long_path;
 		}
 		if ((r = fn(p, *k, kp)) < 0)
 			return r;

@@ -115,13 +115,38 @@ char *view_find_owner(struct planner *p, const char *target_path, const char *li
 char *view_find_stowed_path(struct planner *p, const char *target_path, const char *link,
 			    char **ret_pkg);
 
+/*
+ * view_find_owner's common case without allocating. view_owner_in: a link in folder dir (the
+ * parent of the link's path: "" or "." for the top), joined as Stow joins it into buf (PATH_MAX
+ * bytes). VIEW_OWNER_STOW: the link lands in this run's stow dir, buf holds its path from the
+ * target (view_find_owner's answer) and *ret_rest (in buf) the part after the stow dir, whose
+ * first component is the package. VIEW_OWNER_NONE: the link is not Stow's (view_find_owner's
+ * NULL). VIEW_OWNER_SLOW: only view_find_owner answers (a second stow dir may hold it, or the
+ * path does not fit). view_owner_at: the same for the link at target_path.
+ */
+enum view_owner { VIEW_OWNER_NONE, VIEW_OWNER_STOW, VIEW_OWNER_SLOW };
+enum view_owner view_owner_in(struct planner *p, const char *dir, const char *link, char *buf,
+			      size_t size, const char **ret_rest);
+enum view_owner view_owner_at(struct planner *p, const char *target_path, const char *link,
+			      char *buf, size_t size, const char **ret_rest);
+
+/* view_stow_exists of this run's stow dir's path + "/" + rest (as view_owner_in gives it). */
+bool view_stow_rest_exists(struct planner *p, const char *rest);
+
 struct grove_node *view_tnode(struct planner *p, const char *path);
 
 enum grove_ftype view_ttype(struct planner *p, const char *path);
 
 void view_do_link(struct planner *p, const char *dest, const char *path);
 
+/* view_do_link of path, which is dir's entry name (dir: the target's node at path's folder, or
+ * NULL: looked up). */
+void view_do_link_in(struct planner *p, const char *dest, const char *path, struct grove_node *dir,
+		     const char *name);
+
 void view_do_unlink(struct planner *p, const char *path);
+/* view_do_unlink of the target's node n. */
+void view_unlink_node(struct grove_node *n);
 
 void view_do_mkdir(struct planner *p, const char *path);
 

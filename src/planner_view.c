@@ -86,15 +86,12 @@ view_need(struct planner *p, const char *relpath)
 /* The model node for a target-relative path inside the stow dir, or NULL when
  * missing (or not in the stow dir); asks for it when the scan has not read it. */
 static struct grove_node *
-stow_node_at(struct planner *p, const char *path_from_target)
+stow_node_rest(struct planner *p, const char *rest)
 {
-	const char *rest = grove_path_strip_prefix(path_from_target, p->w->stow_path);
 	struct grove_node *n;
 	size_t off;
 	bool descends;
 
-	if (!rest)
-		return NULL;
 	n = grove_node_walk(p->w->stow, rest, &off);
 	if (!rest[off])
 		return n;
@@ -105,6 +102,14 @@ stow_node_at(struct planner *p, const char *path_from_target)
 	if (!n->listed && descends)
 		view_need(p, rest);
 	return NULL;
+}
+
+static struct grove_node *
+stow_node_at(struct planner *p, const char *path_from_target)
+{
+	const char *rest = grove_path_strip_prefix(path_from_target, p->w->stow_path);
+
+	return rest ? stow_node_rest(p, rest) : NULL;
 }
 
 /* Asks for the target folder tpath to be listed (see need). */
@@ -171,6 +176,13 @@ view_stow_exists(struct planner *p, const char *path)
 	if (in_other_stow(p, path))
 		return disk_node(p, path) != NULL;
 	return view_follow_type(stow_node_at(p, path)) != GROVE_FT_NONE;
+}
+
+/* view_stow_exists of this run's stow dir's path + "/" + rest. */
+bool
+view_stow_rest_exists(struct planner *p, const char *rest)
+{
+	return view_follow_type(stow_node_rest(p, rest)) != GROVE_FT_NONE;
 }
 
 /* Stow's -d on a path in the stow dir (or a second one beneath the target). */
@@ -318,6 +330,40 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 	return joined;
 }
 
+enum view_owner
+view_owner_in(struct planner *p, const char *dir, const char *link, char *buf, size_t size,
+	      const char **ret_rest)
+{
+	const char *rest;
+
+	if (link[0] == '/')
+		return VIEW_OWNER_NONE;
+	if (dir[0] == '.' && !dir[1])
+		dir = "";
+	if (grove_path_join_into(dir, link, buf, size) < 0)
+		return VIEW_OWNER_SLOW;
+	rest = grove_path_strip_prefix(buf, p->w->stow_path);
+	if (rest && rest[0]) {
+		*ret_rest = rest;
+		return VIEW_OWNER_STOW;
+	}
+	/* Not in this run's stow dir: a second one may hold it (view_find_owner's walk). */
+	return p->o->other_stow_dirs ? VIEW_OWNER_SLOW : VIEW_OWNER_NONE;
+}
+
+enum view_owner
+view_owner_at(struct planner *p, const char *target_path, const char *link, char *buf, size_t size,
+	      const char **ret_rest)
+{
+	char parent[PATH_MAX];
+
+	if (link[0] == '/')
+		return VIEW_OWNER_NONE;
+	if (!parent_of(target_path, parent, sizeof(parent)))
+		return VIEW_OWNER_SLOW;
+	return view_owner_in(p, parent, link, buf, size, ret_rest);
+}
+
 char *
 view_find_stowed_path(struct planner *p, const char *target_path, const char *link, char **ret_pkg)
 {
@@ -461,12 +507,42 @@ view_do_link(struct planner *p, const char *dest, const char *path)
 }
 
 void
+view_do_link_in(struct planner *p, const char *dest, const char *path, struct grove_node *dir,
+		const char *name)
+{
+	struct grove_node *n;
+
+	if (!dir) {
+		view_do_link(p, dest, path);
+		return;
+	}
+	too_long(p, path, dest);
+	n = grove_node_child(dir, name);
+	if (!n) {
+		n = grove_node_new(name, GROVE_FT_NONE, NULL);
+		if (!n || grove_node_add(dir, n) < 0) {
+			grove_node_free(n);
+			oom(p);
+			return;
+		}
+	}
+	n->type = GROVE_FT_LINK;
+	if (grove_node_set_link(n, dest) < 0)
+		oom(p);
+}
+
+void
 view_do_unlink(struct planner *p, const char *path)
 {
 	struct grove_node *n = view_tnode(p, path);
 
-	if (!n)
-		return;
+	if (n)
+		view_unlink_node(n);
+}
+
+void
+view_unlink_node(struct grove_node *n)
+{
 	n->type = GROVE_FT_NONE;
 	grove_node_set_link(n, NULL);
 }

@@ -4,6 +4,7 @@
 #define GROVE_PATH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * All results are malloc'd strings (NULL only on allocation failure).
@@ -24,6 +25,8 @@
 char *grove_path_canon(const char *path);
 char *grove_path_join(const char *a, const char *b);
 char *grove_path_parent(const char *path);
+/* The length of grove_path_parent(path), which is path's first that many bytes. */
+size_t grove_path_parent_len(const char *path);
 
 /*
  * The same answers as grove_path_join, in one copy for the planner's common cases.
@@ -34,6 +37,39 @@ char *grove_path_parent(const char *path);
  */
 char *grove_path_join_names(const char *dir, const char *names);
 char *grove_path_join_ups(int level, const char *path);
+
+/*
+ * grove_path_join, grove_path_join_names and grove_path_join_ups into buf (size bytes), without
+ * allocating on the planner's common cases: the result's length, or -1 when it does not fit in buf
+ * (or memory ran out on the long way); the caller then takes the allocating function.
+ */
+int grove_path_join_into(const char *a, const char *b, char *buf, size_t size);
+int grove_path_join_names_into(const char *dir, const char *names, char *buf, size_t size);
+int grove_path_join_ups_into(int level, const char *path, char *buf, size_t size);
+
+/*
+ * Whether grove_path_join_names(dir, names) is dir + "/" + names, and so is dir + "/" + names +
+ * "/" + any name (not "", "." or "..", no '/'), and grove_path_join_ups(level, that) the "../"s
+ * then it when dir is relative: dir is a join's result other than "", "." and "/", names (NULL:
+ * none) are plain names. For a walk that joins many names to one folder.
+ */
+bool grove_path_glues(const char *dir, const char *names);
+
+/*
+ * For a walk that names a folder's entries in one buffer. grove_path_entry: the path of dir's
+ * entry name (grove_path_join_names) in buf (size bytes) or, when it does not fit, in a new
+ * string *heap (freed first); NULL when out of memory. grove_path_plain_name: whether name (len
+ * bytes) is one component grove_path_glues glues (not "", "." or "..", no '/').
+ * grove_path_glue: dir + "/" + name into buf when glue (grove_path_glues(dir, NULL); dlen:
+ * dir's length), name is plain and it fits, else grove_path_entry. grove_path_put_ups: writes
+ * level "../"s at d (not terminated) and returns their end.
+ */
+const char *grove_path_entry(const char *dir, const char *name, char *buf, size_t size,
+			     char **heap);
+bool grove_path_plain_name(const char *name, size_t len);
+const char *grove_path_glue(const char *dir, size_t dlen, bool glue, const char *name, size_t len,
+			    char *buf, size_t size, char **heap);
+char *grove_path_put_ups(char *d, int level);
 char *grove_path_abs2rel(const char *path, const char *base);
 
 /*

@@ -63,6 +63,40 @@ static const struct {
 	{ "/x/y", "z", "/x/y/z" },
 };
 
+/* The joins into a buffer give want (grove_path_join's answer) when it fits, -1 when not: for
+ * a buffer one byte short, just big enough and ample. */
+static void
+check_into(const char *a, const char *b, const char *want)
+{
+	char buf[160];
+	size_t wl = strlen(want);
+
+	/* One byte short, just enough, ample. */
+	const size_t sizes[] = { wl ? wl : 1, wl + 1, sizeof(buf) };
+
+	for (size_t z = 0; z < 3 && sizes[z] <= sizeof(buf); z++) {
+		size_t size = sizes[z];
+
+		int n1, n2;
+
+		memset(buf, 'z', sizeof(buf));
+		n1 = grove_path_join_into(a, b, buf, size);
+		if (size <= wl ? n1 != -1 : (n1 != (int)wl || strcmp(buf, want) != 0))
+			fail_msg("join_into('%s', '%s', %zu) = %d '%.*s', want '%s'", a, b, size,
+				 n1, n1 < 0 ? 0 : n1, buf, want);
+		if (size < sizeof(buf) && buf[size] != 'z')
+			fail_msg("join_into('%s', '%s', %zu) wrote past its buffer", a, b, size);
+		memset(buf, 'z', sizeof(buf));
+		n2 = grove_path_join_names_into(a, b, buf, size);
+		if (size <= wl ? n2 != -1 : (n2 != (int)wl || strcmp(buf, want) != 0))
+			fail_msg("join_names_into('%s', '%s', %zu) = %d '%.*s', want '%s'", a, b,
+				 size, n2, n2 < 0 ? 0 : n2, buf, want);
+		if (size < sizeof(buf) && buf[size] != 'z')
+			fail_msg("join_names_into('%s', '%s', %zu) wrote past its buffer", a, b,
+				 size);
+	}
+}
+
 static void
 test_path_join_matches_stow(void **state)
 {
@@ -70,10 +104,28 @@ test_path_join_matches_stow(void **state)
 	for (size_t i = 0; i < sizeof(joins) / sizeof(joins[0]); i++) {
 		char *got = grove_path_join(joins[i].a, joins[i].b);
 		assert_non_null(got);
+		check_into(joins[i].a, joins[i].b, joins[i].want);
 		if (strcmp(got, joins[i].want) != 0)
 			fail_msg("join('%s', '%s') = '%s', want '%s'", joins[i].a, joins[i].b, got,
 				 joins[i].want);
 		free(got);
+	}
+}
+
+static void
+random_path(unsigned long *seed, char *buf, size_t n_comp, bool may_abs)
+{
+	static const char *const comps[] = { "x", "yy", "..", ".", "..z", ".h", "", "a.b" };
+
+	buf[0] = '\0';
+	*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+	if (may_abs && (*seed >> 60) % 4 == 0)
+		strcat(buf, "/");
+	for (size_t i = 0; i < n_comp; i++) {
+		*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
+		if (i)
+			strcat(buf, "/");
+		strcat(buf, comps[(*seed >> 33) % (sizeof(comps) / sizeof(comps[0]))]);
 	}
 }
 
@@ -83,14 +135,31 @@ test_path_parent_matches_stow(void **state)
 	static const struct {
 		const char *in, *want;
 	} cases[] = {
-		{ "a/b", "a" }, { "a", "" }, { "a//b/", "a" }, { "/a/b", "/a" }, { "", "" },
+		{ "a/b", "a" },     { "a", "" },  { "a//b/", "a" }, { "/a/b", "/a" },
+		{ "", "" },         { "/x", "" }, { "///", "" },    { "../s/p//", "../s" },
+		{ "a///b//", "a" }, { "..", "" }, { "x/..", "x" },
 	};
+	unsigned long seed = 5;
+	char a[64];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *got = grove_path_parent(cases[i].in);
 		assert_string_equal(got, cases[i].want);
+		assert_int_equal(grove_path_parent_len(cases[i].in), strlen(cases[i].want));
 		free(got);
+	}
+	/* grove_path_parent_len is the length of the prefix grove_path_parent copies. */
+	for (int i = 0; i < 20000; i++) {
+		char *want;
+
+		random_path(&seed, a, 1 + (size_t)(seed >> 40) % 4, true);
+		want = grove_path_parent(a);
+		assert_non_null(want);
+		if (grove_path_parent_len(a) != strlen(want) || strncmp(a, want, strlen(want)) != 0)
+			fail_msg("parent_len('%s') = %zu, parent '%s'", a, grove_path_parent_len(a),
+				 want);
+		free(want);
 	}
 }
 
@@ -162,23 +231,6 @@ test_path_canon_and_prefix(void **state)
 	assert_int_equal(grove_path_slashes("a/b/c"), 2);
 }
 
-static void
-random_path(unsigned long *seed, char *buf, size_t n_comp, bool may_abs)
-{
-	static const char *const comps[] = { "x", "yy", "..", ".", "..z", ".h", "", "a.b" };
-
-	buf[0] = '\0';
-	*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
-	if (may_abs && (*seed >> 60) % 4 == 0)
-		strcat(buf, "/");
-	for (size_t i = 0; i < n_comp; i++) {
-		*seed = *seed * 6364136223846793005UL + 1442695040888963407UL;
-		if (i)
-			strcat(buf, "/");
-		strcat(buf, comps[(*seed >> 33) % (sizeof(comps) / sizeof(comps[0]))]);
-	}
-}
-
 /* Joins of plain paths take join_plain's one pass; a "." component forces the long way
  * (canonicalise, join, collapse), which must give the same path: a with "./"
  * put in front (after the root's '/' for an absolute a) is the same folder. */
@@ -210,6 +262,104 @@ test_path_join_shortcuts_match_long_way(void **state)
 	}
 }
 
+/* grove_path_join_ups_into gives want (the join of level "../" and a) when it fits, -1 when
+ * not. */
+static void
+check_ups_into(int level, const char *a, const char *want)
+{
+	char buf[160];
+	size_t wl = strlen(want);
+
+	/* One byte short, just enough, ample. */
+	const size_t sizes[] = { wl ? wl : 1, wl + 1, sizeof(buf) };
+
+	for (size_t z = 0; z < 3 && sizes[z] <= sizeof(buf); z++) {
+		size_t size = sizes[z];
+
+		int n;
+
+		memset(buf, 'z', sizeof(buf));
+		n = grove_path_join_ups_into(level, a, buf, size);
+		if (size <= wl ? n != -1 : (n != (int)wl || strcmp(buf, want) != 0))
+			fail_msg("join_ups_into(%d, '%s', %zu) = %d '%.*s', want '%s'", level, a,
+				 size, n, n < 0 ? 0 : n, buf, want);
+		if (size < sizeof(buf) && buf[size] != 'z')
+			fail_msg("join_ups_into(%d, '%s', %zu) wrote past its buffer", level, a,
+				 size);
+	}
+}
+
+/* When grove_path_glues(a, b) says so, the joins of a, b and a name are the texts glued. */
+static void
+check_glues(const char *a, const char *b)
+{
+	static const char *const names[] = { "x", ".h", "..z", "a.b", "...", "-" };
+	char glued[160], ups[200];
+
+	if (!grove_path_glues(a, b))
+		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *names_b = NULL, *got;
+
+		snprintf(glued, sizeof(glued), "%s/%s%s%s", a, b ? b : "", b ? "/" : "", names[i]);
+		if (b) {
+			names_b = malloc(strlen(b) + strlen(names[i]) + 2);
+			assert_non_null(names_b);
+			sprintf(names_b, "%s/%s", b, names[i]);
+		}
+		got = grove_path_join_names(a, names_b ? names_b : names[i]);
+		assert_non_null(got);
+		if (strcmp(got, glued) != 0)
+			fail_msg("glues('%s', '%s') but join_names gives '%s', not '%s'", a,
+				 b ? b : "(null)", got, glued);
+		free(got);
+		free(names_b);
+		if (a[0] == '/')
+			continue;
+		for (int level = 0; level < 3; level++) {
+			ups[0] = '\0';
+			for (int k = 0; k < level; k++)
+				strcat(ups, "../");
+			strcat(ups, glued);
+			got = grove_path_join_ups(level, glued);
+			assert_non_null(got);
+			if (strcmp(got, ups) != 0)
+				fail_msg("glues('%s', '%s') but join_ups(%d, '%s') gives '%s'", a,
+					 b ? b : "(null)", level, glued, got);
+			free(got);
+		}
+	}
+}
+
+/* grove_path_entry and grove_path_glue give grove_path_join_names' answer, in the buffer when
+ * it fits (ample, one byte short), else in *heap. */
+static void
+check_entry(const char *a, const char *b)
+{
+	char *want = grove_path_join_names(a, b);
+	char buf[160], *heap = NULL, *heap2 = NULL;
+	size_t wl;
+
+	assert_non_null(want);
+	wl = strlen(want);
+	for (int z = 0; z < 2; z++) {
+		size_t size = z ? (wl ? wl : 1) : sizeof(buf);
+		const char *e = grove_path_entry(a, b, buf, size, &heap);
+		const char *g = grove_path_glue(a, strlen(a), grove_path_glues(a, NULL), b,
+						strlen(b), buf + 80, size < 80 ? size : 80, &heap2);
+
+		assert_non_null(e);
+		if (strcmp(e, want) != 0 || (e != buf) != (wl >= size))
+			fail_msg("entry('%s', '%s', %zu) = '%s', want '%s'", a, b, size, e, want);
+		assert_non_null(g);
+		if (strcmp(g, want) != 0)
+			fail_msg("glue('%s', '%s', %zu) = '%s', want '%s'", a, b, size, g, want);
+	}
+	free(heap);
+	free(heap2);
+	free(want);
+}
+
 /* The planner's one-copy joins give grove_path_join's answers, whatever the parts. */
 static void
 test_path_join_names_and_ups_match_join(void **state)
@@ -229,16 +379,29 @@ test_path_join_names_and_ups_match_join(void **state)
 		if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0))
 			fail_msg("join_names('%s', '%s') = '%s', join = '%s'", a, b,
 				 got ? got : "(null)", want ? want : "(null)");
+		check_into(a, b, want);
+		check_glues(a, b);
+		check_glues(a, NULL);
+		check_entry(a, b);
 		free(want);
 		free(got);
 		ups[0] = '\0';
 		for (int k = 0; k < level; k++)
 			strcat(ups, "../");
+		{
+			char link[96];
+
+			snprintf(link, sizeof(link), "%s%s", ups, b);
+			want = grove_path_join(a, link);
+			check_into(a, link, want);
+			free(want);
+		}
 		want = grove_path_join(ups, a);
 		got = grove_path_join_ups(level, a);
 		if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0))
 			fail_msg("join_ups(%d, '%s') = '%s', join = '%s'", level, a,
 				 got ? got : "(null)", want ? want : "(null)");
+		check_ups_into(level, a, want);
 		free(want);
 		free(got);
 	}
