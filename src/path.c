@@ -302,11 +302,7 @@ join_link_into(const char *dir, const char *link, char *buf, size_t size)
 	memmove(buf, dir, keep);
 	if (keep)
 		buf[keep++] = '/';
-	for (size_t i = 0; i < ups; i++) {
-		buf[keep++] = '.';
-		buf[keep++] = '.';
-		buf[keep++] = '/';
-	}
+	keep = (size_t)(grove_path_put_ups(buf + keep, (int)ups) - buf);
 	memcpy(buf + keep, r, lr + 1);
 	return (int)(keep + lr);
 }
@@ -510,18 +506,14 @@ grove_path_join_ups(int level, const char *path)
 int
 grove_path_join_ups_into(int level, const char *path, char *buf, size_t size)
 {
-	size_t lp, o = 0;
+	size_t lp, o;
 
 	if (level < 0 || path[0] == '/' || !canonical(path))
 		return copy_into(grove_path_join_ups(level, path), buf, size);
 	lp = strlen(path);
 	if ((size_t)level * 3 + lp >= size || (size_t)level * 3 + lp > INT_MAX)
 		return -1;
-	for (int i = 0; i < level; i++) {
-		buf[o++] = '.';
-		buf[o++] = '.';
-		buf[o++] = '/';
-	}
+	o = (size_t)(grove_path_put_ups(buf, level) - buf);
 	memcpy(buf + o, path, lp + 1);
 	return (int)(o + lp);
 }

@@ -235,22 +235,12 @@ view_pkg_pruned(struct planner *p, const char *package, const char *subpath)
 static bool
 parent_of(const char *path, char *buf, size_t size)
 {
-	size_t l = strlen(path);
-	char *slash;
+	size_t l = grove_path_parent_len(path);
 
 	if (l >= size)
 		return false;
-	memcpy(buf, path, l + 1);
-	while (l > 0 && buf[l - 1] == '/')
-		buf[--l] = '\0';
-	slash = strrchr(buf, '/');
-	if (!slash) {
-		buf[0] = '\0';
-		return true;
-	}
-	while (slash > buf && slash[-1] == '/')
-		slash--;
-	*slash = '\0';
+	memcpy(buf, path, l);
+	buf[l] = '\0';
 	return true;
 }
 
