@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Benchmark floor, run by hand: makes exactly the changes an op list names, under one held target
- * fd, and nothing else — the syscall floor grove is measured against. */
+ * fd, and nothing else — the syscall floor grove is measured against. With -s, it first makes the
+ * reads the op list names (package folders listed, target links read): the floor of any tool with
+ * Stow's semantics, which must read what it links before it links it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /*
- * Usage: floor TARGET OPS-FILE
+ * Usage: floor [-s STOW-DIR] TARGET OPS-FILE
  *
  * OPS-FILE holds one op per line, paths relative to TARGET, already ordered (removals deepest
  * first, then additions parents first; bench/treeops.py writes it from grove's own result):
@@ -19,6 +22,14 @@
  *     L <path>\t<link text>   symlinkat(text, tfd, path)
  *     U <path>                unlinkat(tfd, path, 0)
  *     R <path>                unlinkat(tfd, path, AT_REMOVEDIR)
+ *
+ * and, with -s (bench/treeops.py's "reads" writes them, before the changes):
+ *
+ *     D <path>                a package folder listed: openat beneath the held stow dir fd,
+ *                             getdents64 until it returns 0 (the only proof of a folder's end on
+ *                             every filesystem), close
+ *     K <path>                readlinkat(tfd, path): a target link read, as a tool must before it
+ *                             removes a link or keeps it as it is
  *
  * The op list is read whole with one read loop before the first change, so the timed work is the
  * open of the target plus one syscall per op. No fsync: the floor promises no durability, grove
@@ -51,15 +62,42 @@ slurp(const char *path, size_t *ret_len)
 	return buf;
 }
 
+/* Lists the folder PATH beneath SFD to its end; -1 with errno on failure. */
+static int
+list_folder(int sfd, const char *path)
+{
+	static char buf[32768];
+	int fd = openat(sfd, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	long n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+	while (n > 0);
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	size_t len, n = 0;
 	char *ops, *line, *next;
-	int tfd;
+	int tfd, sfd = -1;
+	char lbuf[4096];
 
+	if (argc == 5 && strcmp(argv[1], "-s") == 0) {
+		sfd = open(argv[2], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sfd < 0) {
+			fprintf(stderr, "floor: open '%s': %s\n", argv[2], strerror(errno));
+			return 1;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: floor TARGET OPS-FILE\n");
+		fprintf(stderr, "usage: floor [-s STOW-DIR] TARGET OPS-FILE\n");
 		return 2;
 	}
 	ops = slurp(argv[2], &len);
@@ -99,6 +137,16 @@ main(int argc, char **argv)
 			break;
 		case 'R':
 			r = unlinkat(tfd, path, AT_REMOVEDIR);
+			break;
+		case 'D':
+			if (sfd < 0) {
+				fprintf(stderr, "floor: '%s' needs -s STOW-DIR\n", line);
+				return 1;
+			}
+			r = list_folder(sfd, path);
+			break;
+		case 'K':
+			r = readlinkat(tfd, path, lbuf, sizeof(lbuf)) < 0 ? -1 : 0;
 			break;
 		default:
 			fprintf(stderr, "floor: bad op '%s'\n", line);

@@ -16,9 +16,10 @@ OP_NAMES = {
     "unstow": "unstow",
     "unrel": "stow, unrelated files in target",
 }
-TOOLS = ["grove", "grove-static", "stow241", "stow231", "xstow", "cp", "floor"]
+TOOLS = ["grove", "grove-static", "stow241", "stow231", "xstow", "cp", "floor", "floor-read"]
 TOOL_NAMES = {"grove": "grove", "grove-static": "grove, static SQLite+PCRE2", "stow241": "Stow 2.4.1", "stow231": "Stow 2.3.1",
-              "xstow": "xstow", "cp": "cp -rs", "floor": "floor"}
+              "xstow": "xstow", "cp": "cp -rs", "floor": "floor",
+              "floor-read": "floor + reads"}
 
 
 def read(path):
@@ -52,21 +53,23 @@ def main():
     for line in read(f"{d}/syscalls.txt"):
         shape, op, tool, n = line.split()
         calls[(shape, op, tool)] = n
-    fops = {}
+    fops, freads = {}, {}
     for line in read(f"{d}/floor-ops.txt"):
-        shape, op, _, n = line.split()
-        fops[(shape, op)] = n
+        shape, op, kind, n = line.split()
+        (freads if kind == "floor-reads" else fops)[(shape, op)] = n
     capped = read(f"{d}/capped.txt")
 
     print("".join(f"<!-- {l.lstrip('# ')} -->\n" for l in read(f"{d}/machine.txt")), end="")
     for shape in shapes:
         print(f"\n### {shape}\n")
         print("| op | tool | n | wall ms (median) | CPU ms (median) | × Stow 2.4.1 (wall) "
-              "| × floor (wall) | peak RSS MiB | syscalls | tree vs grove's |")
-        print("| --- | --- | --: | --: | --: | --: | --: | --: | --: | --- |")
+              "| × floor (wall) | × floor + reads (wall) | peak RSS MiB | syscalls | tree vs grove's |")
+        print("| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: | --- |")
         for op in OPS:
             ref = wall.get((shape, op, "stow241"))
             flo = wall.get((shape, op, "floor"))
+            flr = wall.get((shape, op, "floor-read"))
+            flrm = statistics.median(flr) if flr else None
             refm = statistics.median(ref) if ref else None
             flom = statistics.median(flo) if flo else None
             for tool in TOOLS:
@@ -75,20 +78,23 @@ def main():
                     continue
                 name = OP_NAMES[op] + (f" ({fops[(shape, op)]} floor ops)"
                                        if (shape, op) in fops and tool == "grove" else "")
+                if tool == "floor-read" and (shape, op) in freads:
+                    name += f" ({freads[(shape, op)]} reads)"
                 if k not in wall:
-                    print(f"| {name} | {TOOL_NAMES[tool]} | 0 | failed ×{bad[k]} | | | | | | |")
+                    print(f"| {name} | {TOOL_NAMES[tool]} | 0 | failed ×{bad[k]} | | | | | | | |")
                     continue
                 w = statistics.median(wall[k])
                 c = statistics.median(cpu[k])
                 rs = f"{max(rss[k]) / 1024:.1f}"
                 xs = f"{w / refm:.3g}" if refm else "—"
                 xf = f"{w / flom:.3g}" if flom else "—"
+                xr = f"{w / flrm:.3g}" if flrm else "—"
                 ch = "; ".join(sorted(checks.get(k, {"—"})))
                 if tool == "grove":
                     ch = "(reference)"
                 fail = f" ({bad[k]} failed)" if bad[k] else ""
                 print(f"| {name} | {TOOL_NAMES[tool]} | {len(wall[k])}{fail} | {ms(w)} | {ms(c)} "
-                      f"| {xs} | {xf} | {rs} | {calls.get(k, '—')} | {ch} |")
+                      f"| {xs} | {xf} | {xr} | {rs} | {calls.get(k, '—')} | {ch} |")
     if capped:
         print("\nCapped (a single run took longer than the cap; medians from fewer runs):\n")
         for c in capped:

@@ -13,8 +13,9 @@ Usage: bench/run.sh [OPTIONS]
                     (default: the quick set dotfiles,pkg1k,pkg10k,multi200,deep128); for growth
                     curves also multiN and deepN (e.g. multi100,multi400,deep32,deep64)
   --full            every shape
-  --tools LIST      comma-separated: grove,stow241,stow231,xstow,cp,floor (default: all), and
-                    grove-static with --static-build
+  --tools LIST      comma-separated: grove,stow241,stow231,xstow,cp,floor,floor-read (default:
+                    all), and grove-static with --static-build; floor-read is the floor plus the
+                    reads any tool with Stow's semantics must make (bench/treeops.py "reads")
   --static-build DIR a second grove build to time as the tool grove-static, e.g. one made with
                     meson setup DIR --buildtype=release -Dprefer_static=true (SQLite and PCRE2
                     linked in: no dynamic loading of them at start-up)
@@ -40,7 +41,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
 static_build=
 shapes=dotfiles,pkg1k,pkg10k,multi200,deep128
-tools=grove,stow241,stow231,xstow,cp,floor
+tools=grove,stow241,stow231,xstow,cp,floor,floor-read
 runs=5
 base=${TMPDIR:-/tmp}
 out=
@@ -166,6 +167,7 @@ cmd_for() {
 		for p in "${pk[@]}"; do srcs+=("$S/$p/."); done
 		CMD=(cp -rs "${srcs[@]}" "$T/") ;;
 	floor) CMD=("$FLOOR" "$T" "$W/ops/$op.ops") ;;
+	floor-read) CMD=("$FLOOR" -s "$S" "$T" "$W/ops/$op.rops") ;;
 	esac
 	case $tool in
 	stow241) export PERL5LIB=$cache/stow241/usr/share/perl5 ;;
@@ -263,8 +265,17 @@ for shape in "${shape_list[@]}"; do
 	$tro "$W/ref/noop.list" "$W/ref/add1.list" >"$W/ops/add1.ops"
 	$tro "$W/ref/add1.list" "$W/ref/unstow.list" >"$W/ops/unstow.ops"
 	$tro "$W/ref/unrel-before.list" "$W/ref/unrel.list" >"$W/ops/unrel.ops"
+	# The floor-read's lists: the reads, then the same changes.
+	trr() { python3 "$repo/bench/treeops.py" reads "$1" "$W/ref/$2.list" "$W/ref/$3.list" "$S" "$T" "$FLAGS" $PKGS; }
+	trr stow empty stow >"$W/ops/stow.reads"
+	trr noop stow noop >"$W/ops/noop.reads"
+	trr add1 noop add1 >"$W/ops/add1.reads"
+	trr unstow add1 unstow >"$W/ops/unstow.reads"
+	trr unrel unrel-before unrel >"$W/ops/unrel.reads"
 	for op in "${ops_all[@]}"; do
+		cat "$W/ops/$op.reads" "$W/ops/$op.ops" >"$W/ops/$op.rops"
 		echo "$shape $op floor-ops $(wc -l <"$W/ops/$op.ops")" >>"$out/floor-ops.txt"
+		echo "$shape $op floor-reads $(wc -l <"$W/ops/$op.reads")" >>"$out/floor-ops.txt"
 	done
 
 	declare -A dead=() spent=()

@@ -5,6 +5,9 @@
 """Usage:
     treeops.py list TARGET > LISTING        one line per entry: type, path, link text
     treeops.py ops BEFORE AFTER > OPS       the floor's ops that turn BEFORE into AFTER
+    treeops.py reads OP BEFORE AFTER STOW-DIR TARGET FLAGS PKG... > READS
+        the reads any tool with Stow's semantics must make for OP (stow, noop, add1, unstow,
+        unrel) on those packages: the floor's D and K lines (bench/floor.c)
     treeops.py resolved TARGET > RESOLVED   every reachable file and the real file it is
     treeops.py check REF REF-RESOLVED OTHER OTHERROOT
         prints "same" (identical entries and link texts), "same files" (different links, but
@@ -60,6 +63,46 @@ def ops(before, after):
     return res
 
 
+def dotfiles_adjust(rel):
+    return "/".join("." + c[4:] if c.startswith("dot-") and len(c) > 4 else c for c in rel.split("/"))
+
+
+def reads(op, before, after, stowdir, target, flags, pkgs):
+    """What any tool with Stow's semantics must read for OP, whatever its design: every package's
+    own folder, and each package folder whose place in the target is a real folder (before the
+    op for an unstow, after it for a stow, either for a restow), since the links inside can only
+    be made or found from the folder's listing; and, when the op may remove or keep links, every
+    target link that points into a named package (a tool must read a link to know it is the
+    package's). A folder that is folded (one link to it) is not listed: Stow does not list it.
+    Lower bound only: no lookups of the target's entries, no log."""
+    b, a = load(before), load(after)
+    decide = {"stow": [a], "unrel": [a], "unstow": [b], "noop": [b, a], "add1": [b, a]}[op]
+    dotfiles = "--dotfiles" in flags.split()
+    res = []
+    for p in pkgs:
+        root = os.path.join(stowdir, p)
+        for dirpath, dirnames, _ in os.walk(root):
+            dirnames.sort()
+            rel = os.path.relpath(dirpath, root)
+            if rel == ".":
+                res.append(f"D {p}")
+                continue
+            tpath = dotfiles_adjust(rel) if dotfiles else rel
+            if any(m.get(tpath, ("",))[0] == "d" for m in decide):
+                res.append(f"D {p}/{rel}")
+            else:
+                dirnames[:] = []  # nothing below a folder left unlisted is visited either
+    if op in ("unstow", "noop", "add1"):
+        roots = [os.path.join(stowdir, p) for p in pkgs]
+        for path, (t, text) in sorted(b.items()):
+            if t != "l":
+                continue
+            dest = os.path.normpath(os.path.join(target, os.path.dirname(path), text))
+            if any(dest == r or dest.startswith(r + "/") for r in roots):
+                res.append(f"K {path}")
+    return res
+
+
 def resolved(root):
     """Every file reachable from ROOT (following links) and the real file it is."""
     out = {}
@@ -96,6 +139,9 @@ def main():
         sys.stdout.write("".join(f"{k}\t{v}\n" for k, v in sorted(r.items())))
     elif cmd == "ops":
         sys.stdout.write("".join(x + "\n" for x in ops(sys.argv[2], sys.argv[3])))
+    elif cmd == "reads":
+        a = sys.argv[2:]
+        sys.stdout.write("".join(x + "\n" for x in reads(a[0], a[1], a[2], a[3], a[4], a[5], a[6:])))
     elif cmd == "check":
         print(check(*sys.argv[2:6]))
     else:
