@@ -266,7 +266,11 @@ for shape in "${shape_list[@]}"; do
 	$tro "$W/ref/add1.list" "$W/ref/unstow.list" >"$W/ops/unstow.ops"
 	$tro "$W/ref/unrel-before.list" "$W/ref/unrel.list" >"$W/ops/unrel.ops"
 	# The floor-read's lists: the reads, then the same changes.
-	trr() { python3 "$repo/bench/treeops.py" reads "$1" "$W/ref/$2.list" "$W/ref/$3.list" "$S" "$T" "$FLAGS" $PKGS; }
+	trr() {
+		local pk
+		read -r -a pk <<<"$PKGS"
+		python3 "$repo/bench/treeops.py" reads "$1" "$W/ref/$2.list" "$W/ref/$3.list" "$S" "$T" "$FLAGS" "${pk[@]}"
+	}
 	trr stow empty stow >"$W/ops/stow.reads"
 	trr noop stow noop >"$W/ops/noop.reads"
 	trr add1 noop add1 >"$W/ops/add1.reads"
@@ -278,7 +282,7 @@ for shape in "${shape_list[@]}"; do
 		echo "$shape $op floor-reads $(wc -l <"$W/ops/$op.reads")" >>"$out/floor-ops.txt"
 	done
 
-	declare -A dead=() spent=()
+	declare -A dead=()
 	for ((r = 1; r <= runs; r++)); do
 		n=${#tool_list[@]}
 		for ((i = 0; i < n; i++)); do
@@ -301,7 +305,7 @@ for shape in "${shape_list[@]}"; do
 			sequence strace "$tool" 0 || true
 		done
 	fi
-	unset dead spent
+	unset dead
 	cd "$base"
 	[ $keep = 1 ] || rm -rf "$W"
 done
