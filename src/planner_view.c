@@ -563,6 +563,15 @@ view_do_rmdir(struct planner *p, const char *path)
 
 /* ---- ignore, defer, override ---- */
 
+/* An empty error for a matcher to fill: its message's first byte only (a struct grove_error is
+ * over 1 KiB, and zeroing it whole for each of thousands of matches cost more than the match). */
+static inline void
+err_clear(struct grove_error *e)
+{
+	e->code = 0;
+	e->msg[0] = '\0';
+}
+
 /* A pattern over its match budget fails the plan (an answer either way would be a guess) and
  * counts as a match meanwhile, so that nothing more is planned for that path. */
 static bool
@@ -578,10 +587,11 @@ view_ignored(struct planner *p, const char *package, const char *target_path)
 {
 	const struct grove_world_pkg *pkg;
 	const struct grove_ignore_list *list;
-	struct grove_error e = { 0 };
+	struct grove_error e;
 
 	if (p->rc)
 		return true; /* failing already: no more matching */
+	err_clear(&e);
 	if (p->o->ignore &&
 	    pattern_answer(p, grove_pattern_set_match(p->o->ignore, target_path, &e), &e))
 		return true;
@@ -594,22 +604,23 @@ view_ignored(struct planner *p, const char *package, const char *target_path)
 bool
 view_deferred(struct planner *p, const char *path)
 {
-	struct grove_error e = { 0 };
+	struct grove_error e;
 
-	if (p->rc)
+	if (p->rc || !p->o->defer)
 		return false;
-	return p->o->defer && pattern_answer(p, grove_pattern_set_match(p->o->defer, path, &e), &e);
+	err_clear(&e);
+	return pattern_answer(p, grove_pattern_set_match(p->o->defer, path, &e), &e);
 }
 
 bool
 view_overridden(struct planner *p, const char *path)
 {
-	struct grove_error e = { 0 };
+	struct grove_error e;
 
-	if (p->rc)
+	if (p->rc || !p->o->override)
 		return false;
-	return p->o->override &&
-	       pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
+	err_clear(&e);
+	return pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
 }
 
 /* disk_exists for an entry of a node that is a folder on disk with only folders above it. */
