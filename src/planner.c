@@ -3,6 +3,7 @@
  * difference. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -862,37 +863,65 @@ unchanged_leaf(const struct grove_node *n)
 	       strcmp(n->link, n->orig_link) == 0;
 }
 
-static int
-kid_cmp(const void *a, const void *b)
+/* Whether emit_kids passes n's entry k to fn. */
+static bool
+kid_wanted(struct grove_node *k, int (*fn)(struct planner *, struct grove_node *, const char *))
 {
-	return strcmp((*(struct grove_node *const *)a)->name,
-		      (*(struct grove_node *const *)b)->name);
+	return fn != emit_diff || !unchanged_leaf(k);
 }
 
 /*
  * Calls fn on n's entries in name order. For emit_diff only the entries it
  * has something to say about: a listed folder of a lived-in home holds
  * hundreds the plan leaves alone, and each would cost a path and a sort.
+ * The entries are mostly in name order already (the scan adds them as listed, the planner in
+ * the order it visits the packages' sorted folders): then they are walked in place, and only
+ * otherwise gathered and sorted.
  */
 static int
 emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	  int (*fn)(struct planner *, struct grove_node *, const char *))
 {
-	cleanup_free struct grove_node **kids = malloc((n->n_kids + 1) * sizeof(*kids));
+	cleanup_free struct grove_node **sorted = NULL;
+	struct grove_node *last = NULL;
 	size_t m = 0, lp = strlen(path);
+	bool in_order = true;
 	/* The entries' paths (grove_child_path's) in one buffer: a name is at most NAME_MAX. */
 	size_t cap = lp + NAME_MAX + 2;
 	cleanup_free char *buf = NULL;
 
-	if (!kids) {
-		oom(p);
-		return -ENOMEM;
+	for (size_t i = 0; i < n->n_kids; i++) {
+		if (!kid_wanted(n->kids[i], fn))
+			continue;
+		if (last && in_order && strcmp(last->name, n->kids[i]->name) > 0)
+			in_order = false;
+		last = n->kids[i];
+		m++;
 	}
-	for (size_t i = 0; i < n->n_kids; i++)
-		if (fn != emit_diff || !unchanged_leaf(n->kids[i]))
-			kids[m++] = n->kids[i];
 	if (m == 0)
 		return 0;
+	if (!in_order) {
+		/* Sorted by name: the names, sorted in place, then made nodes again. */
+		const char **names;
+
+		sorted = malloc((m + 1) * sizeof(*sorted));
+		if (!sorted) {
+			oom(p);
+			return -ENOMEM;
+		}
+		names = (const char **)sorted;
+		m = 0;
+		for (size_t i = 0; i < n->n_kids; i++)
+			if (kid_wanted(n->kids[i], fn))
+				names[m++] = n->kids[i]->name;
+		if (grove_sort_names(names, m) < 0) {
+			oom(p);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m; i++)
+			sorted[i] =
+				(struct grove_node *)(names[i] - offsetof(struct grove_node, name));
+	}
 	buf = malloc(cap);
 	if (!buf) {
 		oom(p);
@@ -901,25 +930,28 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	memcpy(buf, path, lp);
 	if (lp)
 		buf[lp++] = '/';
-	qsort(kids, m, sizeof(*kids), kid_cmp);
-	kids[m] = NULL;
-	for (struct grove_node **k = kids; *k; k++) {
-		size_t ln = strlen((*k)->name);
+	for (size_t i = 0, j = 0; j < m; i++) {
+		struct grove_node *k = sorted ? sorted[i] : n->kids[i];
+		size_t ln;
 		cleanup_free char *long_path = NULL;
 		const char *kp = buf;
 		int r;
 
+		if (!sorted && !kid_wanted(k, fn))
+			continue;
+		j++;
+		ln = strlen(k->name);
 		if (lp + ln < cap) {
-			memcpy(buf + lp, (*k)->name, ln + 1);
+			memcpy(buf + lp, k->name, ln + 1);
 		} else {
-			long_path = grove_child_path(path, (*k)->name);
+			long_path = grove_child_path(path, k->name);
 			if (!long_path) {
 				oom(p);
 				return -ENOMEM;
 			}
 			kp = long_path;
 		}
-		if ((r = fn(p, *k, kp)) < 0)
+		if ((r = fn(p, k, kp)) < 0)
 			return r;
 	}
 	return 0;
