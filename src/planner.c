@@ -48,14 +48,23 @@ join3(const char *a, const char *b, const char *c)
 	return ab ? grove_path_join_names(ab, c) : NULL;
 }
 
-/* The package's folder pkg_subdir, read whole, for stow_contents; NULL when it has to wait for
- * the scan (a need recorded) or the plan failed. */
+/* What stow_node already holds when it calls stow_contents, saving the lookups from the roots:
+ * the package's node at pkg_subdir (view_pkg_node's answer), the target's node at target_subdir
+ * (view_tnode's), the package's path from the target (pkg_root); each may be NULL. */
+struct known {
+	struct grove_node *pdir, *tdir;
+	const char *root;
+};
+
+/* The package's folder pkg_subdir (its node dir, or NULL: looked up), read whole, for
+ * stow_contents; NULL when it has to wait for the scan (a need recorded) or the plan failed. */
 static struct grove_node *
-stow_dir(struct planner *p, const char *package, const char *pkg_subdir)
+stow_dir(struct planner *p, const char *package, const char *pkg_subdir, struct grove_node *dir)
 {
-	struct grove_node *dir = view_pkg_node(p, package, pkg_subdir);
 	struct grove_world_pkg *pkg;
 
+	if (!dir)
+		dir = view_pkg_node(p, package, pkg_subdir);
 	if (p->src_stow) {
 		/* A package of a second stow dir, read from the target tree. */
 		if (!dir && p->incomplete)
@@ -95,12 +104,13 @@ stow_dir(struct planner *p, const char *package, const char *pkg_subdir)
 }
 
 static void
-stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-	      const char *target_subdir)
+stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
+		    const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *dir, *tdir;
 	cleanup_free struct grove_node **kids = NULL;
-	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *root_heap = NULL;
+	const char *pkg_root;
 	cleanup_free char *scratch = NULL;
 	char *glued;
 	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
@@ -108,20 +118,25 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	int level;
 
 	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target(p, pkg_subdir))
+	    view_should_skip_target_at(p, pkg_subdir,
+				       kn->tdir && strcmp(pkg_subdir, target_subdir) == 0 ? kn->tdir
+											  : NULL))
 		return;
-	dir = stow_dir(p, package, pkg_subdir);
+	dir = stow_dir(p, package, pkg_subdir, kn->pdir);
 	if (!dir)
 		return;
-	tdir = view_tnode(p, target_subdir);
+	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 	if (!tdir || tdir->type == GROVE_FT_NONE) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
 		     target_subdir, NULL);
 		return;
 	}
 	kids = grove_node_sorted_kids(dir);
-	/* The package's path from the target, joined once for all of this folder's entries. */
-	pkg_root = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
+	/* The package's path from the target, joined once for all of the package's folders. */
+	pkg_root = kn->root;
+	if (!pkg_root)
+		pkg_root = root_heap =
+			grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
 	if (!kids || !pkg_root) {
 		oom(p);
 		return;
@@ -212,6 +227,15 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
 		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath, &e);
 	}
+}
+
+static void
+stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
+	      const char *target_subdir)
+{
+	const struct known none = { 0 };
+
+	stow_contents_known(p, package, pkg_subdir, target_subdir, &none);
 }
 
 static void
@@ -346,7 +370,9 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 					"cannot stow non-directory %s over existing directory target %s",
 					pkg_path, target_subpath);
 			} else {
-				stow_contents(p, package, pkg_subpath, target_subpath);
+				const struct known kn = { .pdir = src, .tdir = t, .root = root };
+
+				stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
 			}
 		} else if (p->o->adopt) {
 			if (src_dir) {
@@ -377,8 +403,10 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 				pkg_path, target_subpath);
 		}
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
+		const struct known kn = { .pdir = src, .root = root };
+
 		view_do_mkdir(p, target_subpath);
-		stow_contents(p, package, pkg_subpath, target_subpath);
+		stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
 	} else {
 		view_do_link_in(p, link_dest, target_subpath, e->tdir, e->tname);
 	}

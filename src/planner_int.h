@@ -159,6 +159,9 @@ bool view_deferred(struct planner *p, const char *path);
 bool view_overridden(struct planner *p, const char *path);
 
 bool view_should_skip_target(struct planner *p, const char *path);
+/* The same, n being the target's node at path (found by a walk from the target's root), or NULL:
+ * looked up. */
+bool view_should_skip_target_at(struct planner *p, const char *path, const struct grove_node *n);
 
 /* ---- the bounded walk (planner_walk.c) and what it calls in planner.c ---- */
 

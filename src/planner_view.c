@@ -645,14 +645,17 @@ disk_has_kid(const struct grove_node *dir, const char *name)
  * the way, not scanned): the caller takes the long way.
  */
 static bool
-markers_here(struct planner *p, const char *path, bool *ret_stow, bool *ret_nonstow)
+markers_here(struct planner *p, const char *path, const struct grove_node *n, bool *ret_stow,
+	     bool *ret_nonstow)
 {
 	size_t off;
-	const struct grove_node *n = grove_node_walk(p->w->target, path, &off);
 	const struct grove_node *top = NULL;
 
-	if (path[off])
-		return false;
+	if (!n) {
+		n = grove_node_walk(p->w->target, path, &off);
+		if (path[off])
+			return false;
+	}
 	for (const struct grove_node *a = n; a; a = a->parent)
 		if (a->orig_type != GROVE_FT_DIR)
 			top = a;
@@ -666,6 +669,12 @@ markers_here(struct planner *p, const char *path, bool *ret_stow, bool *ret_nons
 bool
 view_should_skip_target(struct planner *p, const char *path)
 {
+	return view_should_skip_target_at(p, path, NULL);
+}
+
+bool
+view_should_skip_target_at(struct planner *p, const char *path, const struct grove_node *n)
+{
 	cleanup_free char *marker = NULL;
 	cleanup_free char *protect = NULL;
 	bool marked, nonstow;
@@ -674,7 +683,7 @@ view_should_skip_target(struct planner *p, const char *path)
 		view_warningf(p, "skipping target which was current stow directory %s", path);
 		return true;
 	}
-	if (!markers_here(p, path, &marked, &nonstow)) {
+	if (!markers_here(p, path, n, &marked, &nonstow)) {
 		marker = grove_path_join(path, ".stow");
 		protect = grove_path_join(path, ".nonstow");
 		if (!marker || !protect) {
