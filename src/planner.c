@@ -495,7 +495,7 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 /* ---- unstow ---- */
 
 static void unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-			    const char *target_subdir);
+			    const char *target_subdir, const struct known *kn);
 
 /* t: the target's node at target_subpath, a link in folder target_subdir; pkg_root: the
  * package's path from the target (the stow dir's path joined with package). Not inlined: its
@@ -570,10 +570,10 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 }
 
 /* Stow's foldable: the folder holds only links, all into one folder of one package. */
+/* dir: the target's node at target_subdir. */
 static char *
-foldable(struct planner *p, const char *target_subdir)
+foldable(struct planner *p, const char *target_subdir, struct grove_node *dir)
 {
-	struct grove_node *dir = view_tnode(p, target_subdir);
 	cleanup_free char *parent_in_pkg = NULL;
 	cleanup_free char *owner = NULL;
 	const char *first =
@@ -631,11 +631,11 @@ foldable(struct planner *p, const char *target_subdir)
 	return result;
 }
 
+/* dir: the target's node at target_subdir. */
 static void
-fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
+fold_tree(struct planner *p, const char *target_subdir, struct grove_node *dir,
+	  const char *pkg_subpath)
 {
-	struct grove_node *dir = view_tnode(p, target_subdir);
-
 	grove_node_foreach_child (dir, kid) {
 		if (kid->type == GROVE_FT_NONE)
 			continue;
@@ -652,6 +652,7 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 	    const char *target_subdir, const char *target_subpath, struct grove_node *t)
 {
 	struct grove_node *src;
+	struct known kn;
 	cleanup_free char *fold = NULL;
 
 	if (!t)
@@ -672,16 +673,18 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 		 */
 		return;
 	}
-	unstow_contents(p, package, pkg_subpath, target_subpath);
-	fold = foldable(p, target_subpath);
+	/* In compat the folder's listing is the target's (t), else the package's (src). */
+	kn = (struct known){ .pdir = p->o->compat ? NULL : src, .tdir = t, .root = pkg_root };
+	unstow_contents(p, package, pkg_subpath, target_subpath, &kn);
+	fold = foldable(p, target_subpath, t);
 	if (fold)
-		fold_tree(p, target_subpath, fold);
+		fold_tree(p, target_subpath, t, fold);
 }
 
+/* dir: the target's node at dir_path, or NULL: looked up. */
 static __attribute__((noinline)) void
-cleanup_invalid_links(struct planner *p, const char *dir_path)
+cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node *dir)
 {
-	struct grove_node *dir = view_tnode(p, dir_path);
 	cleanup_free struct grove_node **kids = NULL;
 	char buf[PATH_MAX];
 
@@ -692,6 +695,8 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 	 * and whether the others dangle does not change within a plan. Once per
 	 * folder keeps restowing N packages linear instead of quadratic.
 	 */
+	if (!dir)
+		dir = view_tnode(p, dir_path);
 	if (!dir || dir->orig_type != GROVE_FT_DIR || dir->cleaned)
 		return;
 	if (!dir->listed) {
@@ -742,25 +747,28 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 	}
 }
 
+/* kn: what the caller holds (pdir: the folder's listing, the package's node or in compat the
+ * target's; tdir: the target's node at target_subdir; root: the package's path from the target). */
 static void
 unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-		const char *target_subdir)
+		const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *listing, *tdir;
 	cleanup_free struct grove_node **kids = NULL;
-	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *root_heap = NULL;
+	const char *pkg_root;
 	cleanup_free char *scratch = NULL;
 	size_t tcap, pcap;
 
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target(p, target_subdir))
+	    view_should_skip_target_at(p, target_subdir, kn->tdir))
 		return;
 	if (p->o->compat) {
-		listing = view_tnode(p, target_subdir);
+		listing = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 		if (!listing || listing->orig_type != GROVE_FT_DIR)
 			return;
 	} else {
-		listing = view_pkg_node(p, package, pkg_subdir);
+		listing = kn->pdir ? kn->pdir : view_pkg_node(p, package, pkg_subdir);
 		if ((!listing || !listing->listed) && view_pkg_pruned(p, package, pkg_subdir)) {
 			cleanup_free char *rel = grove_path_join(package, pkg_subdir);
 
@@ -778,8 +786,10 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		}
 	}
 	kids = grove_node_sorted_kids(listing);
-	/* The package's path from the target, joined once for all of this folder's entries. */
-	pkg_root = grove_path_join(p->w->stow_path, package);
+	/* The package's path from the target, joined once for all of the package's folders. */
+	pkg_root = kn->root;
+	if (!pkg_root)
+		pkg_root = root_heap = grove_path_join(p->w->stow_path, package);
 	/* Each entry's two paths in one buffer for the folder (an entry name is at most NAME_MAX
 	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
@@ -789,7 +799,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		oom(p);
 		return;
 	}
-	tdir = view_tnode(p, target_subdir);
+	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name, *pkg_name = name, *tname = name;
 		cleanup_free char *owned_name = NULL;
@@ -832,7 +842,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			    tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath));
 	}
 	if (!p->o->compat)
-		cleanup_invalid_links(p, target_subdir);
+		cleanup_invalid_links(p, target_subdir, tdir);
 }
 
 /* ---- the plan as the difference of the two states ---- */
@@ -1096,7 +1106,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 	p.action = "unstow";
 	for (size_t i = 0; i < n_unstow && !p.rc; i++)
 		if (check_package(&p, unstow[i]))
-			unstow_contents(&p, unstow[i], ".", ".");
+			unstow_contents(&p, unstow[i], ".", ".", &(struct known){ 0 });
 	p.action = "stow";
 	for (size_t i = 0; i < n_stow && !p.rc; i++) {
 		if (!check_package(&p, stow[i]))
@@ -1192,7 +1202,7 @@ planner_stow_contents(struct planner *p, const char *package, const char *dir)
 void
 planner_unstow_contents(struct planner *p, const char *package, const char *dir)
 {
-	unstow_contents(p, package, dir, dir);
+	unstow_contents(p, package, dir, dir, &(struct known){ 0 });
 }
 
 bool
