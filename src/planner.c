@@ -27,13 +27,16 @@
 
 /* What stow_contents knows of an entry it hands to stow_node: the target folder's node and the
  * entry's name in it; the entry's package path from the target and its link text when glued
- * from the folder's (NULL: stow_node joins them into the buffers full and dest). */
+ * from the folder's (NULL: stow_node joins them into the buffers full and dest); whether the
+ * entry's package path, target path and package path from the target are known to glue (as
+ * struct known's glue_*; false: not known). */
 struct entry {
 	struct grove_node *tdir;
 	const char *tname;
 	const char *pkg_path, *link_dest;
 	char *full, *dest;
 	size_t full_cap, dest_cap;
+	bool glue_p, glue_t, glue_f;
 };
 
 static void stow_node(struct planner *p, const char *package, const char *root,
@@ -54,6 +57,11 @@ join3(const char *a, const char *b, const char *c)
 struct known {
 	struct grove_node *pdir, *tdir;
 	const char *root;
+	/* Known to glue (false: not known, checked): grove_path_glues(pkg_subdir, NULL),
+	 * grove_path_glues(target_subdir, NULL), and root relative with
+	 * grove_path_glues(root, pkg_subdir) (NULL for "."). A folder's entry with a plain name
+	 * glues when its folder does (or is the top): its path is the folder's, "/", the name. */
+	bool glue_p, glue_t, glue_f;
 };
 
 /* The package's folder pkg_subdir (its node dir, or NULL: looked up), read whole, for
@@ -114,7 +122,7 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 	cleanup_free char *scratch = NULL;
 	char *glued;
 	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
-	bool top, glue_p, glue_t, glue_f;
+	bool top, top_p, top_t, glue_p, glue_t, glue_f;
 	int level;
 
 	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
@@ -160,9 +168,13 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 	plen = strlen(pkg_subdir);
 	tlen = strlen(target_subdir);
 	rlen = strlen(pkg_root);
-	glue_p = grove_path_glues(pkg_subdir, NULL);
-	glue_t = grove_path_glues(target_subdir, NULL);
-	glue_f = pkg_root[0] != '/' && grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
+	glue_p = kn->glue_p || grove_path_glues(pkg_subdir, NULL);
+	glue_t = kn->glue_t || grove_path_glues(target_subdir, NULL);
+	glue_f = kn->glue_f ||
+		 (pkg_root[0] != '/' && grove_path_glues(pkg_root, top ? NULL : pkg_subdir));
+	/* An entry's path is its name when its folder is the top ("" or "."). */
+	top_p = top || !pkg_subdir[0];
+	top_t = !target_subdir[0] || strcmp(target_subdir, ".") == 0;
 	level = top ? 0 : grove_path_slashes(pkg_subdir) + 1;
 	slen = 3 * (size_t)level + rlen + (top ? 0 : plen + 1); /* the link text but "/name" */
 	if (glue_f) {
@@ -182,6 +194,7 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 		cleanup_free char *heap_tpath = NULL;
 		cleanup_free char *adj = NULL;
 		const char *pkg_path, *tpath;
+		bool plain;
 		struct entry e = { .tdir = tdir,
 				   .tname = name,
 				   .full = scratch + pcap + tcap,
@@ -218,7 +231,13 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 				}
 			}
 		}
-		if (glue_f && grove_path_plain_name(name, len) && slen + 1 + len < dcap) {
+		plain = grove_path_plain_name(name, len);
+		e.glue_p = plain && (top_p || glue_p);
+		e.glue_f = plain && glue_f;
+		e.glue_t =
+			(top_t || glue_t) &&
+			(e.tname == name ? plain : grove_path_plain_name(e.tname, strlen(e.tname)));
+		if (glue_f && plain && slen + 1 + len < dcap) {
 			glued[slen] = '/';
 			memcpy(glued + slen + 1, name, len + 1);
 			e.link_dest = glued;
@@ -370,7 +389,12 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 					"cannot stow non-directory %s over existing directory target %s",
 					pkg_path, target_subpath);
 			} else {
-				const struct known kn = { .pdir = src, .tdir = t, .root = root };
+				const struct known kn = { .pdir = src,
+							  .tdir = t,
+							  .root = root,
+							  .glue_p = e->glue_p,
+							  .glue_t = e->glue_t,
+							  .glue_f = e->glue_f };
 
 				stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
 			}
@@ -403,7 +427,11 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 				pkg_path, target_subpath);
 		}
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
-		const struct known kn = { .pdir = src, .root = root };
+		const struct known kn = { .pdir = src,
+					  .root = root,
+					  .glue_p = e->glue_p,
+					  .glue_t = e->glue_t,
+					  .glue_f = e->glue_f };
 
 		view_do_mkdir(p, target_subpath);
 		stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
