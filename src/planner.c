@@ -462,7 +462,9 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	      const char *pkg_subdir, const char *target_subdir)
 {
 	cleanup_free struct grove_node **kids = NULL;
-	size_t i = 0;
+	cleanup_free char *scratch = NULL;
+	size_t i = 0, plen, tlen, pcap, tcap;
+	bool glue_p, glue_t;
 
 	/* A folder of files only (most): nothing to sort or join. */
 	while (i < dir->n_kids && !validated(dir->kids[i]))
@@ -470,21 +472,34 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	if (i == dir->n_kids)
 		return;
 	kids = grove_node_sorted_kids(dir);
-	if (!kids) {
+	/* The entries' paths in one buffer for the folder, as stow_contents builds them. */
+	plen = strlen(pkg_subdir);
+	tlen = strlen(target_subdir);
+	pcap = plen + NAME_MAX + 8;
+	tcap = tlen + NAME_MAX + 8;
+	scratch = malloc(pcap + tcap);
+	if (!kids || !scratch) {
 		oom(p);
 		return;
 	}
+	glue_p = grove_path_glues(pkg_subdir, NULL);
+	glue_t = grove_path_glues(target_subdir, NULL);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		struct grove_node *n = *k;
-		cleanup_free char *pkg_path = NULL;
-		cleanup_free char *tpath = NULL;
+		cleanup_free char *heap_pkg_path = NULL;
+		cleanup_free char *heap_tpath = NULL;
 		cleanup_free char *full = NULL;
+		const char *pkg_path, *tpath;
+		size_t len;
 
 		/* Skip the others before the joins and the ignore match. */
 		if (!validated(n))
 			continue;
-		pkg_path = grove_path_join_names(pkg_subdir, n->name);
-		tpath = grove_path_join_names(target_subdir, n->name);
+		len = strlen(n->name);
+		pkg_path = grove_path_glue(pkg_subdir, plen, glue_p, n->name, len, scratch, pcap,
+					   &heap_pkg_path);
+		tpath = grove_path_glue(target_subdir, tlen, glue_t, n->name, len, scratch + pcap,
+					tcap, &heap_tpath);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
@@ -508,8 +523,11 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 		} else if (n->type == GROVE_FT_DIR && n->listed) {
 			if (p->o->dotfiles) {
 				cleanup_free char *adj = grove_dotfile_adjust(n->name);
-				free(tpath);
-				tpath = adj ? grove_path_join_names(target_subdir, adj) : NULL;
+
+				tpath = adj ? grove_path_glue(target_subdir, tlen, glue_t, adj,
+							      strlen(adj), scratch + pcap, tcap,
+							      &heap_tpath)
+					    : NULL;
 				if (!tpath) {
 					oom(p);
 					return;
