@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -591,6 +592,102 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		view_do_unlink(p, target_subpath);
 }
 
+/*
+ * Whether a link of the target as scanned is Stow's and its destination is there: a function of
+ * its folder, its text (as scanned) and the stow dir, none of which a plan changes, and asked of
+ * the same link many times by an unstow (cleanup_invalid_links once per folder, foldable each
+ * time a package leaves it). Kept by node in an open-addressing table while the whole model is
+ * planned at once (its nodes then live as long as the run).
+ */
+enum link_state { LINK_SLOW, LINK_FOREIGN, LINK_OURS, LINK_OURS_MISSING };
+
+struct link_memo {
+	struct {
+		const struct grove_node *n;
+		enum link_state state;
+	} * slot;
+	size_t cap, used; /* cap: a power of two, or 0 */
+};
+
+static size_t
+memo_hash(const struct grove_node *n, size_t cap)
+{
+	uintptr_t h = (uintptr_t)n;
+
+	h ^= h >> 17;
+	h *= (uintptr_t)0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 7) & (cap - 1);
+}
+
+static enum link_state
+memo_get(const struct link_memo *m, const struct grove_node *n)
+{
+	if (!m || !m->cap)
+		return LINK_SLOW;
+	for (size_t i = memo_hash(n, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slot[i].n == n)
+			return m->slot[i].state;
+		if (!m->slot[i].n)
+			return LINK_SLOW;
+	}
+}
+
+/* Keeps n's state; out of memory, it only keeps nothing. */
+static void
+memo_put(struct link_memo *m, const struct grove_node *n, enum link_state state)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	if (2 * (m->used + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct link_memo bigger = { .slot = calloc(cap, sizeof(*m->slot)), .cap = cap };
+
+		if (!bigger.slot)
+			return;
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->slot[j].n)
+				memo_put(&bigger, m->slot[j].n, m->slot[j].state);
+		free(m->slot);
+		*m = bigger;
+	}
+	for (i = memo_hash(n, m->cap); m->slot[i].n && m->slot[i].n != n;
+	     i = (i + 1) & (m->cap - 1))
+		;
+	m->used += !m->slot[i].n;
+	m->slot[i].n = n;
+	m->slot[i].state = state;
+}
+
+/* The state of n, a link in folder dir_path (the target's node there), as scanned: its text
+ * is text, n->orig_link. LINK_SLOW: only view_find_stowed_path answers. */
+static enum link_state
+link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
+{
+	char buf[PATH_MAX];
+	const char *rest;
+	enum link_state s = memo_get(p->links, n);
+
+	if (s != LINK_SLOW)
+		return s;
+	switch (view_owner_in(p, dir_path, n->orig_link, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		s = LINK_FOREIGN;
+		break;
+	case VIEW_OWNER_STOW:
+		s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+		break;
+	case VIEW_OWNER_SLOW:
+		return LINK_SLOW;
+	}
+	/* A need recorded while answering (the stow dir read in part) makes the plan start
+	 * again; its answers are not kept. */
+	if (!p->incomplete)
+		memo_put(p->links, n, s);
+	return s;
+}
+
 /* A link in folder dir_path whose destination is missing. Links that do not
  * point into the stow dir cannot be followed beneath the roots: they count as
  * dangling (they keep a folder from folding either way). */
@@ -601,15 +698,25 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 	cleanup_free char *dest = NULL;
 	char buf[PATH_MAX];
 	const char *rest;
+	enum link_state s = LINK_SLOW;
 
-	switch (view_owner_in(p, dir_path, kid->link, buf, sizeof(buf), &rest)) {
-	case VIEW_OWNER_NONE:
-		return true;
-	case VIEW_OWNER_STOW:
-		return !view_stow_rest_exists(p, rest);
-	case VIEW_OWNER_SLOW:
-		break;
+	/* A link as scanned (the plan keeps the text the scan's node holds): its state is kept. */
+	if (kid->link == kid->orig_link) {
+		s = link_state(p, dir_path, kid);
+	} else {
+		switch (view_owner_in(p, dir_path, kid->link, buf, sizeof(buf), &rest)) {
+		case VIEW_OWNER_NONE:
+			s = LINK_FOREIGN;
+			break;
+		case VIEW_OWNER_STOW:
+			s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+			break;
+		case VIEW_OWNER_SLOW:
+			break;
+		}
 	}
+	if (s != LINK_SLOW)
+		return s != LINK_OURS;
 	path = grove_path_join_names(dir_path, kid->name);
 	dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
 	return !dest || !view_stow_exists(p, dest);
@@ -732,7 +839,6 @@ static __attribute__((noinline)) void
 cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node *dir)
 {
 	cleanup_free struct grove_node **kids = NULL;
-	char buf[PATH_MAX];
 
 	/*
 	 * Stow runs this once per package for every shared folder it unstows. A
@@ -759,7 +865,6 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 		struct grove_node *n = *k;
 		cleanup_free char *path = NULL;
 		cleanup_free char *dest = NULL;
-		const char *rest;
 		bool slow;
 
 		if (n->orig_type != GROVE_FT_LINK)
@@ -767,12 +872,12 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 		/* A link with a pending change is left to that change. */
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
-		switch (view_owner_in(p, dir_path, n->orig_link, buf, sizeof(buf), &rest)) {
-		case VIEW_OWNER_NONE:
+		switch (link_state(p, dir_path, n)) {
+		case LINK_FOREIGN:
 			continue; /* not ours: whatever it points at, leave it */
-		case VIEW_OWNER_STOW:
-			if (view_stow_rest_exists(p, rest))
-				continue;
+		case LINK_OURS:
+			continue;
+		case LINK_OURS_MISSING:
 			slow = false;
 			break;
 		default:
@@ -1147,7 +1252,8 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		  size_t n_unstow, char *const *stow, size_t n_stow, struct grove_plan *plan,
 		  struct grove_error *err)
 {
-	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err };
+	struct link_memo links = { 0 };
+	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err, .links = &links };
 
 	p.action = "unstow";
 	for (size_t i = 0; i < n_unstow && !p.rc; i++)
@@ -1160,6 +1266,8 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		validate_tree(&p, stow[i], grove_node_child(w->stow, stow[i]), ".", ".");
 		stow_contents(&p, stow[i], ".", ".");
 	}
+	free(links.slot);
+	p.links = NULL;
 	if (p.incomplete && (!p.rc || p.rc != -ENOMEM))
 		return GROVE_PLAN_NEEDS_SCAN;
 	if (p.rc)

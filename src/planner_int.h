@@ -28,6 +28,10 @@ struct planner {
 	const char *src_stow;
 	/* Planning folder by folder (planner_walk.c), or NULL: the whole model at once. */
 	struct walk *walk;
+	/* What the target's links as scanned answer to "ours, and is its destination there?"
+	 * (planner.c's link_state), kept for the run when the whole model is planned at once:
+	 * NULL, no memo. */
+	struct link_memo *links;
 };
 
 static inline struct grove_world_pkg *
