@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The planner: GNU Stow 2.4's stow/unstow algorithm over in-memory trees, then the plan as a tree
- * difference. */
+ * difference (planner_view.c's emit walk). */
 #include <errno.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +111,45 @@ stow_dir(struct planner *p, const char *package, const char *pkg_subdir, struct 
 	return dir;
 }
 
+/* stow_contents' checks before its folder's entries: whether pkg_subdir is planned now, and if
+ * so the package's node there (*ret_dir) and the target's at target_subdir (*ret_tdir). */
+static bool
+stow_folder(struct planner *p, const char *package, const char *pkg_subdir,
+	    const char *target_subdir, const struct known *kn, struct grove_node **ret_dir,
+	    struct grove_node **ret_tdir)
+{
+	/* The .stow/.nonstow check looks at the target's node at pkg_subdir. */
+	const struct grove_node *at =
+		kn->tdir && strcmp(pkg_subdir, target_subdir) == 0 ? kn->tdir : NULL;
+
+	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
+	    view_should_skip_target_at(p, pkg_subdir, at))
+		return false;
+	*ret_dir = stow_dir(p, package, pkg_subdir, kn->pdir);
+	if (!*ret_dir)
+		return false;
+	*ret_tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
+	if (!*ret_tdir || (*ret_tdir)->type == GROVE_FT_NONE) {
+		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
+		     target_subdir, NULL);
+		return false;
+	}
+	return true;
+}
+
+/* Writes the link text of a folder's entries but "/name" at d: level "../"s, root (rlen bytes),
+ * then "/" and sub (slen bytes) unless sub is NULL (the package's top). Not terminated. */
+static void
+put_link_folder(char *d, int level, const char *root, size_t rlen, const char *sub, size_t slen)
+{
+	d = grove_path_put_ups(d, level);
+	memcpy(d, root, rlen);
+	if (sub) {
+		d[rlen] = '/';
+		memcpy(d + rlen + 1, sub, slen);
+	}
+}
+
 static void
 stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
 		    const char *target_subdir, const struct known *kn)
@@ -126,20 +164,8 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 	bool top, top_p, top_t, glue_p, glue_t, glue_f;
 	int level;
 
-	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target_at(p, pkg_subdir,
-				       kn->tdir && strcmp(pkg_subdir, target_subdir) == 0 ? kn->tdir
-											  : NULL))
+	if (!stow_folder(p, package, pkg_subdir, target_subdir, kn, &dir, &tdir))
 		return;
-	dir = stow_dir(p, package, pkg_subdir, kn->pdir);
-	if (!dir)
-		return;
-	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
-	if (!tdir || tdir->type == GROVE_FT_NONE) {
-		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
-		     target_subdir, NULL);
-		return;
-	}
 	kids = grove_node_sorted_kids(dir);
 	/* The package's path from the target, joined once for all of the package's folders. */
 	pkg_root = kn->root;
@@ -178,16 +204,8 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 	top_t = !target_subdir[0] || strcmp(target_subdir, ".") == 0;
 	level = top ? 0 : grove_path_slashes(pkg_subdir) + 1;
 	slen = 3 * (size_t)level + rlen + (top ? 0 : plen + 1); /* the link text but "/name" */
-	if (glue_f) {
-		char *d = glued;
-
-		d = grove_path_put_ups(d, level);
-		memcpy(d, pkg_root, rlen);
-		if (!top) {
-			d[rlen] = '/';
-			memcpy(d + rlen + 1, pkg_subdir, plen);
-		}
-	}
+	if (glue_f)
+		put_link_folder(glued, level, pkg_root, rlen, top ? NULL : pkg_subdir, plen);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
 		size_t len = strlen(name);
@@ -310,6 +328,20 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 		       existing);
 }
 
+/* What stow_node knows of e's folder for stow_contents: pdir and tdir, the package's and the
+ * target's nodes there, root, the package's path from the target. */
+static struct known
+entry_known(const struct entry *e, struct grove_node *pdir, struct grove_node *tdir,
+	    const char *root)
+{
+	return (struct known){ .pdir = pdir,
+			       .tdir = tdir,
+			       .root = root,
+			       .glue_p = e->glue_p,
+			       .glue_t = e->glue_t,
+			       .glue_f = e->glue_f };
+}
+
 /* root: the package's path from the target (its stow dir's path joined with package); src: the
  * package's node at pkg_subpath, or NULL to look it up. */
 static void
@@ -390,12 +422,7 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 					"cannot stow non-directory %s over existing directory target %s",
 					pkg_path, target_subpath);
 			} else {
-				const struct known kn = { .pdir = src,
-							  .tdir = t,
-							  .root = root,
-							  .glue_p = e->glue_p,
-							  .glue_t = e->glue_t,
-							  .glue_f = e->glue_f };
+				const struct known kn = entry_known(e, src, t, root);
 
 				stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
 			}
@@ -428,11 +455,7 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 				pkg_path, target_subpath);
 		}
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
-		const struct known kn = { .pdir = src,
-					  .root = root,
-					  .glue_p = e->glue_p,
-					  .glue_t = e->glue_t,
-					  .glue_f = e->glue_f };
+		const struct known kn = entry_known(e, src, NULL, root);
 
 		view_do_mkdir(p, target_subpath);
 		stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
@@ -996,228 +1019,6 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		cleanup_invalid_links(p, target_subdir, tdir);
 }
 
-/* ---- the plan as the difference of the two states ---- */
-
-static int emit_removal(struct planner *p, struct grove_node *n, const char *path);
-
-/* Not inlined: its buffers are not to sit in the frames of the recursive walks. */
-static __attribute__((noinline)) int
-emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *old_text,
-     const char *text, const char *stow_path)
-{
-	cleanup_free char *owned = NULL;
-	cleanup_free char *other = NULL;
-	cleanup_free char *dest = NULL;
-	const char *t = text ? text : old_text;
-	const char *package = NULL, *rest;
-	char buf[PATH_MAX], name[NAME_MAX + 1];
-	size_t l;
-
-	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
-	switch (t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE) {
-	case VIEW_OWNER_NONE:
-		break;
-	case VIEW_OWNER_STOW:
-		l = strcspn(rest, "/");
-		if (l < sizeof(name)) {
-			memcpy(name, rest, l);
-			name[l] = '\0';
-			package = name;
-			break;
-		}
-		/* A name too long for name: view_find_owner copies it. */
-		/* fall through */
-	case VIEW_OWNER_SLOW:
-		dest = view_find_owner(p, path, t, &owned, &other);
-		package = dest && !other ? owned : NULL;
-		break;
-	}
-	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
-		oom(p);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int emit_diff(struct planner *p, struct grove_node *n, const char *path);
-
-/* Whether emit_diff has nothing to emit for n: an entry (not a folder, whose entries may
- * change) that the plan leaves as the scan found it. */
-static bool
-unchanged_leaf(const struct grove_node *n)
-{
-	if (n->orig_type != n->type || n->type == GROVE_FT_DIR)
-		return false;
-	return n->type != GROVE_FT_LINK || n->link == n->orig_link ||
-	       strcmp(n->link, n->orig_link) == 0;
-}
-
-/* Whether emit_kids passes n's entry k to fn. */
-static bool
-kid_wanted(struct grove_node *k, int (*fn)(struct planner *, struct grove_node *, const char *))
-{
-	return fn != emit_diff || !unchanged_leaf(k);
-}
-
-/*
- * Calls fn on n's entries in name order. For emit_diff only the entries it
- * has something to say about: a listed folder of a lived-in home holds
- * hundreds the plan leaves alone, and each would cost a path and a sort.
- * The entries are mostly in name order already (the scan adds them as listed, the planner in
- * the order it visits the packages' sorted folders): then they are walked in place, and only
- * otherwise gathered and sorted.
- */
-static int
-emit_kids(struct planner *p, struct grove_node *n, const char *path,
-	  int (*fn)(struct planner *, struct grove_node *, const char *))
-{
-	cleanup_free struct grove_node **sorted = NULL;
-	struct grove_node *last = NULL;
-	size_t m = 0, lp = strlen(path);
-	bool in_order = true;
-	/* The entries' paths (grove_child_path's) in one buffer: a name is at most NAME_MAX. */
-	size_t cap = lp + NAME_MAX + 2;
-	cleanup_free char *buf = NULL;
-
-	for (size_t i = 0; i < n->n_kids; i++) {
-		if (!kid_wanted(n->kids[i], fn))
-			continue;
-		if (last && in_order && strcmp(last->name, n->kids[i]->name) > 0)
-			in_order = false;
-		last = n->kids[i];
-		m++;
-	}
-	if (m == 0)
-		return 0;
-	if (!in_order) {
-		/* Sorted by name: the names, sorted in place, then made nodes again. */
-		const char **names;
-
-		sorted = malloc((m + 1) * sizeof(*sorted));
-		if (!sorted) {
-			oom(p);
-			return -ENOMEM;
-		}
-		names = (const char **)sorted;
-		m = 0;
-		for (size_t i = 0; i < n->n_kids; i++)
-			if (kid_wanted(n->kids[i], fn))
-				names[m++] = n->kids[i]->name;
-		if (grove_sort_names(names, m) < 0) {
-			oom(p);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m; i++)
-			sorted[i] =
-				(struct grove_node *)(names[i] - offsetof(struct grove_node, name));
-	}
-	buf = malloc(cap);
-	if (!buf) {
-		oom(p);
-		return -ENOMEM;
-	}
-	memcpy(buf, path, lp);
-	if (lp)
-		buf[lp++] = '/';
-	for (size_t i = 0, j = 0; j < m; i++) {
-		struct grove_node *k = sorted ? sorted[i] : n->kids[i];
-		size_t ln;
-		cleanup_free char *long_path = NULL;
-		const char *kp = buf;
-		int r;
-
-		if (!sorted && !kid_wanted(k, fn))
-			continue;
-		j++;
-		ln = strlen(k->name);
-		if (lp + ln < cap) {
-			memcpy(buf + lp, k->name, ln + 1);
-		} else {
-			long_path = grove_child_path(path, k->name);
-			if (!long_path) {
-				oom(p);
-				return -ENOMEM;
-			}
-			kp = long_path;
-		}
-		if ((r = fn(p, k, kp)) < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* Ops that empty and remove what was on disk at n (our links and folders of them). */
-static int
-emit_removal(struct planner *p, struct grove_node *n, const char *path)
-{
-	int r;
-
-	switch (n->orig_type) {
-	case GROVE_FT_NONE:
-		return 0;
-	case GROVE_FT_LINK:
-		return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
-	case GROVE_FT_DIR:
-		if ((r = emit_kids(p, n, path, emit_removal)) < 0)
-			return r;
-		return emit(p, GROVE_OP_RMDIR, path, NULL, NULL, NULL);
-	default:
-		fail(p, -GROVE_E_INTERNAL, "planning: would remove '%s', which is not ours%s", path,
-		     NULL);
-		return p->rc;
-	}
-}
-
-static int
-emit_diff(struct planner *p, struct grove_node *n, const char *path)
-{
-	enum grove_ftype o = n->orig_type, c = n->type;
-
-	if (o == GROVE_FT_DIR && c == GROVE_FT_DIR)
-		return emit_kids(p, n, path, emit_diff);
-	if (o == c && o == GROVE_FT_LINK && strcmp(n->orig_link, n->link) == 0)
-		return 0;
-	if (o == c && o != GROVE_FT_LINK)
-		return 0;
-	switch (o) {
-	case GROVE_FT_NONE:
-		if (c == GROVE_FT_LINK)
-			return emit(p, GROVE_OP_LINK, path, NULL, n->link, NULL);
-		if (c == GROVE_FT_DIR) {
-			int r = emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
-			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
-		}
-		break;
-	case GROVE_FT_LINK:
-		if (c == GROVE_FT_NONE)
-			return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
-		if (c == GROVE_FT_LINK)
-			return emit(p, GROVE_OP_RELINK, path, n->orig_link, n->link, NULL);
-		if (c == GROVE_FT_DIR) {
-			int r = emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
-			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
-		}
-		break;
-	case GROVE_FT_DIR:
-		if (c == GROVE_FT_LINK) {
-			int r = emit(p, GROVE_OP_FOLD, path, NULL, n->link, NULL);
-			return r < 0 ? r : emit_kids(p, n, path, emit_removal);
-		}
-		if (c == GROVE_FT_NONE)
-			return emit_removal(p, n, path);
-		break;
-	case GROVE_FT_REG:
-		if (c == GROVE_FT_LINK && n->adopt_to)
-			return emit(p, GROVE_OP_ADOPT, path, NULL, n->link, n->adopt_to);
-		break;
-	default:
-		break;
-	}
-	fail(p, -GROVE_E_INTERNAL, "planning: no op takes '%s' where the plan wants it%s", path,
-	     NULL);
-	return p->rc;
-}
-
 /* ---- entry point ---- */
 
 static bool
@@ -1278,7 +1079,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 	}
 	if (opts->release_stow)
 		w->stow = grove_node_free(w->stow); /* emitting reads the target only */
-	emit_kids(&p, w->target, "", emit_diff);
+	planner_emit_all(&p);
 	return p.rc;
 }
 
@@ -1314,7 +1115,7 @@ grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_
 	struct grove_plan_opts none = { 0 };
 	struct planner p = { .w = w, .o = &none, .plan = plan, .err = err, .action = "plan" };
 
-	emit_kids(&p, w->target, "", emit_diff);
+	planner_emit_all(&p);
 	return p.rc;
 }
 
@@ -1363,33 +1164,4 @@ bool
 planner_check_package(struct planner *p, const char *package)
 {
 	return check_package(p, package);
-}
-
-int
-planner_emit_diff(struct planner *p, struct grove_node *n, const char *path)
-{
-	return emit_diff(p, n, path);
-}
-
-bool
-planner_unchanged_leaf(const struct grove_node *n)
-{
-	return unchanged_leaf(n);
-}
-
-int
-planner_emit_folder(struct planner *p, struct grove_node *n, const char *path)
-{
-	if (n->type != GROVE_FT_DIR)
-		return 1;
-	switch (n->orig_type) {
-	case GROVE_FT_DIR:
-		return 0;
-	case GROVE_FT_NONE:
-		return emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
-	case GROVE_FT_LINK:
-		return emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
-	default:
-		return 1;
-	}
 }
