@@ -168,10 +168,9 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 		return;
 	kids = grove_node_sorted_kids(dir);
 	/* The package's path from the target, joined once for all of the package's folders. */
-	pkg_root = kn->root;
-	if (!pkg_root)
-		pkg_root = root_heap =
-			grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
+	if (!kn->root)
+		root_heap = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
+	pkg_root = kn->root ? kn->root : root_heap;
 	if (!kids || !pkg_root) {
 		oom(p);
 		return;
@@ -896,8 +895,7 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
 		switch (link_state(p, dir_path, n)) {
-		case LINK_FOREIGN:
-			continue; /* not ours: whatever it points at, leave it */
+		case LINK_FOREIGN: /* not ours: whatever it points at, leave it */
 		case LINK_OURS:
 			continue;
 		case LINK_OURS_MISSING:
@@ -961,9 +959,9 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	}
 	kids = grove_node_sorted_kids(listing);
 	/* The package's path from the target, joined once for all of the package's folders. */
-	pkg_root = kn->root;
-	if (!pkg_root)
-		pkg_root = root_heap = grove_path_join(p->w->stow_path, package);
+	if (!kn->root)
+		root_heap = grove_path_join(p->w->stow_path, package);
+	pkg_root = kn->root ? kn->root : root_heap;
 	/* Each entry's two paths in one buffer for the folder (an entry name is at most NAME_MAX
 	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
 	tcap = strlen(target_subdir) + NAME_MAX + 8;

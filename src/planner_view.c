@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -782,7 +781,7 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	  int (*fn)(struct planner *, struct grove_node *, const char *))
 {
 	cleanup_free struct grove_node **sorted = NULL;
-	struct grove_node *last = NULL;
+	const char *last = ""; /* the name of the last entry wanted */
 	size_t m = 0, lp = strlen(path);
 	bool in_order = true;
 	/* The entries' paths (grove_child_path's) in one buffer: a name is at most NAME_MAX. */
@@ -792,34 +791,17 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	for (size_t i = 0; i < n->n_kids; i++) {
 		if (!kid_wanted(n->kids[i], fn))
 			continue;
-		if (last && in_order && strcmp(last->name, n->kids[i]->name) > 0)
+		if (m++ && in_order && strcmp(last, n->kids[i]->name) > 0)
 			in_order = false;
-		last = n->kids[i];
-		m++;
+		last = n->kids[i]->name;
 	}
 	if (m == 0)
 		return 0;
-	if (!in_order) {
-		/* Sorted by name: the names, sorted in place, then made nodes again. */
-		const char **names;
-
-		sorted = malloc((m + 1) * sizeof(*sorted));
-		if (!sorted) {
-			oom(p);
-			return -ENOMEM;
-		}
-		names = (const char **)sorted;
-		m = 0;
-		for (size_t i = 0; i < n->n_kids; i++)
-			if (kid_wanted(n->kids[i], fn))
-				names[m++] = n->kids[i]->name;
-		if (grove_sort_names(names, m) < 0) {
-			oom(p);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m; i++)
-			sorted[i] =
-				(struct grove_node *)(names[i] - offsetof(struct grove_node, name));
+	/* Otherwise sorted by name (grove_sort_names), all of them, and the others skipped again.
+	 */
+	if (!in_order && !(sorted = grove_node_sorted_kids(n))) {
+		oom(p);
+		return -ENOMEM;
 	}
 	buf = malloc(cap);
 	if (!buf) {
@@ -829,16 +811,16 @@ emit_kids(struct planner *p, struct grove_node *n, const char *path,
 	memcpy(buf, path, lp);
 	if (lp)
 		buf[lp++] = '/';
-	for (size_t i = 0, j = 0; j < m; i++) {
-		struct grove_node *k = sorted ? sorted[i] : n->kids[i];
+	for (struct grove_node **s = sorted ? sorted : n->kids, **end = s + n->n_kids; s < end;
+	     s++) {
+		struct grove_node *k = *s;
 		size_t ln;
 		cleanup_free char *long_path = NULL;
 		const char *kp = buf;
 		int r;
 
-		if (!sorted && !kid_wanted(k, fn))
+		if (!kid_wanted(k, fn))
 			continue;
-		j++;
 		ln = strlen(k->name);
 		if (lp + ln < cap) {
 			memcpy(buf + lp, k->name, ln + 1);
