@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The planner: GNU Stow 2.4's stow/unstow algorithm over in-memory trees, then the plan as a tree
- * difference. */
+ * difference (planner_view.c's emit walk). */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +27,16 @@
 
 /* What stow_contents knows of an entry it hands to stow_node: the target folder's node and the
  * entry's name in it; the entry's package path from the target and its link text when glued
- * from the folder's (NULL: stow_node joins them into the buffers full and dest). */
+ * from the folder's (NULL: stow_node joins them into the buffers full and dest); whether the
+ * entry's package path, target path and package path from the target are known to glue (as
+ * struct known's glue_*; false: not known). */
 struct entry {
 	struct grove_node *tdir;
 	const char *tname;
 	const char *pkg_path, *link_dest;
 	char *full, *dest;
 	size_t full_cap, dest_cap;
+	bool glue_p, glue_t, glue_f;
 };
 
 static void stow_node(struct planner *p, const char *package, const char *root,
@@ -47,14 +51,28 @@ join3(const char *a, const char *b, const char *c)
 	return ab ? grove_path_join_names(ab, c) : NULL;
 }
 
-/* The package's folder pkg_subdir, read whole, for stow_contents; NULL when it has to wait for
- * the scan (a need recorded) or the plan failed. */
+/* What stow_node already holds when it calls stow_contents, saving the lookups from the roots:
+ * the package's node at pkg_subdir (view_pkg_node's answer), the target's node at target_subdir
+ * (view_tnode's), the package's path from the target (pkg_root); each may be NULL. */
+struct known {
+	struct grove_node *pdir, *tdir;
+	const char *root;
+	/* Known to glue (false: not known, checked): grove_path_glues(pkg_subdir, NULL),
+	 * grove_path_glues(target_subdir, NULL), and root relative with
+	 * grove_path_glues(root, pkg_subdir) (NULL for "."). A folder's entry with a plain name
+	 * glues when its folder does (or is the top): its path is the folder's, "/", the name. */
+	bool glue_p, glue_t, glue_f;
+};
+
+/* The package's folder pkg_subdir (its node dir, or NULL: looked up), read whole, for
+ * stow_contents; NULL when it has to wait for the scan (a need recorded) or the plan failed. */
 static struct grove_node *
-stow_dir(struct planner *p, const char *package, const char *pkg_subdir)
+stow_dir(struct planner *p, const char *package, const char *pkg_subdir, struct grove_node *dir)
 {
-	struct grove_node *dir = view_pkg_node(p, package, pkg_subdir);
 	struct grove_world_pkg *pkg;
 
+	if (!dir)
+		dir = view_pkg_node(p, package, pkg_subdir);
 	if (p->src_stow) {
 		/* A package of a second stow dir, read from the target tree. */
 		if (!dir && p->incomplete)
@@ -93,34 +111,66 @@ stow_dir(struct planner *p, const char *package, const char *pkg_subdir)
 	return dir;
 }
 
+/* stow_contents' checks before its folder's entries: whether pkg_subdir is planned now, and if
+ * so the package's node there (*ret_dir) and the target's at target_subdir (*ret_tdir). */
+static bool
+stow_folder(struct planner *p, const char *package, const char *pkg_subdir,
+	    const char *target_subdir, const struct known *kn, struct grove_node **ret_dir,
+	    struct grove_node **ret_tdir)
+{
+	/* The .stow/.nonstow check looks at the target's node at pkg_subdir. */
+	const struct grove_node *at =
+		kn->tdir && strcmp(pkg_subdir, target_subdir) == 0 ? kn->tdir : NULL;
+
+	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
+	    view_should_skip_target_at(p, pkg_subdir, at))
+		return false;
+	*ret_dir = stow_dir(p, package, pkg_subdir, kn->pdir);
+	if (!*ret_dir)
+		return false;
+	*ret_tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
+	if (!*ret_tdir || (*ret_tdir)->type == GROVE_FT_NONE) {
+		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
+		     target_subdir, NULL);
+		return false;
+	}
+	return true;
+}
+
+/* Writes the link text of a folder's entries but "/name" at d: level "../"s, root (rlen bytes),
+ * then "/" and sub (slen bytes) unless sub is NULL (the package's top). Not terminated. */
 static void
-stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-	      const char *target_subdir)
+put_link_folder(char *d, int level, const char *root, size_t rlen, const char *sub, size_t slen)
+{
+	d = grove_path_put_ups(d, level);
+	memcpy(d, root, rlen);
+	if (sub) {
+		d[rlen] = '/';
+		memcpy(d + rlen + 1, sub, slen);
+	}
+}
+
+static void
+stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
+		    const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *dir, *tdir;
 	cleanup_free struct grove_node **kids = NULL;
-	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *root_heap = NULL;
+	const char *pkg_root;
 	cleanup_free char *scratch = NULL;
 	char *glued;
 	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
-	bool top, glue_p, glue_t, glue_f;
+	bool top, top_p, top_t, glue_p, glue_t, glue_f;
 	int level;
 
-	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target(p, pkg_subdir))
+	if (!stow_folder(p, package, pkg_subdir, target_subdir, kn, &dir, &tdir))
 		return;
-	dir = stow_dir(p, package, pkg_subdir);
-	if (!dir)
-		return;
-	tdir = view_tnode(p, target_subdir);
-	if (!tdir || tdir->type == GROVE_FT_NONE) {
-		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
-		     target_subdir, NULL);
-		return;
-	}
 	kids = grove_node_sorted_kids(dir);
-	/* The package's path from the target, joined once for all of this folder's entries. */
-	pkg_root = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
+	/* The package's path from the target, joined once for all of the package's folders. */
+	if (!kn->root)
+		root_heap = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
+	pkg_root = kn->root ? kn->root : root_heap;
 	if (!kids || !pkg_root) {
 		oom(p);
 		return;
@@ -144,21 +194,17 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	plen = strlen(pkg_subdir);
 	tlen = strlen(target_subdir);
 	rlen = strlen(pkg_root);
-	glue_p = grove_path_glues(pkg_subdir, NULL);
-	glue_t = grove_path_glues(target_subdir, NULL);
-	glue_f = pkg_root[0] != '/' && grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
+	glue_p = kn->glue_p || grove_path_glues(pkg_subdir, NULL);
+	glue_t = kn->glue_t || grove_path_glues(target_subdir, NULL);
+	glue_f = kn->glue_f ||
+		 (pkg_root[0] != '/' && grove_path_glues(pkg_root, top ? NULL : pkg_subdir));
+	/* An entry's path is its name when its folder is the top ("" or "."). */
+	top_p = top || !pkg_subdir[0];
+	top_t = !target_subdir[0] || strcmp(target_subdir, ".") == 0;
 	level = top ? 0 : grove_path_slashes(pkg_subdir) + 1;
 	slen = 3 * (size_t)level + rlen + (top ? 0 : plen + 1); /* the link text but "/name" */
-	if (glue_f) {
-		char *d = glued;
-
-		d = grove_path_put_ups(d, level);
-		memcpy(d, pkg_root, rlen);
-		if (!top) {
-			d[rlen] = '/';
-			memcpy(d + rlen + 1, pkg_subdir, plen);
-		}
-	}
+	if (glue_f)
+		put_link_folder(glued, level, pkg_root, rlen, top ? NULL : pkg_subdir, plen);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
 		size_t len = strlen(name);
@@ -166,6 +212,7 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		cleanup_free char *heap_tpath = NULL;
 		cleanup_free char *adj = NULL;
 		const char *pkg_path, *tpath;
+		bool plain;
 		struct entry e = { .tdir = tdir,
 				   .tname = name,
 				   .full = scratch + pcap + tcap,
@@ -202,7 +249,13 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 				}
 			}
 		}
-		if (glue_f && grove_path_plain_name(name, len) && slen + 1 + len < dcap) {
+		plain = grove_path_plain_name(name, len);
+		e.glue_p = plain && (top_p || glue_p);
+		e.glue_f = plain && glue_f;
+		e.glue_t =
+			(top_t || glue_t) &&
+			(e.tname == name ? plain : grove_path_plain_name(e.tname, strlen(e.tname)));
+		if (glue_f && plain && slen + 1 + len < dcap) {
 			glued[slen] = '/';
 			memcpy(glued + slen + 1, name, len + 1);
 			e.link_dest = glued;
@@ -211,6 +264,15 @@ stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
 		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath, &e);
 	}
+}
+
+static void
+stow_contents(struct planner *p, const char *package, const char *pkg_subdir,
+	      const char *target_subdir)
+{
+	const struct known none = { 0 };
+
+	stow_contents_known(p, package, pkg_subdir, target_subdir, &none);
 }
 
 static void
@@ -263,6 +325,20 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 	view_conflictf(p, package, target_subpath,
 		       "existing target is stowed to a different package: %s => %s", target_subpath,
 		       existing);
+}
+
+/* What stow_node knows of e's folder for stow_contents: pdir and tdir, the package's and the
+ * target's nodes there, root, the package's path from the target. */
+static struct known
+entry_known(const struct entry *e, struct grove_node *pdir, struct grove_node *tdir,
+	    const char *root)
+{
+	return (struct known){ .pdir = pdir,
+			       .tdir = tdir,
+			       .root = root,
+			       .glue_p = e->glue_p,
+			       .glue_t = e->glue_t,
+			       .glue_f = e->glue_f };
 }
 
 /* root: the package's path from the target (its stow dir's path joined with package); src: the
@@ -345,7 +421,9 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 					"cannot stow non-directory %s over existing directory target %s",
 					pkg_path, target_subpath);
 			} else {
-				stow_contents(p, package, pkg_subpath, target_subpath);
+				const struct known kn = entry_known(e, src, t, root);
+
+				stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
 			}
 		} else if (p->o->adopt) {
 			if (src_dir) {
@@ -376,8 +454,10 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 				pkg_path, target_subpath);
 		}
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
+		const struct known kn = entry_known(e, src, NULL, root);
+
 		view_do_mkdir(p, target_subpath);
-		stow_contents(p, package, pkg_subpath, target_subpath);
+		stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
 	} else {
 		view_do_link_in(p, link_dest, target_subpath, e->tdir, e->tname);
 	}
@@ -405,7 +485,9 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	      const char *pkg_subdir, const char *target_subdir)
 {
 	cleanup_free struct grove_node **kids = NULL;
-	size_t i = 0;
+	cleanup_free char *scratch = NULL;
+	size_t i = 0, plen, tlen, pcap, tcap;
+	bool glue_p, glue_t;
 
 	/* A folder of files only (most): nothing to sort or join. */
 	while (i < dir->n_kids && !validated(dir->kids[i]))
@@ -413,21 +495,34 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 	if (i == dir->n_kids)
 		return;
 	kids = grove_node_sorted_kids(dir);
-	if (!kids) {
+	/* The entries' paths in one buffer for the folder, as stow_contents builds them. */
+	plen = strlen(pkg_subdir);
+	tlen = strlen(target_subdir);
+	pcap = plen + NAME_MAX + 8;
+	tcap = tlen + NAME_MAX + 8;
+	scratch = malloc(pcap + tcap);
+	if (!kids || !scratch) {
 		oom(p);
 		return;
 	}
+	glue_p = grove_path_glues(pkg_subdir, NULL);
+	glue_t = grove_path_glues(target_subdir, NULL);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		struct grove_node *n = *k;
-		cleanup_free char *pkg_path = NULL;
-		cleanup_free char *tpath = NULL;
+		cleanup_free char *heap_pkg_path = NULL;
+		cleanup_free char *heap_tpath = NULL;
 		cleanup_free char *full = NULL;
+		const char *pkg_path, *tpath;
+		size_t len;
 
 		/* Skip the others before the joins and the ignore match. */
 		if (!validated(n))
 			continue;
-		pkg_path = grove_path_join_names(pkg_subdir, n->name);
-		tpath = grove_path_join_names(target_subdir, n->name);
+		len = strlen(n->name);
+		pkg_path = grove_path_glue(pkg_subdir, plen, glue_p, n->name, len, scratch, pcap,
+					   &heap_pkg_path);
+		tpath = grove_path_glue(target_subdir, tlen, glue_t, n->name, len, scratch + pcap,
+					tcap, &heap_tpath);
 		if (!pkg_path || !tpath) {
 			oom(p);
 			return;
@@ -451,8 +546,11 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 		} else if (n->type == GROVE_FT_DIR && n->listed) {
 			if (p->o->dotfiles) {
 				cleanup_free char *adj = grove_dotfile_adjust(n->name);
-				free(tpath);
-				tpath = adj ? grove_path_join_names(target_subdir, adj) : NULL;
+
+				tpath = adj ? grove_path_glue(target_subdir, tlen, glue_t, adj,
+							      strlen(adj), scratch + pcap, tcap,
+							      &heap_tpath)
+					    : NULL;
 				if (!tpath) {
 					oom(p);
 					return;
@@ -466,7 +564,7 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 /* ---- unstow ---- */
 
 static void unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-			    const char *target_subdir);
+			    const char *target_subdir, const struct known *kn);
 
 /* t: the target's node at target_subpath, a link in folder target_subdir; pkg_root: the
  * package's path from the target (the stow dir's path joined with package). Not inlined: its
@@ -516,6 +614,102 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		view_do_unlink(p, target_subpath);
 }
 
+/*
+ * Whether a link of the target as scanned is Stow's and its destination is there: a function of
+ * its folder, its text (as scanned) and the stow dir, none of which a plan changes, and asked of
+ * the same link many times by an unstow (cleanup_invalid_links once per folder, foldable each
+ * time a package leaves it). Kept by node in an open-addressing table while the whole model is
+ * planned at once (its nodes then live as long as the run).
+ */
+enum link_state { LINK_SLOW, LINK_FOREIGN, LINK_OURS, LINK_OURS_MISSING };
+
+struct link_memo {
+	struct {
+		const struct grove_node *n;
+		enum link_state state;
+	} * slot;
+	size_t cap, used; /* cap: a power of two, or 0 */
+};
+
+static size_t
+memo_hash(const struct grove_node *n, size_t cap)
+{
+	uintptr_t h = (uintptr_t)n;
+
+	h ^= h >> 17;
+	h *= (uintptr_t)0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 7) & (cap - 1);
+}
+
+static enum link_state
+memo_get(const struct link_memo *m, const struct grove_node *n)
+{
+	if (!m || !m->cap)
+		return LINK_SLOW;
+	for (size_t i = memo_hash(n, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slot[i].n == n)
+			return m->slot[i].state;
+		if (!m->slot[i].n)
+			return LINK_SLOW;
+	}
+}
+
+/* Keeps n's state; out of memory, it only keeps nothing. */
+static void
+memo_put(struct link_memo *m, const struct grove_node *n, enum link_state state)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	if (2 * (m->used + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct link_memo bigger = { .slot = calloc(cap, sizeof(*m->slot)), .cap = cap };
+
+		if (!bigger.slot)
+			return;
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->slot[j].n)
+				memo_put(&bigger, m->slot[j].n, m->slot[j].state);
+		free(m->slot);
+		*m = bigger;
+	}
+	for (i = memo_hash(n, m->cap); m->slot[i].n && m->slot[i].n != n;
+	     i = (i + 1) & (m->cap - 1))
+		;
+	m->used += !m->slot[i].n;
+	m->slot[i].n = n;
+	m->slot[i].state = state;
+}
+
+/* The state of n, a link in folder dir_path (the target's node there), as scanned: its text
+ * is text, n->orig_link. LINK_SLOW: only view_find_stowed_path answers. */
+static enum link_state
+link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
+{
+	char buf[PATH_MAX];
+	const char *rest;
+	enum link_state s = memo_get(p->links, n);
+
+	if (s != LINK_SLOW)
+		return s;
+	switch (view_owner_in(p, dir_path, n->orig_link, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		s = LINK_FOREIGN;
+		break;
+	case VIEW_OWNER_STOW:
+		s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+		break;
+	case VIEW_OWNER_SLOW:
+		return LINK_SLOW;
+	}
+	/* A need recorded while answering (the stow dir read in part) makes the plan start
+	 * again; its answers are not kept. */
+	if (!p->incomplete)
+		memo_put(p->links, n, s);
+	return s;
+}
+
 /* A link in folder dir_path whose destination is missing. Links that do not
  * point into the stow dir cannot be followed beneath the roots: they count as
  * dangling (they keep a folder from folding either way). */
@@ -526,25 +720,35 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 	cleanup_free char *dest = NULL;
 	char buf[PATH_MAX];
 	const char *rest;
+	enum link_state s = LINK_SLOW;
 
-	switch (view_owner_in(p, dir_path, kid->link, buf, sizeof(buf), &rest)) {
-	case VIEW_OWNER_NONE:
-		return true;
-	case VIEW_OWNER_STOW:
-		return !view_stow_rest_exists(p, rest);
-	case VIEW_OWNER_SLOW:
-		break;
+	/* A link as scanned (the plan keeps the text the scan's node holds): its state is kept. */
+	if (kid->link == kid->orig_link) {
+		s = link_state(p, dir_path, kid);
+	} else {
+		switch (view_owner_in(p, dir_path, kid->link, buf, sizeof(buf), &rest)) {
+		case VIEW_OWNER_NONE:
+			s = LINK_FOREIGN;
+			break;
+		case VIEW_OWNER_STOW:
+			s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+			break;
+		case VIEW_OWNER_SLOW:
+			break;
+		}
 	}
+	if (s != LINK_SLOW)
+		return s != LINK_OURS;
 	path = grove_path_join_names(dir_path, kid->name);
 	dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
 	return !dest || !view_stow_exists(p, dest);
 }
 
 /* Stow's foldable: the folder holds only links, all into one folder of one package. */
+/* dir: the target's node at target_subdir. */
 static char *
-foldable(struct planner *p, const char *target_subdir)
+foldable(struct planner *p, const char *target_subdir, struct grove_node *dir)
 {
-	struct grove_node *dir = view_tnode(p, target_subdir);
 	cleanup_free char *parent_in_pkg = NULL;
 	cleanup_free char *owner = NULL;
 	const char *first =
@@ -602,11 +806,11 @@ foldable(struct planner *p, const char *target_subdir)
 	return result;
 }
 
+/* dir: the target's node at target_subdir. */
 static void
-fold_tree(struct planner *p, const char *target_subdir, const char *pkg_subpath)
+fold_tree(struct planner *p, const char *target_subdir, struct grove_node *dir,
+	  const char *pkg_subpath)
 {
-	struct grove_node *dir = view_tnode(p, target_subdir);
-
 	grove_node_foreach_child (dir, kid) {
 		if (kid->type == GROVE_FT_NONE)
 			continue;
@@ -623,6 +827,7 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 	    const char *target_subdir, const char *target_subpath, struct grove_node *t)
 {
 	struct grove_node *src;
+	struct known kn;
 	cleanup_free char *fold = NULL;
 
 	if (!t)
@@ -643,18 +848,19 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 		 */
 		return;
 	}
-	unstow_contents(p, package, pkg_subpath, target_subpath);
-	fold = foldable(p, target_subpath);
+	/* In compat the folder's listing is the target's (t), else the package's (src). */
+	kn = (struct known){ .pdir = p->o->compat ? NULL : src, .tdir = t, .root = pkg_root };
+	unstow_contents(p, package, pkg_subpath, target_subpath, &kn);
+	fold = foldable(p, target_subpath, t);
 	if (fold)
-		fold_tree(p, target_subpath, fold);
+		fold_tree(p, target_subpath, t, fold);
 }
 
+/* dir: the target's node at dir_path, or NULL: looked up. */
 static __attribute__((noinline)) void
-cleanup_invalid_links(struct planner *p, const char *dir_path)
+cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node *dir)
 {
-	struct grove_node *dir = view_tnode(p, dir_path);
 	cleanup_free struct grove_node **kids = NULL;
-	char buf[PATH_MAX];
 
 	/*
 	 * Stow runs this once per package for every shared folder it unstows. A
@@ -663,6 +869,8 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 	 * and whether the others dangle does not change within a plan. Once per
 	 * folder keeps restowing N packages linear instead of quadratic.
 	 */
+	if (!dir)
+		dir = view_tnode(p, dir_path);
 	if (!dir || dir->orig_type != GROVE_FT_DIR || dir->cleaned)
 		return;
 	if (!dir->listed) {
@@ -679,7 +887,6 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 		struct grove_node *n = *k;
 		cleanup_free char *path = NULL;
 		cleanup_free char *dest = NULL;
-		const char *rest;
 		bool slow;
 
 		if (n->orig_type != GROVE_FT_LINK)
@@ -687,12 +894,11 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 		/* A link with a pending change is left to that change. */
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
-		switch (view_owner_in(p, dir_path, n->orig_link, buf, sizeof(buf), &rest)) {
-		case VIEW_OWNER_NONE:
-			continue; /* not ours: whatever it points at, leave it */
-		case VIEW_OWNER_STOW:
-			if (view_stow_rest_exists(p, rest))
-				continue;
+		switch (link_state(p, dir_path, n)) {
+		case LINK_FOREIGN: /* not ours: whatever it points at, leave it */
+		case LINK_OURS:
+			continue;
+		case LINK_OURS_MISSING:
 			slow = false;
 			break;
 		default:
@@ -713,25 +919,28 @@ cleanup_invalid_links(struct planner *p, const char *dir_path)
 	}
 }
 
+/* kn: what the caller holds (pdir: the folder's listing, the package's node or in compat the
+ * target's; tdir: the target's node at target_subdir; root: the package's path from the target). */
 static void
 unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-		const char *target_subdir)
+		const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *listing, *tdir;
 	cleanup_free struct grove_node **kids = NULL;
-	cleanup_free char *pkg_root = NULL;
+	cleanup_free char *root_heap = NULL;
+	const char *pkg_root;
 	cleanup_free char *scratch = NULL;
 	size_t tcap, pcap;
 
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target(p, target_subdir))
+	    view_should_skip_target_at(p, target_subdir, kn->tdir))
 		return;
 	if (p->o->compat) {
-		listing = view_tnode(p, target_subdir);
+		listing = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 		if (!listing || listing->orig_type != GROVE_FT_DIR)
 			return;
 	} else {
-		listing = view_pkg_node(p, package, pkg_subdir);
+		listing = kn->pdir ? kn->pdir : view_pkg_node(p, package, pkg_subdir);
 		if ((!listing || !listing->listed) && view_pkg_pruned(p, package, pkg_subdir)) {
 			cleanup_free char *rel = grove_path_join(package, pkg_subdir);
 
@@ -749,8 +958,10 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		}
 	}
 	kids = grove_node_sorted_kids(listing);
-	/* The package's path from the target, joined once for all of this folder's entries. */
-	pkg_root = grove_path_join(p->w->stow_path, package);
+	/* The package's path from the target, joined once for all of the package's folders. */
+	if (!kn->root)
+		root_heap = grove_path_join(p->w->stow_path, package);
+	pkg_root = kn->root ? kn->root : root_heap;
 	/* Each entry's two paths in one buffer for the folder (an entry name is at most NAME_MAX
 	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
@@ -760,7 +971,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		oom(p);
 		return;
 	}
-	tdir = view_tnode(p, target_subdir);
+	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name, *pkg_name = name, *tname = name;
 		cleanup_free char *owned_name = NULL;
@@ -803,198 +1014,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			    tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath));
 	}
 	if (!p->o->compat)
-		cleanup_invalid_links(p, target_subdir);
-}
-
-/* ---- the plan as the difference of the two states ---- */
-
-static int emit_removal(struct planner *p, struct grove_node *n, const char *path);
-
-/* Not inlined: its buffers are not to sit in the frames of the recursive walks. */
-static __attribute__((noinline)) int
-emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *old_text,
-     const char *text, const char *stow_path)
-{
-	cleanup_free char *owned = NULL;
-	cleanup_free char *other = NULL;
-	cleanup_free char *dest = NULL;
-	const char *t = text ? text : old_text;
-	const char *package = NULL, *rest;
-	char buf[PATH_MAX], name[NAME_MAX + 1];
-	size_t l;
-
-	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
-	switch (t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE) {
-	case VIEW_OWNER_NONE:
-		break;
-	case VIEW_OWNER_STOW:
-		l = strcspn(rest, "/");
-		if (l < sizeof(name)) {
-			memcpy(name, rest, l);
-			name[l] = '\0';
-			package = name;
-			break;
-		}
-		/* A name too long for name: view_find_owner copies it. */
-		/* fall through */
-	case VIEW_OWNER_SLOW:
-		dest = view_find_owner(p, path, t, &owned, &other);
-		package = dest && !other ? owned : NULL;
-		break;
-	}
-	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
-		oom(p);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int emit_diff(struct planner *p, struct grove_node *n, const char *path);
-
-/* Whether emit_diff has nothing to emit for n: an entry (not a folder, whose entries may
- * change) that the plan leaves as the scan found it. */
-static bool
-unchanged_leaf(const struct grove_node *n)
-{
-	if (n->orig_type != n->type || n->type == GROVE_FT_DIR)
-		return false;
-	return n->type != GROVE_FT_LINK || n->link == n->orig_link ||
-	       strcmp(n->link, n->orig_link) == 0;
-}
-
-static int
-kid_cmp(const void *a, const void *b)
-{
-	return strcmp((*(struct grove_node *const *)a)->name,
-		      (*(struct grove_node *const *)b)->name);
-}
-
-/*
- * Calls fn on n's entries in name order. For emit_diff only the entries it
- * has something to say about: a listed folder of a lived-in home holds
- * hundreds the plan leaves alone, and each would cost a path and a sort.
- */
-static int
-emit_kids(struct planner *p, struct grove_node *n, const char *path,
-	  int (*fn)(struct planner *, struct grove_node *, const char *))
-{
-	cleanup_free struct grove_node **kids = malloc((n->n_kids + 1) * sizeof(*kids));
-	size_t m = 0, lp = strlen(path);
-	/* The entries' paths (grove_child_path's) in one buffer: a name is at most NAME_MAX. */
-	size_t cap = lp + NAME_MAX + 2;
-	cleanup_free char *buf = NULL;
-
-	if (!kids) {
-		oom(p);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n->n_kids; i++)
-		if (fn != emit_diff || !unchanged_leaf(n->kids[i]))
-			kids[m++] = n->kids[i];
-	if (m == 0)
-		return 0;
-	buf = malloc(cap);
-	if (!buf) {
-		oom(p);
-		return -ENOMEM;
-	}
-	memcpy(buf, path, lp);
-	if (lp)
-		buf[lp++] = '/';
-	qsort(kids, m, sizeof(*kids), kid_cmp);
-	kids[m] = NULL;
-	for (struct grove_node **k = kids; *k; k++) {
-		size_t ln = strlen((*k)->name);
-		cleanup_free char *long_path = NULL;
-		const char *kp = buf;
-		int r;
-
-		if (lp + ln < cap) {
-			memcpy(buf + lp, (*k)->name, ln + 1);
-		} else {
-			long_path = grove_child_path(path, (*k)->name);
-			if (!long_path) {
-				oom(p);
-				return -ENOMEM;
-			}
-			kp = long_path;
-		}
-		if ((r = fn(p, *k, kp)) < 0)
-			return r;
-	}
-	return 0;
-}
-
-/* Ops that empty and remove what was on disk at n (our links and folders of them). */
-static int
-emit_removal(struct planner *p, struct grove_node *n, const char *path)
-{
-	int r;
-
-	switch (n->orig_type) {
-	case GROVE_FT_NONE:
-		return 0;
-	case GROVE_FT_LINK:
-		return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
-	case GROVE_FT_DIR:
-		if ((r = emit_kids(p, n, path, emit_removal)) < 0)
-			return r;
-		return emit(p, GROVE_OP_RMDIR, path, NULL, NULL, NULL);
-	default:
-		fail(p, -GROVE_E_INTERNAL, "planning: would remove '%s', which is not ours%s", path,
-		     NULL);
-		return p->rc;
-	}
-}
-
-static int
-emit_diff(struct planner *p, struct grove_node *n, const char *path)
-{
-	enum grove_ftype o = n->orig_type, c = n->type;
-
-	if (o == GROVE_FT_DIR && c == GROVE_FT_DIR)
-		return emit_kids(p, n, path, emit_diff);
-	if (o == c && o == GROVE_FT_LINK && strcmp(n->orig_link, n->link) == 0)
-		return 0;
-	if (o == c && o != GROVE_FT_LINK)
-		return 0;
-	switch (o) {
-	case GROVE_FT_NONE:
-		if (c == GROVE_FT_LINK)
-			return emit(p, GROVE_OP_LINK, path, NULL, n->link, NULL);
-		if (c == GROVE_FT_DIR) {
-			int r = emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
-			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
-		}
-		break;
-	case GROVE_FT_LINK:
-		if (c == GROVE_FT_NONE)
-			return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
-		if (c == GROVE_FT_LINK)
-			return emit(p, GROVE_OP_RELINK, path, n->orig_link, n->link, NULL);
-		if (c == GROVE_FT_DIR) {
-			int r = emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
-			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
-		}
-		break;
-	case GROVE_FT_DIR:
-		if (c == GROVE_FT_LINK) {
-			int r = emit(p, GROVE_OP_FOLD, path, NULL, n->link, NULL);
-			return r < 0 ? r : emit_kids(p, n, path, emit_removal);
-		}
-		if (c == GROVE_FT_NONE)
-			return emit_removal(p, n, path);
-		break;
-	case GROVE_FT_REG:
-		if (c == GROVE_FT_LINK && n->adopt_to)
-			return emit(p, GROVE_OP_ADOPT, path, NULL, n->link, n->adopt_to);
-		break;
-	default:
-		break;
-	}
-	fail(p, -GROVE_E_INTERNAL, "planning: no op takes '%s' where the plan wants it%s", path,
-	     NULL);
-	return p->rc;
+		cleanup_invalid_links(p, target_subdir, tdir);
 }
 
 /* ---- entry point ---- */
@@ -1031,12 +1051,13 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		  size_t n_unstow, char *const *stow, size_t n_stow, struct grove_plan *plan,
 		  struct grove_error *err)
 {
-	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err };
+	struct link_memo links = { 0 };
+	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err, .links = &links };
 
 	p.action = "unstow";
 	for (size_t i = 0; i < n_unstow && !p.rc; i++)
 		if (check_package(&p, unstow[i]))
-			unstow_contents(&p, unstow[i], ".", ".");
+			unstow_contents(&p, unstow[i], ".", ".", &(struct known){ 0 });
 	p.action = "stow";
 	for (size_t i = 0; i < n_stow && !p.rc; i++) {
 		if (!check_package(&p, stow[i]))
@@ -1044,6 +1065,8 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		validate_tree(&p, stow[i], grove_node_child(w->stow, stow[i]), ".", ".");
 		stow_contents(&p, stow[i], ".", ".");
 	}
+	free(links.slot);
+	p.links = NULL;
 	if (p.incomplete && (!p.rc || p.rc != -ENOMEM))
 		return GROVE_PLAN_NEEDS_SCAN;
 	if (p.rc)
@@ -1054,7 +1077,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 	}
 	if (opts->release_stow)
 		w->stow = grove_node_free(w->stow); /* emitting reads the target only */
-	emit_kids(&p, w->target, "", emit_diff);
+	planner_emit_all(&p);
 	return p.rc;
 }
 
@@ -1090,7 +1113,7 @@ grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_
 	struct grove_plan_opts none = { 0 };
 	struct planner p = { .w = w, .o = &none, .plan = plan, .err = err, .action = "plan" };
 
-	emit_kids(&p, w->target, "", emit_diff);
+	planner_emit_all(&p);
 	return p.rc;
 }
 
@@ -1132,40 +1155,11 @@ planner_stow_contents(struct planner *p, const char *package, const char *dir)
 void
 planner_unstow_contents(struct planner *p, const char *package, const char *dir)
 {
-	unstow_contents(p, package, dir, dir);
+	unstow_contents(p, package, dir, dir, &(struct known){ 0 });
 }
 
 bool
 planner_check_package(struct planner *p, const char *package)
 {
 	return check_package(p, package);
-}
-
-int
-planner_emit_diff(struct planner *p, struct grove_node *n, const char *path)
-{
-	return emit_diff(p, n, path);
-}
-
-bool
-planner_unchanged_leaf(const struct grove_node *n)
-{
-	return unchanged_leaf(n);
-}
-
-int
-planner_emit_folder(struct planner *p, struct grove_node *n, const char *path)
-{
-	if (n->type != GROVE_FT_DIR)
-		return 1;
-	switch (n->orig_type) {
-	case GROVE_FT_DIR:
-		return 0;
-	case GROVE_FT_NONE:
-		return emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
-	case GROVE_FT_LINK:
-		return emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
-	default:
-		return 1;
-	}
 }

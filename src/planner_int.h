@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Private to the planner: its state (planner.c decides, planner_view.c answers what the world
- * looks like now and makes the changes the decisions call for). */
+ * looks like now, makes the changes the decisions call for and emits the plan as their diff). */
 #ifndef GROVE_PLANNER_INT_H
 #define GROVE_PLANNER_INT_H
 
@@ -28,6 +28,10 @@ struct planner {
 	const char *src_stow;
 	/* Planning folder by folder (planner_walk.c), or NULL: the whole model at once. */
 	struct walk *walk;
+	/* What the target's links as scanned answer to "ours, and is its destination there?"
+	 * (planner.c's link_state), kept for the run when the whole model is planned at once:
+	 * NULL, no memo. */
+	struct link_memo *links;
 };
 
 static inline struct grove_world_pkg *
@@ -159,8 +163,16 @@ bool view_deferred(struct planner *p, const char *path);
 bool view_overridden(struct planner *p, const char *path);
 
 bool view_should_skip_target(struct planner *p, const char *path);
+/* The same, n being the target's node at path (found by a walk from the target's root), or NULL:
+ * looked up. */
+bool view_should_skip_target_at(struct planner *p, const char *path, const struct grove_node *n);
 
-/* ---- the bounded walk (planner_walk.c) and what it calls in planner.c ---- */
+/* ---- the plan as the difference of the two states (planner_view.c) ---- */
+
+/* The ops of the whole target tree (emit_diff from its root). Returns 0 or p->rc's failure. */
+int planner_emit_all(struct planner *p);
+
+/* ---- the bounded walk (planner_walk.c) and what it calls in planner.c and planner_view.c ---- */
 
 /* In a bounded walk: whether stow_contents / unstow_contents of dir (for package) is to wait for
  * dir's turn (recorded; true) or to run now (dir is the folder being planned; false). */

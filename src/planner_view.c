@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The planner's view of the world: the stow dir model (asking the scan for what it has not read),
  * ownership of links, the target's current state, the changes a decision makes to it, and the
- * ignore, defer and override answers. Pure: no syscalls. */
+ * ignore, defer and override answers; and the plan as the difference of the target's two states
+ * (the emit walk). Pure: no syscalls. */
 #include <errno.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -563,6 +564,15 @@ view_do_rmdir(struct planner *p, const char *path)
 
 /* ---- ignore, defer, override ---- */
 
+/* An empty error for a matcher to fill: its message's first byte only (a struct grove_error is
+ * over 1 KiB, and zeroing it whole for each of thousands of matches cost more than the match). */
+static inline void
+err_clear(struct grove_error *e)
+{
+	e->code = 0;
+	e->msg[0] = '\0';
+}
+
 /* A pattern over its match budget fails the plan (an answer either way would be a guess) and
  * counts as a match meanwhile, so that nothing more is planned for that path. */
 static bool
@@ -578,10 +588,11 @@ view_ignored(struct planner *p, const char *package, const char *target_path)
 {
 	const struct grove_world_pkg *pkg;
 	const struct grove_ignore_list *list;
-	struct grove_error e = { 0 };
+	struct grove_error e;
 
 	if (p->rc)
 		return true; /* failing already: no more matching */
+	err_clear(&e);
 	if (p->o->ignore &&
 	    pattern_answer(p, grove_pattern_set_match(p->o->ignore, target_path, &e), &e))
 		return true;
@@ -594,22 +605,23 @@ view_ignored(struct planner *p, const char *package, const char *target_path)
 bool
 view_deferred(struct planner *p, const char *path)
 {
-	struct grove_error e = { 0 };
+	struct grove_error e;
 
-	if (p->rc)
+	if (p->rc || !p->o->defer)
 		return false;
-	return p->o->defer && pattern_answer(p, grove_pattern_set_match(p->o->defer, path, &e), &e);
+	err_clear(&e);
+	return pattern_answer(p, grove_pattern_set_match(p->o->defer, path, &e), &e);
 }
 
 bool
 view_overridden(struct planner *p, const char *path)
 {
-	struct grove_error e = { 0 };
+	struct grove_error e;
 
-	if (p->rc)
+	if (p->rc || !p->o->override)
 		return false;
-	return p->o->override &&
-	       pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
+	err_clear(&e);
+	return pattern_answer(p, grove_pattern_set_match(p->o->override, path, &e), &e);
 }
 
 /* disk_exists for an entry of a node that is a folder on disk with only folders above it. */
@@ -634,14 +646,17 @@ disk_has_kid(const struct grove_node *dir, const char *name)
  * the way, not scanned): the caller takes the long way.
  */
 static bool
-markers_here(struct planner *p, const char *path, bool *ret_stow, bool *ret_nonstow)
+markers_here(struct planner *p, const char *path, const struct grove_node *n, bool *ret_stow,
+	     bool *ret_nonstow)
 {
 	size_t off;
-	const struct grove_node *n = grove_node_walk(p->w->target, path, &off);
 	const struct grove_node *top = NULL;
 
-	if (path[off])
-		return false;
+	if (!n) {
+		n = grove_node_walk(p->w->target, path, &off);
+		if (path[off])
+			return false;
+	}
 	for (const struct grove_node *a = n; a; a = a->parent)
 		if (a->orig_type != GROVE_FT_DIR)
 			top = a;
@@ -655,6 +670,12 @@ markers_here(struct planner *p, const char *path, bool *ret_stow, bool *ret_nons
 bool
 view_should_skip_target(struct planner *p, const char *path)
 {
+	return view_should_skip_target_at(p, path, NULL);
+}
+
+bool
+view_should_skip_target_at(struct planner *p, const char *path, const struct grove_node *n)
+{
 	cleanup_free char *marker = NULL;
 	cleanup_free char *protect = NULL;
 	bool marked, nonstow;
@@ -663,7 +684,7 @@ view_should_skip_target(struct planner *p, const char *path)
 		view_warningf(p, "skipping target which was current stow directory %s", path);
 		return true;
 	}
-	if (!markers_here(p, path, &marked, &nonstow)) {
+	if (!markers_here(p, path, n, &marked, &nonstow)) {
 		marker = grove_path_join(path, ".stow");
 		protect = grove_path_join(path, ".nonstow");
 		if (!marker || !protect) {
@@ -682,4 +703,245 @@ view_should_skip_target(struct planner *p, const char *path)
 		return true;
 	}
 	return false;
+}
+
+/* ---- the plan as the difference of the two states ---- */
+
+static int emit_removal(struct planner *p, struct grove_node *n, const char *path);
+
+/* Not inlined: its buffers are not to sit in the frames of the recursive walks. */
+static __attribute__((noinline)) int
+emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *old_text,
+     const char *text, const char *stow_path)
+{
+	cleanup_free char *owned = NULL;
+	cleanup_free char *other = NULL;
+	cleanup_free char *dest = NULL;
+	const char *t = text ? text : old_text;
+	const char *package = NULL, *rest;
+	char buf[PATH_MAX], name[NAME_MAX + 1];
+	size_t l;
+
+	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
+	switch (t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE) {
+	case VIEW_OWNER_NONE:
+		break;
+	case VIEW_OWNER_STOW:
+		l = strcspn(rest, "/");
+		if (l < sizeof(name)) {
+			memcpy(name, rest, l);
+			name[l] = '\0';
+			package = name;
+			break;
+		}
+		/* A name too long for name: view_find_owner copies it. */
+		/* fall through */
+	case VIEW_OWNER_SLOW:
+		dest = view_find_owner(p, path, t, &owned, &other);
+		package = dest && !other ? owned : NULL;
+		break;
+	}
+	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
+		oom(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int emit_diff(struct planner *p, struct grove_node *n, const char *path);
+
+/* Whether emit_diff has nothing to emit for n: an entry (not a folder, whose entries may
+ * change) that the plan leaves as the scan found it. */
+static bool
+unchanged_leaf(const struct grove_node *n)
+{
+	if (n->orig_type != n->type || n->type == GROVE_FT_DIR)
+		return false;
+	return n->type != GROVE_FT_LINK || n->link == n->orig_link ||
+	       strcmp(n->link, n->orig_link) == 0;
+}
+
+/* Whether emit_kids passes n's entry k to fn. */
+static bool
+kid_wanted(struct grove_node *k, int (*fn)(struct planner *, struct grove_node *, const char *))
+{
+	return fn != emit_diff || !unchanged_leaf(k);
+}
+
+/*
+ * Calls fn on n's entries in name order. For emit_diff only the entries it
+ * has something to say about: a listed folder of a lived-in home holds
+ * hundreds the plan leaves alone, and each would cost a path and a sort.
+ * The entries are mostly in name order already (the scan adds them as listed, the planner in
+ * the order it visits the packages' sorted folders): then they are walked in place, and only
+ * otherwise gathered and sorted.
+ */
+static int
+emit_kids(struct planner *p, struct grove_node *n, const char *path,
+	  int (*fn)(struct planner *, struct grove_node *, const char *))
+{
+	cleanup_free struct grove_node **sorted = NULL;
+	const char *last = ""; /* the name of the last entry wanted */
+	size_t m = 0, lp = strlen(path);
+	bool in_order = true;
+	/* The entries' paths (grove_child_path's) in one buffer: a name is at most NAME_MAX. */
+	size_t cap = lp + NAME_MAX + 2;
+	cleanup_free char *buf = NULL;
+
+	for (size_t i = 0; i < n->n_kids; i++) {
+		if (!kid_wanted(n->kids[i], fn))
+			continue;
+		if (m++ && in_order && strcmp(last, n->kids[i]->name) > 0)
+			in_order = false;
+		last = n->kids[i]->name;
+	}
+	if (m == 0)
+		return 0;
+	/* Otherwise sorted by name (grove_sort_names), all of them, and the others skipped again.
+	 */
+	if (!in_order && !(sorted = grove_node_sorted_kids(n))) {
+		oom(p);
+		return -ENOMEM;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		oom(p);
+		return -ENOMEM;
+	}
+	memcpy(buf, path, lp);
+	if (lp)
+		buf[lp++] = '/';
+	for (struct grove_node **s = sorted ? sorted : n->kids, **end = s + n->n_kids; s < end;
+	     s++) {
+		struct grove_node *k = *s;
+		size_t ln;
+		cleanup_free char *long_path = NULL;
+		const char *kp = buf;
+		int r;
+
+		if (!kid_wanted(k, fn))
+			continue;
+		ln = strlen(k->name);
+		if (lp + ln < cap) {
+			memcpy(buf + lp, k->name, ln + 1);
+		} else {
+			long_path = grove_child_path(path, k->name);
+			if (!long_path) {
+				oom(p);
+				return -ENOMEM;
+			}
+			kp = long_path;
+		}
+		if ((r = fn(p, k, kp)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Ops that empty and remove what was on disk at n (our links and folders of them). */
+static int
+emit_removal(struct planner *p, struct grove_node *n, const char *path)
+{
+	int r;
+
+	switch (n->orig_type) {
+	case GROVE_FT_NONE:
+		return 0;
+	case GROVE_FT_LINK:
+		return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
+	case GROVE_FT_DIR:
+		if ((r = emit_kids(p, n, path, emit_removal)) < 0)
+			return r;
+		return emit(p, GROVE_OP_RMDIR, path, NULL, NULL, NULL);
+	default:
+		fail(p, -GROVE_E_INTERNAL, "planning: would remove '%s', which is not ours%s", path,
+		     NULL);
+		return p->rc;
+	}
+}
+
+static int
+emit_diff(struct planner *p, struct grove_node *n, const char *path)
+{
+	enum grove_ftype o = n->orig_type, c = n->type;
+
+	if (o == GROVE_FT_DIR && c == GROVE_FT_DIR)
+		return emit_kids(p, n, path, emit_diff);
+	if (o == c && o == GROVE_FT_LINK && strcmp(n->orig_link, n->link) == 0)
+		return 0;
+	if (o == c && o != GROVE_FT_LINK)
+		return 0;
+	switch (o) {
+	case GROVE_FT_NONE:
+		if (c == GROVE_FT_LINK)
+			return emit(p, GROVE_OP_LINK, path, NULL, n->link, NULL);
+		if (c == GROVE_FT_DIR) {
+			int r = emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
+			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
+		}
+		break;
+	case GROVE_FT_LINK:
+		if (c == GROVE_FT_NONE)
+			return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
+		if (c == GROVE_FT_LINK)
+			return emit(p, GROVE_OP_RELINK, path, n->orig_link, n->link, NULL);
+		if (c == GROVE_FT_DIR) {
+			int r = emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
+			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
+		}
+		break;
+	case GROVE_FT_DIR:
+		if (c == GROVE_FT_LINK) {
+			int r = emit(p, GROVE_OP_FOLD, path, NULL, n->link, NULL);
+			return r < 0 ? r : emit_kids(p, n, path, emit_removal);
+		}
+		if (c == GROVE_FT_NONE)
+			return emit_removal(p, n, path);
+		break;
+	case GROVE_FT_REG:
+		if (c == GROVE_FT_LINK && n->adopt_to)
+			return emit(p, GROVE_OP_ADOPT, path, NULL, n->link, n->adopt_to);
+		break;
+	default:
+		break;
+	}
+	fail(p, -GROVE_E_INTERNAL, "planning: no op takes '%s' where the plan wants it%s", path,
+	     NULL);
+	return p->rc;
+}
+
+/* The ops of the whole target: planner.c's runs, once their decisions are made. */
+int
+planner_emit_all(struct planner *p)
+{
+	return emit_kids(p, p->w->target, "", emit_diff);
+}
+
+int
+planner_emit_diff(struct planner *p, struct grove_node *n, const char *path)
+{
+	return emit_diff(p, n, path);
+}
+
+bool
+planner_unchanged_leaf(const struct grove_node *n)
+{
+	return unchanged_leaf(n);
+}
+
+int
+planner_emit_folder(struct planner *p, struct grove_node *n, const char *path)
+{
+	if (n->type != GROVE_FT_DIR)
+		return 1;
+	switch (n->orig_type) {
+	case GROVE_FT_DIR:
+		return 0;
+	case GROVE_FT_NONE:
+		return emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
+	case GROVE_FT_LINK:
+		return emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
+	default:
+		return 1;
+	}
 }
