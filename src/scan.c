@@ -35,7 +35,7 @@ scan_oom(struct scan *s)
 /* ---- the stow dir ---- */
 
 static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath,
-		    dev_t dev, ino_t ino);
+		    dev_t dev, ino_t ino, bool ino_known);
 
 /*
  * Where the text of a package that is a link leads, beneath the stow dir at real, when
@@ -140,13 +140,27 @@ scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct gr
 	return r;
 }
 
-static bool
+/* Whether (dev, ino) is a folder being loaded: 1, 0, or -errno. A package root's inode, not
+ * known when it was opened, is asked of its fd now (a package with a link to a folder only). */
+static int
 on_stack(struct scan *s, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < s->depth; i++)
-		if (s->stack[i].dev == dev && s->stack[i].ino == ino)
-			return true;
-	return false;
+	for (size_t i = 0; i < s->depth; i++) {
+		struct dev_ino *d = &s->stack[i];
+
+		if (d->fd >= 0) {
+			struct grove_stat st;
+			int r = grove_fs_stat_fd(d->fd, &st, s->err);
+
+			if (r < 0)
+				return r;
+			d->ino = st.ino;
+			d->fd = -1;
+		}
+		if (d->dev == dev && d->ino == ino)
+			return 1;
+	}
+	return 0;
 }
 
 /* Loads what a package link points at: its type, and a folder's listing. */
@@ -186,7 +200,10 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	n->dest_type = st.type;
 	if (st.type != GROVE_FT_DIR)
 		return 0;
-	if (on_stack(s, st.dev, st.ino) || s->follows >= FOLLOW_DEPTH_MAX) {
+	r = on_stack(s, st.dev, st.ino);
+	if (r < 0)
+		return r;
+	if (r || s->follows >= FOLLOW_DEPTH_MAX) {
 		/* A link back to a folder being loaded: following it never ends. */
 		n->escapes = true;
 		s->bad++;
@@ -197,7 +214,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->follows++;
-	r = load_dir(s, n, fd, relpath, st.dev, st.ino);
+	r = load_dir(s, n, fd, relpath, st.dev, st.ino, true);
 	s->follows--;
 	return r;
 }
@@ -344,10 +361,12 @@ scan_note_made(struct scan *s)
  * Kids already present and listed are kept, so partial loads merge. */
 /* (dev, ino) identify the folder open at dfd, for the loop check of followed
  * links: a subfolder's come from its parent's listing (d_ino, same device), so
- * reading a folder costs no fstat. */
+ * reading a folder costs no fstat. A package root is opened without a stat
+ * (!ino_known): its inode is asked of dfd only if a link is followed beneath it
+ * (on_stack). */
 static int
 load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, dev_t dev,
-	 ino_t ino)
+	 ino_t ino, bool ino_known)
 {
 	struct grove_dirent *ents = NULL;
 	size_t n = 0, loaded, bad, rlen;
@@ -379,6 +398,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	}
 	s->stack[s->depth].dev = dev;
 	s->stack[s->depth].ino = ino;
+	s->stack[s->depth].fd = ino_known ? -1 : dfd;
 	s->stack[s->depth].zone = 0;
 	s->depth++;
 	loaded = s->loaded;
@@ -431,7 +451,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				break;
 			}
 			kid->type = kid->orig_type = GROVE_FT_DIR;
-			r = load_dir(s, kid, kfd, kpath, dev, ents[i].ino);
+			r = load_dir(s, kid, kfd, kpath, dev, ents[i].ino, true);
 			grove_fd_batch_add(&s->done_fds, kfd);
 		} else if (ents[i].type == GROVE_FT_LINK) {
 			if (kid->link && kid->link[0] == '/') {
@@ -521,7 +541,7 @@ load_subtree(struct scan *s, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
-	return load_dir(s, n, fd, relpath, st.dev, st.ino);
+	return load_dir(s, n, fd, relpath, st.dev, st.ino, true);
 }
 
 /*
@@ -668,9 +688,18 @@ load_package(struct scan *s, const char *package)
 	struct grove_node *n = grove_node_child(s->w->stow, package);
 	struct grove_stat st = { 0 };
 	cleanup_free char *text = NULL;
+	int fd = -1;
 	int r;
 
+	/* A package is nearly always a folder: opened first, it needs no stat (its inode is asked
+	 * of the fd if ever needed, load_dir). Whatever else the open says (nothing there, a file,
+	 * a link, a refusal), the stat below answers, and its messages are the same as ever. */
 	if (!n || (!n->listed && n->type == GROVE_FT_DIR)) {
+		fd = grove_fs_try_open_dir_at(s->stow->fd, package);
+		if (fd >= 0)
+			st.type = GROVE_FT_DIR;
+	}
+	if (fd < 0 && (!n || (!n->listed && n->type == GROVE_FT_DIR))) {
 		r = grove_fs_stat_at(s->stow->fd, package, &st, s->err);
 		if (r < 0)
 			return r;
@@ -684,15 +713,20 @@ load_package(struct scan *s, const char *package)
 		n = grove_node_new(package, st.type, text);
 		if (!n || grove_node_add(s->w->stow, n) < 0) {
 			grove_node_free(n);
+			if (fd >= 0)
+				grove_fd_close(fd);
 			return scan_oom(s);
 		}
 	}
 	if (!n->listed && n->type == GROVE_FT_DIR) {
-		int fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
+		bool ino_known = fd < 0;
+
+		if (fd < 0)
+			fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
 		if (fd < 0)
 			return fd;
 		s->depth = 0;
-		r = load_dir(s, n, fd, package, s->stow->dev, st.ino);
+		r = load_dir(s, n, fd, package, s->stow->dev, st.ino, ino_known);
 		grove_fd_batch_add(&s->done_fds, fd);
 	} else if (!n->listed && n->type == GROVE_FT_LINK) {
 		s->depth = 0;

@@ -20,6 +20,7 @@ struct scan {
 	struct dev_ino {
 		dev_t dev;
 		ino_t ino;
+		int fd;   /* >= 0: ino not known yet, fstat of this fd (open while on the stack) */
 		int zone; /* pruning: 0 not checked, 1 the planner cannot enter it, -1 it can */
 	} * stack;
 	size_t depth, cap_stack;

@@ -134,6 +134,41 @@ test_scan_marks_escaping_and_looping_package_links(void **state)
 	close_world(&f);
 }
 
+/* A package root is opened with no stat: its inode is asked of its fd only when a link beneath it
+ * is followed, and a link that comes back to the root by another package (which no lexical check
+ * sees) is still caught at once, not followed FOLLOW_DEPTH_MAX deep. What is not a folder is
+ * still told apart. */
+static void
+test_scan_catches_a_link_back_to_the_package_root(void **state)
+{
+	struct fixture f;
+	char *pkgs[] = { "a", "file", "link", "missing" };
+	struct grove_node *n;
+
+	(void)state;
+	open_world(&f,
+		   "f stow/a/x\n"
+		   "l stow/a/back -> ../b\n"
+		   "l stow/b -> a\n"
+		   "f stow/file\n"
+		   "l stow/link -> a\n",
+		   pkgs, 4, false);
+	n = grove_node_lookup(f.w.stow, "a");
+	assert_int_equal(n->type, GROVE_FT_DIR);
+	assert_true(n->listed);
+	n = grove_node_lookup(f.w.stow, "a/back");
+	assert_non_null(n);
+	assert_true(n->escapes);
+	assert_false(n->listed);
+	assert_int_equal(grove_node_lookup(f.w.stow, "file")->type, GROVE_FT_REG);
+	n = grove_node_lookup(f.w.stow, "link");
+	assert_int_equal(n->type, GROVE_FT_LINK);
+	assert_string_equal(n->link, "a");
+	assert_int_equal(n->dest_type, GROVE_FT_DIR);
+	assert_int_equal(grove_node_lookup(f.w.stow, "missing")->type, GROVE_FT_NONE);
+	close_world(&f);
+}
+
 static void
 test_scan_resolves_owned_links_and_loads_unfoldable_subtrees(void **state)
 {
@@ -208,6 +243,7 @@ main(void)
 		cmocka_unit_test(test_scan_lists_only_needed_target_folders),
 		cmocka_unit_test(test_scan_full_target_reads_everything_but_the_stow_dir),
 		cmocka_unit_test(test_scan_marks_escaping_and_looping_package_links),
+		cmocka_unit_test(test_scan_catches_a_link_back_to_the_package_root),
 		cmocka_unit_test(test_scan_resolves_owned_links_and_loads_unfoldable_subtrees),
 		cmocka_unit_test(test_scan_matches_many_packages_through_the_index),
 	};
