@@ -429,6 +429,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 	 * so far stay, the listing adds the others. */
 	bool merge = dir->n_kids > 0;
 	bool lookup = s->lookup && pkgs;
+	struct grove_node_maker maker;
 	int r;
 
 	r = lookup ? lookup_entries(s, dfd, pkgs, n_pkgs, &ents, &n)
@@ -442,6 +443,19 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0) {
 		grove_dirents_free(ents, n);
 		return scan_oom(s);
+	}
+	/* The listing's nodes made together (a block, not an allocation each), and the folder's
+	 * array sized once; a merge skips the kids present, and makes each on its own. */
+	if (!merge) {
+		size_t bytes = 0;
+
+		for (size_t i = 0; i < n; i++)
+			bytes += grove_node_size(strlen(ents[i].name), NULL);
+		grove_node_maker_init(&maker, bytes);
+		if (grove_node_reserve_kids(dir, n) < 0)
+			r = scan_oom(s);
+	} else {
+		grove_node_maker_init(&maker, 0);
 	}
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
@@ -466,7 +480,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 				break;
 			}
 		}
-		kid = grove_node_new(ents[i].name, ents[i].type, text);
+		kid = grove_node_make(&maker, ents[i].name, ents[i].type, text);
 		if (!kid || grove_node_add(dir, kid) < 0) {
 			grove_node_free(kid);
 			r = scan_oom(s);
@@ -476,6 +490,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs,
 				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
 	}
+	grove_node_maker_done(&maker);
 	match_index_release(&mi);
 	grove_dirents_free(ents, n);
 	return r;
