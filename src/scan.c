@@ -357,6 +357,22 @@ scan_note_made(struct scan *s)
 	}
 }
 
+int
+scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t n,
+		struct grove_node_maker *m)
+{
+	size_t bytes = 0;
+
+	if (dir->n_kids) {
+		grove_node_maker_init(m, 0); /* a merge: the kids present are skipped */
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		bytes += grove_node_size(strlen(ents[i].name), NULL);
+	grove_node_maker_init(m, bytes);
+	return grove_node_reserve_kids(dir, n);
+}
+
 /* Fills node (a folder, or a link to one) with the listing of dfd, recursively.
  * Kids already present and listed are kept, so partial loads merge. */
 /* (dev, ino) identify the folder open at dfd, for the loop check of followed
@@ -405,19 +421,8 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	loaded = s->loaded;
 	bad = s->bad;
 	rlen = strlen(relpath);
-	/* The listing's nodes made together (a block, not an allocation each), and the folder's
-	 * array sized once. */
-	if (!node->n_kids) {
-		size_t bytes = 0;
-
-		for (size_t i = 0; i < n; i++)
-			bytes += grove_node_size(strlen(ents[i].name), NULL);
-		grove_node_maker_init(&maker, bytes);
-		if (grove_node_reserve_kids(node, n) < 0)
-			r = scan_oom(s);
-	} else {
-		grove_node_maker_init(&maker, 0); /* a merge: the kids present are skipped */
-	}
+	if (scan_maker_init(node, ents, n, &maker) < 0)
+		r = scan_oom(s);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
 		const char *kpath = grove_child_path_buf(relpath, rlen, ents[i].name, kbuf,

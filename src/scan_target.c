@@ -482,19 +482,8 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 		grove_dirents_free(ents, n);
 		return scan_oom(s);
 	}
-	/* The listing's nodes made together (a block, not an allocation each), and the folder's
-	 * array sized once; a merge skips the kids present, and makes each on its own. */
-	if (!merge) {
-		size_t bytes = 0;
-
-		for (size_t i = 0; i < n; i++)
-			bytes += grove_node_size(strlen(ents[i].name), NULL);
-		grove_node_maker_init(&maker, bytes);
-		if (grove_node_reserve_kids(dir, n) < 0)
-			r = scan_oom(s);
-	} else {
-		grove_node_maker_init(&maker, 0);
-	}
+	if (scan_maker_init(dir, ents, n, &maker) < 0)
+		r = scan_oom(s);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
 		const char *kpath = NULL;
