@@ -278,6 +278,14 @@ grove_fs_open_dir_at(int dirfd, const char *name, struct grove_error *err)
 }
 
 int
+grove_fs_try_open_dir_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int
 grove_fs_stat_at(int dirfd, const char *name, struct grove_stat *ret, struct grove_error *err)
 {
 	struct stat st;

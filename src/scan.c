@@ -35,7 +35,7 @@ scan_oom(struct scan *s)
 /* ---- the stow dir ---- */
 
 static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath,
-		    dev_t dev, ino_t ino);
+		    dev_t dev, ino_t ino, bool ino_known);
 
 /*
  * Where the text of a package that is a link leads, beneath the stow dir at real, when
@@ -140,13 +140,27 @@ scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct gr
 	return r;
 }
 
-static bool
+/* Whether (dev, ino) is a folder being loaded: 1, 0, or -errno. A package root's inode, not
+ * known when it was opened, is asked of its fd now (a package with a link to a folder only). */
+static int
 on_stack(struct scan *s, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < s->depth; i++)
-		if (s->stack[i].dev == dev && s->stack[i].ino == ino)
-			return true;
-	return false;
+	for (size_t i = 0; i < s->depth; i++) {
+		struct dev_ino *d = &s->stack[i];
+
+		if (d->fd >= 0) {
+			struct grove_stat st;
+			int r = grove_fs_stat_fd(d->fd, &st, s->err);
+
+			if (r < 0)
+				return r;
+			d->ino = st.ino;
+			d->fd = -1;
+		}
+		if (d->dev == dev && d->ino == ino)
+			return 1;
+	}
+	return 0;
 }
 
 /* Loads what a package link points at: its type, and a folder's listing. */
@@ -186,7 +200,10 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	n->dest_type = st.type;
 	if (st.type != GROVE_FT_DIR)
 		return 0;
-	if (on_stack(s, st.dev, st.ino) || s->follows >= FOLLOW_DEPTH_MAX) {
+	r = on_stack(s, st.dev, st.ino);
+	if (r < 0)
+		return r;
+	if (r || s->follows >= FOLLOW_DEPTH_MAX) {
 		/* A link back to a folder being loaded: following it never ends. */
 		n->escapes = true;
 		s->bad++;
@@ -197,7 +214,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->follows++;
-	r = load_dir(s, n, fd, relpath, st.dev, st.ino);
+	r = load_dir(s, n, fd, relpath, st.dev, st.ino, true);
 	s->follows--;
 	return r;
 }
@@ -340,19 +357,38 @@ scan_note_made(struct scan *s)
 	}
 }
 
+int
+scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t n,
+		struct grove_node_maker *m)
+{
+	size_t bytes = 0;
+
+	if (dir->n_kids) {
+		grove_node_maker_init(m, 0); /* a merge: the kids present are skipped */
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		bytes += grove_node_size(strlen(ents[i].name), NULL);
+	grove_node_maker_init(m, bytes);
+	return grove_node_reserve_kids(dir, n);
+}
+
 /* Fills node (a folder, or a link to one) with the listing of dfd, recursively.
  * Kids already present and listed are kept, so partial loads merge. */
 /* (dev, ino) identify the folder open at dfd, for the loop check of followed
  * links: a subfolder's come from its parent's listing (d_ino, same device), so
- * reading a folder costs no fstat. */
+ * reading a folder costs no fstat. A package root is opened without a stat
+ * (!ino_known): its inode is asked of dfd only if a link is followed beneath it
+ * (on_stack). */
 static int
 load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, dev_t dev,
-	 ino_t ino)
+	 ino_t ino, bool ino_known)
 {
 	struct grove_dirent *ents = NULL;
 	size_t n = 0, loaded, bad, rlen;
 	char kbuf[256]; /* each entry's path, when it fits: no allocation per entry */
 	cleanup_free char *kheap = NULL;
+	struct grove_node_maker maker;
 	int r;
 
 	if (node->listed)
@@ -379,11 +415,14 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 	}
 	s->stack[s->depth].dev = dev;
 	s->stack[s->depth].ino = ino;
+	s->stack[s->depth].fd = ino_known ? -1 : dfd;
 	s->stack[s->depth].zone = 0;
 	s->depth++;
 	loaded = s->loaded;
 	bad = s->bad;
 	rlen = strlen(relpath);
+	if (scan_maker_init(node, ents, n, &maker) < 0)
+		r = scan_oom(s);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
 		const char *kpath = grove_child_path_buf(relpath, rlen, ents[i].name, kbuf,
@@ -405,7 +444,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 					break;
 				}
 			}
-			kid = grove_node_new(ents[i].name, ents[i].type, text);
+			kid = grove_node_make(&maker, ents[i].name, ents[i].type, text);
 			if (!kid || grove_node_add(node, kid) < 0) {
 				grove_node_free(kid);
 				r = scan_oom(s);
@@ -431,7 +470,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				break;
 			}
 			kid->type = kid->orig_type = GROVE_FT_DIR;
-			r = load_dir(s, kid, kfd, kpath, dev, ents[i].ino);
+			r = load_dir(s, kid, kfd, kpath, dev, ents[i].ino, true);
 			grove_fd_batch_add(&s->done_fds, kfd);
 		} else if (ents[i].type == GROVE_FT_LINK) {
 			if (kid->link && kid->link[0] == '/') {
@@ -441,6 +480,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 			r = load_link_dest(s, kid, kpath);
 		}
 	}
+	grove_node_maker_done(&maker);
 	grove_dirents_free(ents, n);
 	if (r >= 0 && s->bad == bad && s->loaded - loaded >= PRUNE_MIN &&
 	    may_prune(s, node, relpath))
@@ -521,7 +561,7 @@ load_subtree(struct scan *s, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
-	return load_dir(s, n, fd, relpath, st.dev, st.ino);
+	return load_dir(s, n, fd, relpath, st.dev, st.ino, true);
 }
 
 /*
@@ -668,9 +708,18 @@ load_package(struct scan *s, const char *package)
 	struct grove_node *n = grove_node_child(s->w->stow, package);
 	struct grove_stat st = { 0 };
 	cleanup_free char *text = NULL;
+	int fd = -1;
 	int r;
 
+	/* A package is nearly always a folder: opened first, it needs no stat (its inode is asked
+	 * of the fd if ever needed, load_dir). Whatever else the open says (nothing there, a file,
+	 * a link, a refusal), the stat below answers, and its messages are the same as ever. */
 	if (!n || (!n->listed && n->type == GROVE_FT_DIR)) {
+		fd = grove_fs_try_open_dir_at(s->stow->fd, package);
+		if (fd >= 0)
+			st.type = GROVE_FT_DIR;
+	}
+	if (fd < 0 && (!n || (!n->listed && n->type == GROVE_FT_DIR))) {
 		r = grove_fs_stat_at(s->stow->fd, package, &st, s->err);
 		if (r < 0)
 			return r;
@@ -684,15 +733,20 @@ load_package(struct scan *s, const char *package)
 		n = grove_node_new(package, st.type, text);
 		if (!n || grove_node_add(s->w->stow, n) < 0) {
 			grove_node_free(n);
+			if (fd >= 0)
+				grove_fd_close(fd);
 			return scan_oom(s);
 		}
 	}
 	if (!n->listed && n->type == GROVE_FT_DIR) {
-		int fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
+		bool ino_known = fd < 0;
+
+		if (fd < 0)
+			fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
 		if (fd < 0)
 			return fd;
 		s->depth = 0;
-		r = load_dir(s, n, fd, package, s->stow->dev, st.ino);
+		r = load_dir(s, n, fd, package, s->stow->dev, st.ino, ino_known);
 		grove_fd_batch_add(&s->done_fds, fd);
 	} else if (!n->listed && n->type == GROVE_FT_LINK) {
 		s->depth = 0;

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "grove/fs.h"
+#include "grove/tree.h"
 #include "grove/world.h"
 
 struct scan {
@@ -20,6 +21,7 @@ struct scan {
 	struct dev_ino {
 		dev_t dev;
 		ino_t ino;
+		int fd;   /* >= 0: ino not known yet, fstat of this fd (open while on the stack) */
 		int zone; /* pruning: 0 not checked, 1 the planner cannot enter it, -1 it can */
 	} * stack;
 	size_t depth, cap_stack;
@@ -79,6 +81,12 @@ struct grove_node *scan_model_path(struct scan *s, const char *relpath, bool *re
 
 /* Reads the package's .stow-local-ignore once (its record in w). */
 int scan_package_ignore(struct scan *s, const char *package);
+
+/* Readies m to make the nodes of a listing of dir (ents[0..n)) together, and sizes dir's kids
+ * array for them; into a folder that already has kids (a merge) each node is made on its own.
+ * Returns 0 or -ENOMEM (m is ready all the same). */
+int scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t n,
+		    struct grove_node_maker *m);
 
 /* Counts a node the scan made; every so many, reserves heap for the next ones
  * (grove_tree_heap_reserve), up to a bound per scan. */

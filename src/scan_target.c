@@ -207,19 +207,20 @@ put_match(struct pkg_at *out, size_t *k, const struct pkg_at *pa, struct grove_n
  * The package entries that land on target name `name` in this folder: the
  * entry of that name and, with --dotfiles, "dot-X" for ".X", in package order.
  * A hash lookup per package, or with mi (many packages) a search of the
- * folder's index. out must hold 2 * n_pkgs entries; each out[k].subpath is
- * malloc'd (the package-relative path).
+ * folder's index (first: match_index_find's answer for name). out must hold
+ * 2 * n_pkgs entries, or with mi every match; each out[k].subpath is malloc'd
+ * (the package-relative path).
  */
 static int
 matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
-	      const struct match_index *mi, const char *name, struct pkg_at *out, size_t *ret_n)
+	      const struct match_index *mi, size_t first, const char *name, struct pkg_at *out,
+	      size_t *ret_n)
 {
 	cleanup_free char *dotted = NULL;
 	size_t k = 0;
 
 	if (mi) {
-		for (size_t x = match_index_find(mi, name);
-		     x < mi->n && strcmp(mi->k[x].key, name) == 0; x++) {
+		for (size_t x = first; x < mi->n && strcmp(mi->k[x].key, name) == 0; x++) {
 			if (put_match(out, &k, &pkgs[mi->k[x].pkg], mi->k[x].kid) < 0)
 				return -ENOMEM;
 		}
@@ -246,11 +247,85 @@ matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
 	return 0;
 }
 
+/* A target link's parent folder joined with its text, the way Stow reads it: in buf when it fits
+ * (the usual case, no allocation), else in *ret_heap (malloc'd); NULL when out of memory. Kept
+ * out of scan_target_entry, which recurses: its buffers are on the stack for this call only. */
+static const char *
+link_joined(const char *kpath, const char *text, char *buf, size_t size, char **ret_heap)
+{
+	size_t pl = grove_path_parent_len(kpath);
+	char parent[256];
+	int n;
+
+	*ret_heap = NULL;
+	if (pl < sizeof(parent)) {
+		memcpy(parent, kpath, pl);
+		parent[pl] = '\0';
+		n = grove_path_join_into(parent, text, buf, size);
+		if (n >= 0)
+			return buf;
+		return *ret_heap = grove_path_join(parent, text);
+	}
+	{
+		cleanup_free char *p = grove_path_parent(kpath);
+
+		return p ? (*ret_heap = grove_path_join(p, text)) : NULL;
+	}
+}
+
+/* A target link (kid at kpath) whose text leads into the stow dir: what it points at, and what
+ * the m[0..nm) package entries landing on it may unfold. */
+static __attribute__((noinline)) int
+scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, const struct pkg_at *m,
+		 size_t nm)
+{
+	char jbuf[512];
+	cleanup_free char *jheap = NULL;
+	const char *joined = link_joined(kpath, kid->orig_link, jbuf, sizeof(jbuf), &jheap);
+	const char *rest;
+	int r = 0;
+
+	if (!joined)
+		return scan_oom(s);
+	rest = kid->orig_link[0] == '/' ? NULL : grove_path_strip_prefix(joined, s->w->stow_path);
+	if (rest && rest[0]) {
+		enum grove_ftype t;
+
+		/* Ours: the plan may ask what it points at, and unfold it. What the
+		 * model already knows (a package read whole) is final: answered now,
+		 * not kept as a pending entry (100,000 of them for a restow of
+		 * nofold100k). */
+		if (s->w->stow && scan_model_answer(s, rest, &t))
+			kid->dest_type = t;
+		else
+			r = add_pending(s, kid, rest, NULL);
+		for (size_t i = 0; i < nm && r >= 0; i++) {
+			const char *slash = strchr(rest, '/');
+			cleanup_free char *owner = NULL;
+			cleanup_free char *unfold = NULL;
+
+			/* Only a folder (or a link to one) of a requested package
+			 * unfolds a link: a file there is a conflict. */
+			if (m[i].node->type == GROVE_FT_REG)
+				continue;
+			owner = slash ? strndup(rest, (size_t)(slash - rest)) : strdup(rest);
+			unfold = owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
+			if (!unfold) {
+				r = scan_oom(s);
+				break;
+			}
+			r = add_pending(s, kid, rest, unfold);
+		}
+	}
+	return r;
+}
+
 static int
 scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *tpath,
 		  const char *kpath, const struct pkg_at *pkgs, size_t n_pkgs,
 		  const struct match_index *mi)
 {
+	struct pkg_at mbuf[4]; /* the matches, when so few (nearly always one) */
 	struct pkg_at *m = NULL;
 	size_t nm = 0;
 	int r = 0;
@@ -263,63 +338,25 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 	if (n_pkgs) {
 		/* With an index the matches are counted first: a folder shared by
 		 * many packages must not cost 2 * n_pkgs per entry. */
-		size_t cap = 2 * n_pkgs;
+		size_t cap = 2 * n_pkgs, first = 0;
 
 		if (mi) {
-			size_t x = match_index_find(mi, kid->name);
+			size_t x = first = match_index_find(mi, kid->name);
 
 			cap = 1;
 			while (x < mi->n && strcmp(mi->k[x].key, kid->name) == 0)
 				x++, cap++;
 		}
-		m = calloc(cap, sizeof(*m));
-		if (!m || matching_kids(s, pkgs, n_pkgs, mi, kid->name, m, &nm) < 0) {
-			free(m);
+		m = cap <= sizeof(mbuf) / sizeof(mbuf[0]) ? mbuf : calloc(cap, sizeof(*m));
+		if (!m || matching_kids(s, pkgs, n_pkgs, mi, first, kid->name, m, &nm) < 0) {
+			if (m != mbuf)
+				free(m);
 			return scan_oom(s);
 		}
 	}
 
 	if (kid->orig_type == GROVE_FT_LINK) {
-		cleanup_free char *parent = grove_path_parent(kpath);
-		cleanup_free char *joined = parent ? grove_path_join(parent, kid->orig_link) : NULL;
-		const char *rest;
-
-		if (!parent || !joined) {
-			r = scan_oom(s);
-			goto out;
-		}
-		rest = kid->orig_link[0] == '/' ? NULL
-						: grove_path_strip_prefix(joined, s->w->stow_path);
-		if (rest && rest[0]) {
-			enum grove_ftype t;
-
-			/* Ours: the plan may ask what it points at, and unfold it. What the
-			 * model already knows (a package read whole) is final: answered now,
-			 * not kept as a pending entry (100,000 of them for a restow of
-			 * nofold100k). */
-			if (s->w->stow && scan_model_answer(s, rest, &t))
-				kid->dest_type = t;
-			else
-				r = add_pending(s, kid, rest, NULL);
-			for (size_t i = 0; i < nm && r >= 0; i++) {
-				const char *slash = strchr(rest, '/');
-				cleanup_free char *owner = NULL;
-				cleanup_free char *unfold = NULL;
-
-				/* Only a folder (or a link to one) of a requested package
-				 * unfolds a link: a file there is a conflict. */
-				if (m[i].node->type == GROVE_FT_REG)
-					continue;
-				owner = slash ? strndup(rest, (size_t)(slash - rest))
-					      : strdup(rest);
-				unfold = owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
-				if (!unfold) {
-					r = scan_oom(s);
-					break;
-				}
-				r = add_pending(s, kid, rest, unfold);
-			}
-		}
+		r = scan_target_link(s, kid, kpath, m, nm);
 	} else if (kid->orig_type == GROVE_FT_DIR && (s->o->full_target || nm > 0)) {
 		struct pkg_at *sub = NULL;
 		size_t ns = 0;
@@ -347,7 +384,8 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 out:
 	for (size_t i = 0; i < nm; i++)
 		free(m[i].subpath);
-	free(m);
+	if (m != mbuf)
+		free(m);
 	(void)tpath;
 	return r;
 }
@@ -429,6 +467,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 	 * so far stay, the listing adds the others. */
 	bool merge = dir->n_kids > 0;
 	bool lookup = s->lookup && pkgs;
+	struct grove_node_maker maker;
 	int r;
 
 	r = lookup ? lookup_entries(s, dfd, pkgs, n_pkgs, &ents, &n)
@@ -443,6 +482,8 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 		grove_dirents_free(ents, n);
 		return scan_oom(s);
 	}
+	if (scan_maker_init(dir, ents, n, &maker) < 0)
+		r = scan_oom(s);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
 		const char *kpath = NULL;
@@ -466,7 +507,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 				break;
 			}
 		}
-		kid = grove_node_new(ents[i].name, ents[i].type, text);
+		kid = grove_node_make(&maker, ents[i].name, ents[i].type, text);
 		if (!kid || grove_node_add(dir, kid) < 0) {
 			grove_node_free(kid);
 			r = scan_oom(s);
@@ -476,6 +517,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs,
 				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
 	}
+	grove_node_maker_done(&maker);
 	match_index_release(&mi);
 	grove_dirents_free(ents, n);
 	return r;

@@ -39,6 +39,23 @@ static _Thread_local struct memo memos[MEMO_ROOTS];
 static _Thread_local unsigned memo_next;
 static _Thread_local unsigned long tree_generation = 1;
 
+/* Fills the fresh node n (room for the name's nlen + 1 bytes and llen of link text). */
+static struct grove_node *
+node_init(struct grove_node *n, const char *name, size_t nlen, enum grove_ftype type,
+	  const char *link, size_t llen)
+{
+	memset(n, 0, sizeof(*n));
+	memcpy(n->name, name ? name : "", nlen + 1);
+	n->orig_type = n->type = type;
+	n->dest_type = GROVE_FT_UNKNOWN;
+	if (link) {
+		char *text = n->name + nlen + 1;
+		memcpy(text, link, llen);
+		n->orig_link = n->link = text;
+	}
+	return n;
+}
+
 struct grove_node *
 grove_node_new(const char *name, enum grove_ftype type, const char *link)
 {
@@ -51,15 +68,94 @@ grove_node_new(const char *name, enum grove_ftype type, const char *link)
 	n = malloc(sizeof(*n) + nlen + 1 + llen);
 	if (!n)
 		return NULL;
-	memset(n, 0, sizeof(*n));
-	memcpy(n->name, name ? name : "", nlen + 1);
-	n->orig_type = n->type = type;
-	n->dest_type = GROVE_FT_UNKNOWN;
-	if (link) {
-		char *text = n->name + nlen + 1;
-		memcpy(text, link, llen);
-		n->orig_link = n->link = text;
+	return node_init(n, name, nlen, type, link, llen);
+}
+
+/*
+ * A maker's block: this header, then nodes one after the other, each at an 8-byte boundary.
+ * live counts the nodes in it not yet freed, plus one while a maker carves from it; the block
+ * is freed when it falls to 0. A block stays small (BLOCK_MAX) so that a node kept alive does
+ * not hold much, and below malloc's mmap threshold.
+ */
+struct node_block {
+	uint32_t live;
+	uint32_t used; /* bytes from the block's start, header included */
+	uint32_t cap;
+	uint32_t pad;
+};
+
+#define BLOCK_MAX  ((size_t)64 << 10)
+#define BLOCK_UNIT 8 /* block_off's unit: a node's alignment */
+
+_Static_assert(BLOCK_MAX / BLOCK_UNIT < (1u << 16), "block_off holds any offset in a block");
+_Static_assert(sizeof(struct node_block) % BLOCK_UNIT == 0, "nodes stay aligned");
+
+size_t
+grove_node_size(size_t name_len, const char *link)
+{
+	size_t sz = sizeof(struct grove_node) + name_len + 1 + (link ? strlen(link) + 1 : 0);
+
+	return (sz + BLOCK_UNIT - 1) & ~(size_t)(BLOCK_UNIT - 1);
+}
+
+static void
+block_release(struct node_block *b)
+{
+	if (b && --b->live == 0)
+		free(b);
+}
+
+void
+grove_node_maker_init(struct grove_node_maker *m, size_t bytes)
+{
+	m->block = NULL;
+	m->want = bytes;
+}
+
+void
+grove_node_maker_done(struct grove_node_maker *m)
+{
+	block_release(m->block);
+	m->block = NULL;
+	m->want = 0;
+}
+
+struct grove_node *
+grove_node_make(struct grove_node_maker *m, const char *name, enum grove_ftype type,
+		const char *link)
+{
+	size_t nlen = strlen(name);
+	size_t share = grove_node_size(nlen, NULL); /* what init counted for it */
+	size_t need = link ? grove_node_size(nlen, link) : share;
+	struct node_block *b = m->block;
+	struct grove_node *n;
+
+	if (m->want < share)
+		return grove_node_new(name, type, link); /* not announced: on its own */
+	m->want -= share;
+	if (!b || b->cap - b->used < need) {
+		/* A new block for this node and the ones still announced: a link's text, not
+		 * counted ahead, takes room from the block's later nodes, and at most the room
+		 * left when a node no longer fits goes unused. */
+		size_t size = sizeof(*b) + need + m->want;
+
+		if (sizeof(*b) + need > BLOCK_MAX)
+			return grove_node_new(name, type, link);
+		if (size > BLOCK_MAX)
+			size = BLOCK_MAX;
+		block_release(b);
+		m->block = b = malloc(size);
+		if (!b)
+			return grove_node_new(name, type, link);
+		b->live = 1;
+		b->used = sizeof(*b);
+		b->cap = (uint32_t)size;
 	}
+	n = (struct grove_node *)((char *)b + b->used);
+	node_init(n, name, nlen, type, link, link ? strlen(link) + 1 : 0);
+	n->block_off = b->used / BLOCK_UNIT;
+	b->used += (uint32_t)need;
+	b->live++;
 	return n;
 }
 
@@ -93,7 +189,11 @@ grove_node_free(struct grove_node *node)
 	grove_node_drop_kids(node);
 	drop_link(node);
 	free(node->adopt_to);
-	free(node);
+	if (node->block_off)
+		block_release(
+			(struct node_block *)((char *)node - (size_t)node->block_off * BLOCK_UNIT));
+	else
+		free(node);
 	return NULL;
 }
 
@@ -190,6 +290,23 @@ grove_node_child(const struct grove_node *node, const char *name)
 		if (strcmp(node->kids[i]->name, name) == 0)
 			return node->kids[i];
 	return NULL;
+}
+
+int
+grove_node_reserve_kids(struct grove_node *node, size_t n)
+{
+	struct grove_node **k;
+
+	if (n <= node->cap_kids)
+		return 0;
+	if (n > UINT32_MAX / 4)
+		return -ENOMEM;
+	k = realloc(node->kids, n * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	node->kids = k;
+	node->cap_kids = (uint32_t)n;
+	return 0;
 }
 
 int

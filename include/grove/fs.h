@@ -147,6 +147,11 @@ int grove_fs_open_dir_beneath(int rootfd, const char *relpath, struct grove_erro
 /* Opens the folder name inside dirfd (O_DIRECTORY | O_NOFOLLOW). */
 int grove_fs_open_dir_at(int dirfd, const char *name, struct grove_error *err);
 
+/* The same open, as a question: the fd, or -errno with no error set and nothing more asked of
+ * the kernel (a symlink gives -ENOTDIR or -ELOOP, as a file gives -ENOTDIR). For a caller that
+ * asks again with its own calls when the answer is not a folder. */
+int grove_fs_try_open_dir_at(int dirfd, const char *name);
+
 /* lstat of name in dirfd. "ENOENT is an answer": a missing entry gives
  * ret->type = GROVE_FT_NONE and returns 0. */
 int grove_fs_stat_at(int dirfd, const char *name, struct grove_stat *ret, struct grove_error *err);

@@ -36,7 +36,10 @@ struct grove_node {
 	bool escapes : 1; /* a package link that leaves the stow dir or loops */
 	bool cleaned : 1; /* target folder: the planner already removed its dangling links */
 	bool pruned : 1;  /* package folder read, checked and its entries dropped (unlisted) */
-	char name[];      /* one allocation per node: name, then the link text */
+	/* 0: the node is its own allocation; else it lies in a block of nodes made together
+	 * (grove_node_maker), block_off 8-byte units after the block's start. */
+	unsigned block_off : 16;
+	char name[]; /* one allocation per node: name, then the link text */
 };
 
 /*
@@ -50,6 +53,27 @@ struct grove_node {
 /* A new node with orig == current state; link is copied (may be NULL). */
 struct grove_node *grove_node_new(const char *name, enum grove_ftype type, const char *link);
 
+/*
+ * Makes the nodes of one listing together: a few blocks of up to 64 KiB instead of one
+ * allocation per node. A node made so is freed as any other (grove_node_free); its block goes
+ * when its last node does. init takes what the nodes will need without their link texts (the
+ * sum of grove_node_size(name_len, NULL); 0 makes every node on its own); make falls back to
+ * grove_node_new past that or when out of memory; done drops the maker's hold on its block.
+ */
+struct grove_node_maker {
+	void *block; /* the block nodes are carved from, or NULL */
+	size_t want; /* bytes still expected beyond the block */
+};
+
+/* The bytes a node with a name of name_len bytes and that link text (or NULL) takes in a
+ * maker's block. */
+size_t grove_node_size(size_t name_len, const char *link);
+
+void grove_node_maker_init(struct grove_node_maker *m, size_t bytes);
+struct grove_node *grove_node_make(struct grove_node_maker *m, const char *name,
+				   enum grove_ftype type, const char *link);
+void grove_node_maker_done(struct grove_node_maker *m);
+
 /* Frees node and its subtree; accepts NULL; returns NULL. */
 struct grove_node *grove_node_free(struct grove_node *node);
 
@@ -58,6 +82,10 @@ void grove_node_drop_kids(struct grove_node *node);
 
 /* The child called name, or NULL. */
 struct grove_node *grove_node_child(const struct grove_node *node, const char *name);
+
+/* Makes room for n kids in all (a listing's count), so that adding them reallocates nothing.
+ * Returns 0 or -ENOMEM. */
+int grove_node_reserve_kids(struct grove_node *node, size_t n);
 
 /* Adds child (which must not have a sibling of the same name). Returns 0 or -ENOMEM. */
 int grove_node_add(struct grove_node *node, struct grove_node *child);

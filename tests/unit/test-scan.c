@@ -134,6 +134,41 @@ test_scan_marks_escaping_and_looping_package_links(void **state)
 	close_world(&f);
 }
 
+/* A package root is opened with no stat: its inode is asked of its fd only when a link beneath it
+ * is followed, and a link that comes back to the root by another package (which no lexical check
+ * sees) is still caught at once, not followed FOLLOW_DEPTH_MAX deep. What is not a folder is
+ * still told apart. */
+static void
+test_scan_catches_a_link_back_to_the_package_root(void **state)
+{
+	struct fixture f;
+	char *pkgs[] = { "a", "file", "link", "missing" };
+	struct grove_node *n;
+
+	(void)state;
+	open_world(&f,
+		   "f stow/a/x\n"
+		   "l stow/a/back -> ../b\n"
+		   "l stow/b -> a\n"
+		   "f stow/file\n"
+		   "l stow/link -> a\n",
+		   pkgs, 4, false);
+	n = grove_node_lookup(f.w.stow, "a");
+	assert_int_equal(n->type, GROVE_FT_DIR);
+	assert_true(n->listed);
+	n = grove_node_lookup(f.w.stow, "a/back");
+	assert_non_null(n);
+	assert_true(n->escapes);
+	assert_false(n->listed);
+	assert_int_equal(grove_node_lookup(f.w.stow, "file")->type, GROVE_FT_REG);
+	n = grove_node_lookup(f.w.stow, "link");
+	assert_int_equal(n->type, GROVE_FT_LINK);
+	assert_string_equal(n->link, "a");
+	assert_int_equal(n->dest_type, GROVE_FT_DIR);
+	assert_int_equal(grove_node_lookup(f.w.stow, "missing")->type, GROVE_FT_NONE);
+	close_world(&f);
+}
+
 static void
 test_scan_resolves_owned_links_and_loads_unfoldable_subtrees(void **state)
 {
@@ -168,6 +203,43 @@ test_scan_resolves_owned_links_and_loads_unfoldable_subtrees(void **state)
  * everything to do; with --dotfiles each holds dot-c(8-i) too, found under the target name
  * .c(8-i). Every target folder a package matches is entered, down to the file in it.
  */
+/* A target link's folder joined with its text on the stack when short, and the long way when
+ * the folder's path (over 256 bytes) or the joined path (over 512) is longer: the same answers. */
+static void
+test_scan_resolves_owned_links_in_long_paths(void **state)
+{
+	struct fixture f;
+	char *pkgs[] = { "b" };
+	char d1[201], d2[201], d3[201], spec[4096], path[1024];
+	struct grove_node *n;
+
+	(void)state;
+	memset(d1, 'a', 200), d1[200] = '\0';
+	memset(d2, 'b', 200), d2[200] = '\0';
+	memset(d3, 'c', 200), d3[200] = '\0';
+	snprintf(spec, sizeof(spec),
+		 "f stow/a/%s/%s/%s/x\n" /* the fold of a deep folder (parent 401 bytes) */
+		 "f stow/b/%s/%s/%s/y\n"
+		 "f stow/a/%s/%s/x\n" /* parent 200 bytes, joined path 610 */
+		 "f stow/b/%s/%s/y\n"
+		 "l %s/%s/%s -> ../../stow/a/%s/%s/%s\n"
+		 "l %s/%s -> ../stow/a/%s/%s\n",
+		 d1, d2, d3, d1, d2, d3, d1, d3, d1, d3, d1, d2, d3, d1, d2, d3, d1, d3, d1, d3);
+	open_world(&f, spec, pkgs, 1, false);
+	snprintf(path, sizeof(path), "%s/%s/%s", d1, d2, d3);
+	n = grove_node_lookup(f.w.target, path);
+	assert_non_null(n);
+	assert_int_equal(n->dest_type, GROVE_FT_DIR);
+	snprintf(path, sizeof(path), "a/%s/%s/%s", d1, d2, d3);
+	assert_true(grove_node_lookup(f.w.stow, path)->listed); /* b may unfold it */
+	snprintf(path, sizeof(path), "%s/%s", d1, d3);
+	n = grove_node_lookup(f.w.target, path);
+	assert_non_null(n);
+	snprintf(path, sizeof(path), "a/%s/%s", d1, d3);
+	assert_true(grove_node_lookup(f.w.stow, path)->listed);
+	close_world(&f);
+}
+
 static void
 test_scan_matches_many_packages_through_the_index(void **state)
 {
@@ -208,8 +280,10 @@ main(void)
 		cmocka_unit_test(test_scan_lists_only_needed_target_folders),
 		cmocka_unit_test(test_scan_full_target_reads_everything_but_the_stow_dir),
 		cmocka_unit_test(test_scan_marks_escaping_and_looping_package_links),
+		cmocka_unit_test(test_scan_catches_a_link_back_to_the_package_root),
 		cmocka_unit_test(test_scan_resolves_owned_links_and_loads_unfoldable_subtrees),
 		cmocka_unit_test(test_scan_matches_many_packages_through_the_index),
+		cmocka_unit_test(test_scan_resolves_owned_links_in_long_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
