@@ -46,21 +46,21 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_ROLLBACK] = "ROLLBACK",
-	/* A row of born 0 was written before grove read birth times (or on a
-	 * filesystem without them): it stands for its dev and ino until a writer
-	 * records the birth time in it (ST_TARGET_BORN). */
-	[ST_TARGET_GET] = "SELECT id, path, born FROM targets WHERE dev = ?1 AND ino = ?2"
-			  " AND born IN (?3, 0) ORDER BY born = ?3 DESC LIMIT 1",
+	/* Every row of the device and inode: of the target's birth time, or of 0 (written before
+	 * grove read birth times, or on a filesystem without them; ST_TARGET_BORN records the birth
+	 * time in it); journal_txn.c's target_pick chooses. */
+	[ST_TARGET_GET] = "SELECT id, path, born FROM targets WHERE dev = ?1 AND ino = ?2",
 	[ST_TARGET_PUT] = "INSERT INTO targets (path, dev, ino, born) VALUES (?1, ?2, ?3, ?4)"
 			  " ON CONFLICT (dev, ino, born) DO UPDATE SET path = excluded.path",
 	[ST_TARGET_BORN] = "UPDATE targets SET path = ?2, born = ?3 WHERE id = ?1",
 	/* Written without foreign-key checks (grove_journal_write_begin_unchecked): no row when
-	 * the target or the transaction undone is not in the log. */
-	[ST_TXN_INSERT] = "INSERT INTO txns (target_id, state, command, stow_dir, undoes, started,"
-			  " stow_dev, stow_ino, stow_born)"
-			  " SELECT ?1, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8"
-			  " WHERE EXISTS (SELECT 1 FROM targets WHERE id = ?1)"
-			  " AND (?4 IS NULL OR EXISTS (SELECT 1 FROM txns WHERE id = ?4))",
+	 * the target is not in the log (and none when the transaction undone is not: txn_insert
+	 * asks ST_TXN_EXISTS first, a statement only undo and rollback prepare). */
+	[ST_TXN_INSERT] =
+		"INSERT INTO txns (target_id, state, command, stow_dir, undoes, started,"
+		" stow_dev, stow_ino, stow_born)"
+		" SELECT id, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM targets WHERE id = ?1",
+	[ST_TXN_EXISTS] = "SELECT id FROM txns WHERE id = ?1",
 	[ST_STOW_USED] = "SELECT 1 FROM txns WHERE target_id = ?1 AND state = 'committed'"
 			 " AND stow_dir = ?2 AND stow_dev = ?3 AND stow_ino = ?4"
 			 " AND stow_born IN (?5, 0) LIMIT 1",

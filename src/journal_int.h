@@ -39,6 +39,7 @@ enum stmt_id {
 	ST_TARGET_PUT,
 	ST_TARGET_BORN,
 	ST_TXN_INSERT,
+	ST_TXN_EXISTS,
 	ST_STOW_USED,
 	ST_OP_INSERT,
 	ST_OP_INSERT_BATCH,
@@ -78,6 +79,14 @@ struct grove_journal {
 	bool readonly; /* GROVE_JOURNAL_READONLY: nothing is made or written */
 	bool fk_off;   /* foreign_keys off since grove_journal_write_begin_unchecked */
 	sqlite3_stmt *stmts[ST_COUNT];
+	/* What this connection's intent logged besides ops: `writing` while its write transaction
+	 * is open, `logged` once it committed. The commit of that transaction then skips reading
+	 * back alternatives groups or moving package pointers it knows it has none of (each a
+	 * statement to prepare and run on every command). txn 0: none known. */
+	struct grove_journal_logged {
+		int64_t txn;
+		bool alt, pkgs;
+	} writing, logged;
 	/* A target grove_journal_target_deferred found unknown: registered by the
 	 * next grove_journal_begin with target_id 0, inside that transaction. One
 	 * it found under another path, or in a row from before birth times

@@ -29,33 +29,51 @@ static const char *const state_names[] = {
 
 /* ---- targets ---- */
 
-/* The target's row: *ret_id 0 when none. *ret_same is true when the row
- * already says everything we know (the same path, and the birth time where the
- * row predates birth times); a writer updates the row otherwise. */
+/* Steps s (ST_TARGET_GET: the rows of a device and inode) to the target's row: the one of birth
+ * time born, else one of birth time 0 (written before grove read birth times, or on a filesystem
+ * without them: it stands for its dev and ino until a writer records the birth time in it).
+ * *ret_id 0 when none. *ret_same is true when the row already says everything we know (the same
+ * path, and the birth time where the row predates birth times); a writer updates the row
+ * otherwise. Chosen here rather than by the query: ordering the rows by the choice cost the
+ * statement's prepare a third more. */
+static int
+target_pick(struct grove_journal *j, sqlite3_stmt *s, int64_t born, const char *path,
+	    int64_t *ret_id, bool *ret_same, struct grove_error *err, const char *what)
+{
+	int rc;
+
+	*ret_id = 0;
+	*ret_same = false;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t b = sqlite3_column_int64(s, 2);
+		const unsigned char *p;
+
+		if ((b != born && b != 0) || (*ret_id && b != born))
+			continue;
+		*ret_id = sqlite3_column_int64(s, 0);
+		p = sqlite3_column_text(s, 1);
+		*ret_same = path && p && strcmp((const char *)p, path) == 0 && b == born;
+		if (b == born)
+			return 0;
+	}
+	if (rc != SQLITE_DONE)
+		return grove_journal_fail(j, rc, err, what);
+	return 0;
+}
+
+/* The target's row (see target_pick). */
 static int
 target_lookup(struct grove_journal *j, const struct grove_root *root, const char *path,
 	      int64_t *ret_id, bool *ret_same, struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
-	int rc, r = grove_journal_stmt(j, ST_TARGET_GET, &s, err);
+	int r = grove_journal_stmt(j, ST_TARGET_GET, &s, err);
 
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, (int64_t)root->dev);
 	sqlite3_bind_int64(s, 2, (int64_t)root->ino);
-	sqlite3_bind_int64(s, 3, root->born);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_DONE) {
-		*ret_id = 0;
-		return 0;
-	}
-	if (rc != SQLITE_ROW)
-		return grove_journal_fail(j, rc, err, "read");
-	*ret_id = sqlite3_column_int64(s, 0);
-	*ret_same = sqlite3_column_text(s, 1) &&
-		    strcmp((const char *)sqlite3_column_text(s, 1), path) == 0 &&
-		    sqlite3_column_int64(s, 2) == root->born;
-	return 0;
+	return target_pick(j, s, root->born, path, ret_id, ret_same, err, "read");
 }
 
 /* Inserts the target (or updates its path), inside the caller's write
@@ -128,7 +146,8 @@ static int
 target_put_pending(struct grove_journal *j, int64_t *ret_id, struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
-	int rc, r;
+	bool same;
+	int r;
 
 	if (!j->target.pending && j->target.id) {
 		*ret_id = j->target.id;
@@ -145,15 +164,14 @@ target_put_pending(struct grove_journal *j, int64_t *ret_id, struct grove_error 
 		return r;
 	sqlite3_bind_int64(s, 1, j->target.dev);
 	sqlite3_bind_int64(s, 2, j->target.ino);
-	sqlite3_bind_int64(s, 3, j->target.born);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_ROW)
-		return rc == SQLITE_DONE ? grove_error_set(err, -GROVE_E_INTERNAL,
-							   "register target '%s' in journal '%s': "
-							   "not found after writing it",
-							   j->target.path, j->name)
-					 : grove_journal_fail(j, rc, err, "register target in");
-	*ret_id = sqlite3_column_int64(s, 0);
+	r = target_pick(j, s, j->target.born, NULL, ret_id, &same, err, "register target in");
+	if (r < 0)
+		return r;
+	if (!*ret_id)
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "register target '%s' in journal '%s': not found after "
+				       "writing it",
+				       j->target.path, j->name);
 	return 0;
 }
 
@@ -311,8 +329,17 @@ txn_insert(struct grove_journal *j, int64_t target_id, const char *command,
 	   struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
-	int rc, r = grove_journal_stmt(j, ST_TXN_INSERT, &s, err);
+	int64_t found = 0;
+	int rc, r;
 
+	if (undoes) {
+		r = grove_journal_query_id(j, ST_TXN_EXISTS, undoes, &found, err);
+		if (r < 0)
+			return r;
+		if (found != undoes)
+			goto missing;
+	}
+	r = grove_journal_stmt(j, ST_TXN_INSERT, &s, err);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, target_id);
@@ -330,12 +357,14 @@ txn_insert(struct grove_journal *j, int64_t target_id, const char *command,
 	if (rc != SQLITE_DONE)
 		return grove_journal_fail(j, rc, err, "log transaction in");
 	if (sqlite3_changes(j->db) != 1)
-		return grove_error_set(err, -GROVE_E_INTERNAL,
-				       "log transaction in journal '%s': no target %" PRId64
-				       " or no transaction %" PRId64 " to undo in it",
-				       j->name, target_id, undoes);
+		goto missing;
 	*ret_id = sqlite3_last_insert_rowid(j->db);
 	return 0;
+missing:
+	return grove_error_set(err, -GROVE_E_INTERNAL,
+			       "log transaction in journal '%s': no target %" PRId64
+			       " or no transaction %" PRId64 " to undo in it",
+			       j->name, target_id, undoes);
 }
 
 /* Binds op i of the plan as the row starting at parameter base + 1. */
@@ -487,6 +516,7 @@ intent_rows(struct grove_journal *j, const struct grove_journal_intent *in, doub
 	int64_t id = 0, target_id = in->target_id;
 	int r;
 
+	j->writing.txn = 0;
 	if (in->n_alt)
 		r = grove_journal_write_begin(j, err, "log transaction in");
 	else
@@ -508,9 +538,22 @@ intent_rows(struct grove_journal *j, const struct grove_journal_intent *in, doub
 		grove_journal_rollback(j);
 		return r;
 	}
+	j->writing.txn = id;
+	j->writing.alt = in->n_alt != 0;
+	j->writing.pkgs = in->n_pkgs != 0;
 	*ret_target = target_id;
 	*ret_txn = id;
 	return 0;
+}
+
+/* The intent's write transaction committed: its rows are the log's now. */
+static void
+intent_logged(struct grove_journal *j, const struct grove_journal_stream *st)
+{
+	target_registered(j, st->target_id);
+	j->logged = j->writing;
+	if (j->logged.txn != st->txn)
+		j->logged.txn = 0;
 }
 
 /* COMMITs the intent's write transaction. An unknown outcome is read back: the row is ours only if
@@ -527,7 +570,7 @@ intent_commit(struct grove_journal *j, const struct grove_journal_stream *st,
 
 	r = grove_journal_write_commit(j, &unknown, err, "log transaction in");
 	if (r >= 0) {
-		target_registered(j, st->target_id);
+		intent_logged(j, st);
 		return 0;
 	}
 	if (!unknown)
@@ -540,7 +583,7 @@ intent_commit(struct grove_journal *j, const struct grove_journal_stream *st,
 	    row.started == st->started && row.n_ops == (int64_t)st->n_ops &&
 	    prefix_matches(row.command_prefix, row.command_null, st->command)) {
 		grove_error_clear(err);
-		target_registered(j, st->target_id);
+		intent_logged(j, st);
 		return 0;
 	}
 	*err = saved;
@@ -665,8 +708,12 @@ grove_journal_finish(struct grove_journal *j, int64_t txn, enum grove_txn_state 
 	 * (pkg_latest), by the same SQLite transaction that marks it committed: links, groups and
 	 * recorded options commit together. */
 	if (state == GROVE_TXN_COMMITTED) {
-		r = grove_journal_alt_commit_txn(j, txn, err);
-		if (r >= 0)
+		bool known = j->logged.txn == txn;
+
+		r = 0;
+		if (!known || j->logged.alt)
+			r = grove_journal_alt_commit_txn(j, txn, err);
+		if (r >= 0 && (!known || j->logged.pkgs))
 			r = grove_journal_pkgs_commit_txn(j, txn, err);
 		if (r < 0) {
 			grove_journal_rollback(j);

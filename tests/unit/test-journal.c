@@ -695,6 +695,35 @@ test_journal_pkgs(void **state)
 	grove_journal_pkgs_free(NULL, 0);
 }
 
+/* A commit moves its packages' pointers whoever logged the intent: another connection, or this
+ * one after logging a later intent (a commit skips the pointers only for the intent this
+ * connection logged last, when it logged no packages). */
+static void
+test_journal_pkgs_commit_elsewhere(void **state)
+{
+	struct fx *fx = *state;
+	const char *names[] = { "vim" };
+	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
+	const struct grove_pkg_layout nofold = { .stowed = true, .no_folding = true };
+	struct grove_root sroot = { .fd = -1 };
+	struct grove_journal *j2 = NULL;
+	int64_t t1, t2;
+
+	t1 = log_pkgs(fx, fx->tid, NULL, names, &dot, 1, GROVE_TXN_INTENT);
+	assert_int_equal(grove_journal_open(fx->state, &sroot, &j2, &fx->err), 0);
+	assert_int_equal(grove_journal_finish(j2, t1, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	grove_journal_close(j2);
+	grove_root_release(&sroot);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, true, false);
+
+	t1 = log_pkgs(fx, fx->tid, NULL, names, &nofold, 1, GROVE_TXN_INTENT);
+	t2 = log_pkgs(fx, fx->tid, NULL, names, &nofold, 0, GROVE_TXN_INTENT);
+	assert_int_equal(grove_journal_finish(fx->j, t2, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, true, false);
+	assert_int_equal(grove_journal_finish(fx->j, t1, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, false, true);
+}
+
 /* Rows read back are input: a package that is not one name, or a relative stow dir, is refused
  * naming the transaction; writing such a row is refused too. */
 static void
@@ -1150,6 +1179,48 @@ test_journal_target_born(void **state)
 
 /* A target the log does not know is registered by the first intent, in that
  * transaction: looking it up writes nothing. */
+/* Several rows for one device and inode (folders that reused it, and a row from before birth
+ * times): the one of the folder's birth time is its row, else the one of birth time 0. */
+static void
+test_journal_target_born_pick(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root r = fx->troot;
+	int64_t zero, five, minus, id = -1;
+	char sql[256];
+
+	r.dev = fx->troot.dev + 1000;
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO targets (path, dev, ino, born) VALUES ('/five', %" PRId64 ", %" PRId64
+		 ", 5), ('/zero', %" PRId64 ", %" PRId64 ", 0), ('/minus', %" PRId64 ", %" PRId64
+		 ", -3)",
+		 (int64_t)r.dev, (int64_t)r.ino, (int64_t)r.dev, (int64_t)r.ino, (int64_t)r.dev,
+		 (int64_t)r.ino);
+	raw_exec(db, sql);
+	zero = raw_int(db, "SELECT id FROM targets WHERE path = '/zero'");
+	five = raw_int(db, "SELECT id FROM targets WHERE path = '/five'");
+	minus = raw_int(db, "SELECT id FROM targets WHERE path = '/minus'");
+	r.born = 5;
+	assert_int_equal(grove_journal_target_deferred(fx->j, &r, &id, &fx->err), 0);
+	assert_int_equal(id, five);
+	r.born = -3;
+	assert_int_equal(grove_journal_target_deferred(fx->j, &r, &id, &fx->err), 0);
+	assert_int_equal(id, minus);
+	r.born = 0;
+	assert_int_equal(grove_journal_target_deferred(fx->j, &r, &id, &fx->err), 0);
+	assert_int_equal(id, zero);
+	r.born = 9;
+	assert_int_equal(grove_journal_target_deferred(fx->j, &r, &id, &fx->err), 0);
+	assert_int_equal(id, zero);
+	r.born = -9;
+	assert_int_equal(grove_journal_target_deferred(fx->j, &r, &id, &fx->err), 0);
+	assert_int_equal(id, zero);
+	/* Known under another path (and birth time 0): a writer would bring the row up to date. */
+	assert_int_equal(grove_journal_target_registered(fx->j), zero);
+	free(db);
+}
+
 static void
 test_journal_target_deferred(void **state)
 {
@@ -2282,6 +2353,7 @@ main(void)
 		T(test_journal_roundtrip),
 		T(test_journal_stream),
 		T(test_journal_pkgs),
+		T(test_journal_pkgs_commit_elsewhere),
 		T(test_journal_pkgs_hostile),
 		T(test_journal_migrates_pkgs),
 		T(test_journal_pkgs_recorded_all),
@@ -2290,6 +2362,7 @@ main(void)
 		T(test_journal_migrates_pkg_latest),
 		T(test_journal_target),
 		T(test_journal_target_born),
+		T(test_journal_target_born_pick),
 		T(test_journal_target_deferred),
 		T(test_journal_unfinished),
 		T(test_journal_list),
