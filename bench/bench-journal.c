@@ -14,10 +14,10 @@
 
 /*
  * Usage: bench-journal [FILES [ROUNDS]] (defaults 1000 and 9). Makes, in a
- * fresh temp dir, a stow dir with two packages sharing bin/ (FILES files each,
- * so the second stow unfolds bin/), then per round, alternating the two modes:
- * stow a, stow b, unstow a, unstow b; timed as a whole. Prints the median wall
- * time of each mode and their ratio.
+ * fresh temp dir (under $TMPDIR, else /tmp), a stow dir with two packages
+ * sharing bin/ (FILES files each, so the second stow unfolds bin/), then per round, alternating the
+ * two modes: stow a, stow b, unstow a, unstow b; timed as a whole. Prints the median wall time of
+ * each mode and their ratio.
  */
 
 static double
@@ -87,9 +87,11 @@ main(int argc, char **argv)
 {
 	int files = argc > 1 ? atoi(argv[1]) : 1000;
 	int rounds = argc > 2 ? atoi(argv[2]) : 9;
-	char root[] = "/tmp/grove-bench-XXXXXX", stow[4200], target[4200], state[4200];
+	const char *tmp = getenv("TMPDIR");
+	char root[4096], stow[4200], target[4200], state[4200];
 	double *t[2];
 
+	snprintf(root, sizeof(root), "%s/grove-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (files <= 0 || rounds <= 0 || !mkdtemp(root))
 		return 2;
 	t[0] = calloc((size_t)rounds, sizeof(double));
