@@ -682,27 +682,36 @@ memo_put(struct link_memo *m, const struct grove_node *n, enum link_state state)
 	m->slot[i].state = state;
 }
 
-/* The state of n, a link in folder dir_path (the target's node there), as scanned: its text
- * is text, n->orig_link. LINK_SLOW: only view_find_stowed_path answers. */
+/* The state of a link in folder dir_path (the target's node there) whose text is text.
+ * LINK_SLOW: only view_find_stowed_path answers. */
 static enum link_state
-link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
+link_state_of(struct planner *p, const char *dir_path, const char *text)
 {
 	char buf[PATH_MAX];
 	const char *rest;
+
+	switch (view_owner_in(p, dir_path, text, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		return LINK_FOREIGN;
+	case VIEW_OWNER_STOW:
+		return view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+	case VIEW_OWNER_SLOW:
+		break;
+	}
+	return LINK_SLOW;
+}
+
+/* link_state_of n's text as scanned (n->orig_link), kept for the run. */
+static enum link_state
+link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
+{
 	enum link_state s = memo_get(p->links, n);
 
 	if (s != LINK_SLOW)
 		return s;
-	switch (view_owner_in(p, dir_path, n->orig_link, buf, sizeof(buf), &rest)) {
-	case VIEW_OWNER_NONE:
-		s = LINK_FOREIGN;
-		break;
-	case VIEW_OWNER_STOW:
-		s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
-		break;
-	case VIEW_OWNER_SLOW:
-		return LINK_SLOW;
-	}
+	s = link_state_of(p, dir_path, n->orig_link);
+	if (s == LINK_SLOW)
+		return s;
 	/* A need recorded while answering (the stow dir read in part) makes the plan start
 	 * again; its answers are not kept. */
 	if (!p->incomplete)
@@ -718,25 +727,10 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 {
 	cleanup_free char *path = NULL;
 	cleanup_free char *dest = NULL;
-	char buf[PATH_MAX];
-	const char *rest;
-	enum link_state s = LINK_SLOW;
-
 	/* A link as scanned (the plan keeps the text the scan's node holds): its state is kept. */
-	if (kid->link == kid->orig_link) {
-		s = link_state(p, dir_path, kid);
-	} else {
-		switch (view_owner_in(p, dir_path, kid->link, buf, sizeof(buf), &rest)) {
-		case VIEW_OWNER_NONE:
-			s = LINK_FOREIGN;
-			break;
-		case VIEW_OWNER_STOW:
-			s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
-			break;
-		case VIEW_OWNER_SLOW:
-			break;
-		}
-	}
+	enum link_state s = kid->link == kid->orig_link ? link_state(p, dir_path, kid)
+							: link_state_of(p, dir_path, kid->link);
+
 	if (s != LINK_SLOW)
 		return s != LINK_OURS;
 	path = grove_path_join_names(dir_path, kid->name);

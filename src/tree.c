@@ -312,18 +312,9 @@ grove_node_reserve_kids(struct grove_node *node, size_t n)
 int
 grove_node_add(struct grove_node *node, struct grove_node *child)
 {
-	if (node->n_kids == node->cap_kids) {
-		size_t cap = node->cap_kids ? (size_t)node->cap_kids * 2 : 4;
-		struct grove_node **k;
-
-		if (cap > UINT32_MAX / 4)
-			return -ENOMEM;
-		k = realloc(node->kids, cap * sizeof(*k));
-		if (!k)
-			return -ENOMEM;
-		node->kids = k;
-		node->cap_kids = cap;
-	}
+	if (node->n_kids == node->cap_kids &&
+	    grove_node_reserve_kids(node, node->cap_kids ? (size_t)node->cap_kids * 2 : 4) < 0)
+		return -ENOMEM;
 	node->kids[node->n_kids++] = child;
 	child->parent = node;
 	if (node->n_kids >= INDEX_MIN) {
