@@ -26,16 +26,13 @@
 #define BUSY_TIMEOUT_MS_DEFAULT 5000
 #define BUSY_TIMEOUT_MS_MAX     600000
 
+/* A transaction's op count: the sum of its chunks' counts (each chunk's body is checked against its
+ * count when read). */
+#define OPS_COUNT "(SELECT coalesce(sum(n), 0) FROM op_chunks WHERE op_chunks.txn_id = txns.id)"
+
 #define TXN_COLUMNS                                                                 \
 	"id, target_id, state, command, stow_dir, note, undoes, started, finished," \
-	" (SELECT count(*) FROM ops WHERE ops.txn_id = txns.id),"                   \
-	" stow_dev, stow_ino, stow_born"
-
-/* One batch INSERT of OPS_BATCH rows (see journal_int.h). */
-#define OPS_ROW     "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
-#define OPS_ROWS_4  OPS_ROW ", " OPS_ROW ", " OPS_ROW ", " OPS_ROW
-#define OPS_ROWS_16 OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4 ", " OPS_ROWS_4
-#define OPS_ROWS_32 OPS_ROWS_16 ", " OPS_ROWS_16
+	" " OPS_COUNT ", stow_dev, stow_ino, stow_born"
 
 /* One batch INSERT of PKGS_BATCH package rows. */
 #define PKGS_ROW     "(?, ?, ?, ?, ?, ?)"
@@ -64,18 +61,17 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_STOW_USED] = "SELECT 1 FROM txns WHERE target_id = ?1 AND state = 'committed'"
 			 " AND stow_dir = ?2 AND stow_dev = ?3 AND stow_ino = ?4"
 			 " AND stow_born IN (?5, 0) LIMIT 1",
-	[ST_OP_INSERT] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text, stow_path,"
-			 " package, recorded) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_OP_INSERT_BATCH] = "INSERT INTO ops (txn_id, seq, kind, path, old_text, text,"
-			       " stow_path, package, recorded) VALUES " OPS_ROWS_32,
+	[ST_OP_CHUNK_PUT] = "INSERT INTO op_chunks (txn_id, first_seq, n, body)"
+			    " VALUES (?1, ?2, ?3, ?4)",
 	[ST_TXN_FINISH] = "UPDATE txns SET state = ?2, note = ?3, finished = ?4"
 			  " WHERE id = ?1 AND state IN ('intent', 'stuck')",
-	[ST_TXN_STATE] = "SELECT state, note, command, started, target_id,"
-			 " (SELECT count(*) FROM ops WHERE ops.txn_id = txns.id)"
+	[ST_TXN_STATE] = "SELECT state, note, command, started, target_id, " OPS_COUNT
 			 " FROM txns WHERE id = ?1",
 	[ST_TXN_GET] = "SELECT " TXN_COLUMNS " FROM txns WHERE id = ?1",
-	[ST_OPS_GET] = "SELECT kind, path, old_text, text, stow_path, package, recorded FROM ops"
-		       " WHERE txn_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+	/* From the chunk holding op ?2 (the last one to start at or before it) on. */
+	[ST_OPS_GET] = "SELECT first_seq, n, body FROM op_chunks WHERE txn_id = ?1"
+		       " AND first_seq >= coalesce((SELECT max(first_seq) FROM op_chunks"
+		       " WHERE txn_id = ?1 AND first_seq <= ?2), 0) ORDER BY first_seq",
 	[ST_UNFINISHED] = "SELECT id FROM txns WHERE target_id = ?1"
 			  " AND state IN ('intent', 'stuck') ORDER BY id LIMIT 1",
 	[ST_LIST] = "SELECT " TXN_COLUMNS " FROM txns WHERE target_id = ?1"
@@ -88,10 +84,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " AND NOT EXISTS (SELECT 1 FROM txns u WHERE u.undoes = t.id"
 			     " AND u.state = 'committed')"
 			     " ORDER BY t.id DESC LIMIT 1",
-	[ST_OWNED_OPS] = "SELECT o.kind, o.path, o.text, o.package FROM txns t"
-			 " JOIN ops o ON o.txn_id = t.id"
+	[ST_OWNED_OPS] = "SELECT c.txn_id, c.first_seq, c.n, c.body FROM txns t"
+			 " JOIN op_chunks c ON c.txn_id = t.id"
 			 " WHERE t.target_id = ?1 AND t.state = 'committed' AND t.id < ?2"
-			 " ORDER BY o.txn_id, o.seq",
+			 " ORDER BY c.txn_id, c.first_seq",
 	[ST_ALT_DIR_GET] = "SELECT id FROM alt_dirs WHERE admindir = ?1 AND altdir = ?2",
 	[ST_ALT_DIR_PUT] = "INSERT OR IGNORE INTO alt_dirs (admindir, altdir) VALUES (?1, ?2)",
 	[ST_ALT_DIR_ADMIN] = "SELECT admindir FROM alt_dirs WHERE id = ?1",

@@ -15,17 +15,17 @@
 #include "grove/journal.h"
 
 /*
- * Plans of OPS_BATCH_MIN ops or more are logged OPS_BATCH rows per INSERT:
- * every run of a statement has a fixed cost (cursors, temporary tables) that
- * a row-by-row log of a 1,200-op plan pays 1,200 times. Preparing the batch
- * costs about what 100 single rows do, so smaller plans go row by row.
+ * A transaction's ops are logged as chunks (schema 10, docs/journal.md "Ops"): one op_chunks row
+ * holds up to OPS_CHUNK_OPS consecutive ops, packed in its body, and a chunk is closed once its
+ * body reaches OPS_CHUNK_BYTES. A row costs a statement run and a b-tree insert whatever its size:
+ * a 1,200-op plan is 2 rows (it was 1,200, or 38 statements of 32 rows each, in schema 9).
  */
-#define OPS_BATCH     32
-#define OPS_BATCH_MIN 128
-#define OPS_COLUMNS   9
+#define OPS_CHUNK_OPS   1024
+#define OPS_CHUNK_BYTES (64 * 1024)
 
-/* The same for a transaction's package rows (txn_packages): PKGS_BATCH rows per INSERT for
- * PKGS_BATCH_MIN packages or more. */
+/* A transaction's package rows (txn_packages) are logged PKGS_BATCH rows per INSERT for
+ * PKGS_BATCH_MIN packages or more: every run of a statement has a fixed cost, and preparing the
+ * batch costs about what a few dozen single rows do. */
 #define PKGS_BATCH     16
 #define PKGS_BATCH_MIN 32
 #define PKGS_COLUMNS   6
@@ -41,8 +41,7 @@ enum stmt_id {
 	ST_TXN_INSERT,
 	ST_TXN_EXISTS,
 	ST_STOW_USED,
-	ST_OP_INSERT,
-	ST_OP_INSERT_BATCH,
+	ST_OP_CHUNK_PUT,
 	ST_TXN_FINISH,
 	ST_TXN_STATE,
 	ST_TXN_GET,
@@ -168,6 +167,10 @@ int grove_journal_write_commit(struct grove_journal *j, bool *ret_unknown, struc
 int grove_journal_schema_check(struct grove_journal *j, int64_t *ret_version,
 			       struct grove_error *err);
 int grove_journal_schema_migrate(struct grove_journal *j, struct grove_error *err);
+
+/* journal_txn.c: schema 9's ops rows as schema 10's chunks (the step after migrations[9]'s SQL,
+ * inside the migration's transaction); drops the ops table. */
+int grove_journal_ops_to_chunks(struct grove_journal *j, struct grove_error *err);
 
 /* journal_vfs.c: the name of the held-dir VFS, registered on first use; NULL if sqlite
  * refused it. */

@@ -170,6 +170,15 @@ static const char *const migrations[] = {
 	" SELECT t.target_id, p.stow_dir, p.package, max(p.txn_id) FROM txn_packages p"
 	" JOIN txns t ON t.id = p.txn_id WHERE t.state = 'committed'"
 	" GROUP BY t.target_id, p.stow_dir, p.package;",
+	/* 9 -> 10: a transaction's ops as chunks of consecutive ops, each packed in one row's body
+	 * (docs/journal.md, "Ops"): logging a row per op cost most of a stow's log. The ops rows
+	 * become chunks in C (migrate_step below) and the ops table goes. */
+	"CREATE TABLE op_chunks ("
+	"  txn_id INTEGER NOT NULL REFERENCES txns(id),"
+	"  first_seq INTEGER NOT NULL,"
+	"  n INTEGER NOT NULL,"
+	"  body BLOB NOT NULL,"
+	"  PRIMARY KEY (txn_id, first_seq)) WITHOUT ROWID;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -241,6 +250,17 @@ grove_journal_schema_check(struct grove_journal *j, int64_t *ret_version, struct
 	return version < GROVE_JOURNAL_VERSION;
 }
 
+/* Runs migrations[v] (taking the schema from v to v + 1), and what the step needs besides SQL. */
+static int
+migrate_step(struct grove_journal *j, int64_t v, struct grove_error *err)
+{
+	int r = grove_journal_exec_sql(j, migrations[v], err, "migrate");
+
+	if (r >= 0 && v == 9)
+		r = grove_journal_ops_to_chunks(j, err);
+	return r;
+}
+
 /* Brings the schema to GROVE_JOURNAL_VERSION in one write transaction. */
 int
 grove_journal_schema_migrate(struct grove_journal *j, struct grove_error *err)
@@ -258,7 +278,7 @@ grove_journal_schema_migrate(struct grove_journal *j, struct grove_error *err)
 	if (r <= 0)
 		goto out;
 	for (int64_t v = version; v < SCHEMA_STEPS; v++) {
-		r = grove_journal_exec_sql(j, migrations[v], err, "migrate");
+		r = migrate_step(j, v, err);
 		if (r < 0)
 			goto out;
 	}

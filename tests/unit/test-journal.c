@@ -180,6 +180,70 @@ raw_int(const char *path, const char *sql)
 	return v;
 }
 
+/* ---- schema 9's ops rows ---- */
+
+#define OPS9_TABLE                                                                             \
+	"CREATE TABLE ops (txn_id INTEGER NOT NULL REFERENCES txns(id), seq INTEGER NOT NULL," \
+	" kind TEXT NOT NULL CHECK (kind IN ('mkdir', 'link', 'unlink', 'relink', 'rmdir',"    \
+	" 'unfold', 'fold', 'adopt')), path TEXT NOT NULL, old_text TEXT, text TEXT,"          \
+	" stow_path TEXT, package TEXT, recorded INTEGER, PRIMARY KEY (txn_id, seq))"          \
+	" WITHOUT ROWID;"
+
+/*
+ * Turns the fixture's log back into what schema 9 wrote for it: every transaction's ops, read back
+ * through fx->j, one ops row each (seq from 0, the kind's name, recorded 1 or NULL, as grove wrote
+ * them until schema 10), and no op_chunks. user_version is the caller's to set.
+ */
+static void
+ops_as_schema9(struct fx *fx, const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *ids = NULL, *ins = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE;" OPS9_TABLE, NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT id FROM txns ORDER BY id", -1, &ids, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "INSERT INTO ops VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+					    " ?8, ?9)",
+					    -1, &ins, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(ids) == SQLITE_ROW) {
+		int64_t txn = sqlite3_column_int64(ids, 0);
+		struct grove_plan q;
+
+		grove_plan_init(&q);
+		assert_int_equal(grove_journal_ops(fx->j, txn, &q, &fx->err), 0);
+		for (size_t i = 0; i < q.n_ops; i++) {
+			const struct grove_op *op = &q.ops[i];
+
+			sqlite3_bind_int64(ins, 1, txn);
+			sqlite3_bind_int64(ins, 2, (int64_t)i);
+			sqlite3_bind_text(ins, 3, grove_op_kind_name(op->kind), -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 4, op->path, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 5, op->old_text, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 6, op->text, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 7, op->stow_path, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 8, op->package, -1, SQLITE_STATIC);
+			if (op->recorded)
+				sqlite3_bind_int(ins, 9, 1);
+			else
+				sqlite3_bind_null(ins, 9);
+			assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+			sqlite3_reset(ins);
+		}
+		grove_plan_release(&q);
+	}
+	sqlite3_finalize(ids);
+	sqlite3_finalize(ins);
+	assert_int_equal(sqlite3_exec(db, "DROP TABLE op_chunks; COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+}
+
 /* ---- forked children report through a pipe ---- */
 
 struct child_res {
@@ -382,7 +446,9 @@ test_journal_open_creates(void **state)
 	assert_true(S_ISREG(st.st_mode));
 	assert_int_equal(raw_int(db, "PRAGMA application_id"), GROVE_JOURNAL_APP_ID);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
-	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'ops'"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'op_chunks'"),
+			 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'ops'"), 0);
 	/* Nothing but the database and locks/: no -journal, -wal or -shm left. */
 	{
 		DIR *d = opendir(path);
@@ -472,7 +538,8 @@ test_journal_held_dir(void **state)
 		char *db = tu_path(moved, "grove.db");
 		char sql[128];
 
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM ops WHERE txn_id = %" PRId64, id);
+		snprintf(sql, sizeof(sql), "SELECT sum(n) FROM op_chunks WHERE txn_id = %" PRId64,
+			 id);
 		assert_int_equal(raw_int(db, sql), 1);
 		free(db);
 	}
@@ -778,6 +845,7 @@ test_journal_migrates_pkgs(void **state)
 	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
 
 	log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
+	ops_as_schema9(fx, db);
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db, "DROP TABLE txn_packages; DROP TABLE pkg_latest; PRAGMA user_version = 7;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
@@ -1009,7 +1077,7 @@ test_journal_intent_refs(void **state)
 	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, t1 + 50, &p, &id, &fx->err),
 			 -GROVE_E_INTERNAL);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM txns"), count);
-	assert_int_equal(raw_int(db, "SELECT count(*) FROM ops"), 1);
+	assert_int_equal(raw_int(db, "SELECT sum(n) FROM op_chunks"), 1);
 	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, t1, &p, &id, &fx->err), 0);
 	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
 	assert_int_equal(grove_journal_begin(fx->j, fx->tid, "t", NULL, 0, &p, &id, &fx->err), 0);
@@ -1038,6 +1106,7 @@ test_journal_migrates_pkg_latest(void **state)
 	pkgs_answers(fx, txns, n, before);
 	owned_before = owned_str(fx, fx->tid);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM pkg_latest"), 4);
+	ops_as_schema9(fx, db);
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
 		 "DROP TABLE pkg_latest;"
@@ -1566,12 +1635,12 @@ test_journal_newer_version(void **state)
 	char want[128];
 
 	tu_build(fx->dir, "d newer\n");
-	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 10;"
+	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 11;"
 		     " CREATE TABLE future (x)");
-	snprintf(want, sizeof(want), "has schema version 10, newer than this grove (%d)",
+	snprintf(want, sizeof(want), "has schema version 11, newer than this grove (%d)",
 		 GROVE_JOURNAL_VERSION);
 	assert_open_refused(fx, "newer", -GROVE_E_CONFIG, want);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 10);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 11);
 	free(db);
 }
 
@@ -1589,6 +1658,7 @@ test_journal_migrates_alt_groups(void **state)
 	char *text = NULL;
 
 	assert_int_equal(grove_journal_alt_dir(fx->j, "/adm", "/alt", &id, &fx->err), 0);
+	ops_as_schema9(fx, db);
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
 		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
@@ -1650,6 +1720,7 @@ test_journal_migrates_alt_unwritten(void **state)
 	int64_t id = 0;
 
 	assert_int_equal(grove_journal_alt_dir(fx->j, "/adm", "/alt", &id, &fx->err), 0);
+	ops_as_schema9(fx, db);
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
 		 "ALTER TABLE ops DROP COLUMN recorded;" /* schema 7's */
