@@ -1016,6 +1016,12 @@ txn_from_row(struct grove_journal *j, sqlite3_stmt *s, struct grove_txn *t, stru
 		return grove_error_set(err, -GROVE_E_CONFIG,
 				       "journal '%s': transaction %" PRId64 " has an unknown state",
 				       j->name, x.id);
+	/* The sum of its chunks' counts: each is checked against its body when read, and a sum
+	 * no count of 1 or more adds up to is refused here. */
+	if (sqlite3_column_int64(s, 9) < 0)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "journal '%s': transaction %" PRId64 " has a bad op count",
+				       j->name, x.id);
 	if (column_dup(s, 3, &x.command) < 0 || column_dup(s, 4, &x.stow_dir) < 0 ||
 	    column_dup(s, 5, &x.note) < 0) {
 		grove_txn_release(&x);

@@ -30,14 +30,41 @@ sql()
 {
 	sqlite3 "$DB" "$1"
 }
+# hexs STRING: its bytes in hex.
+hexs()
+{
+	printf '%s' "$1" | od -An -tx1 -v | tr -d ' \n'
+}
+# op_chunk KIND PATH TEXT STOW_PATH PACKAGE: a chunk of that one op (docs/journal.md, "Ops"), as an
+# SQL blob literal; STOW_PATH and PACKAGE are quoted ('x') or NULL (absent).
+op_chunk()
+{
+	local kinds=(mkdir link unlink relink rmdir unfold fold adopt) k flags=2 hex
+	local stow=${4#\'} pkg=${5#\'}
+	stow=${stow%\'}
+	pkg=${pkg%\'}
+	for k in "${!kinds[@]}"; do
+		[[ ${kinds[k]} == "$1" ]] && break
+	done
+	hex=$(hexs "$2")00$(hexs "$3")00
+	if [[ $stow != NULL ]]; then
+		flags=$((flags | 4))
+		hex+=$(hexs "$stow")00
+	fi
+	if [[ $pkg != NULL ]]; then
+		flags=$((flags | 8))
+		hex+=$(hexs "$pkg")00
+	fi
+	printf "X'%02x%02x%s'" "$k" "$flags" "$hex"
+}
 # intent_with_op KIND PATH TEXT STOW_PATH PACKAGE [STOW_DIR]: an interrupted transaction of T with
 # one op, as a writer of the state dir could add it.
 intent_with_op()
 {
 	local sd=${6:-$S}
 	sql "insert into txns(target_id,state,command,stow_dir,started) values($TID,'intent','x','$sd',0);
-	     insert into ops(txn_id,seq,kind,path,text,stow_path,package)
-	       values((select max(id) from txns),0,'$1','$2','$3',$4,$5);"
+	     insert into op_chunks(txn_id,first_seq,n,body)
+	       values((select max(id) from txns),0,1,$(op_chunk "$1" "$2" "$3" "$4" "$5"));"
 }
 # Everything but the state dir (whose journal records the refusals).
 snap()
@@ -54,7 +81,7 @@ unchanged()
 }
 clear_unfinished()
 {
-	sql "delete from ops where txn_id in (select id from txns where state in ('intent','stuck'));
+	sql "delete from op_chunks where txn_id in (select id from txns where state in ('intent','stuck'));
 	     delete from txns where state in ('intent','stuck');"
 }
 
@@ -120,8 +147,8 @@ clear_unfinished
 
 # Committed rows someone added: undo, rollback, status and verify refuse them, touching nothing.
 sql "insert into txns(target_id,state,command,stow_dir,started,finished) values($TID,'committed','x','$S',1,1);
-     insert into ops(txn_id,seq,kind,path,text,package)
-       values((select max(id) from txns),0,'link','../victim/ssh/sshd_config','../stow/p/f','p');"
+     insert into op_chunks(txn_id,first_seq,n,body)
+       values((select max(id) from txns),0,1,$(op_chunk link ../victim/ssh/sshd_config ../stow/p/f NULL "'p'"));"
 snap
 for cmd in undo status verify; do
 	expect_exit 78 "${G[@]}" "$cmd" -t "$T"
@@ -131,7 +158,7 @@ done
 expect_exit 78 "${G[@]}" rollback -t "$T" --to 1
 unchanged
 check "a committed row with '..': undo, rollback, status and verify exit 78, nothing touched"
-sql "delete from ops where txn_id = (select max(id) from txns); delete from txns where id = (select max(id) from txns);"
+sql "delete from op_chunks where txn_id = (select max(id) from txns); delete from txns where id = (select max(id) from txns);"
 expect_exit 0 "${G[@]}" verify -t "$T"
 check "with the row gone, the log is usable again"
 

@@ -2287,6 +2287,424 @@ test_journal_lock_planted(void **state)
 	free(spec);
 }
 
+/* ---- op chunks (schema 10) ---- */
+
+/* Appends str to the malloc'd *buf (NULL: empty). */
+static void
+cat_str(char **buf, const char *str)
+{
+	size_t len = *buf ? strlen(*buf) : 0, add_len = strlen(str);
+	char *nb = realloc(*buf, len + add_len + 1);
+
+	assert_non_null(nb);
+	memcpy(nb + len, str, add_len + 1);
+	*buf = nb;
+}
+
+/* sql with every "TXN" in it replaced by id (malloc'd). */
+static char *
+subst_txn(const char *sql, int64_t id)
+{
+	char num[32], *out = NULL;
+	const char *p = sql, *q;
+
+	snprintf(num, sizeof(num), "%" PRId64, id);
+	cat_str(&out, "");
+	while ((q = strstr(p, "TXN"))) {
+		char *part = strndup(p, (size_t)(q - p));
+
+		assert_non_null(part);
+		cat_str(&out, part);
+		cat_str(&out, num);
+		free(part);
+		p = q + 3;
+	}
+	cat_str(&out, p);
+	return out;
+}
+
+/* Appends what plan holds, one line per op with every field, to the malloc'd *buf. */
+static void
+plan_render(char **buf, const struct grove_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct grove_op *op = &plan->ops[i];
+		char *line = NULL;
+
+		assert_true(asprintf(&line, "%s %s|%s|%s|%s|%s|%d\n", grove_op_kind_name(op->kind),
+				     op->path, op->old_text ? op->old_text : "(null)",
+				     op->text ? op->text : "(null)",
+				     op->stow_path ? op->stow_path : "(null)",
+				     op->package ? op->package : "(null)", op->recorded) >= 0);
+		cat_str(buf, line);
+		free(line);
+	}
+}
+
+/* Everything the log answers about the fixture's target: each transaction's header and ops, what
+ * it owns, and the last undoable and unfinished transactions. */
+static char *
+log_render(struct fx *fx)
+{
+	struct grove_txn *txns = NULL;
+	size_t n = 0;
+	int64_t u = 0, w = 0;
+	char *buf = NULL, *owned, *line = NULL;
+
+	assert_int_equal(grove_journal_list(fx->j, fx->tid, 0, &txns, &n, &fx->err), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct grove_plan q;
+
+		assert_true(asprintf(&line, "txn %" PRId64 " state %d undoes %" PRId64 " ops %zu\n",
+				     txns[i].id, (int)txns[i].state, txns[i].undoes,
+				     txns[i].n_ops) >= 0);
+		cat_str(&buf, line);
+		free(line);
+		grove_plan_init(&q);
+		if (grove_journal_ops(fx->j, txns[i].id, &q, &fx->err) < 0)
+			cat_str(&buf, "refused\n");
+		else
+			plan_render(&buf, &q);
+		grove_plan_release(&q);
+	}
+	grove_txns_free(txns, n);
+	owned = owned_str(fx, fx->tid);
+	cat_str(&buf, owned);
+	free(owned);
+	assert_int_equal(grove_journal_last_undoable(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &w, &fx->err), 0);
+	assert_true(asprintf(&line, "undoable %" PRId64 " unfinished %" PRId64 "\n", u, w) >= 0);
+	cat_str(&buf, line);
+	free(line);
+	return buf;
+}
+
+/* A plan of n links whose texts grow with i (some chunks close on their size, some on their
+ * count). */
+static void
+plan_links(struct grove_plan *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char path[64], text[512];
+
+		snprintf(path, sizeof(path), "d%02zu/f-%05zu", i % 37, i);
+		snprintf(
+			text, sizeof(text), "../s/p/d%02zu/%.*s%05zu", i % 37,
+			(int)(i % 7 == 0 ? 300 : i % 40),
+			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+			i);
+		add(p, GROVE_OP_LINK, path, NULL, text, NULL, i % 3 ? "p" : NULL);
+	}
+}
+
+/* A plan logged in several chunks reads back whole, and any range of it reads back as that slice,
+ * wherever the range starts or ends against the chunks' bounds. */
+static void
+test_journal_chunk_ranges(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	const size_t n = 2600;
+	const size_t firsts[] = {
+		0, 1, 1023, 1024, 1025, 1500, 2047, 2048, 2599, 2600, 2601, 9999
+	};
+	const size_t maxes[] = { 0, 1, 2, 100, 1024, 3000 };
+	struct grove_plan p, q;
+	char sql[128], *all = NULL;
+	int64_t id;
+
+	grove_plan_init(&p);
+	plan_links(&p, n);
+	id = log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM op_chunks WHERE txn_id = %" PRId64, id);
+	assert_true(raw_int(db, sql) >= 4);
+	snprintf(sql, sizeof(sql), "SELECT sum(n) FROM op_chunks WHERE txn_id = %" PRId64, id);
+	assert_int_equal(raw_int(db, sql), n);
+	plan_render(&all, &p);
+	for (size_t a = 0; a < sizeof(firsts) / sizeof(firsts[0]); a++)
+		for (size_t b = 0; b < sizeof(maxes) / sizeof(maxes[0]); b++) {
+			size_t first = firsts[a], max = maxes[b];
+			size_t end =
+				first >= n ? first : (!max || first + max > n ? n : first + max);
+			struct grove_plan slice;
+			char *want = NULL, *got = NULL;
+
+			grove_plan_init(&q);
+			assert_int_equal(
+				grove_journal_ops_range(fx->j, id, first, max, &q, &fx->err), 0);
+			assert_int_equal(q.n_ops, end - first);
+			grove_plan_init(&slice);
+			for (size_t i = first; i < end; i++)
+				add(&slice, p.ops[i].kind, p.ops[i].path, p.ops[i].old_text,
+				    p.ops[i].text, p.ops[i].stow_path, p.ops[i].package);
+			plan_render(&want, &slice);
+			plan_render(&got, &q);
+			assert_string_equal(got ? got : "", want ? want : "");
+			free(want);
+			free(got);
+			grove_plan_release(&slice);
+			grove_plan_release(&q);
+		}
+	grove_plan_init(&q);
+	assert_int_equal(grove_journal_ops(fx->j, id, &q, &fx->err), 0);
+	{
+		char *got = NULL;
+
+		plan_render(&got, &q);
+		assert_string_equal(got, all);
+		free(got);
+	}
+	grove_plan_release(&q);
+	grove_plan_release(&p);
+	free(all);
+	free(db);
+}
+
+/* Runs sql (each TXN the transaction) on the log, expects every reader of the transaction's ops
+ * to refuse them as a corrupt log with a message holding want, then puts the chunks back.
+ * first_chunk: what sql breaks is in the first chunk; owned: the ownership replay refuses it too
+ * (it checks what it uses: not a stow path, which it never reads). */
+static void
+assert_chunk_refused(struct fx *fx, const char *db, int64_t id, const char *sql, const char *want,
+		     bool first_chunk, bool owned)
+{
+	char *run = NULL, *restore = NULL;
+	struct grove_owned *o = NULL;
+	struct grove_plan q;
+	size_t n = 0;
+
+	char *body = subst_txn(sql, id);
+
+	cat_str(&run, "CREATE TEMP TABLE saved AS SELECT * FROM op_chunks WHERE txn_id = TXN;");
+	cat_str(&run, body);
+	free(body);
+	body = run;
+	run = subst_txn(body, id);
+	free(body);
+	restore = subst_txn("DELETE FROM op_chunks WHERE txn_id = TXN;"
+			    " INSERT INTO op_chunks SELECT * FROM saved; DROP TABLE saved;",
+			    id);
+	{
+		sqlite3 *h = NULL;
+
+		assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(h, run, NULL, NULL, NULL), SQLITE_OK);
+		grove_plan_init(&q);
+		grove_error_clear(&fx->err);
+		assert_int_equal(grove_journal_ops(fx->j, id, &q, &fx->err), -GROVE_E_CONFIG);
+		if (!strstr(fx->err.msg, want))
+			fail_msg("'%s' does not say '%s'", fx->err.msg, want);
+		assert_int_equal(q.n_ops, 0);
+		/* The whole chunk is checked, however few of its ops are asked for (a range ending
+		 * in the first chunk reads no other). */
+		if (first_chunk)
+			assert_int_equal(grove_journal_ops_range(fx->j, id, 0, 1, &q, &fx->err),
+					 -GROVE_E_CONFIG);
+		if (owned)
+			assert_int_equal(grove_journal_owned(fx->j, fx->tid, &o, &n, &fx->err),
+					 -GROVE_E_CONFIG);
+		assert_int_equal(sqlite3_exec(h, restore, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(h);
+	}
+	grove_plan_init(&q);
+	assert_int_equal(grove_journal_ops(fx->j, id, &q, &fx->err), 0);
+	assert_int_equal(q.n_ops, 3);
+	grove_plan_release(&q);
+	free(run);
+	free(restore);
+}
+
+/* Chunks someone wrote by hand: each way a chunk can be malformed is a corrupt log (exit 78's
+ * code), for the reader of a transaction's ops and for the ownership replay alike. */
+static void
+test_journal_chunk_malformed(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_plan p, q;
+	char sql[PATH_MAX + 256];
+	int64_t id;
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, "p");
+	add(&p, GROVE_OP_LINK, "a/b", NULL, "../s/p/a/b", NULL, "p");
+	add(&p, GROVE_OP_UNLINK, "c", "old", NULL, NULL, NULL);
+	id = log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+	/* The format as docs/journal.md gives it. */
+	snprintf(sql, sizeof(sql),
+		 "SELECT count(*) FROM op_chunks WHERE txn_id = %" PRId64 " AND first_seq = 0"
+		 " AND n = 3 AND body = X'000861007000010A612F62002E2E2F732F702F612F620070000201"
+		 "63006F6C6400'",
+		 id);
+	assert_int_equal(raw_int(db, sql), 1);
+
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET body = substr(body, 1, length(body) - 1)"
+			     " WHERE txn_id = TXN",
+			     "ends inside an op", true, true);
+	assert_chunk_refused(fx, db, id, "UPDATE op_chunks SET n = 4 WHERE txn_id = TXN",
+			     "ends inside an op", true, true);
+	assert_chunk_refused(fx, db, id, "UPDATE op_chunks SET n = 2 WHERE txn_id = TXN",
+			     "holds more than its count of ops", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET body = CAST(body || X'0400' AS BLOB)"
+			     " WHERE txn_id = TXN",
+			     "holds more than its count of ops", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET body = CAST(X'08' || substr(body, 2) AS BLOB)"
+			     " WHERE txn_id = TXN",
+			     "unknown kind", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET body = CAST(X'0028' || substr(body, 3) AS BLOB)"
+			     " WHERE txn_id = TXN",
+			     "unknown flags", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET body = CAST(X'0018' || substr(body, 3) AS BLOB)"
+			     " WHERE txn_id = TXN",
+			     "a recorded op that is not a link's", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET body = CAST(body AS TEXT) WHERE txn_id = TXN",
+			     "not a blob", true, true);
+	assert_chunk_refused(fx, db, id, "UPDATE op_chunks SET n = 0 WHERE txn_id = TXN",
+			     "out of range", true, true);
+	assert_chunk_refused(fx, db, id, "UPDATE op_chunks SET n = 'three' WHERE txn_id = TXN",
+			     "not a number", true, true);
+	assert_chunk_refused(fx, db, id, "UPDATE op_chunks SET first_seq = -1 WHERE txn_id = TXN",
+			     "out of range", true, true);
+	/* Seqs: a first chunk that does not start at 0, a gap and an overlap between two. */
+	assert_chunk_refused(fx, db, id, "UPDATE op_chunks SET first_seq = 1 WHERE txn_id = TXN",
+			     "gap or overlap", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "INSERT INTO op_chunks SELECT txn_id, 4, n, body FROM op_chunks"
+			     " WHERE txn_id = TXN",
+			     "gap or overlap", false, true);
+	assert_chunk_refused(fx, db, id,
+			     "INSERT INTO op_chunks SELECT txn_id, 2, n, body FROM op_chunks"
+			     " WHERE txn_id = TXN",
+			     "gap or overlap", false, true);
+	/* A field as long as PATH_MAX (no NUL within it); and invariant 8's checks, as for rows. */
+	snprintf(sql, sizeof(sql),
+		 "UPDATE op_chunks SET n = 1, body = CAST(X'0000' || printf('%%.*c', %d, 'a') ||"
+		 " X'00' AS BLOB) WHERE txn_id = TXN",
+		 PATH_MAX);
+	assert_chunk_refused(fx, db, id, sql, "too long", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET n = 1, body = CAST(X'0000' || '../x' || X'00'"
+			     " AS BLOB) WHERE txn_id = TXN",
+			     "not a clean relative path", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET n = 1, body = CAST(X'0108' || 'x' || X'00' ||"
+			     " '../p' || X'00' AS BLOB) WHERE txn_id = TXN",
+			     "its package is not a single name", true, true);
+	assert_chunk_refused(fx, db, id,
+			     "UPDATE op_chunks SET n = 1, body = CAST(X'0704' || 'x' || X'00' ||"
+			     " '/etc/passwd' || X'00' AS BLOB) WHERE txn_id = TXN",
+			     "its stow path is not a clean relative path", true, false);
+	/* A field of PATH_MAX - 1 bytes is one grove could have written. */
+	snprintf(sql, sizeof(sql),
+		 "UPDATE op_chunks SET body = CAST(X'0102' || 'x' || X'00' || printf('%%.*c', %d,"
+		 " 'a') || X'00' AS BLOB), n = 1 WHERE txn_id = %" PRId64,
+		 PATH_MAX - 1, id);
+	raw_exec(db, sql);
+	grove_plan_init(&q);
+	assert_int_equal(grove_journal_ops(fx->j, id, &q, &fx->err), 0);
+	assert_int_equal(q.n_ops, 1);
+	assert_int_equal(strlen(q.ops[0].text), PATH_MAX - 1);
+	grove_plan_release(&q);
+	/* The count grove log shows is the chunks' sum; a negative one is refused. */
+	snprintf(sql, sizeof(sql), "UPDATE op_chunks SET n = -5 WHERE txn_id = %" PRId64, id);
+	raw_exec(db, sql);
+	{
+		struct grove_txn t;
+
+		assert_int_equal(grove_journal_get(fx->j, id, &t, &fx->err), -GROVE_E_CONFIG);
+		assert_non_null(strstr(fx->err.msg, "op count"));
+	}
+	free(db);
+}
+
+/* A log written by schema 9 (one row per op) keeps its whole history through the migration to
+ * chunks: every transaction's ops, counts, ownership, undo and unfinished transactions read the
+ * same. A row of no transaction is dropped; a row no reader accepted is still refused. */
+static void
+test_journal_migrates_chunks(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_plan p, q;
+	char *before, *after, sql[256];
+	int64_t t1, big, bad;
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, "p");
+	add(&p, GROVE_OP_LINK, "a/b", NULL, "../s/p/a/b", NULL, "p");
+	add(&p, GROVE_OP_ADOPT, "a/c", NULL, "../s/p/a/c", "p/a/c", "p");
+	add(&p, GROVE_OP_RELINK, "d", "../s/o/d", "../s/p/d", NULL, "p");
+	add(&p, GROVE_OP_LINK, "e", NULL, "", NULL, NULL); /* an empty text stays one */
+	t1 = log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+	grove_plan_init(&p);
+	assert_int_equal(grove_plan_add_recorded(&p, GROVE_OP_LINK, "r", "../s/q/r", "q"), 0);
+	assert_int_equal(grove_plan_add_recorded(&p, GROVE_OP_UNLINK, "d", "../s/p/d", "p"), 0);
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_UNLINK, "a/b", "../s/p/a/b", NULL, NULL, "p");
+	add(&p, GROVE_OP_RMDIR, "a", NULL, NULL, NULL, "p");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, t1);
+	grove_plan_release(&p);
+	grove_plan_init(&p);
+	plan_links(&p, 2100);
+	log_txn(fx, &p, GROVE_TXN_ROLLED_BACK, 0);
+	big = log_txn(fx, &p, GROVE_TXN_INTENT, 0);
+	grove_plan_release(&p);
+	log_one(fx, GROVE_OP_UNFOLD, "u", GROVE_TXN_STUCK, 0);
+	before = log_render(fx);
+
+	ops_as_schema9(fx, db);
+	fx->j = grove_journal_close(fx->j);
+	/* An orphan row, and a rolled-back transaction's row whose text holds a NUL byte. */
+	raw_exec(db, "PRAGMA foreign_keys = OFF;"
+		     "INSERT INTO ops (txn_id, seq, kind, path) VALUES (999, 0, 'mkdir', 'zz');"
+		     "INSERT INTO txns (target_id, state, command, started) VALUES (1,"
+		     " 'rolled_back', 'x', 0);"
+		     "INSERT INTO ops (txn_id, seq, kind, path, text) VALUES ((SELECT max(id) FROM"
+		     " txns), 0, 'link', 'n', CAST(X'6100' AS TEXT));"
+		     "PRAGMA user_version = 9;");
+	bad = raw_int(db, "SELECT max(id) FROM txns");
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM ops"), 5 + 2 + 2 + 2 * 2100 + 1 + 2);
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	fx->j = j;
+	grove_root_release(&fx->sroot);
+	fx->sroot = root;
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'ops'"), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM op_chunks WHERE txn_id = 999"), 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM op_chunks WHERE txn_id = %" PRId64, big);
+	assert_int_equal(raw_int(db, sql), 3); /* 1024 + 1024 + 52 */
+	/* The refused row is still refused, and still counted. */
+	grove_plan_init(&q);
+	assert_int_equal(grove_journal_ops(fx->j, bad, &q, &fx->err), -GROVE_E_CONFIG);
+	grove_plan_release(&q);
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM op_chunks WHERE txn_id = %" PRId64
+		 "; DELETE FROM txns WHERE id = %" PRId64,
+		 bad, bad);
+	raw_exec(db, sql);
+	after = log_render(fx);
+	assert_string_equal(after, before);
+	free(before);
+	free(after);
+	free(db);
+}
+
 /* ---- cost ---- */
 
 static void
@@ -2455,6 +2873,9 @@ main(void)
 		T(test_journal_lock_holder),
 		T(test_journal_lock_planted),
 		T(test_journal_cost),
+		T(test_journal_chunk_ranges),
+		T(test_journal_chunk_malformed),
+		T(test_journal_migrates_chunks),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
