@@ -168,7 +168,12 @@ int grove_journal_schema_check(struct grove_journal *j, int64_t *ret_version,
 			       struct grove_error *err);
 int grove_journal_schema_migrate(struct grove_journal *j, struct grove_error *err);
 
-/* journal_txn.c: schema 9's ops rows as schema 10's chunks (the step after migrations[9]'s SQL,
+/* journal_ops.c: logs the plan's ops as chunks numbered from base (a streamed plan's batches follow
+ * on), inside the caller's write transaction. */
+int grove_journal_ops_insert(struct grove_journal *j, int64_t txn, size_t base,
+			     const struct grove_plan *plan, struct grove_error *err);
+
+/* journal_ops.c: schema 9's ops rows as schema 10's chunks (the step after migrations[9]'s SQL,
  * inside the migration's transaction); drops the ops table. */
 int grove_journal_ops_to_chunks(struct grove_journal *j, struct grove_error *err);
 
