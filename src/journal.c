@@ -84,10 +84,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " AND NOT EXISTS (SELECT 1 FROM txns u WHERE u.undoes = t.id"
 			     " AND u.state = 'committed')"
 			     " ORDER BY t.id DESC LIMIT 1",
+	/* Ordered by t.id, the order txns_target yields the rows in (c.txn_id, the same value,
+	 * made SQLite sort every chunk in a temporary b-tree). */
 	[ST_OWNED_OPS] = "SELECT c.txn_id, c.first_seq, c.n, c.body FROM txns t"
 			 " JOIN op_chunks c ON c.txn_id = t.id"
 			 " WHERE t.target_id = ?1 AND t.state = 'committed' AND t.id < ?2"
-			 " ORDER BY c.txn_id, c.first_seq",
+			 " ORDER BY t.id, c.first_seq",
 	[ST_ALT_DIR_GET] = "SELECT id FROM alt_dirs WHERE admindir = ?1 AND altdir = ?2",
 	[ST_ALT_DIR_PUT] = "INSERT OR IGNORE INTO alt_dirs (admindir, altdir) VALUES (?1, ?2)",
 	[ST_ALT_DIR_ADMIN] = "SELECT admindir FROM alt_dirs WHERE id = ?1",
