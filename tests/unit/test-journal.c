@@ -2504,6 +2504,7 @@ assert_chunk_refused(struct fx *fx, const char *db, int64_t id, const char *sql,
 		if (first_chunk)
 			assert_int_equal(grove_journal_ops_range(fx->j, id, 0, 1, &q, &fx->err),
 					 -GROVE_E_CONFIG);
+		grove_plan_release(&q);
 		if (owned)
 			assert_int_equal(grove_journal_owned(fx->j, fx->tid, &o, &n, &fx->err),
 					 -GROVE_E_CONFIG);
