@@ -21,7 +21,7 @@
  * a 1,200-op plan is 2 rows (it was 1,200, or 38 statements of 32 rows each, in schema 9).
  */
 #define OPS_CHUNK_OPS   1024
-#define OPS_CHUNK_BYTES (16 * 1024)
+#define OPS_CHUNK_BYTES ((size_t)16 * 1024)
 
 /* A transaction's package rows (txn_packages) are logged PKGS_BATCH rows per INSERT for
  * PKGS_BATCH_MIN packages or more: every run of a statement has a fixed cost, and preparing the
