@@ -741,7 +741,7 @@ emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *o
 		package = dest && !other ? owned : NULL;
 		break;
 	}
-	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
+	if (grove_plan_add_op_packed(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
 		oom(p);
 		return -ENOMEM;
 	}
