@@ -510,12 +510,13 @@ view_do_link_in(struct planner *p, const char *dest, const char *path, struct gr
 	too_long(p, path, dest);
 	n = grove_node_child(dir, name);
 	if (!n) {
-		n = grove_node_new(name, GROVE_FT_NONE, NULL);
+		/* A new entry: its text goes in the node, not in an allocation of its own. */
+		n = grove_node_new_link(name, dest);
 		if (!n || grove_node_add(dir, n) < 0) {
 			grove_node_free(n);
 			oom(p);
-			return;
 		}
+		return;
 	}
 	n->type = GROVE_FT_LINK;
 	if (grove_node_set_link(n, dest) < 0)

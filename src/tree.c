@@ -71,6 +71,18 @@ grove_node_new(const char *name, enum grove_ftype type, const char *link)
 	return node_init(n, name, nlen, type, link, llen);
 }
 
+struct grove_node *
+grove_node_new_link(const char *name, const char *text)
+{
+	struct grove_node *n = grove_node_new(name, GROVE_FT_NONE, text);
+
+	if (n) {
+		n->orig_link = NULL; /* link stays in the node: drop_link knows it there */
+		n->type = GROVE_FT_LINK;
+	}
+	return n;
+}
+
 /*
  * A maker's block: this header, then nodes one after the other, each at an 8-byte boundary.
  * live counts the nodes in it not yet freed, plus one while a maker carves from it; the block
@@ -159,11 +171,13 @@ grove_node_make(struct grove_node_maker *m, const char *name, enum grove_ftype t
 	return n;
 }
 
-/* Frees the current link text when it is the node's own copy. */
+/* Frees the current link text when it is the node's own copy: neither the scanned text nor one
+ * stored in the node after its name (grove_node_new_link). */
 static void
 drop_link(struct grove_node *node)
 {
-	if (node->link != node->orig_link)
+	if (node->link && node->link != node->orig_link &&
+	    node->link != node->name + strlen(node->name) + 1)
 		free((char *)node->link);
 	node->link = NULL;
 }

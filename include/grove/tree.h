@@ -23,8 +23,9 @@
 struct grove_node {
 	struct grove_node *parent;
 	const char *orig_link; /* stored in the node, after name; NULL when not a link */
-	const char *link;      /* == orig_link until the plan changes it (then its own copy) */
-	char *adopt_to;        /* target node: the plan moves the file here (stow-relative) */
+	const char *link; /* == orig_link until the plan changes it (then its own copy, or after
+			   * name in a node the plan made: grove_node_new_link) */
+	char *adopt_to;   /* target node: the plan moves the file here (stow-relative) */
 	struct grove_node **kids;
 	struct grove_node **index; /* open-addressing hash of kids by name, or NULL */
 	uint32_t n_kids, cap_kids;
@@ -52,6 +53,10 @@ struct grove_node {
 
 /* A new node with orig == current state; link is copied (may be NULL). */
 struct grove_node *grove_node_new(const char *name, enum grove_ftype type, const char *link);
+
+/* A new target node for a link the plan makes: nothing there as scanned (orig_type
+ * GROVE_FT_NONE), a link to text after the plan, the text stored in the node. */
+struct grove_node *grove_node_new_link(const char *name, const char *text);
 
 /*
  * Makes the nodes of one listing together: a few blocks of up to 64 KiB instead of one
