@@ -738,6 +738,32 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 	return !dest || !view_stow_exists(p, dest);
 }
 
+/* How many of dir's first entries are gone from the plan (GROVE_FT_NONE), from where its cursor
+ * left off when that still holds, and the cursor moved there. */
+static size_t
+gone_prefix(struct planner *p, const struct grove_node *dir)
+{
+	unsigned long gen = grove_tree_generation();
+	struct fold_cursor *c = NULL;
+	size_t i = 0;
+
+	for (unsigned k = 0; k < sizeof(p->folds) / sizeof(p->folds[0]); k++)
+		if (p->folds[k].dir == dir)
+			c = &p->folds[k];
+	if (!c) {
+		c = &p->folds[p->n_folds++ % (sizeof(p->folds) / sizeof(p->folds[0]))];
+		c->dir = dir;
+	} else if (c->made == p->made && c->gen == gen && c->skip <= dir->n_kids) {
+		i = c->skip;
+	}
+	while (i < dir->n_kids && dir->kids[i]->type == GROVE_FT_NONE)
+		i++;
+	c->skip = i;
+	c->made = p->made;
+	c->gen = gen;
+	return i;
+}
+
 /* Stow's foldable: the folder holds only links, all into one folder of one package. */
 /* dir: the target's node at target_subdir. */
 static char *
@@ -757,7 +783,8 @@ foldable(struct planner *p, const char *target_subdir, struct grove_node *dir)
 		view_tneed(p, target_subdir); /* only looked up: folding needs every entry */
 		return NULL;
 	}
-	grove_node_foreach_child (dir, kid) {
+	for (size_t i = gone_prefix(p, dir); i < dir->n_kids; i++) {
+		struct grove_node *kid = dir->kids[i];
 		size_t len;
 
 		if (kid->type == GROVE_FT_NONE)

@@ -32,6 +32,19 @@ struct planner {
 	 * (planner.c's link_state), kept for the run when the whole model is planned at once:
 	 * NULL, no memo. */
 	struct link_memo *links;
+	/* Entries the plan made exist (view_do_link, view_do_link_in, view_do_mkdir): counted, so
+	 * that what was learnt of gone entries can be known to still hold. */
+	unsigned long made;
+	/* foldable's cursors: in folder dir, the entries before skip were all gone (GROVE_FT_NONE)
+	 * when the planner had made `made` entries and the tree's generation was gen. Stow asks
+	 * whether a shared folder folds after unstowing each package from it; without them, each
+	 * question stepped over the entries of every package unstowed before. */
+	struct fold_cursor {
+		const struct grove_node *dir;
+		size_t skip;
+		unsigned long made, gen;
+	} folds[8];
+	unsigned n_folds;
 };
 
 static inline struct grove_world_pkg *

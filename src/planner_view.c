@@ -492,6 +492,7 @@ view_do_link(struct planner *p, const char *dest, const char *path)
 
 	if (!n)
 		return;
+	p->made++;
 	n->type = GROVE_FT_LINK;
 	if (grove_node_set_link(n, dest) < 0)
 		oom(p);
@@ -508,6 +509,7 @@ view_do_link_in(struct planner *p, const char *dest, const char *path, struct gr
 		return;
 	}
 	too_long(p, path, dest);
+	p->made++;
 	n = grove_node_child(dir, name);
 	if (!n) {
 		/* A new entry: its text goes in the node, not in an allocation of its own. */
@@ -549,6 +551,7 @@ view_do_mkdir(struct planner *p, const char *path)
 
 	if (!n)
 		return;
+	p->made++;
 	n->type = GROVE_FT_DIR;
 	n->listed = true;
 	grove_node_set_link(n, NULL);

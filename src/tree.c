@@ -194,6 +194,12 @@ grove_node_drop_kids(struct grove_node *node)
 	node->listed = false;
 }
 
+unsigned long
+grove_tree_generation(void)
+{
+	return tree_generation;
+}
+
 struct grove_node *
 grove_node_free(struct grove_node *node)
 {

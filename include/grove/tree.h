@@ -79,6 +79,10 @@ struct grove_node *grove_node_make(struct grove_node_maker *m, const char *name,
 				   enum grove_ftype type, const char *link);
 void grove_node_maker_done(struct grove_node_maker *m);
 
+/* A count that changes whenever a node is freed (this thread's): what was learnt of a tree's
+ * entries holds while it stays the same and the tree is otherwise changed only by adding. */
+unsigned long grove_tree_generation(void);
+
 /* Frees node and its subtree; accepts NULL; returns NULL. */
 struct grove_node *grove_node_free(struct grove_node *node);
 
