@@ -577,14 +577,16 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 	cleanup_free char *existing_path = NULL;
 	cleanup_free char *pkg_path = NULL;
 	char buf[PATH_MAX], mine[PATH_MAX];
-	const char *rest;
+	const char *rest, *mine_rest;
 	bool same;
 
 	if (t->link[0] == '/') {
 		view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath, t->link);
 		return;
 	}
-	switch (view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
+	switch (t->link == t->orig_link
+			? view_scanned_owner(p, target_subdir, t, buf, sizeof(buf), &rest)
+			: view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
 	case VIEW_OWNER_NONE:
 		return;
 	case VIEW_OWNER_STOW:
@@ -593,8 +595,10 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 			break;
 		/* Removed either way when it is the package's: Stow's -e of it, below, finds the
 		 * entry the package's listing holds (no part of the stow dir to ask for) except
-		 * in compat, whose listing is the target's. */
-		same = strcmp(buf, mine) == 0;
+		 * in compat, whose listing is the target's. The link's path is the stow dir's,
+		 * '/', then rest (buf may not hold it: a kept answer). */
+		mine_rest = grove_path_strip_prefix(mine, p->w->stow_path);
+		same = mine_rest && strcmp(mine_rest, rest) == 0;
 		if ((same && !p->o->compat) || !view_stow_rest_exists(p, rest) || same)
 			view_unlink_node(t);
 		return;
@@ -614,111 +618,6 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		view_do_unlink(p, target_subpath);
 }
 
-/*
- * Whether a link of the target as scanned is Stow's and its destination is there: a function of
- * its folder, its text (as scanned) and the stow dir, none of which a plan changes, and asked of
- * the same link many times by an unstow (cleanup_invalid_links once per folder, foldable each
- * time a package leaves it). Kept by node in an open-addressing table while the whole model is
- * planned at once (its nodes then live as long as the run).
- */
-enum link_state { LINK_SLOW, LINK_FOREIGN, LINK_OURS, LINK_OURS_MISSING };
-
-struct link_memo {
-	struct {
-		const struct grove_node *n;
-		enum link_state state;
-	} * slot;
-	size_t cap, used; /* cap: a power of two, or 0 */
-};
-
-static size_t
-memo_hash(const struct grove_node *n, size_t cap)
-{
-	uintptr_t h = (uintptr_t)n;
-
-	h ^= h >> 17;
-	h *= (uintptr_t)0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 7) & (cap - 1);
-}
-
-static enum link_state
-memo_get(const struct link_memo *m, const struct grove_node *n)
-{
-	if (!m || !m->cap)
-		return LINK_SLOW;
-	for (size_t i = memo_hash(n, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->slot[i].n == n)
-			return m->slot[i].state;
-		if (!m->slot[i].n)
-			return LINK_SLOW;
-	}
-}
-
-/* Keeps n's state; out of memory, it only keeps nothing. */
-static void
-memo_put(struct link_memo *m, const struct grove_node *n, enum link_state state)
-{
-	size_t i;
-
-	if (!m)
-		return;
-	if (2 * (m->used + 1) > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		struct link_memo bigger = { .slot = calloc(cap, sizeof(*m->slot)), .cap = cap };
-
-		if (!bigger.slot)
-			return;
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->slot[j].n)
-				memo_put(&bigger, m->slot[j].n, m->slot[j].state);
-		free(m->slot);
-		*m = bigger;
-	}
-	for (i = memo_hash(n, m->cap); m->slot[i].n && m->slot[i].n != n;
-	     i = (i + 1) & (m->cap - 1))
-		;
-	m->used += !m->slot[i].n;
-	m->slot[i].n = n;
-	m->slot[i].state = state;
-}
-
-/* The state of a link in folder dir_path (the target's node there) whose text is text.
- * LINK_SLOW: only view_find_stowed_path answers. */
-static enum link_state
-link_state_of(struct planner *p, const char *dir_path, const char *text)
-{
-	char buf[PATH_MAX];
-	const char *rest;
-
-	switch (view_owner_in(p, dir_path, text, buf, sizeof(buf), &rest)) {
-	case VIEW_OWNER_NONE:
-		return LINK_FOREIGN;
-	case VIEW_OWNER_STOW:
-		return view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
-	case VIEW_OWNER_SLOW:
-		break;
-	}
-	return LINK_SLOW;
-}
-
-/* link_state_of n's text as scanned (n->orig_link), kept for the run. */
-static enum link_state
-link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
-{
-	enum link_state s = memo_get(p->links, n);
-
-	if (s != LINK_SLOW)
-		return s;
-	s = link_state_of(p, dir_path, n->orig_link);
-	if (s == LINK_SLOW)
-		return s;
-	/* A need recorded while answering (the stow dir read in part) makes the plan start
-	 * again; its answers are not kept. */
-	if (!p->incomplete)
-		memo_put(p->links, n, s);
-	return s;
-}
-
 /* A link in folder dir_path whose destination is missing. Links that do not
  * point into the stow dir cannot be followed beneath the roots: they count as
  * dangling (they keep a folder from folding either way). */
@@ -728,8 +627,9 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 	cleanup_free char *path = NULL;
 	cleanup_free char *dest = NULL;
 	/* A link as scanned (the plan keeps the text the scan's node holds): its state is kept. */
-	enum link_state s = kid->link == kid->orig_link ? link_state(p, dir_path, kid)
-							: link_state_of(p, dir_path, kid->link);
+	enum link_state s = kid->link == kid->orig_link
+				    ? view_link_state(p, dir_path, kid)
+				    : view_link_state_of(p, dir_path, kid->link);
 
 	if (s != LINK_SLOW)
 		return s != LINK_OURS;
@@ -915,7 +815,7 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 		/* A link with a pending change is left to that change. */
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
-		switch (link_state(p, dir_path, n)) {
+		switch (view_link_state(p, dir_path, n)) {
 		case LINK_FOREIGN: /* not ours: whatever it points at, leave it */
 		case LINK_OURS:
 			continue;
@@ -1074,6 +974,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 {
 	struct link_memo links = { 0 };
 	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err, .links = &links };
+	int r;
 
 	p.action = "unstow";
 	for (size_t i = 0; i < n_unstow && !p.rc; i++)
@@ -1086,20 +987,22 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		validate_tree(&p, stow[i], grove_node_child(w->stow, stow[i]), ".", ".");
 		stow_contents(&p, stow[i], ".", ".");
 	}
-	free(links.slot);
-	p.links = NULL;
-	if (p.incomplete && (!p.rc || p.rc != -ENOMEM))
-		return GROVE_PLAN_NEEDS_SCAN;
-	if (p.rc)
-		return p.rc;
-	if (plan->n_conflicts) {
+	if (p.incomplete && (!p.rc || p.rc != -ENOMEM)) {
+		r = GROVE_PLAN_NEEDS_SCAN;
+	} else if (p.rc) {
+		r = p.rc;
+	} else if (plan->n_conflicts) {
 		grove_plan_sort_conflicts(plan);
-		return 0;
+		r = 0;
+	} else {
+		if (opts->release_stow)
+			w->stow = grove_node_free(w->stow); /* emitting reads the target only */
+		/* The memo stays: emitting asks the unstowed links' packages again. */
+		planner_emit_all(&p);
+		r = p.rc;
 	}
-	if (opts->release_stow)
-		w->stow = grove_node_free(w->stow); /* emitting reads the target only */
-	planner_emit_all(&p);
-	return p.rc;
+	view_link_memo_release(&links);
+	return r;
 }
 
 int
