@@ -150,23 +150,97 @@ put_link_folder(char *d, int level, const char *root, size_t rlen, const char *s
 	}
 }
 
+/*
+ * A folder's buffers in the recursive walks: the frame of its depth, kept for the run (each
+ * folder of a 1,400-folder stow allocated and freed its own twice). A frame serves one folder
+ * at a time: the folders inside it, walked meanwhile, are one deeper.
+ */
+struct planner_frame {
+	char *bytes;
+	size_t n_bytes;
+	struct grove_node **kids;
+	size_t n_kids;
+};
+
+void
+planner_release(struct planner *p)
+{
+	if (!p->frames)
+		return;
+	for (size_t i = 0; i < PLANNER_FRAMES; i++) {
+		free(p->frames[i].bytes);
+		free(p->frames[i].kids);
+	}
+	free(p->frames);
+	p->frames = NULL;
+}
+
+/* The frame of the folder being walked, or NULL (too deep, or out of memory). */
+static struct planner_frame *
+frame(struct planner *p)
+{
+	if (!p->depth || p->depth > PLANNER_FRAMES)
+		return NULL;
+	if (!p->frames && !(p->frames = calloc(PLANNER_FRAMES, sizeof(*p->frames))))
+		return NULL;
+	return &p->frames[p->depth - 1];
+}
+
+/* n bytes for the folder being walked: its frame's, else malloc'd into *own; NULL when out of
+ * memory. */
+static char *
+frame_bytes(struct planner *p, size_t n, char **own)
+{
+	struct planner_frame *f = frame(p);
+
+	if (f && f->n_bytes < n) {
+		size_t want = n < 2 * f->n_bytes ? 2 * f->n_bytes : n;
+
+		free(f->bytes);
+		f->bytes = malloc(want);
+		f->n_bytes = f->bytes ? want : 0;
+	}
+	if (f && f->bytes && f->n_bytes >= n)
+		return f->bytes;
+	return *own = malloc(n);
+}
+
+/* dir's kids sorted by name, NULL-terminated: in the frame of the folder being walked, else in
+ * *own (malloc'd); NULL when out of memory. */
+static struct grove_node **
+frame_kids(struct planner *p, const struct grove_node *dir, struct grove_node ***own)
+{
+	struct planner_frame *f = frame(p);
+	size_t cap = 0;
+
+	if (f) {
+		struct grove_node **k = grove_node_sorted_kids_in(dir, &f->kids, &f->n_kids);
+
+		if (k)
+			return k;
+	}
+	return grove_node_sorted_kids_in(dir, own, &cap);
+}
+
+/* stow_contents_known's folder, in the frame of its depth. */
 static void
-stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
-		    const char *target_subdir, const struct known *kn)
+stow_folder_contents(struct planner *p, const char *package, const char *pkg_subdir,
+		     const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *dir, *tdir;
-	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free struct grove_node **kids_own = NULL;
+	struct grove_node **kids;
 	cleanup_free char *root_heap = NULL;
 	const char *pkg_root;
-	cleanup_free char *scratch = NULL;
-	char *glued;
+	cleanup_free char *scratch_own = NULL;
+	char *scratch, *glued;
 	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
 	bool top, top_p, top_t, glue_p, glue_t, glue_f;
 	int level;
 
 	if (!stow_folder(p, package, pkg_subdir, target_subdir, kn, &dir, &tdir))
 		return;
-	kids = grove_node_sorted_kids(dir);
+	kids = frame_kids(p, dir, &kids_own);
 	/* The package's path from the target, joined once for all of the package's folders. */
 	if (!kn->root)
 		root_heap = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
@@ -181,7 +255,7 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
 	fcap = strlen(pkg_root) + pcap;
 	dcap = 3 * ((size_t)grove_path_slashes(pkg_subdir) + 2) + fcap;
-	scratch = malloc(pcap + tcap + fcap + 2 * dcap);
+	scratch = frame_bytes(p, pcap + tcap + fcap + 2 * dcap, &scratch_own);
 	if (!scratch) {
 		oom(p);
 		return;
@@ -264,6 +338,15 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
 		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath, &e);
 	}
+}
+
+static void
+stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
+		    const char *target_subdir, const struct known *kn)
+{
+	p->depth++;
+	stow_folder_contents(p, package, pkg_subdir, target_subdir, kn);
+	p->depth--;
 }
 
 static void
@@ -843,14 +926,16 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 /* kn: what the caller holds (pdir: the folder's listing, the package's node or in compat the
  * target's; tdir: the target's node at target_subdir; root: the package's path from the target). */
 static void
-unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-		const char *target_subdir, const struct known *kn)
+unstow_folder_contents(struct planner *p, const char *package, const char *pkg_subdir,
+		       const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *listing, *tdir;
-	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free struct grove_node **kids_own = NULL;
+	struct grove_node **kids;
 	cleanup_free char *root_heap = NULL;
 	const char *pkg_root;
-	cleanup_free char *scratch = NULL;
+	cleanup_free char *scratch_own = NULL;
+	char *scratch;
 	size_t tcap, pcap;
 
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
@@ -878,7 +963,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			return;
 		}
 	}
-	kids = grove_node_sorted_kids(listing);
+	kids = frame_kids(p, listing, &kids_own);
 	/* The package's path from the target, joined once for all of the package's folders. */
 	if (!kn->root)
 		root_heap = grove_path_join(p->w->stow_path, package);
@@ -887,7 +972,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
 	pcap = strlen(pkg_subdir) + NAME_MAX + 8;
-	scratch = malloc(tcap + pcap);
+	scratch = frame_bytes(p, tcap + pcap, &scratch_own);
 	if (!kids || !pkg_root || !scratch) {
 		oom(p);
 		return;
@@ -936,6 +1021,15 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	}
 	if (!p->o->compat)
 		cleanup_invalid_links(p, target_subdir, tdir);
+}
+
+static void
+unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
+		const char *target_subdir, const struct known *kn)
+{
+	p->depth++;
+	unstow_folder_contents(p, package, pkg_subdir, target_subdir, kn);
+	p->depth--;
 }
 
 /* ---- entry point ---- */
@@ -1002,6 +1096,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		r = p.rc;
 	}
 	view_link_memo_release(&links);
+	planner_release(&p);
 	return r;
 }
 

@@ -46,7 +46,17 @@ struct planner {
 		unsigned long made, gen;
 	} folds[8];
 	unsigned n_folds;
+	/* The recursive walks' per-folder buffers (stow_contents_known, unstow_contents), one set
+	 * per depth below PLANNER_FRAMES, kept for the run where each folder allocated its own:
+	 * planner_release frees them. */
+	struct planner_frame *frames; /* PLANNER_FRAMES of them, or NULL */
+	unsigned depth;               /* folders being walked */
 };
+
+#define PLANNER_FRAMES 64
+
+/* Frees what the planner kept for the run (its frames). */
+void planner_release(struct planner *p);
 
 static inline struct grove_world_pkg *
 pkg_record(struct planner *p, const char *package)

@@ -477,19 +477,32 @@ grove_node_lookup(const struct grove_node *root, const char *relpath)
 struct grove_node **
 grove_node_sorted_kids(const struct grove_node *node)
 {
-	struct grove_node **arr = malloc((node->n_kids + 1) * sizeof(*arr));
-	const char **names = (const char **)arr; /* sorted by name in place, then made nodes */
+	struct grove_node **arr = NULL;
+	size_t cap = 0;
 
-	if (!arr)
-		return NULL;
+	return grove_node_sorted_kids_in(node, &arr, &cap);
+}
+
+struct grove_node **
+grove_node_sorted_kids_in(const struct grove_node *node, struct grove_node ***buf, size_t *cap)
+{
+	struct grove_node **arr = *buf;
+	const char **names; /* sorted by name in place, then made nodes */
+
+	if (*cap < (size_t)node->n_kids + 1) {
+		arr = realloc(*buf, ((size_t)node->n_kids + 1) * sizeof(*arr));
+		if (!arr)
+			return NULL;
+		*buf = arr;
+		*cap = (size_t)node->n_kids + 1;
+	}
+	names = (const char **)arr;
 	/* Kids are mostly added in listing order, which is sorted: grove_sort_names sees that in
 	 * one pass. */
 	for (size_t i = 0; i < node->n_kids; i++)
 		names[i] = node->kids[i]->name;
-	if (grove_sort_names(names, node->n_kids) < 0) {
-		free(arr);
+	if (grove_sort_names(names, node->n_kids) < 0)
 		return NULL;
-	}
 	for (size_t i = 0; i < node->n_kids; i++)
 		arr[i] = (struct grove_node *)(names[i] - offsetof(struct grove_node, name));
 	arr[node->n_kids] = NULL;

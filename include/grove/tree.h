@@ -112,6 +112,12 @@ struct grove_node *grove_node_walk(const struct grove_node *root, const char *re
 /* The kids sorted bytewise by name, in a new array (caller frees the array only). */
 struct grove_node **grove_node_sorted_kids(const struct grove_node *node);
 
+/* The same in *buf, an array of *cap entries (or NULL and 0) that the caller keeps and frees:
+ * grown (*buf and *cap updated) when too small. NULL when out of memory (*buf is still the
+ * caller's). */
+struct grove_node **grove_node_sorted_kids_in(const struct grove_node *node,
+					      struct grove_node ***buf, size_t *cap);
+
 /* Sets the current link text (copied, or shared with orig_link when equal; NULL for none).
  * Returns 0 or -ENOMEM. */
 int grove_node_set_link(struct grove_node *node, const char *text);
