@@ -15,9 +15,63 @@ grove_plan_init(struct grove_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
+/*
+ * The blocks packed ops' strings are copied into, newest first: each op's strings one after the
+ * other, never freed alone. A block is at least TEXTS_MIN bytes and at most TEXTS_MAX (below
+ * malloc's mmap threshold), each twice the last, so that a small plan takes one small block and
+ * a big one few allocations; an op whose strings need more takes a block of their size.
+ */
+struct grove_plan_texts {
+	struct grove_plan_texts *next;
+	size_t used, cap;
+	char data[];
+};
+
+#define TEXTS_MIN ((size_t)4 << 10)
+#define TEXTS_MAX ((size_t)64 << 10)
+
+static void
+texts_free(struct grove_plan *plan)
+{
+	while (plan->texts) {
+		struct grove_plan_texts *b = plan->texts;
+		plan->texts = b->next;
+		free(b);
+	}
+}
+
+/* Room for n bytes in the plan's blocks, or NULL. */
+static char *
+texts_take(struct grove_plan *plan, size_t n)
+{
+	struct grove_plan_texts *b = plan->texts;
+	char *at;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = b ? b->cap * 2 : TEXTS_MIN;
+
+		if (cap > TEXTS_MAX)
+			cap = TEXTS_MAX;
+		if (cap < n)
+			cap = n;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = plan->texts;
+		b->used = 0;
+		b->cap = cap;
+		plan->texts = b;
+	}
+	at = b->data + b->used;
+	b->used += n;
+	return at;
+}
+
 static void
 op_release(struct grove_op *op)
 {
+	if (op->packed)
+		return; /* its strings go with the plan's blocks */
 	free(op->path);
 	free(op->old_text);
 	free(op->text);
@@ -33,6 +87,7 @@ grove_plan_release(struct grove_plan *plan)
 	for (size_t i = 0; i < plan->n_ops; i++)
 		op_release(&plan->ops[i]);
 	free(plan->ops);
+	texts_free(plan);
 	for (size_t i = 0; i < plan->n_conflicts; i++) {
 		free(plan->conflicts[i].action);
 		free(plan->conflicts[i].package);
@@ -117,11 +172,50 @@ add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path, const
 	return maybe_flush(plan);
 }
 
+/* Copies s (or NULL) to *at, moving *at past it. */
+static char *
+pack(const char *s, size_t n, char **at)
+{
+	char *r = *at;
+
+	if (!s)
+		return NULL;
+	memcpy(r, s, n);
+	*at += n;
+	return r;
+}
+
+int
+grove_plan_add_op_packed(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
+			 const char *old_text, const char *text, const char *stow_path,
+			 const char *package)
+{
+	const char *s[] = { path, old_text, text, stow_path, package };
+	size_t n[sizeof(s) / sizeof(s[0])], total = 0;
+	struct grove_op *op;
+	char *at;
+
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		total += n[i] = s[i] ? strlen(s[i]) + 1 : 0;
+	if (grow((void **)&plan->ops, &plan->cap_ops, plan->n_ops, sizeof(*op)) < 0 ||
+	    !(at = texts_take(plan, total)))
+		return -ENOMEM;
+	op = &plan->ops[plan->n_ops++];
+	*op = (struct grove_op){ .kind = kind, .packed = true };
+	op->path = pack(path, n[0], &at);
+	op->old_text = pack(old_text, n[1], &at);
+	op->text = pack(text, n[2], &at);
+	op->stow_path = pack(stow_path, n[3], &at);
+	op->package = pack(package, n[4], &at);
+	return maybe_flush(plan);
+}
+
 void
 grove_plan_drop_ops(struct grove_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_ops; i++)
 		op_release(&plan->ops[i]);
+	texts_free(plan);
 	plan->n_logged += plan->n_ops;
 	plan->n_ops = 0;
 }

@@ -150,23 +150,97 @@ put_link_folder(char *d, int level, const char *root, size_t rlen, const char *s
 	}
 }
 
+/*
+ * A folder's buffers in the recursive walks: the frame of its depth, kept for the run (each
+ * folder of a 1,400-folder stow allocated and freed its own twice). A frame serves one folder
+ * at a time: the folders inside it, walked meanwhile, are one deeper.
+ */
+struct planner_frame {
+	char *bytes;
+	size_t n_bytes;
+	struct grove_node **kids;
+	size_t n_kids;
+};
+
+void
+planner_release(struct planner *p)
+{
+	if (!p->frames)
+		return;
+	for (size_t i = 0; i < PLANNER_FRAMES; i++) {
+		free(p->frames[i].bytes);
+		free(p->frames[i].kids);
+	}
+	free(p->frames);
+	p->frames = NULL;
+}
+
+/* The frame of the folder being walked, or NULL (too deep, or out of memory). */
+static struct planner_frame *
+frame(struct planner *p)
+{
+	if (!p->depth || p->depth > PLANNER_FRAMES)
+		return NULL;
+	if (!p->frames && !(p->frames = calloc(PLANNER_FRAMES, sizeof(*p->frames))))
+		return NULL;
+	return &p->frames[p->depth - 1];
+}
+
+/* n bytes for the folder being walked: its frame's, else malloc'd into *own; NULL when out of
+ * memory. */
+static char *
+frame_bytes(struct planner *p, size_t n, char **own)
+{
+	struct planner_frame *f = frame(p);
+
+	if (f && f->n_bytes < n) {
+		size_t want = n < 2 * f->n_bytes ? 2 * f->n_bytes : n;
+
+		free(f->bytes);
+		f->bytes = malloc(want);
+		f->n_bytes = f->bytes ? want : 0;
+	}
+	if (f && f->bytes && f->n_bytes >= n)
+		return f->bytes;
+	return *own = malloc(n);
+}
+
+/* dir's kids sorted by name, NULL-terminated: in the frame of the folder being walked, else in
+ * *own (malloc'd); NULL when out of memory. */
+static struct grove_node **
+frame_kids(struct planner *p, const struct grove_node *dir, struct grove_node ***own)
+{
+	struct planner_frame *f = frame(p);
+	size_t cap = 0;
+
+	if (f) {
+		struct grove_node **k = grove_node_sorted_kids_in(dir, &f->kids, &f->n_kids);
+
+		if (k)
+			return k;
+	}
+	return grove_node_sorted_kids_in(dir, own, &cap);
+}
+
+/* stow_contents_known's folder, in the frame of its depth. */
 static void
-stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
-		    const char *target_subdir, const struct known *kn)
+stow_folder_contents(struct planner *p, const char *package, const char *pkg_subdir,
+		     const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *dir, *tdir;
-	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free struct grove_node **kids_own = NULL;
+	struct grove_node **kids;
 	cleanup_free char *root_heap = NULL;
 	const char *pkg_root;
-	cleanup_free char *scratch = NULL;
-	char *glued;
+	cleanup_free char *scratch_own = NULL;
+	char *scratch, *glued;
 	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
 	bool top, top_p, top_t, glue_p, glue_t, glue_f;
 	int level;
 
 	if (!stow_folder(p, package, pkg_subdir, target_subdir, kn, &dir, &tdir))
 		return;
-	kids = grove_node_sorted_kids(dir);
+	kids = frame_kids(p, dir, &kids_own);
 	/* The package's path from the target, joined once for all of the package's folders. */
 	if (!kn->root)
 		root_heap = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
@@ -181,7 +255,7 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
 	fcap = strlen(pkg_root) + pcap;
 	dcap = 3 * ((size_t)grove_path_slashes(pkg_subdir) + 2) + fcap;
-	scratch = malloc(pcap + tcap + fcap + 2 * dcap);
+	scratch = frame_bytes(p, pcap + tcap + fcap + 2 * dcap, &scratch_own);
 	if (!scratch) {
 		oom(p);
 		return;
@@ -264,6 +338,15 @@ stow_contents_known(struct planner *p, const char *package, const char *pkg_subd
 		/* The entry is the package's node at pkg_path (a second stow dir's: looked up). */
 		stow_node(p, package, pkg_root, p->src_stow ? NULL : *k, pkg_path, tpath, &e);
 	}
+}
+
+static void
+stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
+		    const char *target_subdir, const struct known *kn)
+{
+	p->depth++;
+	stow_folder_contents(p, package, pkg_subdir, target_subdir, kn);
+	p->depth--;
 }
 
 static void
@@ -577,14 +660,16 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 	cleanup_free char *existing_path = NULL;
 	cleanup_free char *pkg_path = NULL;
 	char buf[PATH_MAX], mine[PATH_MAX];
-	const char *rest;
+	const char *rest, *mine_rest;
 	bool same;
 
 	if (t->link[0] == '/') {
 		view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath, t->link);
 		return;
 	}
-	switch (view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
+	switch (t->link == t->orig_link
+			? view_scanned_owner(p, target_subdir, t, buf, sizeof(buf), &rest)
+			: view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
 	case VIEW_OWNER_NONE:
 		return;
 	case VIEW_OWNER_STOW:
@@ -593,8 +678,10 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 			break;
 		/* Removed either way when it is the package's: Stow's -e of it, below, finds the
 		 * entry the package's listing holds (no part of the stow dir to ask for) except
-		 * in compat, whose listing is the target's. */
-		same = strcmp(buf, mine) == 0;
+		 * in compat, whose listing is the target's. The link's path is the stow dir's,
+		 * '/', then rest (buf may not hold it: a kept answer). */
+		mine_rest = grove_path_strip_prefix(mine, p->w->stow_path);
+		same = mine_rest && strcmp(mine_rest, rest) == 0;
 		if ((same && !p->o->compat) || !view_stow_rest_exists(p, rest) || same)
 			view_unlink_node(t);
 		return;
@@ -614,111 +701,6 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		view_do_unlink(p, target_subpath);
 }
 
-/*
- * Whether a link of the target as scanned is Stow's and its destination is there: a function of
- * its folder, its text (as scanned) and the stow dir, none of which a plan changes, and asked of
- * the same link many times by an unstow (cleanup_invalid_links once per folder, foldable each
- * time a package leaves it). Kept by node in an open-addressing table while the whole model is
- * planned at once (its nodes then live as long as the run).
- */
-enum link_state { LINK_SLOW, LINK_FOREIGN, LINK_OURS, LINK_OURS_MISSING };
-
-struct link_memo {
-	struct {
-		const struct grove_node *n;
-		enum link_state state;
-	} * slot;
-	size_t cap, used; /* cap: a power of two, or 0 */
-};
-
-static size_t
-memo_hash(const struct grove_node *n, size_t cap)
-{
-	uintptr_t h = (uintptr_t)n;
-
-	h ^= h >> 17;
-	h *= (uintptr_t)0x9e3779b97f4a7c15ULL;
-	return (size_t)(h >> 7) & (cap - 1);
-}
-
-static enum link_state
-memo_get(const struct link_memo *m, const struct grove_node *n)
-{
-	if (!m || !m->cap)
-		return LINK_SLOW;
-	for (size_t i = memo_hash(n, m->cap);; i = (i + 1) & (m->cap - 1)) {
-		if (m->slot[i].n == n)
-			return m->slot[i].state;
-		if (!m->slot[i].n)
-			return LINK_SLOW;
-	}
-}
-
-/* Keeps n's state; out of memory, it only keeps nothing. */
-static void
-memo_put(struct link_memo *m, const struct grove_node *n, enum link_state state)
-{
-	size_t i;
-
-	if (!m)
-		return;
-	if (2 * (m->used + 1) > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		struct link_memo bigger = { .slot = calloc(cap, sizeof(*m->slot)), .cap = cap };
-
-		if (!bigger.slot)
-			return;
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->slot[j].n)
-				memo_put(&bigger, m->slot[j].n, m->slot[j].state);
-		free(m->slot);
-		*m = bigger;
-	}
-	for (i = memo_hash(n, m->cap); m->slot[i].n && m->slot[i].n != n;
-	     i = (i + 1) & (m->cap - 1))
-		;
-	m->used += !m->slot[i].n;
-	m->slot[i].n = n;
-	m->slot[i].state = state;
-}
-
-/* The state of a link in folder dir_path (the target's node there) whose text is text.
- * LINK_SLOW: only view_find_stowed_path answers. */
-static enum link_state
-link_state_of(struct planner *p, const char *dir_path, const char *text)
-{
-	char buf[PATH_MAX];
-	const char *rest;
-
-	switch (view_owner_in(p, dir_path, text, buf, sizeof(buf), &rest)) {
-	case VIEW_OWNER_NONE:
-		return LINK_FOREIGN;
-	case VIEW_OWNER_STOW:
-		return view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
-	case VIEW_OWNER_SLOW:
-		break;
-	}
-	return LINK_SLOW;
-}
-
-/* link_state_of n's text as scanned (n->orig_link), kept for the run. */
-static enum link_state
-link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
-{
-	enum link_state s = memo_get(p->links, n);
-
-	if (s != LINK_SLOW)
-		return s;
-	s = link_state_of(p, dir_path, n->orig_link);
-	if (s == LINK_SLOW)
-		return s;
-	/* A need recorded while answering (the stow dir read in part) makes the plan start
-	 * again; its answers are not kept. */
-	if (!p->incomplete)
-		memo_put(p->links, n, s);
-	return s;
-}
-
 /* A link in folder dir_path whose destination is missing. Links that do not
  * point into the stow dir cannot be followed beneath the roots: they count as
  * dangling (they keep a folder from folding either way). */
@@ -728,14 +710,41 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 	cleanup_free char *path = NULL;
 	cleanup_free char *dest = NULL;
 	/* A link as scanned (the plan keeps the text the scan's node holds): its state is kept. */
-	enum link_state s = kid->link == kid->orig_link ? link_state(p, dir_path, kid)
-							: link_state_of(p, dir_path, kid->link);
+	enum link_state s = kid->link == kid->orig_link
+				    ? view_link_state(p, dir_path, kid)
+				    : view_link_state_of(p, dir_path, kid->link);
 
 	if (s != LINK_SLOW)
 		return s != LINK_OURS;
 	path = grove_path_join_names(dir_path, kid->name);
 	dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
 	return !dest || !view_stow_exists(p, dest);
+}
+
+/* How many of dir's first entries are gone from the plan (GROVE_FT_NONE), from where its cursor
+ * left off when that still holds, and the cursor moved there. */
+static size_t
+gone_prefix(struct planner *p, const struct grove_node *dir)
+{
+	unsigned long gen = grove_tree_generation();
+	struct fold_cursor *c = NULL;
+	size_t i = 0;
+
+	for (unsigned k = 0; k < sizeof(p->folds) / sizeof(p->folds[0]); k++)
+		if (p->folds[k].dir == dir)
+			c = &p->folds[k];
+	if (!c) {
+		c = &p->folds[p->n_folds++ % (sizeof(p->folds) / sizeof(p->folds[0]))];
+		c->dir = dir;
+	} else if (c->made == p->made && c->gen == gen && c->skip <= dir->n_kids) {
+		i = c->skip;
+	}
+	while (i < dir->n_kids && dir->kids[i]->type == GROVE_FT_NONE)
+		i++;
+	c->skip = i;
+	c->made = p->made;
+	c->gen = gen;
+	return i;
 }
 
 /* Stow's foldable: the folder holds only links, all into one folder of one package. */
@@ -757,7 +766,8 @@ foldable(struct planner *p, const char *target_subdir, struct grove_node *dir)
 		view_tneed(p, target_subdir); /* only looked up: folding needs every entry */
 		return NULL;
 	}
-	grove_node_foreach_child (dir, kid) {
+	for (size_t i = gone_prefix(p, dir); i < dir->n_kids; i++) {
+		struct grove_node *kid = dir->kids[i];
 		size_t len;
 
 		if (kid->type == GROVE_FT_NONE)
@@ -888,7 +898,7 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 		/* A link with a pending change is left to that change. */
 		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
 			continue;
-		switch (link_state(p, dir_path, n)) {
+		switch (view_link_state(p, dir_path, n)) {
 		case LINK_FOREIGN: /* not ours: whatever it points at, leave it */
 		case LINK_OURS:
 			continue;
@@ -916,14 +926,16 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 /* kn: what the caller holds (pdir: the folder's listing, the package's node or in compat the
  * target's; tdir: the target's node at target_subdir; root: the package's path from the target). */
 static void
-unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
-		const char *target_subdir, const struct known *kn)
+unstow_folder_contents(struct planner *p, const char *package, const char *pkg_subdir,
+		       const char *target_subdir, const struct known *kn)
 {
 	struct grove_node *listing, *tdir;
-	cleanup_free struct grove_node **kids = NULL;
+	cleanup_free struct grove_node **kids_own = NULL;
+	struct grove_node **kids;
 	cleanup_free char *root_heap = NULL;
 	const char *pkg_root;
-	cleanup_free char *scratch = NULL;
+	cleanup_free char *scratch_own = NULL;
+	char *scratch;
 	size_t tcap, pcap;
 
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
@@ -951,7 +963,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			return;
 		}
 	}
-	kids = grove_node_sorted_kids(listing);
+	kids = frame_kids(p, listing, &kids_own);
 	/* The package's path from the target, joined once for all of the package's folders. */
 	if (!kn->root)
 		root_heap = grove_path_join(p->w->stow_path, package);
@@ -960,7 +972,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
 	pcap = strlen(pkg_subdir) + NAME_MAX + 8;
-	scratch = malloc(tcap + pcap);
+	scratch = frame_bytes(p, tcap + pcap, &scratch_own);
 	if (!kids || !pkg_root || !scratch) {
 		oom(p);
 		return;
@@ -1011,6 +1023,15 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		cleanup_invalid_links(p, target_subdir, tdir);
 }
 
+static void
+unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
+		const char *target_subdir, const struct known *kn)
+{
+	p->depth++;
+	unstow_folder_contents(p, package, pkg_subdir, target_subdir, kn);
+	p->depth--;
+}
+
 /* ---- entry point ---- */
 
 static bool
@@ -1047,6 +1068,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 {
 	struct link_memo links = { 0 };
 	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err, .links = &links };
+	int r;
 
 	p.action = "unstow";
 	for (size_t i = 0; i < n_unstow && !p.rc; i++)
@@ -1059,20 +1081,23 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		validate_tree(&p, stow[i], grove_node_child(w->stow, stow[i]), ".", ".");
 		stow_contents(&p, stow[i], ".", ".");
 	}
-	free(links.slot);
-	p.links = NULL;
-	if (p.incomplete && (!p.rc || p.rc != -ENOMEM))
-		return GROVE_PLAN_NEEDS_SCAN;
-	if (p.rc)
-		return p.rc;
-	if (plan->n_conflicts) {
+	if (p.incomplete && (!p.rc || p.rc != -ENOMEM)) {
+		r = GROVE_PLAN_NEEDS_SCAN;
+	} else if (p.rc) {
+		r = p.rc;
+	} else if (plan->n_conflicts) {
 		grove_plan_sort_conflicts(plan);
-		return 0;
+		r = 0;
+	} else {
+		if (opts->release_stow)
+			w->stow = grove_node_free(w->stow); /* emitting reads the target only */
+		/* The memo stays: emitting asks the unstowed links' packages again. */
+		planner_emit_all(&p);
+		r = p.rc;
 	}
-	if (opts->release_stow)
-		w->stow = grove_node_free(w->stow); /* emitting reads the target only */
-	planner_emit_all(&p);
-	return p.rc;
+	view_link_memo_release(&links);
+	planner_release(&p);
+	return r;
 }
 
 int

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "grove/planner.h"
@@ -32,7 +33,30 @@ struct planner {
 	 * (planner.c's link_state), kept for the run when the whole model is planned at once:
 	 * NULL, no memo. */
 	struct link_memo *links;
+	/* Entries the plan made exist (view_do_link, view_do_link_in, view_do_mkdir): counted, so
+	 * that what was learnt of gone entries can be known to still hold. */
+	unsigned long made;
+	/* foldable's cursors: in folder dir, the entries before skip were all gone (GROVE_FT_NONE)
+	 * when the planner had made `made` entries and the tree's generation was gen. Stow asks
+	 * whether a shared folder folds after unstowing each package from it; without them, each
+	 * question stepped over the entries of every package unstowed before. */
+	struct fold_cursor {
+		const struct grove_node *dir;
+		size_t skip;
+		unsigned long made, gen;
+	} folds[8];
+	unsigned n_folds;
+	/* The recursive walks' per-folder buffers (stow_contents_known, unstow_contents), one set
+	 * per depth below PLANNER_FRAMES, kept for the run where each folder allocated its own:
+	 * planner_release frees them. */
+	struct planner_frame *frames; /* PLANNER_FRAMES of them, or NULL */
+	unsigned depth;               /* folders being walked */
 };
+
+#define PLANNER_FRAMES 64
+
+/* Frees what the planner kept for the run (its frames). */
+void planner_release(struct planner *p);
 
 static inline struct grove_world_pkg *
 pkg_record(struct planner *p, const char *package)
@@ -136,6 +160,44 @@ enum view_owner view_owner_at(struct planner *p, const char *target_path, const 
 
 /* view_stow_exists of this run's stow dir's path + "/" + rest (as view_owner_in gives it). */
 bool view_stow_rest_exists(struct planner *p, const char *rest);
+
+/*
+ * What a link of the target as scanned answers, a function of its folder, its text (as scanned)
+ * and the stow dir, none of which a plan changes, and asked of the same link many times by an
+ * unstow (the unstow itself, cleanup_invalid_links once per folder, foldable each time a package
+ * leaves it, the op's package when emitted). Kept by node in an open-addressing table while the
+ * whole model is planned at once (its nodes then live as long as the run): whether the link is
+ * Stow's and where in its text the part after the stow dir begins (view_owner_in's rest, when it
+ * is the text's end), and whether its destination is there.
+ */
+enum link_state { LINK_SLOW, LINK_FOREIGN, LINK_OURS, LINK_OURS_MISSING };
+
+struct link_memo {
+	struct link_fact {
+		const struct grove_node *n;
+		enum link_state state; /* LINK_SLOW: not known */
+		uint32_t rest;         /* offset in n->orig_link, or LINK_REST_* */
+	} * slot;
+	size_t cap, used; /* cap: a power of two, or 0 */
+};
+
+#define LINK_REST_UNKNOWN UINT32_MAX
+#define LINK_REST_FOREIGN (UINT32_MAX - 1) /* view_owner_in answered VIEW_OWNER_NONE */
+
+void view_link_memo_release(struct link_memo *m);
+
+/* view_owner_in of n's text as scanned in its folder dir_path, kept: *ret_rest may then point
+ * into n->orig_link, and buf is not written. */
+enum view_owner view_scanned_owner(struct planner *p, const char *dir_path,
+				   const struct grove_node *n, char *buf, size_t size,
+				   const char **ret_rest);
+
+/* The state of a link in folder dir_path (the target's node there) whose text is text.
+ * LINK_SLOW: only view_find_stowed_path answers. view_link_state: that of n's text as scanned
+ * (n->orig_link), kept for the run. */
+enum link_state view_link_state_of(struct planner *p, const char *dir_path, const char *text);
+enum link_state view_link_state(struct planner *p, const char *dir_path,
+				const struct grove_node *n);
 
 struct grove_node *view_tnode(struct planner *p, const char *path);
 

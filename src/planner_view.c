@@ -492,6 +492,7 @@ view_do_link(struct planner *p, const char *dest, const char *path)
 
 	if (!n)
 		return;
+	p->made++;
 	n->type = GROVE_FT_LINK;
 	if (grove_node_set_link(n, dest) < 0)
 		oom(p);
@@ -508,14 +509,16 @@ view_do_link_in(struct planner *p, const char *dest, const char *path, struct gr
 		return;
 	}
 	too_long(p, path, dest);
+	p->made++;
 	n = grove_node_child(dir, name);
 	if (!n) {
-		n = grove_node_new(name, GROVE_FT_NONE, NULL);
+		/* A new entry: its text goes in the node, not in an allocation of its own. */
+		n = grove_node_new_link(name, dest);
 		if (!n || grove_node_add(dir, n) < 0) {
 			grove_node_free(n);
 			oom(p);
-			return;
 		}
+		return;
 	}
 	n->type = GROVE_FT_LINK;
 	if (grove_node_set_link(n, dest) < 0)
@@ -548,6 +551,7 @@ view_do_mkdir(struct planner *p, const char *path)
 
 	if (!n)
 		return;
+	p->made++;
 	n->type = GROVE_FT_DIR;
 	n->listed = true;
 	grove_node_set_link(n, NULL);
@@ -705,14 +709,153 @@ view_should_skip_target_at(struct planner *p, const char *path, const struct gro
 	return false;
 }
 
+/* ---- what the target's links as scanned answer, kept (planner_int.h's struct link_memo) ---- */
+
+static size_t
+memo_hash(const struct grove_node *n, size_t cap)
+{
+	uintptr_t h = (uintptr_t)n;
+
+	h ^= h >> 17;
+	h *= (uintptr_t)0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 7) & (cap - 1);
+}
+
+/* n's entry, or NULL. */
+static struct link_fact *
+memo_find(const struct link_memo *m, const struct grove_node *n)
+{
+	if (!m || !m->cap)
+		return NULL;
+	for (size_t i = memo_hash(n, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->slot[i].n == n)
+			return &m->slot[i];
+		if (!m->slot[i].n)
+			return NULL;
+	}
+}
+
+/* n's entry, made (nothing known) if need be; NULL out of memory: then nothing is kept. */
+static struct link_fact *
+memo_take(struct link_memo *m, const struct grove_node *n)
+{
+	size_t i;
+
+	if (!m)
+		return NULL;
+	if (2 * (m->used + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		struct link_memo bigger = { .slot = calloc(cap, sizeof(*m->slot)), .cap = cap };
+
+		if (!bigger.slot)
+			return NULL;
+		for (size_t j = 0; j < m->cap; j++)
+			if (m->slot[j].n)
+				*memo_take(&bigger, m->slot[j].n) = m->slot[j];
+		free(m->slot);
+		*m = bigger;
+	}
+	for (i = memo_hash(n, m->cap); m->slot[i].n && m->slot[i].n != n;
+	     i = (i + 1) & (m->cap - 1))
+		;
+	if (!m->slot[i].n) {
+		m->used++;
+		m->slot[i] =
+			(struct link_fact){ .n = n, .state = LINK_SLOW, .rest = LINK_REST_UNKNOWN };
+	}
+	return &m->slot[i];
+}
+
+void
+view_link_memo_release(struct link_memo *m)
+{
+	free(m->slot);
+	*m = (struct link_memo){ 0 };
+}
+
+enum view_owner
+view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n, char *buf,
+		   size_t size, const char **ret_rest)
+{
+	struct link_fact *f = memo_find(p->links, n);
+	enum view_owner o;
+	size_t tl = 0, rl = 0;
+
+	if (f && f->rest == LINK_REST_FOREIGN)
+		return VIEW_OWNER_NONE;
+	if (f && f->rest != LINK_REST_UNKNOWN) {
+		*ret_rest = n->orig_link + f->rest;
+		return VIEW_OWNER_STOW;
+	}
+	o = view_owner_in(p, dir_path, n->orig_link, buf, size, ret_rest);
+	if (o == VIEW_OWNER_SLOW || !p->links)
+		return o;
+	if (o == VIEW_OWNER_STOW) {
+		/* Kept when the rest is the text's own end (as for every link Stow makes). */
+		tl = strlen(n->orig_link);
+		rl = strlen(*ret_rest);
+		if (rl > tl || memcmp(n->orig_link + tl - rl, *ret_rest, rl) != 0 ||
+		    tl >= UINT32_MAX - 1)
+			return o;
+	}
+	f = memo_take(p->links, n);
+	if (f)
+		f->rest = o == VIEW_OWNER_NONE ? LINK_REST_FOREIGN : (uint32_t)(tl - rl);
+	return o;
+}
+
+enum link_state
+view_link_state_of(struct planner *p, const char *dir_path, const char *text)
+{
+	char buf[PATH_MAX];
+	const char *rest;
+
+	switch (view_owner_in(p, dir_path, text, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		return LINK_FOREIGN;
+	case VIEW_OWNER_STOW:
+		return view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+	case VIEW_OWNER_SLOW:
+		break;
+	}
+	return LINK_SLOW;
+}
+
+enum link_state
+view_link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
+{
+	struct link_fact *f = memo_find(p->links, n);
+	char buf[PATH_MAX];
+	const char *rest;
+	enum link_state s;
+
+	if (f && f->state != LINK_SLOW)
+		return f->state;
+	switch (view_scanned_owner(p, dir_path, n, buf, sizeof(buf), &rest)) {
+	case VIEW_OWNER_NONE:
+		s = LINK_FOREIGN;
+		break;
+	case VIEW_OWNER_STOW:
+		s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+		break;
+	default:
+		return LINK_SLOW;
+	}
+	/* A need recorded while answering (the stow dir read in part) makes the plan start
+	 * again; its answers are not kept. */
+	if (!p->incomplete && (f = memo_take(p->links, n)))
+		f->state = s;
+	return s;
+}
+
 /* ---- the plan as the difference of the two states ---- */
 
 static int emit_removal(struct planner *p, struct grove_node *n, const char *path);
 
 /* Not inlined: its buffers are not to sit in the frames of the recursive walks. */
 static __attribute__((noinline)) int
-emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *old_text,
-     const char *text, const char *stow_path)
+emit(struct planner *p, const struct grove_node *n, enum grove_op_kind kind, const char *path,
+     const char *old_text, const char *text, const char *stow_path)
 {
 	cleanup_free char *owned = NULL;
 	cleanup_free char *other = NULL;
@@ -721,9 +864,20 @@ emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *o
 	const char *package = NULL, *rest;
 	char buf[PATH_MAX], name[NAME_MAX + 1];
 	size_t l;
+	const struct link_fact *f = t && t == n->orig_link ? memo_find(p->links, n) : NULL;
+	enum view_owner o;
 
-	/* The package an op serves, for the log and `grove status` (this stow dir's only). */
-	switch (t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE) {
+	/* The package an op serves, for the log and `grove status` (this stow dir's only): of a
+	 * link as scanned, kept when the plan asked already (view_scanned_owner). */
+	if (f && f->rest == LINK_REST_FOREIGN) {
+		o = VIEW_OWNER_NONE;
+	} else if (f && f->rest != LINK_REST_UNKNOWN) {
+		o = VIEW_OWNER_STOW;
+		rest = n->orig_link + f->rest;
+	} else {
+		o = t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE;
+	}
+	switch (o) {
 	case VIEW_OWNER_NONE:
 		break;
 	case VIEW_OWNER_STOW:
@@ -741,7 +895,7 @@ emit(struct planner *p, enum grove_op_kind kind, const char *path, const char *o
 		package = dest && !other ? owned : NULL;
 		break;
 	}
-	if (grove_plan_add_op(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
+	if (grove_plan_add_op_packed(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
 		oom(p);
 		return -ENOMEM;
 	}
@@ -848,11 +1002,11 @@ emit_removal(struct planner *p, struct grove_node *n, const char *path)
 	case GROVE_FT_NONE:
 		return 0;
 	case GROVE_FT_LINK:
-		return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
+		return emit(p, n, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
 	case GROVE_FT_DIR:
 		if ((r = emit_kids(p, n, path, emit_removal)) < 0)
 			return r;
-		return emit(p, GROVE_OP_RMDIR, path, NULL, NULL, NULL);
+		return emit(p, n, GROVE_OP_RMDIR, path, NULL, NULL, NULL);
 	default:
 		fail(p, -GROVE_E_INTERNAL, "planning: would remove '%s', which is not ours%s", path,
 		     NULL);
@@ -874,25 +1028,25 @@ emit_diff(struct planner *p, struct grove_node *n, const char *path)
 	switch (o) {
 	case GROVE_FT_NONE:
 		if (c == GROVE_FT_LINK)
-			return emit(p, GROVE_OP_LINK, path, NULL, n->link, NULL);
+			return emit(p, n, GROVE_OP_LINK, path, NULL, n->link, NULL);
 		if (c == GROVE_FT_DIR) {
-			int r = emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
+			int r = emit(p, n, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
 			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
 		}
 		break;
 	case GROVE_FT_LINK:
 		if (c == GROVE_FT_NONE)
-			return emit(p, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
+			return emit(p, n, GROVE_OP_UNLINK, path, n->orig_link, NULL, NULL);
 		if (c == GROVE_FT_LINK)
-			return emit(p, GROVE_OP_RELINK, path, n->orig_link, n->link, NULL);
+			return emit(p, n, GROVE_OP_RELINK, path, n->orig_link, n->link, NULL);
 		if (c == GROVE_FT_DIR) {
-			int r = emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
+			int r = emit(p, n, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
 			return r < 0 ? r : emit_kids(p, n, path, emit_diff);
 		}
 		break;
 	case GROVE_FT_DIR:
 		if (c == GROVE_FT_LINK) {
-			int r = emit(p, GROVE_OP_FOLD, path, NULL, n->link, NULL);
+			int r = emit(p, n, GROVE_OP_FOLD, path, NULL, n->link, NULL);
 			return r < 0 ? r : emit_kids(p, n, path, emit_removal);
 		}
 		if (c == GROVE_FT_NONE)
@@ -900,7 +1054,7 @@ emit_diff(struct planner *p, struct grove_node *n, const char *path)
 		break;
 	case GROVE_FT_REG:
 		if (c == GROVE_FT_LINK && n->adopt_to)
-			return emit(p, GROVE_OP_ADOPT, path, NULL, n->link, n->adopt_to);
+			return emit(p, n, GROVE_OP_ADOPT, path, NULL, n->link, n->adopt_to);
 		break;
 	default:
 		break;
@@ -938,9 +1092,9 @@ planner_emit_folder(struct planner *p, struct grove_node *n, const char *path)
 	case GROVE_FT_DIR:
 		return 0;
 	case GROVE_FT_NONE:
-		return emit(p, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
+		return emit(p, n, GROVE_OP_MKDIR, path, NULL, NULL, NULL);
 	case GROVE_FT_LINK:
-		return emit(p, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
+		return emit(p, n, GROVE_OP_UNFOLD, path, n->orig_link, NULL, NULL);
 	default:
 		return 1;
 	}

@@ -364,6 +364,7 @@ grove_planner_walk(struct grove_world *w, const struct grove_root *stow,
 	}
 	r = walk_folder(&p, ".", top, nt);
 	free(wk.d);
+	planner_release(&p);
 	if (r || failed(&p))
 		return GROVE_SCAN_BAIL;
 	return 0;

@@ -53,7 +53,10 @@ struct scan {
 struct pkg_at {
 	const char *package;
 	struct grove_node *node; /* a folder (or link to one) in the package */
-	char *subpath;           /* "." at the package root */
+	char *subpath;           /* "." at the package root; NULL: not made yet (see parent) */
+	/* A match's folder's subpath (scan_target.c's matching_kids): subpath is parent joined
+	 * with node's name, made only when needed (most matches are files, which need none). */
+	const char *parent;
 };
 
 int scan_oom(struct scan *s);

@@ -186,21 +186,24 @@ match_index_find(const struct match_index *mi, const char *name)
 	return lo < mi->n && strcmp(mi->k[lo].key, name) == 0 ? lo : mi->n;
 }
 
-/* Appends package entry kid of the folder at pa to out[*k]; on failure frees
- * every subpath appended so far and returns -ENOMEM. */
+/* Appends package entry kid of the folder at pa to out[*k], its subpath not made yet
+ * (match_subpath). */
 static int
 put_match(struct pkg_at *out, size_t *k, const struct pkg_at *pa, struct grove_node *kid)
 {
-	char *sub = grove_path_join_names(pa->subpath, kid->name);
-
-	if (!sub) {
-		while (*k > 0)
-			free(out[--*k].subpath);
-		return -ENOMEM;
-	}
-	out[*k] = (struct pkg_at){ .package = pa->package, .node = kid, .subpath = sub };
+	out[*k] = (struct pkg_at){ .package = pa->package, .node = kid, .parent = pa->subpath };
 	(*k)++;
 	return 0;
+}
+
+/* Makes m's subpath (its folder's joined with its name) if not made yet: it, or NULL when out of
+ * memory. */
+static const char *
+match_subpath(struct pkg_at *m)
+{
+	if (!m->subpath)
+		m->subpath = grove_path_join_names(m->parent, m->node->name);
+	return m->subpath;
 }
 
 /*
@@ -208,8 +211,8 @@ put_match(struct pkg_at *out, size_t *k, const struct pkg_at *pa, struct grove_n
  * entry of that name and, with --dotfiles, "dot-X" for ".X", in package order.
  * A hash lookup per package, or with mi (many packages) a search of the
  * folder's index (first: match_index_find's answer for name). out must hold
- * 2 * n_pkgs entries, or with mi every match; each out[k].subpath is malloc'd
- * (the package-relative path).
+ * 2 * n_pkgs entries, or with mi every match; each out[k].subpath is NULL, made
+ * (malloc'd: the package-relative path) by match_subpath when needed.
  */
 static int
 matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
@@ -276,7 +279,7 @@ link_joined(const char *kpath, const char *text, char *buf, size_t size, char **
 /* A target link (kid at kpath) whose text leads into the stow dir: what it points at, and what
  * the m[0..nm) package entries landing on it may unfold. */
 static __attribute__((noinline)) int
-scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, const struct pkg_at *m,
+scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, struct pkg_at *m,
 		 size_t nm)
 {
 	char jbuf[512];
@@ -309,7 +312,9 @@ scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, cons
 			if (m[i].node->type == GROVE_FT_REG)
 				continue;
 			owner = slash ? strndup(rest, (size_t)(slash - rest)) : strdup(rest);
-			unfold = owner ? grove_strdupf("%s/%s", owner, m[i].subpath) : NULL;
+			unfold = owner && match_subpath(&m[i])
+					 ? grove_strdupf("%s/%s", owner, m[i].subpath)
+					 : NULL;
 			if (!unfold) {
 				r = scan_oom(s);
 				break;
@@ -368,9 +373,17 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 			r = scan_oom(s);
 			goto out;
 		}
-		for (size_t i = 0; i < nm; i++)
-			if (scan_pkg_is_dir(m[i].node))
-				sub[ns++] = m[i];
+		for (size_t i = 0; i < nm && r >= 0; i++) {
+			if (!scan_pkg_is_dir(m[i].node))
+				continue;
+			if (!match_subpath(&m[i]))
+				r = scan_oom(s);
+			sub[ns++] = m[i];
+		}
+		if (r < 0) {
+			free(sub);
+			goto out;
+		}
 		if (ns || s->o->full_target) {
 			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, kid->name, s->err);
 			if (kfd < 0)

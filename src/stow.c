@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The packages use: one Stow request through root opening, scan, plan and execute. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,24 +88,49 @@ path_within(const char *path, const char *dir)
 	return strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/');
 }
 
-/* The union of both lists, each name once, in first-seen order. */
+/* FNV-1a of s, for union_packages' set. */
+static uint64_t
+name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/* The union of both lists, each name once, in first-seen order. The names seen go in an
+ * open-addressing set, so that a restow's two lists of the same N names take N lookups, not
+ * N^2 / 2 compares. */
 static char **
 union_packages(const struct grove_stow_request *req, size_t *ret_n)
 {
-	char **all = calloc(req->n_unstow + req->n_stow + 1, sizeof(*all));
-	size_t n = 0;
+	size_t n_in = req->n_unstow + req->n_stow, n = 0, cap = 16;
+	char **all = calloc(n_in + 1, sizeof(*all));
+	const char **set;
 
-	if (!all)
+	while (cap < 2 * n_in)
+		cap *= 2;
+	set = calloc(cap, sizeof(*set));
+	if (!all || !set) {
+		free(all);
+		free(set);
 		return NULL;
-	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
-		char *name = i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
-		bool seen = false;
-
-		for (size_t j = 0; j < n && !seen; j++)
-			seen = strcmp(all[j], name) == 0;
-		if (!seen)
-			all[n++] = name;
 	}
+	for (size_t i = 0; i < n_in; i++) {
+		char *name = i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
+		size_t k = name_hash(name) & (cap - 1);
+
+		while (set[k] && strcmp(set[k], name) != 0)
+			k = (k + 1) & (cap - 1);
+		if (set[k])
+			continue;
+		set[k] = name;
+		all[n++] = name;
+	}
+	free(set);
 	*ret_n = n;
 	return all;
 }

@@ -71,6 +71,18 @@ grove_node_new(const char *name, enum grove_ftype type, const char *link)
 	return node_init(n, name, nlen, type, link, llen);
 }
 
+struct grove_node *
+grove_node_new_link(const char *name, const char *text)
+{
+	struct grove_node *n = grove_node_new(name, GROVE_FT_NONE, text);
+
+	if (n) {
+		n->orig_link = NULL; /* link stays in the node: drop_link knows it there */
+		n->type = GROVE_FT_LINK;
+	}
+	return n;
+}
+
 /*
  * A maker's block: this header, then nodes one after the other, each at an 8-byte boundary.
  * live counts the nodes in it not yet freed, plus one while a maker carves from it; the block
@@ -159,11 +171,13 @@ grove_node_make(struct grove_node_maker *m, const char *name, enum grove_ftype t
 	return n;
 }
 
-/* Frees the current link text when it is the node's own copy. */
+/* Frees the current link text when it is the node's own copy: neither the scanned text nor one
+ * stored in the node after its name (grove_node_new_link). */
 static void
 drop_link(struct grove_node *node)
 {
-	if (node->link != node->orig_link)
+	if (node->link && node->link != node->orig_link &&
+	    node->link != node->name + strlen(node->name) + 1)
 		free((char *)node->link);
 	node->link = NULL;
 }
@@ -178,6 +192,12 @@ grove_node_drop_kids(struct grove_node *node)
 	node->kids = node->index = NULL;
 	node->n_kids = node->cap_kids = node->index_cap = 0;
 	node->listed = false;
+}
+
+unsigned long
+grove_tree_generation(void)
+{
+	return tree_generation;
 }
 
 struct grove_node *
@@ -457,19 +477,32 @@ grove_node_lookup(const struct grove_node *root, const char *relpath)
 struct grove_node **
 grove_node_sorted_kids(const struct grove_node *node)
 {
-	struct grove_node **arr = malloc((node->n_kids + 1) * sizeof(*arr));
-	const char **names = (const char **)arr; /* sorted by name in place, then made nodes */
+	struct grove_node **arr = NULL;
+	size_t cap = 0;
 
-	if (!arr)
-		return NULL;
+	return grove_node_sorted_kids_in(node, &arr, &cap);
+}
+
+struct grove_node **
+grove_node_sorted_kids_in(const struct grove_node *node, struct grove_node ***buf, size_t *cap)
+{
+	struct grove_node **arr = *buf;
+	const char **names; /* sorted by name in place, then made nodes */
+
+	if (*cap < (size_t)node->n_kids + 1) {
+		arr = realloc(*buf, ((size_t)node->n_kids + 1) * sizeof(*arr));
+		if (!arr)
+			return NULL;
+		*buf = arr;
+		*cap = (size_t)node->n_kids + 1;
+	}
+	names = (const char **)arr;
 	/* Kids are mostly added in listing order, which is sorted: grove_sort_names sees that in
 	 * one pass. */
 	for (size_t i = 0; i < node->n_kids; i++)
 		names[i] = node->kids[i]->name;
-	if (grove_sort_names(names, node->n_kids) < 0) {
-		free(arr);
+	if (grove_sort_names(names, node->n_kids) < 0)
 		return NULL;
-	}
 	for (size_t i = 0; i < node->n_kids; i++)
 		arr[i] = (struct grove_node *)(names[i] - offsetof(struct grove_node, name));
 	arr[node->n_kids] = NULL;

@@ -63,6 +63,10 @@ struct grove_op {
 	 * recorded UNLINK forgets it); recovery and reverts treat it as leaving the disk as it
 	 * was. */
 	bool recorded;
+	/* The op's strings lie in the plan's own blocks (grove_plan_add_op_packed), freed with the
+	 * plan's ops (grove_plan_release, grove_plan_drop_ops), never one by one. Every other op
+	 * owns each of its strings. */
+	bool packed;
 };
 
 struct grove_conflict {
@@ -86,6 +90,8 @@ struct grove_plan_sink {
 	struct grove_error err;
 };
 
+struct grove_plan_texts;
+
 struct grove_plan {
 	struct grove_op *ops;
 	size_t n_ops, cap_ops;
@@ -97,6 +103,7 @@ struct grove_plan {
 	size_t n_conflicts, cap_conflicts;
 	char **warnings; /* e.g. "skipping marked Stow directory x" */
 	size_t n_warnings, cap_warnings;
+	struct grove_plan_texts *texts; /* the blocks packed ops' strings lie in, or NULL */
 };
 
 /* Lifecycle: init zeroes; release frees everything owned; free accepts NULL, returns NULL. */
@@ -107,6 +114,12 @@ void grove_plan_release(struct grove_plan *plan);
 int grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
 		      const char *old_text, const char *text, const char *stow_path,
 		      const char *package);
+/* As grove_plan_add_op, with the op's strings copied into blocks the plan holds for all its packed
+ * ops (no allocation per string, one free per block): for the planner's ops, which no one frees
+ * field by field. */
+int grove_plan_add_op_packed(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
+			     const char *old_text, const char *text, const char *stow_path,
+			     const char *package);
 /* Frees the ops held (not conflicts or warnings) and counts them in n_logged: the sink logged them.
  */
 void grove_plan_drop_ops(struct grove_plan *plan);

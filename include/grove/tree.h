@@ -23,8 +23,9 @@
 struct grove_node {
 	struct grove_node *parent;
 	const char *orig_link; /* stored in the node, after name; NULL when not a link */
-	const char *link;      /* == orig_link until the plan changes it (then its own copy) */
-	char *adopt_to;        /* target node: the plan moves the file here (stow-relative) */
+	const char *link; /* == orig_link until the plan changes it (then its own copy, or after
+			   * name in a node the plan made: grove_node_new_link) */
+	char *adopt_to;   /* target node: the plan moves the file here (stow-relative) */
 	struct grove_node **kids;
 	struct grove_node **index; /* open-addressing hash of kids by name, or NULL */
 	uint32_t n_kids, cap_kids;
@@ -53,6 +54,10 @@ struct grove_node {
 /* A new node with orig == current state; link is copied (may be NULL). */
 struct grove_node *grove_node_new(const char *name, enum grove_ftype type, const char *link);
 
+/* A new target node for a link the plan makes: nothing there as scanned (orig_type
+ * GROVE_FT_NONE), a link to text after the plan, the text stored in the node. */
+struct grove_node *grove_node_new_link(const char *name, const char *text);
+
 /*
  * Makes the nodes of one listing together: a few blocks of up to 64 KiB instead of one
  * allocation per node. A node made so is freed as any other (grove_node_free); its block goes
@@ -73,6 +78,10 @@ void grove_node_maker_init(struct grove_node_maker *m, size_t bytes);
 struct grove_node *grove_node_make(struct grove_node_maker *m, const char *name,
 				   enum grove_ftype type, const char *link);
 void grove_node_maker_done(struct grove_node_maker *m);
+
+/* A count that changes whenever a node is freed (this thread's): what was learnt of a tree's
+ * entries holds while it stays the same and the tree is otherwise changed only by adding. */
+unsigned long grove_tree_generation(void);
 
 /* Frees node and its subtree; accepts NULL; returns NULL. */
 struct grove_node *grove_node_free(struct grove_node *node);
@@ -102,6 +111,12 @@ struct grove_node *grove_node_walk(const struct grove_node *root, const char *re
 
 /* The kids sorted bytewise by name, in a new array (caller frees the array only). */
 struct grove_node **grove_node_sorted_kids(const struct grove_node *node);
+
+/* The same in *buf, an array of *cap entries (or NULL and 0) that the caller keeps and frees:
+ * grown (*buf and *cap updated) when too small. NULL when out of memory (*buf is still the
+ * caller's). */
+struct grove_node **grove_node_sorted_kids_in(const struct grove_node *node,
+					      struct grove_node ***buf, size_t *cap);
 
 /* Sets the current link text (copied, or shared with orig_link when equal; NULL for none).
  * Returns 0 or -ENOMEM. */

@@ -8,6 +8,7 @@
 
 #include "testutil.h"
 #include "grove/ignore.h"
+#include "grove/plan.h"
 #include "grove/journal.h"
 #include "grove/session.h"
 #include "grove/stow.h"
@@ -482,14 +483,97 @@ test_walk_budget(void **state)
 	unsetenv("GROVE_PLAN_BUDGET");
 }
 
+/* A sink that checks each batch it is handed and counts the ops. */
+struct count_sink {
+	struct grove_plan_sink sink;
+	size_t flushed;
+};
+
+static int
+count_flush(struct grove_plan_sink *sink, struct grove_plan *plan)
+{
+	struct count_sink *c = (struct count_sink *)sink;
+
+	grove_plan_foreach_op (plan, op) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "d/%zu", plan->n_logged + (size_t)(op - plan->ops));
+		assert_string_equal(op->path, want);
+	}
+	c->flushed += plan->n_ops;
+	grove_plan_drop_ops(plan);
+	return 0;
+}
+
+/* Packed ops keep their strings as given (NULL stays NULL) next to ordinary ones, through a
+ * string longer than a block, a sink's drops and the plan's release (ASan sees the rest). */
+static void
+test_plan_packed_ops(void **state)
+{
+	struct count_sink c = { .sink = { .batch = 8, .flush = count_flush } };
+	struct grove_plan plan;
+	char *big = malloc(100000);
+
+	(void)state;
+	memset(big, 'x', 99999);
+	big[99999] = '\0';
+	grove_plan_init(&plan);
+	assert_int_equal(grove_plan_add_op_packed(&plan, GROVE_OP_RELINK, "bin/a", "../s/p/bin/a",
+						  "../s/q/bin/a", NULL, "q"),
+			 0);
+	assert_int_equal(grove_plan_add_op(&plan, GROVE_OP_LINK, "bin/b", NULL, "t", NULL, NULL),
+			 0);
+	assert_int_equal(
+		grove_plan_add_op_packed(&plan, GROVE_OP_ADOPT, "f", NULL, big, "p/f", NULL), 0);
+	assert_int_equal(
+		grove_plan_add_op_packed(&plan, GROVE_OP_MKDIR, "", NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(plan.n_ops, 4);
+	assert_true(plan.ops[0].packed && !plan.ops[1].packed && plan.ops[2].packed);
+	assert_string_equal(plan.ops[0].path, "bin/a");
+	assert_string_equal(plan.ops[0].old_text, "../s/p/bin/a");
+	assert_string_equal(plan.ops[0].text, "../s/q/bin/a");
+	assert_null(plan.ops[0].stow_path);
+	assert_string_equal(plan.ops[0].package, "q");
+	assert_string_equal(plan.ops[1].text, "t");
+	assert_string_equal(plan.ops[2].text, big);
+	assert_string_equal(plan.ops[2].stow_path, "p/f");
+	assert_null(plan.ops[2].old_text);
+	assert_null(plan.ops[2].package);
+	assert_string_equal(plan.ops[3].path, "");
+	assert_null(plan.ops[3].text);
+	grove_plan_release(&plan);
+	assert_int_equal(plan.n_ops, 0);
+
+	/* Streamed: every batch of packed ops is dropped as a whole, and ops made after a drop
+	 * are intact. */
+	grove_plan_init(&plan);
+	plan.sink = &c.sink;
+	for (size_t i = 0; i < 1000; i++) {
+		char path[32];
+
+		snprintf(path, sizeof(path), "d/%zu", i);
+		assert_int_equal(grove_plan_add_op_packed(&plan, GROVE_OP_LINK, path, NULL,
+							  big + 99000, NULL, "pkg"),
+				 0);
+	}
+	assert_int_equal(c.flushed + plan.n_ops, 1000);
+	assert_int_equal(plan.n_logged, c.flushed);
+	assert_true(c.flushed > 900);
+	grove_plan_foreach_op (&plan, op)
+		assert_int_equal(strlen(op->text), 999);
+	grove_plan_release(&plan);
+	free(big);
+}
+
 int
 main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_stream_stow_unstow), T(test_stream_fails_late), T(test_stream_not_executed),
-		T(test_walk_no_folding),    T(test_walk_folding),      T(test_walk_falls_back),
-		T(test_walk_budget),
+		T(test_stream_stow_unstow),  T(test_stream_fails_late),
+		T(test_stream_not_executed), T(test_walk_no_folding),
+		T(test_walk_folding),        T(test_walk_falls_back),
+		T(test_walk_budget),         cmocka_unit_test(test_plan_packed_ops),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -381,6 +381,36 @@ test_tree_child_path_buf(void **state)
 	free(heap);
 }
 
+/* A link the plan makes keeps its text in its node; changing or dropping the text later frees
+ * only what was allocated for it (ASan and valgrind see a bad free or a leak). */
+static void
+test_tree_new_link_keeps_text_in_node(void **state)
+{
+	struct grove_node *dir = grove_node_new("", GROVE_FT_DIR, NULL);
+	struct grove_node *a = grove_node_new_link("a", "../stow/p/a");
+	struct grove_node *b = grove_node_new_link("b", "../stow/p/b");
+	struct grove_node *c = grove_node_new_link("c", "../stow/p/c");
+
+	(void)state;
+	assert_non_null(a);
+	assert_int_equal(a->orig_type, GROVE_FT_NONE);
+	assert_null(a->orig_link);
+	assert_int_equal(a->type, GROVE_FT_LINK);
+	assert_string_equal(a->link, "../stow/p/a");
+	assert_ptr_equal(a->link, a->name + 2);
+	assert_int_equal(grove_node_add(dir, a), 0);
+	assert_int_equal(grove_node_add(dir, b), 0);
+	assert_int_equal(grove_node_add(dir, c), 0);
+	/* Relinked: a copy of its own, freed with the node. */
+	assert_int_equal(grove_node_set_link(a, "../stow/q/a"), 0);
+	assert_string_equal(a->link, "../stow/q/a");
+	/* Unlinked again. */
+	assert_int_equal(grove_node_set_link(b, NULL), 0);
+	assert_null(b->link);
+	assert_ptr_equal(grove_node_lookup(dir, "c"), c);
+	assert_null(grove_node_free(dir));
+}
+
 int
 main(void)
 {
@@ -390,6 +420,7 @@ main(void)
 		cmocka_unit_test(test_tree_sort_names_against_qsort),
 		cmocka_unit_test(test_tree_sorted_kids),
 		cmocka_unit_test(test_tree_child_path_buf),
+		cmocka_unit_test(test_tree_new_link_keeps_text_in_node),
 		cmocka_unit_test(test_tree_maker_makes_nodes_together),
 		cmocka_unit_test(test_tree_heap_reserve_populates_what_malloc_hands_out),
 	};
