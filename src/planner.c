@@ -1091,7 +1091,10 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 	} else {
 		if (opts->release_stow)
 			w->stow = grove_node_free(w->stow); /* emitting reads the target only */
-		/* The memo stays: emitting asks the unstowed links' packages again. */
+		/* The memo stays while small: emitting asks the unstowed links' packages again.
+		 * A big one goes before the plan's ops are made (its room serves them). */
+		if (links.cap > LINK_MEMO_KEPT)
+			view_link_memo_release(&links);
 		planner_emit_all(&p);
 		r = p.rc;
 	}
