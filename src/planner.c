@@ -193,6 +193,8 @@ frame_bytes(struct planner *p, size_t n, char **own)
 {
 	struct planner_frame *f = frame(p);
 
+	if (!n)
+		n = 1; /* callers ask for paths' room, never 0: for malloc's sake */
 	if (f && f->n_bytes < n) {
 		size_t want = n < 2 * f->n_bytes ? 2 * f->n_bytes : n;
 
