@@ -405,8 +405,10 @@ grove_path_glues(const char *dir, const char *names)
 const char *
 grove_path_entry(const char *dir, const char *name, char *buf, size_t size, char **heap)
 {
-	free(*heap);
-	*heap = NULL;
+	if (*heap) {
+		free(*heap);
+		*heap = NULL;
+	}
 	if (grove_path_join_names_into(dir, name, buf, size) >= 0)
 		return buf;
 	*heap = grove_path_join_names(dir, name);
@@ -426,8 +428,10 @@ grove_path_glue(const char *dir, size_t dlen, bool glue, const char *name, size_
 {
 	if (!glue || !grove_path_plain_name(name, len) || dlen + len + 1 >= size)
 		return grove_path_entry(dir, name, buf, size, heap);
-	free(*heap);
-	*heap = NULL;
+	if (*heap) {
+		free(*heap);
+		*heap = NULL;
+	}
 	memcpy(buf, dir, dlen);
 	buf[dlen] = '/';
 	memcpy(buf + dlen + 1, name, len + 1);

@@ -193,6 +193,8 @@ frame_bytes(struct planner *p, size_t n, char **own)
 {
 	struct planner_frame *f = frame(p);
 
+	if (!n)
+		n = 1; /* callers ask for paths' room, never 0: for malloc's sake */
 	if (f && f->n_bytes < n) {
 		size_t want = n < 2 * f->n_bytes ? 2 * f->n_bytes : n;
 
@@ -234,6 +236,11 @@ stow_folder_contents(struct planner *p, const char *package, const char *pkg_sub
 	const char *pkg_root;
 	cleanup_free char *scratch_own = NULL;
 	char *scratch, *glued;
+	/* An entry's joins that do not fit scratch, and its --dotfiles name: one of each at a time
+	 * (each join frees the last), freed once for the folder. */
+	cleanup_free char *heap_pkg_path = NULL;
+	cleanup_free char *heap_tpath = NULL;
+	cleanup_free char *adj = NULL;
 	size_t pcap, tcap, fcap, dcap, plen, tlen, rlen, slen;
 	bool top, top_p, top_t, glue_p, glue_t, glue_f;
 	int level;
@@ -282,9 +289,6 @@ stow_folder_contents(struct planner *p, const char *package, const char *pkg_sub
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name;
 		size_t len = strlen(name);
-		cleanup_free char *heap_pkg_path = NULL;
-		cleanup_free char *heap_tpath = NULL;
-		cleanup_free char *adj = NULL;
 		const char *pkg_path, *tpath;
 		bool plain;
 		struct entry e = { .tdir = tdir,
@@ -307,6 +311,7 @@ stow_folder_contents(struct planner *p, const char *package, const char *pkg_sub
 		if (view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles) {
+			free(adj);
 			adj = grove_dotfile_adjust(name);
 			if (!adj) {
 				oom(p);
@@ -937,6 +942,12 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	cleanup_free char *scratch_own = NULL;
 	char *scratch;
 	size_t tcap, pcap;
+	/* An entry's joins that do not fit scratch and its --dotfiles names: one of each at a time
+	 * (each join frees the last), freed once for the folder. */
+	cleanup_free char *owned_name = NULL;
+	cleanup_free char *adj = NULL;
+	cleanup_free char *heap_tpath = NULL;
+	cleanup_free char *heap_pkg_path = NULL;
 
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target_at(p, target_subdir, kn->tdir))
@@ -980,10 +991,6 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name, *pkg_name = name, *tname = name;
-		cleanup_free char *owned_name = NULL;
-		cleanup_free char *adj = NULL;
-		cleanup_free char *heap_tpath = NULL;
-		cleanup_free char *heap_pkg_path = NULL;
 		const char *tpath, *pkg_path;
 
 		/* compat walks the disk listing: entries made by this plan are not on it. */
@@ -998,9 +1005,11 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 		if (view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles && p->o->compat) {
+			free(owned_name);
 			owned_name = grove_dotfile_unadjust(name);
 			pkg_name = owned_name;
 		} else if (p->o->dotfiles) {
+			free(adj);
 			adj = grove_dotfile_adjust(name);
 			if (adj && strcmp(adj, name) != 0) {
 				tname = adj;
@@ -1091,7 +1100,10 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 	} else {
 		if (opts->release_stow)
 			w->stow = grove_node_free(w->stow); /* emitting reads the target only */
-		/* The memo stays: emitting asks the unstowed links' packages again. */
+		/* The memo stays while small: emitting asks the unstowed links' packages again.
+		 * A big one goes before the plan's ops are made (its room serves them). */
+		if (links.cap > LINK_MEMO_KEPT)
+			view_link_memo_release(&links);
 		planner_emit_all(&p);
 		r = p.rc;
 	}

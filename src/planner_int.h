@@ -181,6 +181,10 @@ struct link_memo {
 	size_t cap, used; /* cap: a power of two, or 0 */
 };
 
+/* Slots of a memo kept while the plan is emitted (64 KiB): a bigger one is freed first, for peak
+ * memory. */
+#define LINK_MEMO_KEPT 4096
+
 #define LINK_REST_UNKNOWN UINT32_MAX
 #define LINK_REST_FOREIGN (UINT32_MAX - 1) /* view_owner_in answered VIEW_OWNER_NONE */
 
