@@ -23,16 +23,6 @@ struct grove_owned_replay {
 	size_t cap, used;
 };
 
-static uint64_t
-hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 static void
 own_map_release(struct grove_owned_replay *m)
 {
@@ -51,7 +41,7 @@ own_find(struct grove_owned_replay *m, const char *path)
 {
 	if (!m->cap)
 		return NULL;
-	for (size_t i = hash_str(path) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+	for (size_t i = grove_hash_str(path) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		if (!m->e[i].path)
 			return NULL;
 		if (strcmp(m->e[i].path, path) == 0)
@@ -72,7 +62,8 @@ own_grow(struct grove_owned_replay *m)
 
 		if (!m->e[i].path)
 			continue;
-		for (k = hash_str(m->e[i].path) & (ncap - 1); ne[k].path; k = (k + 1) & (ncap - 1))
+		for (k = grove_hash_str(m->e[i].path) & (ncap - 1); ne[k].path;
+		     k = (k + 1) & (ncap - 1))
 			;
 		ne[k] = m->e[i];
 	}
@@ -106,7 +97,8 @@ own_set(struct grove_owned_replay *m, const char *path, const char *text, const 
 
 		if ((m->used + 1) * 10 > m->cap * 7 && own_grow(m) < 0)
 			return -ENOMEM;
-		for (i = hash_str(path) & (m->cap - 1); m->e[i].path; i = (i + 1) & (m->cap - 1))
+		for (i = grove_hash_str(path) & (m->cap - 1); m->e[i].path;
+		     i = (i + 1) & (m->cap - 1))
 			;
 		e = &m->e[i];
 		e->path = strdup(path);

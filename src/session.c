@@ -390,16 +390,6 @@ struct touchset {
 	bool skip_recorded; /* recovery: a recorded op changed nothing, whatever is there now */
 };
 
-static size_t
-hash_path(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 /* Rebuilds the index for ts->n entries (after growth or sorting). */
 static int
 ts_reindex(struct touchset *ts)
@@ -414,7 +404,7 @@ ts_reindex(struct touchset *ts)
 		return -ENOMEM;
 	ts->index_cap = cap;
 	for (size_t i = 0; i < ts->n; i++) {
-		size_t h = hash_path(ts->t[i].path) & (cap - 1);
+		size_t h = grove_hash_str(ts->t[i].path) & (cap - 1);
 
 		while (ts->index[h])
 			h = (h + 1) & (cap - 1);
@@ -430,7 +420,7 @@ ts_find(const struct touchset *ts, const char *path)
 
 	if (!ts->index)
 		return NULL;
-	h = hash_path(path) & (ts->index_cap - 1);
+	h = grove_hash_str(path) & (ts->index_cap - 1);
 	while (ts->index[h]) {
 		struct touched *t = &ts->t[ts->index[h] - 1];
 		if (strcmp(t->path, path) == 0)
@@ -512,7 +502,7 @@ touch_plan(struct touchset *ts, const struct grove_plan *plan)
 				if (ts_reindex(ts) < 0)
 					return -ENOMEM;
 			} else {
-				size_t h = hash_path(t->path) & (ts->index_cap - 1);
+				size_t h = grove_hash_str(t->path) & (ts->index_cap - 1);
 				while (ts->index[h])
 					h = (h + 1) & (ts->index_cap - 1);
 				ts->index[h] = ts->n;

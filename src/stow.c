@@ -88,19 +88,6 @@ path_within(const char *path, const char *dir)
 	return strncmp(path, dir, l) == 0 && (path[l] == '\0' || path[l] == '/');
 }
 
-/* FNV-1a of s, for union_packages' set. */
-static uint64_t
-name_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* The union of both lists, each name once, in first-seen order. The names seen go in an
  * open-addressing set, so that a restow's two lists of the same N names take N lookups, not
  * N^2 / 2 compares. */
@@ -121,7 +108,7 @@ union_packages(const struct grove_stow_request *req, size_t *ret_n)
 	}
 	for (size_t i = 0; i < n_in; i++) {
 		char *name = i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
-		size_t k = name_hash(name) & (cap - 1);
+		size_t k = grove_hash_str(name) & (cap - 1);
 
 		while (set[k] && strcmp(set[k], name) != 0)
 			k = (k + 1) & (cap - 1);

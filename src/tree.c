@@ -217,22 +217,10 @@ grove_node_free(struct grove_node *node)
 	return NULL;
 }
 
-static uint64_t
-hash_name(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static void
 index_put(struct grove_node **index, size_t cap, struct grove_node *kid)
 {
-	size_t i = hash_name(kid->name) & (cap - 1);
+	size_t i = grove_hash_str(kid->name) & (cap - 1);
 
 	while (index[i])
 		i = (i + 1) & (cap - 1);
@@ -254,19 +242,6 @@ index_rebuild(struct grove_node *node, size_t cap)
 	return 0;
 }
 
-/* hash_name of the n bytes at s. */
-static uint64_t
-hash_bytes(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* Whether kid is called the n bytes at s (which hold no NUL). */
 static bool
 named(const struct grove_node *kid, const char *s, size_t n)
@@ -280,7 +255,7 @@ static struct grove_node *
 child_n(const struct grove_node *node, const char *s, size_t n)
 {
 	if (node->index) {
-		size_t i = hash_bytes(s, n) & (node->index_cap - 1);
+		size_t i = grove_hash_bytes(s, n) & (node->index_cap - 1);
 		while (node->index[i]) {
 			if (named(node->index[i], s, n))
 				return node->index[i];
@@ -298,7 +273,7 @@ struct grove_node *
 grove_node_child(const struct grove_node *node, const char *name)
 {
 	if (node->index) {
-		size_t i = hash_name(name) & (node->index_cap - 1);
+		size_t i = grove_hash_str(name) & (node->index_cap - 1);
 		while (node->index[i]) {
 			if (strcmp(node->index[i]->name, name) == 0)
 				return node->index[i];

@@ -4,6 +4,7 @@
 #define GROVE_UTIL_H
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -44,6 +45,32 @@ grove_steal_fd(int *fd)
 
 #define steal_ptr(p) grove_steal_ptr(&(p))
 #define steal_fd(fd) grove_steal_fd(&(fd))
+
+/* FNV-1a, the hash of grove's in-memory name and path sets: its start, and one byte more. */
+#define GROVE_HASH_SEED       1469598103934665603ULL
+#define grove_hash_step(h, c) (((h) ^ (unsigned char)(c)) * 1099511628211ULL)
+
+/* FNV-1a of the n bytes at s. */
+static inline uint64_t
+grove_hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = GROVE_HASH_SEED;
+
+	for (size_t i = 0; i < n; i++)
+		h = grove_hash_step(h, s[i]);
+	return h;
+}
+
+/* FNV-1a of the string s (grove_hash_bytes of its strlen bytes, in one pass). */
+static inline uint64_t
+grove_hash_str(const char *s)
+{
+	uint64_t h = GROVE_HASH_SEED;
+
+	for (; *s; s++)
+		h = grove_hash_step(h, *s);
+	return h;
+}
 
 /* asprintf that returns NULL on failure. */
 char *grove_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

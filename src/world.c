@@ -42,16 +42,6 @@ grove_world_release(struct grove_world *w)
 	grove_world_init(w);
 }
 
-static size_t
-pkg_hash(const char *s)
-{
-	size_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 struct grove_world_pkg *
 grove_world_pkg(const struct grove_world *w, const char *name)
 {
@@ -61,7 +51,7 @@ grove_world_pkg(const struct grove_world *w, const char *name)
 				return &w->pkgs[i];
 		return NULL;
 	}
-	for (size_t i = pkg_hash(name) & (w->pkg_slots_cap - 1); w->pkg_slots[i];
+	for (size_t i = grove_hash_str(name) & (w->pkg_slots_cap - 1); w->pkg_slots[i];
 	     i = (i + 1) & (w->pkg_slots_cap - 1))
 		if (strcmp(w->pkgs[w->pkg_slots[i] - 1].name, name) == 0)
 			return &w->pkgs[w->pkg_slots[i] - 1];
@@ -82,7 +72,7 @@ pkg_index_added(struct grove_world *w)
 		w->pkg_slots = slots;
 		w->pkg_slots_cap = cap;
 		for (size_t k = 0; k < w->n_pkgs; k++) {
-			size_t i = pkg_hash(w->pkgs[k].name) & (cap - 1);
+			size_t i = grove_hash_str(w->pkgs[k].name) & (cap - 1);
 
 			while (slots[i])
 				i = (i + 1) & (cap - 1);
@@ -91,7 +81,7 @@ pkg_index_added(struct grove_world *w)
 		return 0;
 	}
 	{
-		size_t i = pkg_hash(w->pkgs[w->n_pkgs - 1].name) & (w->pkg_slots_cap - 1);
+		size_t i = grove_hash_str(w->pkgs[w->n_pkgs - 1].name) & (w->pkg_slots_cap - 1);
 
 		while (w->pkg_slots[i])
 			i = (i + 1) & (w->pkg_slots_cap - 1);
