@@ -5,12 +5,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -211,13 +214,13 @@ beneath_errmsg(struct grove_error *err, int code, const char *verb, const char *
 }
 
 static int
-openat2_beneath(int rootfd, const char *relpath, int flags, bool follow)
+openat2_beneath(int rootfd, const char *relpath, int flags, bool follow, uint64_t resolve)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
 		/* O_TMPFILE includes O_DIRECTORY's bit: test all of it. */
 		.mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? 0666 : 0,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS | resolve,
 	};
 	const char *p = (!relpath || !*relpath) ? "." : relpath;
 
@@ -243,7 +246,7 @@ int
 grove_fs_open_beneath(int rootfd, const char *relpath, int flags, bool follow,
 		      struct grove_error *err)
 {
-	int fd = openat2_beneath(rootfd, relpath, flags, follow);
+	int fd = openat2_beneath(rootfd, relpath, flags, follow, 0);
 
 	if (fd < 0)
 		return beneath_errmsg(err, fd, "open", relpath ? relpath : "", follow);
@@ -251,9 +254,30 @@ grove_fs_open_beneath(int rootfd, const char *relpath, int flags, bool follow,
 }
 
 int
+grove_fs_open_beneath_mount(int rootfd, const char *relpath, int flags, bool follow,
+			    bool *ret_same_mount, struct grove_error *err)
+{
+	int fd = openat2_beneath(rootfd, relpath, flags, follow, RESOLVE_NO_XDEV);
+
+	/* EXDEV is a mount on the way, or an escape: asked again without RESOLVE_NO_XDEV, an
+	 * escape fails as it always did, and a mount is opened. Any other failure too is asked
+	 * again, so that its message is grove_fs_open_beneath's. */
+	*ret_same_mount = fd >= 0;
+	return fd >= 0 ? fd : grove_fs_open_beneath(rootfd, relpath, flags, follow, err);
+}
+
+int
 grove_fs_open_dir_beneath(int rootfd, const char *relpath, struct grove_error *err)
 {
 	return grove_fs_open_beneath(rootfd, relpath, O_RDONLY | O_DIRECTORY, false, err);
+}
+
+int
+grove_fs_open_dir_beneath_mount(int rootfd, const char *relpath, bool *ret_same_mount,
+				struct grove_error *err)
+{
+	return grove_fs_open_beneath_mount(rootfd, relpath, O_RDONLY | O_DIRECTORY, false,
+					   ret_same_mount, err);
 }
 
 int
@@ -277,12 +301,48 @@ grove_fs_open_dir_at(int dirfd, const char *name, struct grove_error *err)
 	return fd;
 }
 
-int
-grove_fs_try_open_dir_at(int dirfd, const char *name)
+/* openat2 of the folder name in dirfd, on dirfd's mount: the fd or -errno (-EXDEV: a mount). */
+static int
+open_dir_on_mount(int dirfd, const char *name)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct open_how how = {
+		.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
 
-	return fd < 0 ? -errno : fd;
+	for (int i = 0; i < OPENAT2_RETRIES; i++) {
+		long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+int
+grove_fs_try_open_dir_at(int dirfd, const char *name, bool *ret_same_mount)
+{
+	int fd = open_dir_on_mount(dirfd, name);
+
+	*ret_same_mount = fd >= 0;
+	if (fd == -EXDEV || fd == -EAGAIN) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	return fd;
+}
+
+int
+grove_fs_open_dir_at_mount(int dirfd, const char *name, bool *ret_same_mount,
+			   struct grove_error *err)
+{
+	int fd = open_dir_on_mount(dirfd, name);
+
+	/* A mount point (EXDEV), or a failure that grove_fs_open_dir_at names as always. */
+	*ret_same_mount = fd >= 0;
+	return fd >= 0 ? fd : grove_fs_open_dir_at(dirfd, name, err);
 }
 
 int
@@ -310,7 +370,7 @@ grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat 
 	struct stat st;
 
 	/* O_PATH follows a final symlink too; RESOLVE_BENEATH keeps every hop inside. */
-	fd = openat2_beneath(rootfd, relpath, O_PATH, true);
+	fd = openat2_beneath(rootfd, relpath, O_PATH, true, 0);
 	if (fd == -ENOENT) {
 		memset(ret, 0, sizeof(*ret));
 		ret->type = GROVE_FT_NONE;
@@ -495,8 +555,40 @@ list_scratch_finish(struct list_scratch *ls, struct grove_dirent **ret_ents)
 	return 0;
 }
 
+/* The longest record getdents64 can give: a NAME_MAX name, its NUL, 8-byte aligned. */
+#define KDIRENT_MAX ((offsetof(struct kdirent64, d_name) + NAME_MAX + 1 + 7) & ~(size_t)7)
+
+bool
+grove_fs_fills_listings(int dirfd)
+{
+	struct statfs sf;
+
+	if (fstatfs(dirfd, &sf) < 0)
+		return false;
+	/* Each of these reads a folder in one loop that stops only when the next entry does not
+	 * fit or there is none left (ext4_readdir and ext4_dx_readdir, offset_iterate_dir and
+	 * dcache_readdir, xfs_readdir, btrfs_real_readdir). Others need not: FUSE gives one
+	 * reply of its server per call, NFS, CIFS and 9p what one request brought back. */
+	switch ((unsigned long)sf.f_type) {
+	case EXT4_SUPER_MAGIC: /* ext2 and ext3 too */
+	case TMPFS_MAGIC:
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
 int
 grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct grove_error *err)
+{
+	return grove_fs_list_flags(dirfd, 0, ret_ents, ret_n, err);
+}
+
+int
+grove_fs_list_flags(int dirfd, unsigned flags, struct grove_dirent **ret_ents, size_t *ret_n,
+		    struct grove_error *err)
 {
 	char buf[32768] __attribute__((aligned(8)));
 	struct list_scratch ls;
@@ -554,6 +646,10 @@ grove_fs_list(int dirfd, struct grove_dirent **ret_ents, size_t *ret_n, struct g
 				goto out;
 			}
 		}
+		/* Room left for the longest entry: the filesystem had no more to give. The read
+		 * that would return 0 to say so is not made (see GROVE_LIST_SHORT_END). */
+		if ((flags & GROVE_LIST_SHORT_END) && (size_t)len + KDIRENT_MAX <= sizeof(buf))
+			break;
 	}
 	if (list_scratch_finish(&ls, ret_ents) < 0) {
 		r = grove_error_errno(err, -ENOMEM, "list folder");

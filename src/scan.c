@@ -32,10 +32,32 @@ scan_oom(struct scan *s)
 	return grove_error_set(s->err, -ENOMEM, "scan: out of memory");
 }
 
+static unsigned
+list_flags(signed char *known, int rootfd, bool on_mount)
+{
+	if (!on_mount)
+		return 0;
+	if (!*known)
+		*known = grove_fs_fills_listings(rootfd) ? 1 : -1;
+	return *known > 0 ? GROVE_LIST_SHORT_END : 0;
+}
+
+unsigned
+scan_stow_list_flags(struct scan *s, bool on_mount)
+{
+	return list_flags(&s->w->stow_fills, s->stow->fd, on_mount);
+}
+
+unsigned
+scan_target_list_flags(struct scan *s, bool on_mount)
+{
+	return list_flags(&s->w->target_fills, s->target->fd, on_mount);
+}
+
 /* ---- the stow dir ---- */
 
-static int load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath,
-		    dev_t dev, ino_t ino, bool ino_known);
+static int load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags,
+		    const char *relpath, dev_t dev, ino_t ino, bool ino_known);
 
 /*
  * Where the text of a package that is a link leads, beneath the stow dir at real, when
@@ -171,6 +193,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	struct grove_error e;
 	cleanup_fd int fd = -1;
 	cleanup_free char *phys = NULL;
+	bool on_mount;
 	int r;
 
 	/* A link to its own folder or above it would be followed forever. */
@@ -209,12 +232,12 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		s->bad++;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY, true,
-				   s->err);
+	fd = grove_fs_open_beneath_mount(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY,
+					 true, &on_mount, s->err);
 	if (fd < 0)
 		return fd;
 	s->follows++;
-	r = load_dir(s, n, fd, relpath, st.dev, st.ino, true);
+	r = load_dir(s, n, fd, scan_stow_list_flags(s, on_mount), relpath, st.dev, st.ino, true);
 	s->follows--;
 	return r;
 }
@@ -381,8 +404,8 @@ scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t 
  * (!ino_known): its inode is asked of dfd only if a link is followed beneath it
  * (on_stack). */
 static int
-load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, dev_t dev,
-	 ino_t ino, bool ino_known)
+load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, const char *relpath,
+	 dev_t dev, ino_t ino, bool ino_known)
 {
 	struct grove_dirent *ents = NULL;
 	size_t n = 0, loaded, bad, rlen;
@@ -398,7 +421,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				       "read package folder '%s/%.200s...': more than %d folders "
 				       "deep, which grove does not support",
 				       s->stow->path, relpath, GROVE_TREE_MAX_DEPTH);
-	r = grove_fs_list(dfd, &ents, &n, s->err);
+	r = grove_fs_list_flags(dfd, list_flags, &ents, &n, s->err);
 	if (r < 0)
 		return grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,
 					  relpath);
@@ -463,14 +486,17 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, const char *relpath, 
 				s->bad++;
 		}
 		if (ents[i].type == GROVE_FT_DIR) {
-			int kfd = grove_fs_open_dir_at(dfd, ents[i].name, s->err);
+			bool on_mount;
+			int kfd = grove_fs_open_dir_at_mount(dfd, ents[i].name, &on_mount, s->err);
+
 			if (kfd < 0) {
 				r = grove_error_prefix(s->err, "read package folder '%s/%s'",
 						       s->stow->path, kpath);
 				break;
 			}
 			kid->type = kid->orig_type = GROVE_FT_DIR;
-			r = load_dir(s, kid, kfd, kpath, dev, ents[i].ino, true);
+			r = load_dir(s, kid, kfd, on_mount ? list_flags : 0, kpath, dev,
+				     ents[i].ino, true);
 			grove_fd_batch_add(&s->done_fds, kfd);
 		} else if (ents[i].type == GROVE_FT_LINK) {
 			if (kid->link && kid->link[0] == '/') {
@@ -536,6 +562,7 @@ load_subtree(struct scan *s, const char *relpath)
 	struct grove_stat st;
 	cleanup_fd int fd = -1;
 	cleanup_free char *phys = NULL;
+	bool on_mount;
 	int r;
 
 	if (!n)
@@ -556,12 +583,12 @@ load_subtree(struct scan *s, const char *relpath)
 		n->type = n->orig_type = st.type;
 		return 0;
 	}
-	fd = grove_fs_open_beneath(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY, true,
-				   s->err);
+	fd = grove_fs_open_beneath_mount(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY,
+					 true, &on_mount, s->err);
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
-	return load_dir(s, n, fd, relpath, st.dev, st.ino, true);
+	return load_dir(s, n, fd, scan_stow_list_flags(s, on_mount), relpath, st.dev, st.ino, true);
 }
 
 /*
@@ -708,6 +735,7 @@ load_package(struct scan *s, const char *package)
 	struct grove_node *n = grove_node_child(s->w->stow, package);
 	struct grove_stat st = { 0 };
 	cleanup_free char *text = NULL;
+	bool on_mount = false;
 	int fd = -1;
 	int r;
 
@@ -715,7 +743,7 @@ load_package(struct scan *s, const char *package)
 	 * of the fd if ever needed, load_dir). Whatever else the open says (nothing there, a file,
 	 * a link, a refusal), the stat below answers, and its messages are the same as ever. */
 	if (!n || (!n->listed && n->type == GROVE_FT_DIR)) {
-		fd = grove_fs_try_open_dir_at(s->stow->fd, package);
+		fd = grove_fs_try_open_dir_at(s->stow->fd, package, &on_mount);
 		if (fd >= 0)
 			st.type = GROVE_FT_DIR;
 	}
@@ -742,11 +770,12 @@ load_package(struct scan *s, const char *package)
 		bool ino_known = fd < 0;
 
 		if (fd < 0)
-			fd = grove_fs_open_dir_at(s->stow->fd, package, s->err);
+			fd = grove_fs_open_dir_at_mount(s->stow->fd, package, &on_mount, s->err);
 		if (fd < 0)
 			return fd;
 		s->depth = 0;
-		r = load_dir(s, n, fd, package, s->stow->dev, st.ino, ino_known);
+		r = load_dir(s, n, fd, scan_stow_list_flags(s, on_mount), package, s->stow->dev,
+			     st.ino, ino_known);
 		grove_fd_batch_add(&s->done_fds, fd);
 	} else if (!n->listed && n->type == GROVE_FT_LINK) {
 		s->depth = 0;
@@ -811,7 +840,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 	s.prune = false; /* what is read from here on, the planner asks for */
 	s.lookup = opts->lookup && !opts->full_target && !opts->dotfiles;
 	if (r >= 0)
-		r = scan_target_dir(&s, w->target, target->fd, "", at, n_at);
+		r = scan_target_dir(&s, w->target, target->fd, true, "", at, n_at);
 	/* What the target's links into the stow dir point at, and what may be unfolded. */
 	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
 		struct pending *p = &s.pend[i];

@@ -61,6 +61,11 @@ struct pkg_at {
 
 int scan_oom(struct scan *s);
 
+/* grove_fs_list_flags's flags for a folder of the stow dir (the target) that is on_mount: on
+ * the root's own mount, none crossed on the way (grove_fs_open_dir_at_mount). */
+unsigned scan_stow_list_flags(struct scan *s, bool on_mount);
+unsigned scan_target_list_flags(struct scan *s, bool on_mount);
+
 /* What the stow-relative path is in the model (reading it if need be): its type in *ret_type. */
 int scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
 
@@ -98,9 +103,10 @@ void scan_note_made(struct scan *s);
 /* Whether the package node is a folder, or a link to one. */
 bool scan_pkg_is_dir(const struct grove_node *n);
 
-/* Lists the target folder dir (target-relative tpath, open as dfd) and what beneath it the
- * packages at pkgs reach, recording the target's links into the stow dir in s->pend. */
-int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
-		    const struct pkg_at *pkgs, size_t n_pkgs);
+/* Lists the target folder dir (target-relative tpath, open as dfd; on_mount: on the target's
+ * mount) and what beneath it the packages at pkgs reach, recording the target's links into the
+ * stow dir in s->pend. */
+int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount,
+		    const char *tpath, const struct pkg_at *pkgs, size_t n_pkgs);
 
 #endif

@@ -55,7 +55,7 @@ lazy_link(struct scan *s, struct grove_node *kid, const char *relpath)
 
 /* Lists the package folder dfd (stow-relative relpath) into node: its folders unlisted. */
 static int
-lazy_list(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
+lazy_list(struct scan *s, struct grove_node *node, int dfd, bool on_mount, const char *relpath)
 {
 	struct grove_dirent *ents = NULL;
 	size_t n = 0;
@@ -63,7 +63,7 @@ lazy_list(struct scan *s, struct grove_node *node, int dfd, const char *relpath)
 
 	if (grove_path_slashes(relpath) >= GROVE_TREE_MAX_DEPTH)
 		return GROVE_SCAN_BAIL;
-	r = grove_fs_list(dfd, &ents, &n, s->err);
+	r = grove_fs_list_flags(dfd, scan_stow_list_flags(s, on_mount), &ents, &n, s->err);
 	if (r < 0)
 		return grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,
 					  relpath);
@@ -111,6 +111,7 @@ grove_scan_pkg_folder(struct grove_world *w, const struct grove_root *stow, cons
 	struct scan s = { .w = w, .stow = stow, .o = &so, .err = err };
 	struct grove_node *n = grove_node_lookup(w->stow, relpath);
 	cleanup_fd int fd = -1;
+	bool on_mount;
 
 	if (!n) {
 		/* Made on the way as unlisted folders (model_path); a listed folder on the way
@@ -126,26 +127,27 @@ grove_scan_pkg_folder(struct grove_world *w, const struct grove_root *stow, cons
 	if (n->type != GROVE_FT_DIR)
 		return GROVE_SCAN_BAIL;
 	grove_node_drop_kids(n);
-	fd = grove_fs_open_dir_beneath(stow->fd, relpath, err);
+	fd = grove_fs_open_dir_beneath_mount(stow->fd, relpath, &on_mount, err);
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENOTDIR || fd == -ENOENT ? GROVE_SCAN_BAIL : fd;
-	return lazy_list(&s, n, fd, relpath);
+	return lazy_list(&s, n, fd, on_mount, relpath);
 }
 
 /* Reads the package folder dfd (at relpath) and every folder beneath it, keeping nothing. */
 static int
-lazy_check(struct scan *s, int dfd, const char *relpath)
+lazy_check(struct scan *s, int dfd, bool on_mount, const char *relpath)
 {
 	struct grove_node *tmp = grove_node_new("", GROVE_FT_DIR, NULL);
 	int r;
 
 	if (!tmp)
 		return scan_oom(s);
-	r = lazy_list(s, tmp, dfd, relpath);
+	r = lazy_list(s, tmp, dfd, on_mount, relpath);
 	for (size_t i = 0; i < tmp->n_kids && r == 0; i++) {
 		const struct grove_node *kid = tmp->kids[i];
 		cleanup_free char *kpath = NULL;
 		cleanup_fd int kfd = -1;
+		bool kid_on_mount;
 
 		if (kid->type != GROVE_FT_DIR)
 			continue;
@@ -154,13 +156,13 @@ lazy_check(struct scan *s, int dfd, const char *relpath)
 			r = scan_oom(s);
 			break;
 		}
-		kfd = grove_fs_open_dir_at(dfd, kid->name, s->err);
+		kfd = grove_fs_open_dir_at_mount(dfd, kid->name, &kid_on_mount, s->err);
 		if (kfd < 0) {
 			r = grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,
 					       kpath);
 			break;
 		}
-		r = lazy_check(s, kfd, kpath);
+		r = lazy_check(s, kfd, on_mount && kid_on_mount, kpath);
 	}
 	grove_node_free(tmp);
 	return r;
@@ -172,11 +174,12 @@ grove_scan_pkg_check(struct grove_world *w, const struct grove_root *stow, const
 {
 	struct grove_scan_opts so = { 0 };
 	struct scan s = { .w = w, .stow = stow, .o = &so, .err = err };
-	cleanup_fd int fd = grove_fs_open_dir_beneath(stow->fd, relpath, err);
+	bool on_mount;
+	cleanup_fd int fd = grove_fs_open_dir_beneath_mount(stow->fd, relpath, &on_mount, err);
 
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENOTDIR || fd == -ENOENT ? GROVE_SCAN_BAIL : fd;
-	return lazy_check(&s, fd, relpath);
+	return lazy_check(&s, fd, on_mount, relpath);
 }
 
 int
@@ -198,16 +201,17 @@ grove_scan_target_folder(struct grove_world *w, const struct grove_root *stow,
 	struct scan s = { .w = w, .stow = stow, .target = target, .o = &so, .err = err };
 	struct grove_node *n = grove_node_lookup(w->target, tpath);
 	cleanup_fd int fd = -1;
+	bool on_mount;
 	int r;
 
 	if (!n || n->orig_type != GROVE_FT_DIR)
 		return GROVE_SCAN_BAIL;
 	if (n->listed)
 		return 0;
-	fd = grove_fs_open_dir_beneath(target->fd, tpath[0] ? tpath : ".", err);
+	fd = grove_fs_open_dir_beneath_mount(target->fd, tpath[0] ? tpath : ".", &on_mount, err);
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENOTDIR || fd == -ENOENT ? GROVE_SCAN_BAIL : fd;
-	r = scan_target_dir(&s, n, fd, tpath, NULL, 0);
+	r = scan_target_dir(&s, n, fd, on_mount, tpath, NULL, 0);
 	/* What the folder's links into the stow dir point at (the model answered the others). */
 	if (r >= 0)
 		r = scan_note_pending(&s);

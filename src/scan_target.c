@@ -326,7 +326,7 @@ scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, stru
 }
 
 static int
-scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *tpath,
+scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, bool on_mount, const char *tpath,
 		  const char *kpath, const struct pkg_at *pkgs, size_t n_pkgs,
 		  const struct match_index *mi)
 {
@@ -385,12 +385,16 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, const char *t
 			goto out;
 		}
 		if (ns || s->o->full_target) {
-			cleanup_fd int kfd = grove_fs_open_dir_at(dfd, kid->name, s->err);
+			bool kid_on_mount;
+			cleanup_fd int kfd =
+				grove_fs_open_dir_at_mount(dfd, kid->name, &kid_on_mount, s->err);
+
 			if (kfd < 0)
 				r = grove_error_prefix(s->err, "read target folder '%s/%s'",
 						       s->target->path, kpath);
 			else
-				r = scan_target_dir(s, kid, kfd, kpath, sub, ns);
+				r = scan_target_dir(s, kid, kfd, on_mount && kid_on_mount, kpath,
+						    sub, ns);
 		}
 		free(sub);
 	}
@@ -468,7 +472,7 @@ lookup_entries(struct scan *s, int dfd, const struct pkg_at *pkgs, size_t n_pkgs
 }
 
 int
-scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpath,
+scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount, const char *tpath,
 		const struct pkg_at *pkgs, size_t n_pkgs)
 {
 	struct match_index mi = { 0 };
@@ -484,7 +488,8 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 	int r;
 
 	r = lookup ? lookup_entries(s, dfd, pkgs, n_pkgs, &ents, &n)
-		   : grove_fs_list(dfd, &ents, &n, s->err);
+		   : grove_fs_list_flags(dfd, scan_target_list_flags(s, on_mount), &ents, &n,
+					 s->err);
 	if (r == -ENOMEM && lookup)
 		return scan_oom(s);
 	if (r < 0)
@@ -527,7 +532,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, const char *tpa
 			break;
 		}
 		scan_note_made(s);
-		r = scan_target_entry(s, kid, dfd, tpath, kpath, pkgs, n_pkgs,
+		r = scan_target_entry(s, kid, dfd, on_mount, tpath, kpath, pkgs, n_pkgs,
 				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
 	}
 	grove_node_maker_done(&maker);
@@ -541,14 +546,16 @@ static int
 list_target_node(struct scan *s, struct grove_node *node, const char *tpath)
 {
 	cleanup_fd int fd = -1;
+	bool on_mount;
 
 	if (node->listed || node->orig_type != GROVE_FT_DIR)
 		return 0;
-	fd = grove_fs_open_dir_beneath(s->target->fd, tpath[0] ? tpath : ".", s->err);
+	fd = grove_fs_open_dir_beneath_mount(s->target->fd, tpath[0] ? tpath : ".", &on_mount,
+					     s->err);
 	if (fd < 0)
 		return grove_error_prefix(s->err, "read target folder '%s/%s'", s->target->path,
 					  tpath);
-	return scan_target_dir(s, node, fd, tpath, NULL, 0);
+	return scan_target_dir(s, node, fd, on_mount, tpath, NULL, 0);
 }
 
 int

@@ -50,6 +50,9 @@ struct grove_world {
 	size_t n_tneeds, cap_tneeds;
 	/* The scan stopped (-ECANCELED) at more package entries than grove_scan_opts.walk_above. */
 	bool too_big;
+	/* Whether the stow dir's and the target's mounts are read with GROVE_LIST_SHORT_END
+	 * (grove_fs_fills_listings, asked once): 0 not asked yet, 1 yes, -1 no. */
+	signed char stow_fills, target_fills;
 };
 
 void grove_world_init(struct grove_world *w);

@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "grove/fs.h"
@@ -645,6 +648,197 @@ test_fs_open_beneath_follow(void **state)
 			 -EXDEV);
 }
 
+/* Lists fd with and without GROVE_LIST_SHORT_END: the same entries, the same types. */
+static void
+assert_short_end_same(int fd, struct grove_error *err)
+{
+	struct grove_dirent *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+
+	assert_int_equal(grove_fs_list(fd, &a, &na, err), 0);
+	assert_int_equal(grove_fs_list_flags(fd, GROVE_LIST_SHORT_END, &b, &nb, err), 0);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_string_equal(a[i].name, b[i].name);
+		assert_int_equal(a[i].type, b[i].type);
+	}
+	grove_dirents_free(a, na);
+	grove_dirents_free(b, nb);
+}
+
+/*
+ * A listing read with GROVE_LIST_SHORT_END stops at the first read that leaves room for the
+ * longest entry (a 255-byte name: a 280-byte record). Folders of 117 to 120 entries with names
+ * of 255 bytes and, for the last 0 to 10 made, 252 bytes (272-byte records) end their first 32 KiB
+ * read at each place around the buffer's end, among them with 272 to 279 bytes left and a 280-byte
+ * record next (room for a 272 but not the longest: not the end). Each comes back whole, as
+ * listed to the end. Shorter names fill more reads. The test's folder is on ext4 or tmpfs,
+ * where the flag holds (grove_fs_fills_listings).
+ */
+static void
+test_fs_list_short_end(void **state)
+{
+	struct fx *fx = *state;
+	char name[NAME_MAX + 1], dir[32];
+
+	assert_true(grove_fs_fills_listings(fx->root.fd));
+	for (int count = 117; count <= 120; count++) {
+		for (int shorter = 0; shorter <= 10; shorter++) {
+			int fd;
+
+			snprintf(dir, sizeof(dir), "long%d-%d", count, shorter);
+			fd = grove_fs_mkdir(fx->root.fd, dir, 0755, &fx->err);
+			assert_true(fd >= 0);
+			for (int i = 0; i < count; i++) {
+				/* The last made: tmpfs lists newest first. */
+				size_t len = i >= count - shorter ? NAME_MAX - 3 : NAME_MAX;
+
+				memset(name, 'n', len);
+				name[len] = '\0';
+				memcpy(name, dir, 4);
+				name[4 + snprintf(name + 4, 8, "%04d", i)] = 'n';
+				assert_int_equal(grove_fs_link_create(fd, name, "x", &fx->err), 0);
+			}
+			assert_short_end_same(fd, &fx->err);
+			close(fd);
+		}
+	}
+	for (int len = 4; len <= 64; len += 20) {
+		int fd;
+
+		snprintf(dir, sizeof(dir), "len%d", len);
+		fd = grove_fs_mkdir(fx->root.fd, dir, 0755, &fx->err);
+		assert_true(fd >= 0);
+		for (int i = 0; i < 1500; i++) {
+			snprintf(name, sizeof(name), "%0*d", len, i);
+			assert_int_equal(grove_fs_link_create(fd, name, "x", &fx->err), 0);
+		}
+		assert_short_end_same(fd, &fx->err);
+		close(fd);
+	}
+}
+
+/* Which filesystems grove_fs_fills_listings answers yes for: tmpfs (/dev/shm) and the test's
+ * own folder, not procfs or sysfs. */
+static void
+test_fs_fills_listings(void **state)
+{
+	const char *no[] = { "/proc", "/sys" };
+	int fd = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_true(grove_fs_fills_listings(fd));
+	close(fd);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		fd = open(no[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		assert_true(fd >= 0);
+		assert_false(grove_fs_fills_listings(fd));
+		close(fd);
+	}
+	assert_false(grove_fs_fills_listings(-1));
+}
+
+/* In a child with its own mount namespace: root/mnt is a bind mount of outside/. Returns 0, or
+ * the line of the first check that failed, modulo 256 (77: no mount namespace here). */
+static int
+mount_checks(struct fx *fx)
+{
+	char *mnt = tu_path(fx->rootpath, "mnt"), *outside = tu_path(fx->dir, "outside");
+	struct grove_root root = { .fd = -1 };
+	struct grove_error err;
+	bool same = true;
+	int fd;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return 77;
+	/* The root is opened again: fx's fd is on the mounts of the namespace it was opened in. */
+	if (mount(outside, mnt, NULL, MS_BIND, NULL) < 0 ||
+	    grove_root_open(&root, fx->rootpath, &err) < 0)
+		return 1;
+#define CHECK(c)                         \
+	do {                             \
+		if (!(c))                \
+			return __LINE__; \
+	} while (0)
+	/* Across the mount: opened, and said to be on another mount. */
+	fd = grove_fs_open_dir_at_mount(root.fd, "mnt", &same, &err);
+	CHECK(fd >= 0 && !same);
+	close(fd);
+	fd = grove_fs_try_open_dir_at(root.fd, "mnt", &same);
+	CHECK(fd >= 0 && !same);
+	close(fd);
+	same = true;
+	fd = grove_fs_open_dir_beneath_mount(root.fd, "mnt", &same, &err);
+	CHECK(fd >= 0 && !same);
+	close(fd);
+	same = true;
+	fd = grove_fs_open_dir_beneath_mount(root.fd, "mnt/in", &same, &err);
+	CHECK(fd >= 0 && !same);
+	/* Beneath the mount, from a folder on it: the same mount. */
+	{
+		int kfd = grove_fs_open_dir_at_mount(fd, "deeper", &same, &err);
+
+		CHECK(kfd >= 0 && same);
+		close(kfd);
+	}
+	close(fd);
+	/* Beside it: the root's own mount. */
+	same = false;
+	fd = grove_fs_open_dir_at_mount(root.fd, "plain", &same, &err);
+	CHECK(fd >= 0 && same);
+	close(fd);
+	same = false;
+	fd = grove_fs_open_dir_beneath_mount(root.fd, "plain/sub", &same, &err);
+	CHECK(fd >= 0 && same);
+	close(fd);
+#undef CHECK
+	grove_root_release(&root);
+	free(mnt);
+	free(outside);
+	return 0;
+}
+
+/* grove_fs_open_dir_at_mount, grove_fs_try_open_dir_at and grove_fs_open_dir_beneath_mount
+ * tell a folder on the root's mount from one across a mount point, and fail as the opens they
+ * stand for. */
+static void
+test_fs_open_dir_mount(void **state)
+{
+	struct fx *fx = *state;
+	bool same = true;
+	pid_t pid;
+	int status, fd;
+
+	build(fx, "d mnt\nd plain\nd plain/sub\nd ../outside/in\nd ../outside/in/deeper\n"
+		  "f file x\nl link plain\nl out ../outside\n");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(mount_checks(fx));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip(); /* no mount namespace for this user: CI runs as root */
+	assert_int_equal(WEXITSTATUS(status), 0);
+
+	/* Failures are those of the opens without the mount check. */
+	assert_int_equal(grove_fs_open_dir_at_mount(fx->root.fd, "link", &same, &fx->err), -ELOOP);
+	assert_false(same);
+	assert_non_null(strstr(fx->err.msg, "it is a symlink"));
+	assert_int_equal(grove_fs_open_dir_at_mount(fx->root.fd, "file", &same, &fx->err),
+			 -ENOTDIR);
+	assert_int_equal(grove_fs_open_dir_at_mount(fx->root.fd, "none", &same, &fx->err), -ENOENT);
+	assert_int_equal(grove_fs_try_open_dir_at(fx->root.fd, "none", &same), -ENOENT);
+	assert_int_equal(grove_fs_open_dir_beneath_mount(fx->root.fd, "out/in", &same, &fx->err),
+			 -ELOOP);
+	assert_int_equal(
+		grove_fs_open_dir_beneath_mount(fx->root.fd, "../outside", &same, &fx->err),
+		-EXDEV);
+	fd = grove_fs_try_open_dir_at(fx->root.fd, "link", &same);
+	assert_true(fd == -ELOOP || fd == -ENOTDIR);
+}
+
 int
 main(void)
 {
@@ -669,6 +863,9 @@ main(void)
 		T(test_fs_list),
 		T(test_fs_list_many),
 		T(test_fs_list_scrambled_types),
+		T(test_fs_list_short_end),
+		T(test_fs_fills_listings),
+		T(test_fs_open_dir_mount),
 		T(test_fs_read_file_at),
 		T(test_fs_read_config_file),
 		T(test_fs_temp_name),
