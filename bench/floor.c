@@ -4,11 +4,14 @@
  * reads the op list names (package folders listed, target links read): the floor of any tool with
  * Stow's semantics, which must read what it links before it links it. */
 #include <errno.h>
+#include <linux/magic.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,8 +29,10 @@
  * and, with -s (bench/treeops.py's "reads" writes them, before the changes):
  *
  *     D <path>                a package folder listed: openat beneath the held stow dir fd,
- *                             getdents64 until it returns 0 (the only proof of a folder's end on
- *                             every filesystem), close
+ *                             getdents64 until it returns 0, or on ext4, tmpfs, XFS and btrfs
+ *                             until a read leaves room for the longest entry (their getdents64
+ *                             fills the buffer while entries are left: docs/architecture.md,
+ *                             "Reading folders"), close
  *     K <path>                readlinkat(tfd, path): a target link read, as a tool must before it
  *                             removes a link or keeps it as it is
  *
@@ -62,6 +67,9 @@ slurp(const char *path, size_t *ret_len)
 	return buf;
 }
 
+/* Whether the stow dir's filesystem fills a getdents64 buffer while entries are left. */
+static bool fills;
+
 /* Lists the folder PATH beneath SFD to its end; -1 with errno on failure. */
 static int
 list_folder(int sfd, const char *path)
@@ -74,7 +82,7 @@ list_folder(int sfd, const char *path)
 		return -1;
 	do
 		n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-	while (n > 0);
+	while (n > 0 && !(fills && (size_t)n + 280 <= sizeof(buf)));
 	close(fd);
 	return n < 0 ? -1 : 0;
 }
@@ -88,11 +96,16 @@ main(int argc, char **argv)
 	char lbuf[4096];
 
 	if (argc == 5 && strcmp(argv[1], "-s") == 0) {
+		struct statfs sf;
+
 		sfd = open(argv[2], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sfd < 0) {
 			fprintf(stderr, "floor: open '%s': %s\n", argv[2], strerror(errno));
 			return 1;
 		}
+		fills = fstatfs(sfd, &sf) == 0 &&
+			(sf.f_type == EXT4_SUPER_MAGIC || sf.f_type == TMPFS_MAGIC ||
+			 sf.f_type == XFS_SUPER_MAGIC || sf.f_type == BTRFS_SUPER_MAGIC);
 		argv += 2;
 		argc -= 2;
 	}
