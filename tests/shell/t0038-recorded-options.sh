@@ -120,7 +120,7 @@ check "undo puts back the options with the links: unstow and restow afterwards u
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" git tools
 rmdir "$H/bin" # left empty, as GNU Stow leaves a --no-folding package's folders
 expect_exit 0 "$GROVE" stow -d "$S" -t "$H" --dotfiles git
-sqlite3 "$GROVE_STATE_DIR/grove.db" "DELETE FROM txn_packages" || fail "cannot edit the log"
+sqlite3 "$GROVE_STATE_DIR/grove.db" "DELETE FROM txn_pkgs; DELETE FROM pkg_state" || fail "cannot edit the log"
 snapshot "$H"
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" git
 expect_err_empty

@@ -180,6 +180,100 @@ raw_int(const char *path, const char *sql)
 	return v;
 }
 
+/* ---- schema 10's package rows ---- */
+
+/*
+ * Turns the fixture's log back into what schema 10 wrote for its packages: every transaction's
+ * packages, read back through fx->j, one txn_packages row each, and pkg_latest pointing at each
+ * package's newest committed row (as schemas 9 and 10 kept it); no txn_pkgs or pkg_state.
+ * user_version is the caller's to set.
+ */
+static void
+pkgs_as_schema10(struct fx *fx, const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *ids = NULL, *ins = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(
+		sqlite3_exec(
+			db,
+			"BEGIN IMMEDIATE;"
+			"CREATE TABLE txn_packages (txn_id INTEGER NOT NULL REFERENCES txns(id),"
+			" stow_dir TEXT NOT NULL, package TEXT NOT NULL,"
+			" stowed INTEGER NOT NULL CHECK (stowed IN (0, 1)),"
+			" dotfiles INTEGER NOT NULL CHECK (dotfiles IN (0, 1)),"
+			" no_folding INTEGER NOT NULL CHECK (no_folding IN (0, 1)),"
+			" PRIMARY KEY (txn_id, stow_dir, package)) WITHOUT ROWID;"
+			"CREATE TABLE pkg_latest (target_id INTEGER NOT NULL,"
+			" stow_dir TEXT NOT NULL, package TEXT NOT NULL, txn_id INTEGER NOT NULL,"
+			" PRIMARY KEY (target_id, stow_dir, package)) WITHOUT ROWID;",
+			NULL, NULL, NULL),
+		SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT id FROM txns ORDER BY id", -1, &ids, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "INSERT INTO txn_packages VALUES (?1, ?2, ?3, ?4, ?5,"
+					    " ?6)",
+					    -1, &ins, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(ids) == SQLITE_ROW) {
+		int64_t txn = sqlite3_column_int64(ids, 0);
+		struct grove_journal_pkg *v = NULL;
+		size_t n = 0;
+
+		assert_int_equal(grove_journal_txn_pkgs(fx->j, txn, &v, &n, &fx->err), 0);
+		for (size_t i = 0; i < n; i++) {
+			sqlite3_bind_int64(ins, 1, txn);
+			sqlite3_bind_text(ins, 2, v[i].stow_dir, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ins, 3, v[i].package, -1, SQLITE_STATIC);
+			sqlite3_bind_int(ins, 4, v[i].layout.stowed);
+			sqlite3_bind_int(ins, 5, v[i].layout.dotfiles);
+			sqlite3_bind_int(ins, 6, v[i].layout.no_folding);
+			assert_int_equal(sqlite3_step(ins), SQLITE_DONE);
+			sqlite3_reset(ins);
+		}
+		grove_journal_pkgs_free(v, n);
+	}
+	sqlite3_finalize(ids);
+	sqlite3_finalize(ins);
+	assert_int_equal(sqlite3_exec(db,
+				      "INSERT INTO pkg_latest SELECT t.target_id, p.stow_dir,"
+				      " p.package, max(p.txn_id) FROM txn_packages p JOIN txns t"
+				      " ON t.id = p.txn_id WHERE t.state = 'committed'"
+				      " GROUP BY t.target_id, p.stow_dir, p.package;"
+				      "DROP TABLE txn_pkgs; DROP TABLE pkg_state; COMMIT",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* Replaces target tid's state for dir with one chunk (key first, count n, body of len bytes). */
+static void
+raw_state_put(const char *path, int64_t tid, const char *dir, const char *first, int64_t n,
+	      const void *body, size_t len)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "INSERT OR REPLACE INTO pkg_state VALUES (?1, ?2, ?3,"
+					    " ?4, ?5)",
+					    -1, &s, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_int64(s, 1, tid);
+	sqlite3_bind_text(s, 2, dir, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, first, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, n);
+	sqlite3_bind_blob(s, 5, body, (int)len, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+
 /* ---- schema 9's ops rows ---- */
 
 #define OPS9_TABLE                                                                             \
@@ -192,7 +286,8 @@ raw_int(const char *path, const char *sql)
 /*
  * Turns the fixture's log back into what schema 9 wrote for it: every transaction's ops, read back
  * through fx->j, one ops row each (seq from 0, the kind's name, recorded 1 or NULL, as grove wrote
- * them until schema 10), and no op_chunks. user_version is the caller's to set.
+ * them until schema 10), and no op_chunks; its packages as pkgs_as_schema10 leaves them.
+ * user_version is the caller's to set.
  */
 static void
 ops_as_schema9(struct fx *fx, const char *path)
@@ -200,6 +295,7 @@ ops_as_schema9(struct fx *fx, const char *path)
 	sqlite3 *db = NULL;
 	sqlite3_stmt *ids = NULL, *ins = NULL;
 
+	pkgs_as_schema10(fx, path); /* schemas 9 and 10 kept packages alike */
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_busy_timeout(db, 5000);
 	assert_int_equal(sqlite3_exec(db, "BEGIN IMMEDIATE;" OPS9_TABLE, NULL, NULL, NULL),
@@ -812,16 +908,18 @@ test_journal_pkgs_hostile(void **state)
 	char sql[256];
 
 	raw_exec(db, "PRAGMA busy_timeout = 5000");
-	snprintf(sql, sizeof(sql), "UPDATE txn_packages SET package = '../etc' WHERE txn_id = %lld",
-		 (long long)t1);
+	snprintf(sql, sizeof(sql),
+		 "UPDATE txn_pkgs SET body = X'012E2E2F65746300' WHERE txn_id = %lld",
+		 (long long)t1); /* "../etc" */
 	raw_exec(db, sql);
 	assert_int_equal(grove_journal_txn_pkgs(fx->j, t1, &v, &n, &fx->err), -GROVE_E_CONFIG);
 	assert_non_null(strstr(fx->err.msg, "not a single name"));
 	snprintf(sql, sizeof(sql),
-		 "UPDATE txn_packages SET package = 'vim', stow_dir = 's' WHERE txn_id = %lld",
+		 "UPDATE txn_pkgs SET body = X'0176696D00', stow_dir = 's' WHERE txn_id = %lld",
 		 (long long)t1);
 	raw_exec(db, sql);
 	assert_int_equal(grove_journal_txn_pkgs(fx->j, t1, &v, &n, &fx->err), -GROVE_E_CONFIG);
+	assert_non_null(strstr(fx->err.msg, "not an absolute path"));
 	assert_int_equal(n, 7); /* untouched on failure */
 
 	grove_plan_init(&p);
@@ -850,7 +948,7 @@ test_journal_migrates_pkgs(void **state)
 	raw_exec(db, "DROP TABLE txn_packages; DROP TABLE pkg_latest; PRAGMA user_version = 7;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
-	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_packages"), 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_pkgs"), 0);
 	fx->j = j;
 	assert_recorded(fx, fx->tid, "/s", "vim", 0, false, false, false, false);
 	log_pkgs(fx, fx->tid, NULL, names, &dot, 1, GROVE_TXN_COMMITTED);
@@ -973,22 +1071,27 @@ test_journal_pkgs_recorded_all(void **state)
 	raw_exec(db, "PRAGMA busy_timeout = 5000");
 	{
 		char sql[256];
+		/* vim set by txns[4] (plain), git by txns[7] (no folding); ids below 128: one
+		 * byte each. */
+		unsigned char body[] = { 0x05, 0, 'g', 'i', 't', 0, 0x01, 0, 'v', 'i', 'm', 0 };
 
-		/* Pointing back at an older transaction's row by hand: a later commit of txns[0]'s
-		 * packages (it is older) does not move it. */
-		snprintf(sql, sizeof(sql),
-			 "UPDATE txns SET state = 'intent' WHERE id = %lld;"
-			 " UPDATE pkg_latest SET txn_id = %lld WHERE package = 'vim' AND"
-			 " stow_dir = '/s'",
-			 (long long)txns[0], (long long)txns[4]);
+		assert_true(txns[7] < 128);
+		body[1] = (unsigned char)txns[7];
+		body[7] = (unsigned char)txns[4];
+		/* The state saying vim was set by an older transaction than txns[0]: a later commit
+		 * of txns[0]'s packages (it is older than either) moves neither. */
+		raw_state_put(db, fx->tid, "/s", "", 2, body, sizeof(body));
+		snprintf(sql, sizeof(sql), "UPDATE txns SET state = 'intent' WHERE id = %lld",
+			 (long long)txns[0]);
 		raw_exec(db, sql);
+		assert_int_equal(
+			grove_journal_finish(fx->j, txns[0], GROVE_TXN_COMMITTED, NULL, &fx->err),
+			0);
+		assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, false, false);
+		assert_recorded(fx, fx->tid, "/s", "git", 0, true, true, false, true);
+		/* The options are the state's: a package gone from it by hand is no record. */
+		raw_state_put(db, fx->tid, "/s", "", 1, body + 6, 6); /* vim only */
 	}
-	assert_int_equal(grove_journal_finish(fx->j, txns[0], GROVE_TXN_COMMITTED, NULL, &fx->err),
-			 0);
-	assert_recorded(fx, fx->tid, "/s", "vim", 0, true, true, false, false); /* txns[4]'s */
-	assert_recorded(fx, fx->tid, "/s", "git", 0, true, true, false, true);  /* txns[7]'s */
-	/* The options are txn_packages' rows: one gone by hand is no record. */
-	raw_exec(db, "DELETE FROM txn_packages WHERE package = 'git'");
 	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &v, &nv, &fx->err), 0);
 	assert_int_equal(nv, 1);
 	assert_string_equal(v[0].package, "vim");
@@ -996,8 +1099,7 @@ test_journal_pkgs_recorded_all(void **state)
 	grove_journal_pkgs_free(v, nv);
 	assert_recorded(fx, fx->tid, "/s", "git", 0, false, false, false, false);
 	/* Rows read back are input. */
-	raw_exec(db, "UPDATE pkg_latest SET package = '../x' WHERE package = 'vim';"
-		     " UPDATE txn_packages SET package = '../x' WHERE package = 'vim'");
+	raw_state_put(db, fx->tid, "/s", "", 1, "\x01\x01../x", 7);
 	nv = 7;
 	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &v, &nv, &fx->err),
 			 -GROVE_E_CONFIG);
@@ -1088,8 +1190,8 @@ test_journal_intent_refs(void **state)
 	free(db);
 }
 
-/* A log of schema 8 holding package rows: the migration to 9 drops the index by package, points
- * pkg_latest at each package's newest committed row, and every reader answers as before. */
+/* A log of schema 8 holding package rows: the migrations to 9 (the index by package dropped,
+ * pkg_latest filled) and on to 11 (both packed) keep every reader's answers. */
 static void
 test_journal_migrates_pkg_latest(void **state)
 {
@@ -1105,8 +1207,8 @@ test_journal_migrates_pkg_latest(void **state)
 	assert_non_null(after);
 	pkgs_answers(fx, txns, n, before);
 	owned_before = owned_str(fx, fx->tid);
-	assert_int_equal(raw_int(db, "SELECT count(*) FROM pkg_latest"), 4);
 	ops_as_schema9(fx, db);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM pkg_latest"), 4);
 	fx->j = grove_journal_close(fx->j);
 	raw_exec(db,
 		 "DROP TABLE pkg_latest;"
@@ -1118,7 +1220,9 @@ test_journal_migrates_pkg_latest(void **state)
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema"
 				     " WHERE name = 'txn_packages_package'"),
 			 0);
-	assert_int_equal(raw_int(db, "SELECT count(*) FROM pkg_latest"), 4);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema"
+				     " WHERE name IN ('pkg_latest', 'txn_packages')"),
+			 0);
 	pkgs_answers(fx, txns, n, after);
 	assert_string_equal(after, before);
 	owned_after = owned_str(fx, fx->tid);
@@ -1635,12 +1739,12 @@ test_journal_newer_version(void **state)
 	char want[128];
 
 	tu_build(fx->dir, "d newer\n");
-	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 11;"
+	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 12;"
 		     " CREATE TABLE future (x)");
-	snprintf(want, sizeof(want), "has schema version 11, newer than this grove (%d)",
+	snprintf(want, sizeof(want), "has schema version 12, newer than this grove (%d)",
 		 GROVE_JOURNAL_VERSION);
 	assert_open_refused(fx, "newer", -GROVE_E_CONFIG, want);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 11);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 12);
 	free(db);
 }
 
