@@ -471,8 +471,8 @@ state_read(struct grove_journal *j, int64_t target_id, const char *dir, const ch
 			why = "a chunk's first name is not a single name";
 		else if (!ret->n && strcmp(key, from) > 0)
 			why = "no chunk holds its first names";
-		else if (ret->n && strcmp(ret->v[ret->n - 1].key, key) >= 0)
-			why = "its chunks are out of order";
+		/* Keys come in increasing strcmp order: the primary key's (BINARY) order, for
+		 * texts without NUL bytes. */
 		if (why) {
 			r = state_refused(j, target_id, why, err);
 			goto fail;

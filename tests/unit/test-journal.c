@@ -1157,6 +1157,480 @@ test_journal_pkgs_many(void **state)
 	grove_plan_release(&p);
 }
 
+/* Every package's answer for the fixture's target and dir: "name=flags" in order, then each one
+ * looked up alone. */
+static void
+state_render(struct fx *fx, const char *dir, char *buf, size_t size)
+{
+	struct grove_journal_pkg *v = NULL;
+	size_t nv = 0, len = 0;
+
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, dir, &v, &nv, &fx->err), 0);
+	buf[0] = '\0';
+	for (size_t i = 0; i < nv; i++) {
+		struct grove_pkg_layout l;
+		bool f = false;
+
+		assert_int_equal(grove_journal_pkg_recorded(fx->j, fx->tid, dir, v[i].package, 0,
+							    &l, &f, &fx->err),
+				 0);
+		assert_true(f);
+		assert_int_equal(l.stowed, v[i].layout.stowed);
+		assert_int_equal(l.dotfiles, v[i].layout.dotfiles);
+		assert_int_equal(l.no_folding, v[i].layout.no_folding);
+		len += (size_t)snprintf(buf + len, size - len, "%s=%d%d%d ", v[i].package,
+					v[i].layout.stowed, v[i].layout.dotfiles,
+					v[i].layout.no_folding);
+		assert_true(len < size);
+	}
+	grove_journal_pkgs_free(v, nv);
+}
+
+/* Logs and commits packages names[lo..hi) (format "p%04zu") from dir with layout l. */
+static int64_t
+log_range(struct fx *fx, const char *dir, size_t lo, size_t hi, size_t step,
+	  struct grove_pkg_layout l)
+{
+	struct grove_journal_pkg *v = calloc(hi - lo + 1, sizeof(*v));
+	struct grove_plan p;
+	struct grove_journal_intent in = { .target_id = fx->tid, .command = "grove t", .plan = &p };
+	size_t n = 0;
+	int64_t id = 0;
+
+	assert_non_null(v);
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, NULL);
+	for (size_t i = lo; i < hi; i += step) {
+		v[n].stow_dir = (char *)dir;
+		v[n].package = malloc(8);
+		assert_non_null(v[n].package);
+		snprintf(v[n].package, 8, "p%04zu", i);
+		v[n++].layout = l;
+	}
+	in.pkgs = v;
+	in.n_pkgs = n;
+	assert_int_equal(grove_journal_begin_intent(fx->j, &in, &id, &fx->err), 0);
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+	for (size_t i = 0; i < n; i++)
+		free(v[i].package);
+	free(v);
+	grove_plan_release(&p);
+	return id;
+}
+
+/* The bodies of the state's chunks, "key:hex" each, for dir. */
+static char *
+chunks_str(struct fx *fx, const char *dir)
+{
+	char *db = tu_path(fx->state, "grove.db"), sql[256];
+	sqlite3 *h = NULL;
+	sqlite3_stmt *s = NULL;
+	size_t cap = 1 << 16, len = 0;
+	char *out = calloc(1, cap);
+
+	assert_non_null(out);
+	assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	snprintf(sql, sizeof(sql),
+		 "SELECT first, n, length(body), hex(body) FROM pkg_state WHERE target_id = %lld"
+		 " AND stow_dir = '%s' ORDER BY first",
+		 (long long)fx->tid, dir);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		len += (size_t)snprintf(out + len, cap - len, "%s:%lld:%lld:%s\n",
+					(const char *)sqlite3_column_text(s, 0),
+					(long long)sqlite3_column_int64(s, 1),
+					(long long)sqlite3_column_int64(s, 2),
+					(const char *)sqlite3_column_text(s, 3));
+		assert_true(len < cap);
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+	free(db);
+	return out;
+}
+
+static size_t
+lines_of(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Lines of a not in b. */
+static size_t
+lines_changed(const char *a, const char *b)
+{
+	size_t n = 0;
+
+	for (const char *l = a; *l;) {
+		const char *e = strchr(l, '\n');
+		char line[4096];
+
+		assert_true(e && (size_t)(e - l) < sizeof(line) - 1);
+		memcpy(line, l, (size_t)(e - l) + 1);
+		line[e - l + 1] = '\0';
+		n += strstr(b, line) == NULL;
+		l = e + 1;
+	}
+	return n;
+}
+
+/*
+ * A stow dir of many packages: its state is cut in chunks (none past PKGS_STATE_BYTES plus an
+ * entry), every package reads back alone and all together, a commit that changes one package
+ * rewrites one chunk, one that grows a chunk past the bound cuts it, and the newest transaction
+ * still wins across chunks.
+ */
+static void
+test_journal_pkgs_state_chunks(void **state)
+{
+	struct fx *fx = *state;
+	const struct grove_pkg_layout plain = { .stowed = true };
+	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
+	const struct grove_pkg_layout gone = { .stowed = false };
+	char *before, *after, *buf = calloc(1, 1 << 16);
+	size_t n0;
+
+	assert_non_null(buf);
+	log_range(fx, "/s", 0, 400, 2, plain); /* the even ones */
+	before = chunks_str(fx, "/s");
+	n0 = lines_of(before);
+	assert_true(n0 > 2);
+	for (const char *l = before; *l; l = strchr(l, '\n') + 1) {
+		long long len = 0;
+
+		assert_non_null(strchr(strchr(l, ':') + 1, ':'));
+		len = strtoll(strchr(strchr(l, ':') + 1, ':') + 1, NULL, 10);
+		assert_true(len > 0 && len <= 768 + 16);
+	}
+	state_render(fx, "/s", buf, 1 << 16);
+	assert_non_null(strstr(buf, "p0000=100 p0002=100 "));
+	assert_non_null(strstr(buf, "p0398=100 "));
+	assert_null(strstr(buf, "p0001"));
+
+	/* One package changed: one chunk rewritten, the others untouched. */
+	log_range(fx, "/s", 200, 201, 1, dot);
+	after = chunks_str(fx, "/s");
+	assert_int_equal(lines_of(after), n0);
+	assert_int_equal(lines_changed(after, before), 1);
+	state_render(fx, "/s", buf, 1 << 16);
+	assert_non_null(strstr(buf, "p0198=100 p0200=110 p0202=100 "));
+	free(before);
+	before = after;
+
+	/* The odd ones between 100 and 300: the chunks there grow past the bound and are cut. */
+	log_range(fx, "/s", 101, 300, 2, gone);
+	after = chunks_str(fx, "/s");
+	assert_true(lines_of(after) > n0);
+	state_render(fx, "/s", buf, 1 << 16);
+	assert_non_null(strstr(buf, "p0100=100 p0101=000 p0102=100 "));
+	assert_non_null(strstr(buf, "p0199=000 p0200=110 p0201=000 "));
+	assert_non_null(strstr(buf, "p0299=000 p0300=100 p0302=100 "));
+	{
+		size_t count = 0;
+
+		for (const char *c = buf; (c = strchr(c, '=')); c++)
+			count++;
+		assert_int_equal(count, 200 + 100);
+	}
+	free(before);
+	before = after;
+
+	/* Every package at once: all chunks rewritten, the newest transaction wins everywhere. */
+	log_range(fx, "/s", 0, 400, 1, dot);
+	state_render(fx, "/s", buf, 1 << 16);
+	for (size_t i = 0; i < 400; i += 37) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "p%04zu=110 ", i);
+		assert_non_null(strstr(buf, want));
+	}
+	assert_null(strstr(buf, "=100 "));
+	assert_null(strstr(buf, "=000 "));
+	free(before);
+	free(buf);
+}
+
+/* Sets transaction txn's package row for "/s" to n and body (len bytes; a text when text), and
+ * its stow dir to dir. */
+static void
+forge_txn(const char *db, int64_t txn, const char *dir, const char *n, const void *body, size_t len,
+	  bool text)
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *s = NULL;
+	char sql[256];
+
+	snprintf(sql, sizeof(sql),
+		 "UPDATE txn_pkgs SET stow_dir = ?1, n = %s, body = ?2 WHERE txn_id = %lld", n,
+		 (long long)txn);
+	assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+	sqlite3_busy_timeout(h, 5000);
+	assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_text(s, 1, dir, -1, SQLITE_STATIC);
+	if (text)
+		sqlite3_bind_text(s, 2, body, (int)len, SQLITE_STATIC);
+	else
+		sqlite3_bind_blob(s, 2, body, (int)len, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(s), SQLITE_DONE);
+	assert_int_equal(sqlite3_changes(h), 1);
+	sqlite3_finalize(s);
+	sqlite3_close(h);
+}
+
+#define B(s) s, sizeof(s) - 1
+
+/*
+ * Every body read back is checked whole before use (DESIGN.md invariant 8): each forged body
+ * below breaks one check, and every reader refuses it with one line naming the journal and the
+ * transaction (or the target); a sound body reads back.
+ */
+static void
+test_journal_pkgs_forged(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	const char *names[] = { "vim" };
+	const struct grove_pkg_layout dot = { .stowed = true, .dotfiles = true };
+	char long_name[300];
+	struct {
+		const char *n, *body;
+		size_t len;
+		bool text;
+		const char *dir, *why;
+	} txn_cases[] = {
+		{ "'x'", B("\x01vim"), false, "/s", "count is not a number" },
+		{ "1", B("\x01vim"), true, "/s", "body is not a blob" },
+		{ "0", B("\x01vim"), false, "/s", "count is out of range" },
+		{ "3", B("\x01vim"), false, "/s", "count is out of range" },
+		{ "2", B("\x01vim\0\x01"), false, "/s", "ends inside a package" },
+		{ "1", B("\x01vim\x01"), false, "/s", "ends inside a package" },
+		{ "2",
+		  B("\x01"
+		    "abcd\0"),
+		  false, "/s", "ends inside a package" },
+		{ "1", B("\x09vim"), false, "/s", "unknown flags" },
+		{ "1", long_name, sizeof(long_name), false, "/s", "name is too long" },
+		{ "1", B("\x01\0\0"), false, "/s", "not a single name" },
+		{ "1", B("\x01.\0"), false, "/s", "not a single name" },
+		{ "1", B("\x01..\0"), false, "/s", "not a single name" },
+		{ "1",
+		  B("\x01"
+		    "a/b\0"),
+		  false, "/s", "not a single name" },
+		{ "2",
+		  B("\x01"
+		    "b\0\x01"
+		    "a\0"),
+		  false, "/s", "out of order" },
+		{ "2",
+		  B("\x01"
+		    "a\0\x01"
+		    "a\0"),
+		  false, "/s", "out of order" },
+		{ "1",
+		  B("\x01"
+		    "a\0\x01"
+		    "b\0"),
+		  false, "/s", "more than its count" },
+		{ "1", B("\x01vim\0"), false, "s", "not an absolute path" },
+	};
+	struct {
+		const char *first, *body;
+		size_t len;
+		int64_t n;
+		const char *why;
+	} state_cases[][2] = {
+		{ { "", B("\x01\x00vim\0"), 1, "transaction is out of range" } },
+		{ { "", B("\x01\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01vim\0"), 1,
+		    "transaction is out of range" } },
+		{ { "", B("\x01\x80\x80"), 1, "transaction is out of range" } },
+		{ { "", B("\x01\x81\x80\x80\x80\x80\x80\x80\x80\x80\x00vim\0"), 1,
+		    "transaction is out of range" } },
+		{ { "", B("\x09\x01vim\0"), 1, "unknown flags" } },
+		{ { "m", B("\x01\x01z\0"), 1, "no chunk holds its first names" } },
+		{ { "",
+		    B("\x01\x01"
+		      "a\0"),
+		    1, NULL },
+		  { "m",
+		    B("\x01\x01"
+		      "b\0"),
+		    1, "out of order" } },
+		{ { "", B("\x01\x01z\0"), 1, NULL }, { "m", B("\x01\x01n\0"), 1, "out of order" } },
+		{ { "",
+		    B("\x01\x01"
+		      "a\0"),
+		    1, NULL },
+		  { "a/b", B("\x01\x01z\0"), 1, "first name" } },
+		{ { "",
+		    B("\x01\x01"
+		      "a\0\x01\x01"
+		      "b\0"),
+		    1, "more than its count" } },
+	};
+	int64_t t1 = log_pkgs(fx, fx->tid, NULL, names, &dot, 1, GROVE_TXN_COMMITTED);
+	int64_t t2 = log_pkgs(fx, fx->tid, NULL, names, &dot, 1, GROVE_TXN_COMMITTED);
+	int64_t t3 = log_pkgs(fx, fx->tid, NULL, names, &dot, 1, GROVE_TXN_INTENT);
+	char want[64];
+
+	long_name[0] = 1;
+	memset(long_name + 1, 'a', sizeof(long_name) - 2);
+	long_name[sizeof(long_name) - 1] = '\0';
+	raw_exec(db, "PRAGMA busy_timeout = 5000");
+	snprintf(want, sizeof(want), "transaction %lld, its packages: ", (long long)t1);
+	for (size_t i = 0; i < sizeof(txn_cases) / sizeof(txn_cases[0]); i++) {
+		struct grove_journal_pkg *v = NULL;
+		struct grove_pkg_layout l;
+		size_t n = 7;
+		bool f = false;
+
+		forge_txn(db, t1, txn_cases[i].dir, txn_cases[i].n, txn_cases[i].body,
+			  txn_cases[i].len, txn_cases[i].text);
+		if (grove_journal_txn_pkgs(fx->j, t1, &v, &n, &fx->err) != -GROVE_E_CONFIG ||
+		    !strstr(fx->err.msg, txn_cases[i].why) || !strstr(fx->err.msg, want) ||
+		    !strstr(fx->err.msg, db))
+			fail_msg("txn case %zu (%s): %s", i, txn_cases[i].why, fx->err.msg);
+		assert_int_equal(n, 7);
+		/* The history reads it whole too: before t2, t1 is the newest. */
+		if (strcmp(txn_cases[i].dir, "/s") != 0)
+			continue;
+		assert_int_equal(grove_journal_pkg_recorded(fx->j, fx->tid, "/s", "vim", t2, &l, &f,
+							    &fx->err),
+				 -GROVE_E_CONFIG);
+		assert_non_null(strstr(fx->err.msg, txn_cases[i].why));
+	}
+	/* A commit merges only a transaction's sound rows. */
+	forge_txn(db, t3, "/s", "1",
+		  B("\x01"
+		    "a/b\0"),
+		  false);
+	assert_int_equal(grove_journal_finish(fx->j, t3, GROVE_TXN_COMMITTED, NULL, &fx->err),
+			 -GROVE_E_CONFIG);
+	assert_non_null(strstr(fx->err.msg, "not a single name"));
+	{
+		struct grove_txn t;
+
+		assert_int_equal(grove_journal_get(fx->j, t3, &t, &fx->err), 0);
+		assert_int_equal(t.state, GROVE_TXN_INTENT);
+		grove_txn_release(&t);
+	}
+	forge_txn(db, t1, "/s", "2",
+		  B("\x01"
+		    "a\0\x04vim\0"),
+		  false);
+	{
+		struct grove_journal_pkg *v = NULL;
+		size_t n = 0;
+
+		assert_int_equal(grove_journal_txn_pkgs(fx->j, t1, &v, &n, &fx->err), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(v[1].package, "vim");
+		assert_true(v[1].layout.no_folding && !v[1].layout.stowed);
+		grove_journal_pkgs_free(v, n);
+	}
+
+	snprintf(want, sizeof(want), "the packages recorded for target %lld: ", (long long)fx->tid);
+	for (size_t i = 0; i < sizeof(state_cases) / sizeof(state_cases[0]); i++) {
+		struct grove_journal_pkg *v = NULL;
+		size_t n = 7;
+		const char *why =
+			state_cases[i][1].first ? state_cases[i][1].why : state_cases[i][0].why;
+
+		raw_exec(db, "DELETE FROM pkg_state");
+		for (int k = 0; k < 2 && state_cases[i][k].first; k++)
+			raw_state_put(db, fx->tid, "/s", state_cases[i][k].first,
+				      state_cases[i][k].n, state_cases[i][k].body,
+				      state_cases[i][k].len);
+		if (grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &v, &n, &fx->err) !=
+			    -GROVE_E_CONFIG ||
+		    !strstr(fx->err.msg, why) || !strstr(fx->err.msg, want))
+			fail_msg("state case %zu (%s): %s", i, why, fx->err.msg);
+		assert_int_equal(n, 0);
+	}
+	/* A sound state reads back, across its chunks. */
+	raw_exec(db, "DELETE FROM pkg_state");
+	raw_state_put(db, fx->tid, "/s", "", 1,
+		      B("\x03\x01"
+			"a\0"));
+	raw_state_put(db, fx->tid, "/s", "m", 2, B("\x05\x81\x01m\0\x01\x02z\0"));
+	assert_recorded(fx, fx->tid, "/s", "a", 0, true, true, true, false);
+	assert_recorded(fx, fx->tid, "/s", "m", 0, true, true, false, true);
+	assert_recorded(fx, fx->tid, "/s", "z", 0, true, true, false, false);
+	assert_recorded(fx, fx->tid, "/s", "b", 0, false, false, false, false);
+	free(db);
+}
+#undef B
+
+/*
+ * A log of schema 10 (a row per package and a pointer per package): the migration packs every
+ * transaction's rows and the latest state, and every reader answers as before. A row of no
+ * transaction and a pointer at no row are dropped; a row no reader accepted is still refused.
+ */
+static void
+test_journal_migrates_pkgs_packed(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_journal_pkg *v = NULL;
+	int64_t txns[8], bad;
+	size_t n = pkgs_history(fx, txns), nv = 0;
+	char *before = calloc(1, 16384), *after = calloc(1, 16384);
+	char *big_before = calloc(1, 1 << 16), *big_after = calloc(1, 1 << 16);
+	const struct grove_pkg_layout nofold = { .stowed = true, .no_folding = true };
+
+	assert_non_null(before);
+	assert_non_null(after);
+	assert_non_null(big_before);
+	assert_non_null(big_after);
+	log_range(fx, "/big", 0, 300, 1, nofold);
+	log_range(fx, "/big", 100, 150, 1, (struct grove_pkg_layout){ .dotfiles = true });
+	pkgs_answers(fx, txns, n, before);
+	state_render(fx, "/big", big_before, 1 << 16);
+	pkgs_as_schema10(fx, db);
+	raw_exec(db, "PRAGMA foreign_keys = OFF;"
+		     "INSERT INTO txn_packages VALUES (999, '/s', 'orphan', 1, 0, 0);"
+		     "INSERT INTO pkg_latest VALUES (1, '/s', 'ghost', 998);"
+		     "INSERT INTO txns (target_id, state, command, started) VALUES (1,"
+		     " 'committed', 'x', 0);"
+		     "INSERT INTO txn_packages VALUES ((SELECT max(id) FROM txns), '/x',"
+		     " CAST(X'6100' AS TEXT), 1, 0, 0);"
+		     "PRAGMA user_version = 10;");
+	bad = raw_int(db, "SELECT max(id) FROM txns");
+	fx->j = grove_journal_close(fx->j);
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	fx->j = j;
+	grove_root_release(&fx->sroot);
+	fx->sroot = root;
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema"
+				     " WHERE name IN ('pkg_latest', 'txn_packages')"),
+			 0);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_pkgs WHERE txn_id = 999"), 0);
+	assert_true(raw_int(db, "SELECT count(*) FROM pkg_state WHERE stow_dir = '/big'") > 1);
+	pkgs_answers(fx, txns, n, after);
+	assert_string_equal(after, before);
+	state_render(fx, "/big", big_after, 1 << 16);
+	assert_string_equal(big_after, big_before);
+	assert_non_null(strstr(big_after, "p0099=101 p0100=010 "));
+	assert_int_equal(grove_journal_pkgs_recorded(fx->j, fx->tid, "/s", &v, &nv, &fx->err), 0);
+	for (size_t i = 0; i < nv; i++)
+		assert_string_not_equal(v[i].package, "ghost");
+	grove_journal_pkgs_free(v, nv);
+	assert_int_equal(grove_journal_txn_pkgs(fx->j, bad, &v, &nv, &fx->err), -GROVE_E_CONFIG);
+	assert_non_null(strstr(fx->err.msg, "not a single name"));
+	free(before);
+	free(after);
+	free(big_before);
+	free(big_after);
+	free(db);
+}
+
 /* An intent is logged without SQLite's foreign-key checks, so its transaction row checks its own
  * references: a target or a transaction to undo the log does not have is refused, and nothing
  * is logged. The checks are on again for the next write transaction: an alternatives group of
@@ -2954,6 +3428,9 @@ main(void)
 		T(test_journal_migrates_pkgs),
 		T(test_journal_pkgs_recorded_all),
 		T(test_journal_pkgs_many),
+		T(test_journal_pkgs_state_chunks),
+		T(test_journal_pkgs_forged),
+		T(test_journal_migrates_pkgs_packed),
 		T(test_journal_intent_refs),
 		T(test_journal_migrates_pkg_latest),
 		T(test_journal_target),
