@@ -646,6 +646,72 @@ recorded_before(struct grove_journal *j, int64_t target_id, const char *stow_dir
 }
 
 int
+grove_journal_pkgs_recorded_before(struct grove_journal *j, int64_t target_id, int64_t before,
+				   struct grove_journal_pkg *v, size_t n, struct grove_error *err)
+{
+	cleanup_free struct pkg_ent *e = NULL;
+	cleanup_free bool *done = calloc(n + 1, sizeof(*done));
+	size_t ecap = 0;
+	int r = 0;
+
+	if (!done)
+		return grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
+	for (size_t i = 0; i < n; i++)
+		memset(&v[i].layout, 0, sizeof(v[i].layout));
+	if (!target_id)
+		return 0; /* a target the log does not know yet */
+	/* One walk of the history per stow dir, newest first, until each package has its record. */
+	for (size_t d = 0; d < n && r >= 0; d++) {
+		cleanup_stmt sqlite3_stmt *s = NULL;
+		const char *dir = v[d].stow_dir;
+		size_t want = 0;
+		int rc = SQLITE_DONE;
+
+		if (done[d])
+			continue;
+		for (size_t i = d; i < n; i++)
+			want += !done[i] && !strcmp(v[i].stow_dir, dir);
+		r = grove_journal_stmt(j, ST_PKG_RECORDED, &s, err);
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(s, 1, target_id);
+		bind_text(s, 2, dir);
+		sqlite3_bind_int64(s, 3, before);
+		while (want && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+			struct body_in b;
+			const char *why = body_open(s, 1, &b);
+
+			if (!why && ents_reserve(&e, &ecap, (size_t)b.n) < 0)
+				return grove_error_errno(err, -ENOMEM, "read journal '%s'",
+							 j->name);
+			if (!why)
+				why = body_decode(&b, false, NULL, NULL, e);
+			if (why)
+				return txn_refused(j, sqlite3_column_int64(s, 0), why, err);
+			for (size_t i = d; i < n; i++) {
+				const struct pkg_ent *hit;
+
+				if (done[i] || strcmp(v[i].stow_dir, dir) != 0)
+					continue;
+				hit = ents_find(e, (size_t)b.n, v[i].package);
+				if (hit) {
+					v[i].layout = layout_of(hit->flags);
+					done[i] = true;
+					want--;
+				}
+			}
+		}
+		if (want && rc != SQLITE_DONE)
+			return grove_journal_fail(j, rc, err, "read");
+		/* The rest of this dir's packages have no record: done with them. */
+		for (size_t i = d; i < n; i++)
+			if (!done[i] && !strcmp(v[i].stow_dir, dir))
+				done[i] = true;
+	}
+	return r;
+}
+
+int
 grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
 			   const char *package, int64_t before, struct grove_pkg_layout *ret,
 			   bool *ret_found, struct grove_error *err)

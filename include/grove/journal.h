@@ -227,6 +227,16 @@ int grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const
 			       bool *ret_found, struct grove_error *err);
 
 /*
+ * grove_journal_pkg_recorded (before > 0) for each of v[0..n) at once, by its stow_dir and
+ * package: v[i].layout becomes its newest record among target_id's committed transactions before
+ * `before`, or zero when there is none. The history is walked once per stow dir, newest first,
+ * until every package has its record.
+ */
+int grove_journal_pkgs_recorded_before(struct grove_journal *j, int64_t target_id, int64_t before,
+				       struct grove_journal_pkg *v, size_t n,
+				       struct grove_error *err);
+
+/*
  * grove_journal_pkg_recorded (before 0) for every package from stow_dir the log records in
  * target_id, in one query: the packages (stow_dir NULL in each) in strcmp order of their
  * names, each with its newest committed row. A package name read back that is not a single

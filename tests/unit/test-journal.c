@@ -995,6 +995,34 @@ pkgs_answers(struct fx *fx, const int64_t *txns, size_t n, char *buf)
 				    l.no_folding);
 			}
 	}
+	/* All of them at once, both dirs mixed: what each asked alone answers. */
+	for (size_t b = 0; b < n; b++) {
+		struct grove_journal_pkg all[8];
+		char line[64];
+		const char *at;
+
+		for (size_t k = 0; k < 8; k++) {
+			all[k].stow_dir = (char *)dirs[k % 2];
+			all[k].package = (char *)pkgs[k / 2];
+			all[k].layout = (struct grove_pkg_layout){ true, true, true };
+		}
+		assert_int_equal(grove_journal_pkgs_recorded_before(fx->j, fx->tid, txns[b], all, 8,
+								    &fx->err),
+				 0);
+		for (size_t k = 0; k < 8; k++) {
+			snprintf(line, sizeof(line), "%s %s <%lld: ", dirs[k % 2], pkgs[k / 2],
+				 (long long)txns[b]);
+			assert_non_null(strstr(buf, line));
+			at = strstr(buf, line);
+			assert_non_null(at);
+			at += strlen(line) + 2; /* past "found " */
+			snprintf(line, sizeof(line), "%d%d%d\n", all[k].layout.stowed,
+				 all[k].layout.dotfiles, all[k].layout.no_folding);
+			if (strncmp(at, line, 4) != 0)
+				fail_msg("all at once: %s %s before %lld: %.4s, alone %.4s",
+					 dirs[k % 2], pkgs[k / 2], (long long)txns[b], line, at);
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct grove_txn t;
 
