@@ -445,16 +445,27 @@ state_refused(struct grove_journal *j, int64_t target_id, const char *why, struc
 			       j->name, target_id, why);
 }
 
+/* Frees the chunks held in c. */
+static void
+chunks_drop(struct chunks *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].copy);
+	c->n = 0;
+}
+
 /*
  * The chunks of target_id's state for dir that hold the names from `from` to `to` (NULL: to the
  * end), in order, and the key of the chunk after them. A chunk holds the names from its key up to
- * the next chunk's; the first chunk's key is "". Keys are checked here, bodies by body_decode.
+ * the next chunk's; the first chunk's key is "". Keys are checked here, bodies by body_decode. The
+ * chunks before the one holding `from` are stepped over.
  */
 static int
 state_read(struct grove_journal *j, int64_t target_id, const char *dir, const char *from,
 	   const char *to, struct chunks *ret, struct grove_error *err)
 {
 	cleanup_stmt sqlite3_stmt *s = NULL;
+	bool first = true;
 	int rc, r = grove_journal_stmt(j, ST_PKG_STATE_GET, &s, err);
 
 	memset(ret, 0, sizeof(*ret));
@@ -462,14 +473,13 @@ state_read(struct grove_journal *j, int64_t target_id, const char *dir, const ch
 		return r;
 	sqlite3_bind_int64(s, 1, target_id);
 	bind_text(s, 2, dir);
-	bind_text(s, 3, from);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *key = column_text(s, 0, NAME_MAX + 1), *why = NULL;
 		struct chunk *c;
 
 		if (!key || (*key && !grove_path_is_name(key)))
 			why = "a chunk's first name is not a single name";
-		else if (!ret->n && strcmp(key, from) > 0)
+		else if (first && *key)
 			why = "no chunk holds its first names";
 		/* Keys come in increasing strcmp order: the primary key's (BINARY) order, for
 		 * texts without NUL bytes. */
@@ -477,7 +487,10 @@ state_read(struct grove_journal *j, int64_t target_id, const char *dir, const ch
 			r = state_refused(j, target_id, why, err);
 			goto fail;
 		}
-		if (ret->n && to && strcmp(key, to) > 0) {
+		first = false;
+		if (strcmp(key, from) <= 0) {
+			chunks_drop(ret); /* a chunk before the one holding `from` */
+		} else if (to && strcmp(key, to) > 0) {
 			memcpy(ret->next, key, strlen(key) + 1);
 			ret->has_next = true;
 			break;
@@ -854,8 +867,11 @@ grove_journal_pkgs_commit_txn(struct grove_journal *j, int64_t txn, struct grove
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	cleanup_free struct pkg_ent *e = NULL;
 	size_t ecap = 0;
-	int rc, r = grove_journal_stmt(j, ST_PKG_TXN_GET, &s, err);
+	int64_t target_id = 0;
+	int rc, r = grove_journal_query_id(j, ST_PKG_TXN_TARGET, txn, &target_id, err);
 
+	if (r >= 0)
+		r = grove_journal_stmt(j, ST_PKG_TXN_GET, &s, err);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(s, 1, txn);
@@ -868,7 +884,7 @@ grove_journal_pkgs_commit_txn(struct grove_journal *j, int64_t txn, struct grove
 		if (ecap < (size_t)b.n)
 			return grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
 		/* The entries point into this row's body, valid until the next step. */
-		r = state_merge(j, sqlite3_column_int64(s, 3), dir, txn, e, (size_t)b.n, err);
+		r = state_merge(j, target_id, dir, txn, e, (size_t)b.n, err);
 		if (r < 0)
 			return r;
 	}
