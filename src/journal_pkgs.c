@@ -573,16 +573,16 @@ grove_journal_pkgs_recorded(struct grove_journal *j, int64_t target_id, const ch
 		return r;
 	for (size_t i = 0; i < c.n; i++)
 		total += (size_t)c.v[i].b.n;
-	if (total) {
-		v = calloc(total, sizeof(*v));
-		if (!v) {
-			r = grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
-			goto out;
-		}
+	if (!total)
+		goto out; /* nothing recorded */
+	v = calloc(total, sizeof(*v));
+	if (!v) {
+		r = grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
+		goto out;
 	}
 	for (size_t i = 0; i < c.n && r >= 0; i++) {
 		r = chunk_decode(j, target_id, &c, i, &e, &ecap, err);
-		for (int64_t k = 0; r >= 0 && k < c.v[i].b.n; k++) {
+		for (int64_t k = 0; r >= 0 && k < c.v[i].b.n && n < total; k++) {
 			v[n].package = strdup(e[k].name);
 			v[n].layout = layout_of(e[k].flags);
 			if (!v[n++].package)
