@@ -23,12 +23,12 @@
 #define OPS_CHUNK_OPS   1024
 #define OPS_CHUNK_BYTES ((size_t)16 * 1024)
 
-/* A transaction's package rows (txn_packages) are logged PKGS_BATCH rows per INSERT for
- * PKGS_BATCH_MIN packages or more: every run of a statement has a fixed cost, and preparing the
- * batch costs about what a few dozen single rows do. */
-#define PKGS_BATCH     16
-#define PKGS_BATCH_MIN 32
-#define PKGS_COLUMNS   6
+/* A target's latest committed package state (schema 11, docs/journal.md "Packages") is kept in
+ * chunks of names: one whose body grows past PKGS_STATE_BYTES is cut in even pieces when it is
+ * written, so a commit that changes one package rewrites one small row (a b-tree leaf's cell stays
+ * under SQLite's ~1,000-byte local payload limit for 4 KiB pages: no overflow pages) whatever the
+ * count of packages. */
+#define PKGS_STATE_BYTES 768
 
 /* The statements grove runs, prepared once per connection and reused. */
 enum stmt_id {
@@ -60,12 +60,11 @@ enum stmt_id {
 	ST_ALT_TXN_PUT,
 	ST_ALT_TXN_GET,
 	ST_PKG_PUT,
-	ST_PKG_PUT_BATCH,
 	ST_PKG_TXN_GET,
+	ST_PKG_TXN_TARGET,
 	ST_PKG_RECORDED,
-	ST_PKG_LATEST_GET,
-	ST_PKG_LATEST_ALL,
-	ST_PKG_LATEST_PUT,
+	ST_PKG_STATE_GET,
+	ST_PKG_STATE_PUT,
 	ST_COUNT,
 };
 
@@ -193,8 +192,12 @@ int grove_journal_alt_commit_txn(struct grove_journal *j, int64_t txn, struct gr
 int grove_journal_pkgs_put(struct grove_journal *j, int64_t txn, const struct grove_journal_pkg *v,
 			   size_t n, struct grove_error *err);
 
-/* journal_pkgs.c: points pkg_latest at a committing transaction's package rows (inside the
- * caller's write transaction, the one that marks it committed). */
+/* journal_pkgs.c: merges a committing transaction's packages into its target's latest state
+ * (inside the caller's write transaction, the one that marks it committed). */
 int grove_journal_pkgs_commit_txn(struct grove_journal *j, int64_t txn, struct grove_error *err);
+
+/* journal_pkgs.c: schema 10's txn_packages and pkg_latest rows packed as schema 11's (the step
+ * after migrations[10]'s SQL, inside the migration's transaction); drops both tables. */
+int grove_journal_pkgs_to_packed(struct grove_journal *j, struct grove_error *err);
 
 #endif

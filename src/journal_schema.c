@@ -179,6 +179,23 @@ static const char *const migrations[] = {
 	"  n INTEGER NOT NULL,"
 	"  body BLOB NOT NULL,"
 	"  PRIMARY KEY (txn_id, first_seq)) WITHOUT ROWID;",
+	/* 10 -> 11: a transaction's packages packed in one row per stow dir, and each target's
+	 * latest committed state packed in chunks of names (docs/journal.md, "Packages"): a row
+	 * per package cost a fifth of a stow of many packages. The rows are packed in C
+	 * (migrate_step below) and txn_packages and pkg_latest go. */
+	"CREATE TABLE txn_pkgs ("
+	"  txn_id INTEGER NOT NULL REFERENCES txns(id),"
+	"  stow_dir TEXT NOT NULL,"
+	"  n INTEGER NOT NULL,"
+	"  body BLOB NOT NULL,"
+	"  PRIMARY KEY (txn_id, stow_dir)) WITHOUT ROWID;"
+	"CREATE TABLE pkg_state ("
+	"  target_id INTEGER NOT NULL,"
+	"  stow_dir TEXT NOT NULL,"
+	"  first TEXT NOT NULL,"
+	"  n INTEGER NOT NULL,"
+	"  body BLOB NOT NULL,"
+	"  PRIMARY KEY (target_id, stow_dir, first)) WITHOUT ROWID;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))
@@ -258,6 +275,8 @@ migrate_step(struct grove_journal *j, int64_t v, struct grove_error *err)
 
 	if (r >= 0 && v == 9)
 		r = grove_journal_ops_to_chunks(j, err);
+	if (r >= 0 && v == 10)
+		r = grove_journal_pkgs_to_packed(j, err);
 	return r;
 }
 

@@ -49,30 +49,29 @@ grove_session_revert_pkgs(struct grove_session *s, const int64_t *txns, size_t n
 		if (!first || txns[i] < first)
 			first = txns[i];
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		struct grove_journal_pkg *v = NULL;
-		size_t nv = 0;
+		struct grove_journal_pkg *v = NULL, *na;
+		/* One transaction's rows are distinct: only the earlier ones' are compared. */
+		size_t nv = 0, n_before = n_acc;
 
 		r = grove_journal_txn_pkgs(s->journal, txns[i], &v, &nv, err);
-		for (size_t k = 0; k < nv && r >= 0; k++) {
-			struct grove_journal_pkg *na;
-			bool found;
-
-			if (has_pkg(acc, n_acc, &v[k]))
-				continue;
-			na = realloc(acc, (n_acc + 1) * sizeof(*na));
-			if (!na) {
+		if (r >= 0 && nv) {
+			na = realloc(acc, (n_acc + nv) * sizeof(*na));
+			if (!na)
 				r = grove_error_set(err, -ENOMEM, "out of memory");
-				break;
-			}
-			acc = na;
+			else
+				acc = na;
+		}
+		for (size_t k = 0; k < nv && r >= 0; k++) {
+			if (has_pkg(acc, n_before, &v[k]))
+				continue;
 			acc[n_acc++] = v[k];
 			memset(&v[k], 0, sizeof(v[k]));
-			r = grove_journal_pkg_recorded(
-				s->journal, s->target_id, acc[n_acc - 1].stow_dir,
-				acc[n_acc - 1].package, first, &acc[n_acc - 1].layout, &found, err);
 		}
 		grove_journal_pkgs_free(v, nv);
 	}
+	if (r >= 0)
+		r = grove_journal_pkgs_recorded_before(s->journal, s->target_id, first, acc, n_acc,
+						       err);
 	if (r < 0) {
 		grove_journal_pkgs_free(acc, n_acc);
 		return r;

@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 10
+#define GROVE_JOURNAL_VERSION 11
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -144,10 +144,9 @@ int grove_journal_begin(struct grove_journal *j, int64_t target_id, const char *
 			const struct grove_plan *plan, int64_t *ret_txn, struct grove_error *err);
 
 /*
- * A package a transaction stows or unstows (schema v7): the stow dir (canonical path) it is
- * stowed from, and the layout options it was stowed with, which later commands on it use
- * (docs/stow.md, "Recorded options"). stowed is false when the transaction leaves it
- * unstowed.
+ * A package a transaction stows or unstows (schema v8, packed since v11): the stow dir (canonical
+ * path) it is stowed from, and the layout options it was stowed with, which later commands on it
+ * use (docs/stow.md, "Recorded options"). stowed is false when the transaction leaves it unstowed.
  */
 struct grove_pkg_layout {
 	bool stowed;
@@ -211,9 +210,10 @@ int grove_journal_stream_close(struct grove_journal *j, struct grove_journal_str
 			       struct grove_error *err);
 void grove_journal_stream_cancel(struct grove_journal *j);
 
-/* The packages txn records, ordered by (stow_dir, package). Nothing read back is trusted: a
- * package that is not a single name, or a stow dir that is not an absolute path shorter than
- * PATH_MAX, is -GROVE_E_CONFIG naming the transaction. */
+/* The packages txn records, ordered by (stow_dir, package). Nothing read back is trusted: a body
+ * that fails its checks (docs/journal.md, "Packages": a package that is not a single name, out of
+ * order, unknown flags, a count that does not match), or a stow dir that is not an absolute path
+ * shorter than PATH_MAX, is -GROVE_E_CONFIG naming the transaction. */
 int grove_journal_txn_pkgs(struct grove_journal *j, int64_t txn, struct grove_journal_pkg **ret,
 			   size_t *ret_n, struct grove_error *err);
 
@@ -225,6 +225,16 @@ int grove_journal_txn_pkgs(struct grove_journal *j, int64_t txn, struct grove_jo
 int grove_journal_pkg_recorded(struct grove_journal *j, int64_t target_id, const char *stow_dir,
 			       const char *package, int64_t before, struct grove_pkg_layout *ret,
 			       bool *ret_found, struct grove_error *err);
+
+/*
+ * grove_journal_pkg_recorded (before > 0) for each of v[0..n) at once, by its stow_dir and
+ * package: v[i].layout becomes its newest record among target_id's committed transactions before
+ * `before`, or zero when there is none. The history is walked once per stow dir, newest first,
+ * until every package has its record.
+ */
+int grove_journal_pkgs_recorded_before(struct grove_journal *j, int64_t target_id, int64_t before,
+				       struct grove_journal_pkg *v, size_t n,
+				       struct grove_error *err);
 
 /*
  * grove_journal_pkg_recorded (before 0) for every package from stow_dir the log records in

@@ -120,7 +120,7 @@ check "undo puts back the options with the links: unstow and restow afterwards u
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" git tools
 rmdir "$H/bin" # left empty, as GNU Stow leaves a --no-folding package's folders
 expect_exit 0 "$GROVE" stow -d "$S" -t "$H" --dotfiles git
-sqlite3 "$GROVE_STATE_DIR/grove.db" "DELETE FROM txn_packages" || fail "cannot edit the log"
+sqlite3 "$GROVE_STATE_DIR/grove.db" "DELETE FROM txn_pkgs; DELETE FROM pkg_state" || fail "cannot edit the log"
 snapshot "$H"
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" git
 expect_err_empty
@@ -128,6 +128,27 @@ expect_unchanged "$H"
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" --dotfiles git
 expect_tree "$H" ""
 check "a package whose record predates the log's packages table: no recorded options, as before"
+
+# ---- a forged record is a corrupt log: exit 78, one line, nothing changed ----
+expect_exit 0 "$GROVE" stow -d "$S" -t "$H" --dotfiles git
+# The state's chunk holding git with a name that is not one ("../x"); then the transaction's row.
+sqlite3 "$GROVE_STATE_DIR/grove.db" "UPDATE pkg_state SET n = 1, body = X'01012E2E2F7800'" ||
+	fail "cannot edit the log"
+snapshot "$H"
+expect_exit 78 "$GROVE" unstow -d "$S" -t "$H" git
+expect_err_line "journal '.*grove\.db': the packages recorded for target [0-9]+: a package that is not a single name"
+expect_unchanged "$H"
+sqlite3 "$GROVE_STATE_DIR/grove.db" "DELETE FROM pkg_state;
+	UPDATE txn_pkgs SET body = X'0962697400' WHERE txn_id = (SELECT max(txn_id) FROM txn_pkgs)" ||
+	fail "cannot edit the log"
+expect_exit 78 "$GROVE" undo -t "$H"
+expect_err_line "journal '.*grove\.db': transaction [0-9]+, its packages: a package with unknown flags"
+expect_unchanged "$H"
+sqlite3 "$GROVE_STATE_DIR/grove.db" "UPDATE txn_pkgs SET body = X'0367697400'
+	WHERE txn_id = (SELECT max(txn_id) FROM txn_pkgs)" || fail "cannot edit the log"
+expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" --dotfiles git
+expect_tree "$H" ""
+check "a forged package record (the state's or a transaction's): exit 78 naming the journal, nothing changed"
 
 # ---- grove apply: the manifest's options are given options; a change is a restow ----
 M=$ROOT/grove.yaml
