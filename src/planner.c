@@ -654,13 +654,24 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 static void unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 			    const char *target_subdir, const struct known *kn);
 
+/* What unstow_folder_contents knows of an entry it hands to unstow_node: the package's node at
+ * the entry (NULL: looked up; in compat, not needed), and the part after the stow dir of the
+ * entry's package path from the target (join3(stow_path, package, pkg_subpath) stripped of
+ * stow_path + "/", NULL when it does not start so) when mine_known; else unstow_link_node joins
+ * it. */
+struct unstow_entry {
+	struct grove_node *src;
+	const char *mine_rest;
+	bool mine_known;
+};
+
 /* t: the target's node at target_subpath, a link in folder target_subdir; pkg_root: the
  * package's path from the target (the stow dir's path joined with package). Not inlined: its
  * buffers are not to sit in the frames of the recursive walk. */
 static __attribute__((noinline)) void
 unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		 const char *pkg_subpath, const char *target_subdir, const char *target_subpath,
-		 struct grove_node *t)
+		 struct grove_node *t, const struct unstow_entry *e)
 {
 	cleanup_free char *existing_path = NULL;
 	cleanup_free char *pkg_path = NULL;
@@ -679,13 +690,16 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		return;
 	case VIEW_OWNER_STOW:
 		/* mine: join3(stow_path, package, pkg_subpath), as below. */
-		if (grove_path_join_names_into(pkg_root, pkg_subpath, mine, sizeof(mine)) < 0)
+		if (e->mine_known)
+			mine_rest = e->mine_rest;
+		else if (grove_path_join_names_into(pkg_root, pkg_subpath, mine, sizeof(mine)) < 0)
 			break;
+		else
+			mine_rest = grove_path_strip_prefix(mine, p->w->stow_path);
 		/* Removed either way when it is the package's: Stow's -e of it, below, finds the
 		 * entry the package's listing holds (no part of the stow dir to ask for) except
 		 * in compat, whose listing is the target's. The link's path is the stow dir's,
 		 * '/', then rest (buf may not hold it: a kept answer). */
-		mine_rest = grove_path_strip_prefix(mine, p->w->stow_path);
 		same = mine_rest && strcmp(mine_rest, rest) == 0;
 		if ((same && !p->o->compat) || !view_stow_rest_exists(p, rest) || same)
 			view_unlink_node(t);
@@ -830,12 +844,14 @@ fold_tree(struct planner *p, const char *target_subdir, struct grove_node *dir,
 	view_do_link(p, pkg_subpath, target_subdir);
 }
 
-/* t: the target's node at target_subpath (NULL: nothing there), in folder target_subdir. */
+/* t: the target's node at target_subpath (NULL: nothing there), in folder target_subdir; kn: the
+ * glues known of the entry's folder (struct known's, for the folder inside). */
 static void
 unstow_node(struct planner *p, const char *package, const char *pkg_root, const char *pkg_subpath,
-	    const char *target_subdir, const char *target_subpath, struct grove_node *t)
+	    const char *target_subdir, const char *target_subpath, struct grove_node *t,
+	    const struct unstow_entry *e, bool glue_p, bool glue_t)
 {
-	struct grove_node *src;
+	struct grove_node *src = NULL;
 	struct known kn;
 	cleanup_free char *fold = NULL;
 
@@ -843,12 +859,14 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 		return;
 	if (t->type == GROVE_FT_LINK) {
 		unstow_link_node(p, package, pkg_root, pkg_subpath, target_subdir, target_subpath,
-				 t);
+				 t, e);
 		return;
 	}
 	if (t->type != GROVE_FT_DIR)
 		return;
-	src = view_pkg_node(p, package, pkg_subpath);
+	/* compat's listing is the target's: the package's node is not asked for. */
+	if (!p->o->compat)
+		src = e->src ? e->src : view_pkg_node(p, package, pkg_subpath);
 	if (!p->o->compat && (!src || view_follow_type(src) != GROVE_FT_DIR)) {
 		/*
 		 * A folder where the package has a file: Stow dies here
@@ -858,7 +876,11 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 		return;
 	}
 	/* In compat the folder's listing is the target's (t), else the package's (src). */
-	kn = (struct known){ .pdir = p->o->compat ? NULL : src, .tdir = t, .root = pkg_root };
+	kn = (struct known){ .pdir = p->o->compat ? NULL : src,
+			     .tdir = t,
+			     .root = pkg_root,
+			     .glue_p = glue_p,
+			     .glue_t = glue_t };
 	unstow_contents(p, package, pkg_subpath, target_subpath, &kn);
 	fold = foldable(p, target_subpath, t);
 	if (fold)
@@ -929,7 +951,8 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 }
 
 /* kn: what the caller holds (pdir: the folder's listing, the package's node or in compat the
- * target's; tdir: the target's node at target_subdir; root: the package's path from the target). */
+ * target's; tdir: the target's node at target_subdir; root: the package's path from the target;
+ * the glues known). */
 static void
 unstow_folder_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		       const char *target_subdir, const struct known *kn)
@@ -940,8 +963,9 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	cleanup_free char *root_heap = NULL;
 	const char *pkg_root;
 	cleanup_free char *scratch_own = NULL;
-	char *scratch;
-	size_t tcap, pcap;
+	char *scratch, *mine;
+	size_t tcap, pcap, mcap, tlen, plen, rlen, sl, mlen = 0, moff = 0;
+	bool top, glue_p, glue_t, glue_m, mine_in = false;
 	/* An entry's joins that do not fit scratch and its --dotfiles names: one of each at a time
 	 * (each join frees the last), freed once for the folder. */
 	cleanup_free char *owned_name = NULL;
@@ -979,25 +1003,60 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	if (!kn->root)
 		root_heap = grove_path_join(p->w->stow_path, package);
 	pkg_root = kn->root ? kn->root : root_heap;
-	/* Each entry's two paths in one buffer for the folder (an entry name is at most NAME_MAX
-	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate. */
-	tcap = strlen(target_subdir) + NAME_MAX + 8;
-	pcap = strlen(pkg_subdir) + NAME_MAX + 8;
-	scratch = frame_bytes(p, tcap + pcap, &scratch_own);
-	if (!kids || !pkg_root || !scratch) {
+	if (!kids || !pkg_root) {
 		oom(p);
 		return;
+	}
+	/* Each entry's two paths in one buffer for the folder (an entry name is at most NAME_MAX
+	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate.
+	 * Then the entry's package path from the target (unstow_link_node's mine): the folder's
+	 * glued with the name when the folder's is plain. */
+	top = !pkg_subdir[0] || strcmp(pkg_subdir, ".") == 0;
+	tlen = strlen(target_subdir);
+	plen = strlen(pkg_subdir);
+	rlen = strlen(pkg_root);
+	tcap = tlen + NAME_MAX + 8;
+	pcap = plen + NAME_MAX + 8;
+	mcap = rlen + plen + NAME_MAX + 8;
+	scratch = frame_bytes(p, tcap + pcap + mcap, &scratch_own);
+	if (!scratch) {
+		oom(p);
+		return;
+	}
+	glue_p = kn->glue_p || grove_path_glues(pkg_subdir, NULL);
+	glue_t = kn->glue_t || grove_path_glues(target_subdir, NULL);
+	/* join3(stow_path, package, pkg_subdir/name) is pkg_root/pkg_subdir/name (pkg_root/name at
+	 * the top) for a plain name when this holds; its part after stow_path + "/" starts at moff
+	 * (a name holds no '/': no other prefix of it is stow_path + "/"). */
+	glue_m = grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
+	mine = scratch + tcap + pcap;
+	if (glue_m) {
+		memcpy(mine, pkg_root, rlen);
+		mlen = rlen;
+		if (!top) {
+			mine[mlen++] = '/';
+			memcpy(mine + mlen, pkg_subdir, plen);
+			mlen += plen;
+		}
+		mine[mlen] = '/';
+		sl = strlen(p->w->stow_path);
+		mine_in = sl <= mlen && memcmp(mine, p->w->stow_path, sl) == 0 && mine[sl] == '/';
+		moff = mine_in ? sl + 1 : 0;
 	}
 	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name, *pkg_name = name, *tname = name;
 		const char *tpath, *pkg_path;
+		size_t len = strlen(name), pkg_len = len, tname_len = len;
+		struct unstow_entry e = { .src = p->o->compat ? NULL : *k };
+		bool plain_p;
 
 		/* compat walks the disk listing: entries made by this plan are not on it. */
 		if (p->o->compat && (*k)->orig_type == GROVE_FT_NONE)
 			continue;
 		/* The ignore lists see the entry's own name, before --dotfiles renames it. */
-		tpath = grove_path_entry(target_subdir, name, scratch, tcap, &heap_tpath);
+		tpath = grove_path_glue(target_subdir, tlen, glue_t, name, len, scratch, tcap,
+					&heap_tpath);
 		if (!tpath) {
 			oom(p);
 			return;
@@ -1008,25 +1067,40 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 			free(owned_name);
 			owned_name = grove_dotfile_unadjust(name);
 			pkg_name = owned_name;
+			pkg_len = pkg_name ? strlen(pkg_name) : 0;
 		} else if (p->o->dotfiles) {
 			free(adj);
 			adj = grove_dotfile_adjust(name);
 			if (adj && strcmp(adj, name) != 0) {
 				tname = adj;
-				tpath = grove_path_entry(target_subdir, tname, scratch, tcap,
-							 &heap_tpath);
+				tname_len = strlen(adj);
+				tpath = grove_path_glue(target_subdir, tlen, glue_t, tname,
+							tname_len, scratch, tcap, &heap_tpath);
 			}
 		}
-		pkg_path = pkg_name ? grove_path_entry(pkg_subdir, pkg_name, scratch + tcap, pcap,
-						       &heap_pkg_path)
+		pkg_path = pkg_name ? grove_path_glue(pkg_subdir, plen, glue_p, pkg_name, pkg_len,
+						      scratch + tcap, pcap, &heap_pkg_path)
 				    : NULL;
 		if (!pkg_path || !tpath || (p->o->dotfiles && !p->o->compat && !adj)) {
 			oom(p);
 			return;
 		}
-		/* The entry's target node: tdir's entry tname is the node at tpath. */
-		unstow_node(p, package, pkg_root, pkg_path, target_subdir, tpath,
-			    tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath));
+		plain_p = grove_path_plain_name(pkg_name, pkg_len);
+		/* mine within PATH_MAX, as unstow_link_node's join needs it. */
+		if (glue_m && plain_p && mlen + 1 + pkg_len < PATH_MAX &&
+		    mlen + 1 + pkg_len < mcap) {
+			memcpy(mine + mlen + 1, pkg_name, pkg_len + 1);
+			e.mine_rest = mine_in ? mine + moff : NULL;
+			e.mine_known = true;
+		}
+		/* The entry's target node: tdir's entry tname is the node at tpath. An entry with a
+		 * plain name glues when its folder does (or is the top). */
+		unstow_node(
+			p, package, pkg_root, pkg_path, target_subdir, tpath,
+			tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath), &e,
+			plain_p && (top || glue_p),
+			grove_path_plain_name(tname, tname_len) &&
+				(glue_t || !target_subdir[0] || strcmp(target_subdir, ".") == 0));
 	}
 	if (!p->o->compat)
 		cleanup_invalid_links(p, target_subdir, tdir);
