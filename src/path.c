@@ -307,6 +307,48 @@ join_link_into(const char *dir, const char *link, char *buf, size_t size)
 	return (int)(keep + lr);
 }
 
+bool
+grove_path_link_prefix(const char *dir, const char *prefix, size_t len)
+{
+	const char *c = dir, *r = prefix, *end = prefix + len;
+	size_t k = 0;
+
+	/* dir as join_link_into takes it. */
+	if (*c == '/')
+		return false;
+	while (*c) {
+		const char *s = c;
+
+		if (c[0] == '.' && (c[1] == '/' || !c[1] || c[1] == '.'))
+			return false;
+		while (*c && *c != '/')
+			c++;
+		if (c == s || (*c && !*++c))
+			return false;
+	}
+	/* prefix: "" or components that each end with '/', some ".." then names. */
+	if (len && end[-1] != '/')
+		return false;
+	while (end - r >= 3 && r[0] == '.' && r[1] == '.' && r[2] == '/') {
+		r += 3;
+		k++;
+	}
+	if (k >= 64)
+		return false;
+	while (r < end) {
+		const char *s = r;
+
+		if (r[0] == '.' && (r[1] == '/' || (r[1] == '.' && r[2] == '/')))
+			return false;
+		while (*r != '/')
+			r++;
+		if (r == s)
+			return false;
+		r++;
+	}
+	return true;
+}
+
 int
 grove_path_join_into(const char *a, const char *b, char *buf, size_t size)
 {
@@ -339,6 +381,29 @@ plain_names(const char *s)
 			return false;
 		if (!*e)
 			return true;
+		c = e + 1;
+	}
+}
+
+bool
+grove_path_plain_names(const char *s)
+{
+	return plain_names(s);
+}
+
+size_t
+grove_path_plain_len(const char *s)
+{
+	const char *c = s;
+
+	for (;;) {
+		const char *e = strchrnul(c, '/');
+		size_t n = (size_t)(e - c);
+
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		if (!*e)
+			return (size_t)(e - s);
 		c = e + 1;
 	}
 }

@@ -773,6 +773,30 @@ view_link_memo_release(struct link_memo *m)
 	*m = (struct link_memo){ 0 };
 }
 
+/*
+ * view_owner_in of n's text as scanned in its folder dir (view_owner_in's "" for "."), from the
+ * planner's owner_prefix when it holds for n: VIEW_OWNER_STOW and *ret_rest in n's text, or
+ * VIEW_OWNER_SLOW (not known so). The prefix was found good for the join (grove_path_link_prefix)
+ * with the folder's path as then spelt: dir, a path of the same node, is that one when of the
+ * same length (the tree's walk skips only empty and "." components, which a clean path has none
+ * of).
+ */
+static enum view_owner
+owner_by_prefix(struct planner *p, const char *dir, const struct grove_node *n, size_t size,
+		const char **ret_rest)
+{
+	const struct owner_prefix *o = &p->own;
+	const char *rest = n->orig_link + o->len;
+	size_t rl;
+
+	if (!o->dir || o->dir != n->parent || o->gen != grove_tree_generation() ||
+	    strncmp(n->orig_link, o->prefix, o->len) != 0 || !(rl = grove_path_plain_len(rest)) ||
+	    strlen(p->w->stow_path) + 1 + rl >= size || strlen(dir) != o->dir_len)
+		return VIEW_OWNER_SLOW;
+	*ret_rest = rest;
+	return VIEW_OWNER_STOW;
+}
+
 enum view_owner
 view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n, char *buf,
 		   size_t size, const char **ret_rest)
@@ -780,6 +804,8 @@ view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_n
 	struct link_fact *f = memo_find(p->links, n);
 	enum view_owner o;
 	size_t tl = 0, rl = 0;
+	const char *dir = dir_path[0] == '.' && !dir_path[1] ? "" : dir_path;
+	bool joined = false;
 
 	if (f && f->rest == LINK_REST_FOREIGN)
 		return VIEW_OWNER_NONE;
@@ -787,9 +813,13 @@ view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_n
 		*ret_rest = n->orig_link + f->rest;
 		return VIEW_OWNER_STOW;
 	}
-	o = view_owner_in(p, dir_path, n->orig_link, buf, size, ret_rest);
-	if (o == VIEW_OWNER_SLOW || !p->links)
-		return o;
+	/* The links of one folder mostly share the part of their text up to the package: joined
+	 * once (the join's result is the stow dir's path, '/', then what follows). */
+	o = owner_by_prefix(p, dir, n, size, ret_rest);
+	if (o == VIEW_OWNER_SLOW) {
+		o = view_owner_in(p, dir, n->orig_link, buf, size, ret_rest);
+		joined = true;
+	}
 	if (o == VIEW_OWNER_STOW) {
 		/* Kept when the rest is the text's own end (as for every link Stow makes). */
 		tl = strlen(n->orig_link);
@@ -797,7 +827,15 @@ view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_n
 		if (rl > tl || memcmp(n->orig_link + tl - rl, *ret_rest, rl) != 0 ||
 		    tl >= UINT32_MAX - 1)
 			return o;
+		if (joined && n->parent && grove_path_link_prefix(dir, n->orig_link, tl - rl))
+			p->own = (struct owner_prefix){ .dir = n->parent,
+							.gen = grove_tree_generation(),
+							.prefix = n->orig_link,
+							.len = tl - rl,
+							.dir_len = strlen(dir) };
 	}
+	if (o == VIEW_OWNER_SLOW || !p->links)
+		return o;
 	f = memo_take(p->links, n);
 	if (f)
 		f->rest = o == VIEW_OWNER_NONE ? LINK_REST_FOREIGN : (uint32_t)(tl - rl);
