@@ -60,8 +60,10 @@ struct known {
 	/* Known to glue (false: not known, checked): grove_path_glues(pkg_subdir, NULL),
 	 * grove_path_glues(target_subdir, NULL), and root relative with
 	 * grove_path_glues(root, pkg_subdir) (NULL for "."). A folder's entry with a plain name
-	 * glues when its folder does (or is the top): its path is the folder's, "/", the name. */
-	bool glue_p, glue_t, glue_f;
+	 * glues when its folder does (or is the top): its path is the folder's, "/", the name.
+	 * glue_m (unstow's): grove_path_glues(root, pkg_subdir) (NULL for "."), root relative or
+	 * not. */
+	bool glue_p, glue_t, glue_f, glue_m;
 };
 
 /* The package's folder pkg_subdir (its node dir, or NULL: looked up), read whole, for
@@ -849,7 +851,7 @@ fold_tree(struct planner *p, const char *target_subdir, struct grove_node *dir,
 static void
 unstow_node(struct planner *p, const char *package, const char *pkg_root, const char *pkg_subpath,
 	    const char *target_subdir, const char *target_subpath, struct grove_node *t,
-	    const struct unstow_entry *e, bool glue_p, bool glue_t)
+	    const struct unstow_entry *e, bool glue_p, bool glue_t, bool glue_m)
 {
 	struct grove_node *src = NULL;
 	struct known kn;
@@ -880,7 +882,8 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 			     .tdir = t,
 			     .root = pkg_root,
 			     .glue_p = glue_p,
-			     .glue_t = glue_t };
+			     .glue_t = glue_t,
+			     .glue_m = glue_m };
 	unstow_contents(p, package, pkg_subpath, target_subpath, &kn);
 	fold = foldable(p, target_subpath, t);
 	if (fold)
@@ -1028,7 +1031,7 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	/* join3(stow_path, package, pkg_subdir/name) is pkg_root/pkg_subdir/name (pkg_root/name at
 	 * the top) for a plain name when this holds; its part after stow_path + "/" starts at moff
 	 * (a name holds no '/': no other prefix of it is stow_path + "/"). */
-	glue_m = grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
+	glue_m = kn->glue_m || grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
 	mine = scratch + tcap + pcap;
 	if (glue_m) {
 		memcpy(mine, pkg_root, rlen);
@@ -1100,7 +1103,8 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 			tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath), &e,
 			plain_p && (top || glue_p),
 			grove_path_plain_name(tname, tname_len) &&
-				(glue_t || !target_subdir[0] || strcmp(target_subdir, ".") == 0));
+				(glue_t || !target_subdir[0] || strcmp(target_subdir, ".") == 0),
+			plain_p && glue_m);
 	}
 	if (!p->o->compat)
 		cleanup_invalid_links(p, target_subdir, tdir);

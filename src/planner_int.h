@@ -56,6 +56,15 @@ struct planner {
 		const char *prefix;
 		size_t len, dir_len;
 	} own;
+	/* markers_here's answers for the folders it last looked at (while the tree's generation is
+	 * gen): whether each holds .stow and .nonstow on disk. Stow asks it of a shared folder for
+	 * every package it stows or unstows there. */
+	struct marks_memo {
+		const struct grove_node *dir;
+		unsigned long gen;
+		bool stow, nonstow;
+	} marks[8];
+	unsigned n_marks;
 	/* The recursive walks' per-folder buffers (stow_contents_known, unstow_contents), one set
 	 * per depth below PLANNER_FRAMES, kept for the run where each folder allocated its own:
 	 * planner_release frees them. */

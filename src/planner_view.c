@@ -655,11 +655,23 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 {
 	size_t off;
 	const struct grove_node *top = NULL;
+	unsigned long gen = grove_tree_generation();
+	struct marks_memo *m;
 
 	if (!n) {
 		n = grove_node_walk(p->w->target, path, &off);
 		if (path[off])
 			return false;
+	}
+	/* What the scan found does not change while planning: an answer stays good until a node
+	 * is freed. */
+	for (size_t i = 0; i < sizeof(p->marks) / sizeof(p->marks[0]); i++) {
+		m = &p->marks[i];
+		if (m->dir == n && m->gen == gen) {
+			*ret_stow = m->stow;
+			*ret_nonstow = m->nonstow;
+			return true;
+		}
 	}
 	for (const struct grove_node *a = n; a; a = a->parent)
 		if (a->orig_type != GROVE_FT_DIR)
@@ -668,6 +680,10 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 		return false;
 	*ret_stow = !top && disk_has_kid(n, ".stow");
 	*ret_nonstow = !top && disk_has_kid(n, ".nonstow");
+	m = &p->marks[p->n_marks++ % (sizeof(p->marks) / sizeof(p->marks[0]))];
+	*m = (struct marks_memo){
+		.dir = n, .gen = gen, .stow = *ret_stow, .nonstow = *ret_nonstow
+	};
 	return true;
 }
 
@@ -797,15 +813,14 @@ owner_by_prefix(struct planner *p, const char *dir, const struct grove_node *n, 
 	return VIEW_OWNER_STOW;
 }
 
-enum view_owner
-view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n, char *buf,
-		   size_t size, const char **ret_rest)
+/* view_scanned_owner with n's slot f in the memo (NULL: none), taken already. */
+static enum view_owner
+scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n,
+	      struct link_fact *f, char *buf, size_t size, const char **ret_rest)
 {
-	struct link_fact *f = memo_find(p->links, n);
 	enum view_owner o;
-	size_t tl = 0, rl = 0;
+	size_t tl, rl;
 	const char *dir = dir_path[0] == '.' && !dir_path[1] ? "" : dir_path;
-	bool joined = false;
 
 	if (f && f->rest == LINK_REST_FOREIGN)
 		return VIEW_OWNER_NONE;
@@ -815,11 +830,12 @@ view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_n
 	}
 	/* The links of one folder mostly share the part of their text up to the package: joined
 	 * once (the join's result is the stow dir's path, '/', then what follows). */
-	o = owner_by_prefix(p, dir, n, size, ret_rest);
-	if (o == VIEW_OWNER_SLOW) {
-		o = view_owner_in(p, dir, n->orig_link, buf, size, ret_rest);
-		joined = true;
+	if (owner_by_prefix(p, dir, n, size, ret_rest) == VIEW_OWNER_STOW) {
+		if (f && p->own.len < UINT32_MAX - 1)
+			f->rest = (uint32_t)p->own.len;
+		return VIEW_OWNER_STOW;
 	}
+	o = view_owner_in(p, dir, n->orig_link, buf, size, ret_rest);
 	if (o == VIEW_OWNER_STOW) {
 		/* Kept when the rest is the text's own end (as for every link Stow makes). */
 		tl = strlen(n->orig_link);
@@ -827,19 +843,25 @@ view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_n
 		if (rl > tl || memcmp(n->orig_link + tl - rl, *ret_rest, rl) != 0 ||
 		    tl >= UINT32_MAX - 1)
 			return o;
-		if (joined && n->parent && grove_path_link_prefix(dir, n->orig_link, tl - rl))
+		if (n->parent && grove_path_link_prefix(dir, n->orig_link, tl - rl))
 			p->own = (struct owner_prefix){ .dir = n->parent,
 							.gen = grove_tree_generation(),
 							.prefix = n->orig_link,
 							.len = tl - rl,
 							.dir_len = strlen(dir) };
+		if (f)
+			f->rest = (uint32_t)(tl - rl);
+	} else if (o == VIEW_OWNER_NONE && f) {
+		f->rest = LINK_REST_FOREIGN;
 	}
-	if (o == VIEW_OWNER_SLOW || !p->links)
-		return o;
-	f = memo_take(p->links, n);
-	if (f)
-		f->rest = o == VIEW_OWNER_NONE ? LINK_REST_FOREIGN : (uint32_t)(tl - rl);
 	return o;
+}
+
+enum view_owner
+view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n, char *buf,
+		   size_t size, const char **ret_rest)
+{
+	return scanned_owner(p, dir_path, n, memo_take(p->links, n), buf, size, ret_rest);
 }
 
 enum link_state
@@ -862,14 +884,14 @@ view_link_state_of(struct planner *p, const char *dir_path, const char *text)
 enum link_state
 view_link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
 {
-	struct link_fact *f = memo_find(p->links, n);
+	struct link_fact *f = memo_take(p->links, n);
 	char buf[PATH_MAX];
 	const char *rest;
 	enum link_state s;
 
 	if (f && f->state != LINK_SLOW)
 		return f->state;
-	switch (view_scanned_owner(p, dir_path, n, buf, sizeof(buf), &rest)) {
+	switch (scanned_owner(p, dir_path, n, f, buf, sizeof(buf), &rest)) {
 	case VIEW_OWNER_NONE:
 		s = LINK_FOREIGN;
 		break;
@@ -881,7 +903,7 @@ view_link_state(struct planner *p, const char *dir_path, const struct grove_node
 	}
 	/* A need recorded while answering (the stow dir read in part) makes the plan start
 	 * again; its answers are not kept. */
-	if (!p->incomplete && (f = memo_take(p->links, n)))
+	if (!p->incomplete && f)
 		f->state = s;
 	return s;
 }

@@ -246,8 +246,22 @@ index_rebuild(struct grove_node *node, size_t cap)
 static bool
 named(const struct grove_node *kid, const char *s, size_t n)
 {
-	/* strncmp, not memcmp: it stops at the end of a shorter name, memcmp may read past it. */
-	return strncmp(kid->name, s, n) == 0 && kid->name[n] == '\0';
+	const char *a = kid->name;
+
+	/* Byte by byte, not memcmp: a shorter name ends at its NUL (no byte of s is one), memcmp
+	 * may read past it. Names are short, and most that differ do in their first bytes: no
+	 * call. */
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != s[i])
+			return false;
+	return a[n] == '\0';
+}
+
+/* Whether kid is called name. */
+static inline bool
+named_str(const struct grove_node *kid, const char *name)
+{
+	return kid->name[0] == name[0] && strcmp(kid->name, name) == 0;
 }
 
 /* grove_node_child for a name given as n bytes, not NUL-terminated (a path's component). */
@@ -275,14 +289,14 @@ grove_node_child(const struct grove_node *node, const char *name)
 	if (node->index) {
 		size_t i = grove_hash_str(name) & (node->index_cap - 1);
 		while (node->index[i]) {
-			if (strcmp(node->index[i]->name, name) == 0)
+			if (named_str(node->index[i], name))
 				return node->index[i];
 			i = (i + 1) & (node->index_cap - 1);
 		}
 		return NULL;
 	}
 	for (size_t i = 0; i < node->n_kids; i++)
-		if (strcmp(node->kids[i]->name, name) == 0)
+		if (named_str(node->kids[i], name))
 			return node->kids[i];
 	return NULL;
 }
