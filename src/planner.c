@@ -926,7 +926,8 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 		if (n->orig_type != GROVE_FT_LINK)
 			continue;
 		/* A link with a pending change is left to that change. */
-		if (n->type != n->orig_type || strcmp(n->link ? n->link : "", n->orig_link) != 0)
+		if (n->type != n->orig_type ||
+		    (n->link != n->orig_link && strcmp(n->link ? n->link : "", n->orig_link) != 0))
 			continue;
 		switch (view_link_state(p, dir_path, n)) {
 		case LINK_FOREIGN: /* not ours: whatever it points at, leave it */
@@ -953,6 +954,29 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 	}
 }
 
+/* The path of dir's entry name (len bytes): name itself when top (dir is "" or ".", name plain);
+ * in buf (cap bytes) dir's dlen bytes, '/', then name when glue (grove_path_glues(dir, NULL) and
+ * name is plain), dir and '/' written only when *intact is false (buf then holds them: *intact
+ * set); else grove_path_entry's (*intact cleared). */
+static const char *
+entry_path(const char *dir, size_t dlen, bool top, bool glue, const char *name, size_t len,
+	   char *buf, size_t cap, char **heap, bool *intact)
+{
+	if (top)
+		return name;
+	if (!glue || dlen + 1 + len >= cap) {
+		*intact = false;
+		return grove_path_entry(dir, name, buf, cap, heap);
+	}
+	if (!*intact) {
+		memcpy(buf, dir, dlen);
+		buf[dlen] = '/';
+		*intact = true;
+	}
+	memcpy(buf + dlen + 1, name, len + 1);
+	return buf;
+}
+
 /* kn: what the caller holds (pdir: the folder's listing, the package's node or in compat the
  * target's; tdir: the target's node at target_subdir; root: the package's path from the target;
  * the glues known). */
@@ -968,7 +992,8 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	cleanup_free char *scratch_own = NULL;
 	char *scratch, *mine;
 	size_t tcap, pcap, mcap, tlen, plen, rlen, sl, mlen = 0, moff = 0;
-	bool top, glue_p, glue_t, glue_m, mine_in = false;
+	bool top, top_t, glue_p, glue_t, glue_m, mine_in = false, t_intact = false,
+						 p_intact = false;
 	/* An entry's joins that do not fit scratch and its --dotfiles names: one of each at a time
 	 * (each join frees the last), freed once for the folder. */
 	cleanup_free char *owned_name = NULL;
@@ -1002,9 +1027,10 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 		}
 	}
 	kids = frame_kids(p, listing, &kids_own);
-	/* The package's path from the target, joined once for all of the package's folders. */
+	/* The package's path from the target, joined once for all of the package's folders (a
+	 * package is a name: grove_path_join_names' one copy, grove_path_join's answer). */
 	if (!kn->root)
-		root_heap = grove_path_join(p->w->stow_path, package);
+		root_heap = grove_path_join_names(p->w->stow_path, package);
 	pkg_root = kn->root ? kn->root : root_heap;
 	if (!kids || !pkg_root) {
 		oom(p);
@@ -1028,6 +1054,7 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	}
 	glue_p = kn->glue_p || grove_path_glues(pkg_subdir, NULL);
 	glue_t = kn->glue_t || grove_path_glues(target_subdir, NULL);
+	top_t = !target_subdir[0] || strcmp(target_subdir, ".") == 0;
 	/* join3(stow_path, package, pkg_subdir/name) is pkg_root/pkg_subdir/name (pkg_root/name at
 	 * the top) for a plain name when this holds; its part after stow_path + "/" starts at moff
 	 * (a name holds no '/': no other prefix of it is stow_path + "/"). */
@@ -1052,14 +1079,14 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 		const char *tpath, *pkg_path;
 		size_t len = strlen(name), pkg_len = len, tname_len = len;
 		struct unstow_entry e = { .src = p->o->compat ? NULL : *k };
-		bool plain_p;
+		bool plain = grove_path_plain_name(name, len), plain_p = plain, plain_t = plain;
 
 		/* compat walks the disk listing: entries made by this plan are not on it. */
 		if (p->o->compat && (*k)->orig_type == GROVE_FT_NONE)
 			continue;
 		/* The ignore lists see the entry's own name, before --dotfiles renames it. */
-		tpath = grove_path_glue(target_subdir, tlen, glue_t, name, len, scratch, tcap,
-					&heap_tpath);
+		tpath = entry_path(target_subdir, tlen, top_t && plain, glue_t && plain, name, len,
+				   scratch, tcap, &heap_tpath, &t_intact);
 		if (!tpath) {
 			oom(p);
 			return;
@@ -1071,24 +1098,27 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 			owned_name = grove_dotfile_unadjust(name);
 			pkg_name = owned_name;
 			pkg_len = pkg_name ? strlen(pkg_name) : 0;
+			plain_p = pkg_name && grove_path_plain_name(pkg_name, pkg_len);
 		} else if (p->o->dotfiles) {
 			free(adj);
 			adj = grove_dotfile_adjust(name);
 			if (adj && strcmp(adj, name) != 0) {
 				tname = adj;
 				tname_len = strlen(adj);
-				tpath = grove_path_glue(target_subdir, tlen, glue_t, tname,
-							tname_len, scratch, tcap, &heap_tpath);
+				plain_t = grove_path_plain_name(tname, tname_len);
+				tpath = entry_path(target_subdir, tlen, top_t && plain_t,
+						   glue_t && plain_t, tname, tname_len, scratch,
+						   tcap, &heap_tpath, &t_intact);
 			}
 		}
-		pkg_path = pkg_name ? grove_path_glue(pkg_subdir, plen, glue_p, pkg_name, pkg_len,
-						      scratch + tcap, pcap, &heap_pkg_path)
+		pkg_path = pkg_name ? entry_path(pkg_subdir, plen, top && plain_p,
+						 glue_p && plain_p, pkg_name, pkg_len,
+						 scratch + tcap, pcap, &heap_pkg_path, &p_intact)
 				    : NULL;
 		if (!pkg_path || !tpath || (p->o->dotfiles && !p->o->compat && !adj)) {
 			oom(p);
 			return;
 		}
-		plain_p = grove_path_plain_name(pkg_name, pkg_len);
 		/* mine within PATH_MAX, as unstow_link_node's join needs it. */
 		if (glue_m && plain_p && mlen + 1 + pkg_len < PATH_MAX &&
 		    mlen + 1 + pkg_len < mcap) {
@@ -1098,13 +1128,10 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 		}
 		/* The entry's target node: tdir's entry tname is the node at tpath. An entry with a
 		 * plain name glues when its folder does (or is the top). */
-		unstow_node(
-			p, package, pkg_root, pkg_path, target_subdir, tpath,
-			tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath), &e,
-			plain_p && (top || glue_p),
-			grove_path_plain_name(tname, tname_len) &&
-				(glue_t || !target_subdir[0] || strcmp(target_subdir, ".") == 0),
-			plain_p && glue_m);
+		unstow_node(p, package, pkg_root, pkg_path, target_subdir, tpath,
+			    tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath), &e,
+			    plain_p && (top || glue_p), plain_t && (glue_t || top_t),
+			    plain_p && glue_m);
 	}
 	if (!p->o->compat)
 		cleanup_invalid_links(p, target_subdir, tdir);

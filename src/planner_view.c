@@ -215,6 +215,8 @@ view_pkg_node(struct planner *p, const char *package, const char *subpath)
 		return disk_node(p, full);
 	}
 	n = grove_node_child(p->w->stow, package);
+	if (n && (!subpath[0] || (subpath[0] == '.' && !subpath[1])))
+		return n; /* the package's top: no walk */
 	return n ? grove_node_lookup(n, subpath) : NULL;
 }
 
@@ -366,6 +368,8 @@ view_find_stowed_path(struct planner *p, const char *target_path, const char *li
 struct grove_node *
 view_tnode(struct planner *p, const char *path)
 {
+	if (!path[0] || (path[0] == '.' && !path[1]))
+		return p->w->target; /* the top: no walk */
 	return grove_node_lookup(p->w->target, path);
 }
 
@@ -658,7 +662,9 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 	unsigned long gen = grove_tree_generation();
 	struct marks_memo *m;
 
-	if (!n) {
+	if (!n && (!path[0] || (path[0] == '.' && !path[1]))) {
+		n = p->w->target; /* the top: no walk */
+	} else if (!n) {
 		n = grove_node_walk(p->w->target, path, &off);
 		if (path[off])
 			return false;
@@ -765,9 +771,17 @@ memo_take(struct link_memo *m, const struct grove_node *n)
 
 		if (!bigger.slot)
 			return NULL;
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->slot[j].n)
-				*memo_take(&bigger, m->slot[j].n) = m->slot[j];
+		for (size_t j = 0; j < m->cap; j++) {
+			size_t k;
+
+			if (!m->slot[j].n)
+				continue;
+			for (k = memo_hash(m->slot[j].n, cap); bigger.slot[k].n;
+			     k = (k + 1) & (cap - 1))
+				;
+			bigger.slot[k] = m->slot[j];
+		}
+		bigger.used = m->used;
 		free(m->slot);
 		*m = bigger;
 	}
