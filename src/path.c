@@ -591,11 +591,14 @@ size_t
 grove_path_parent_len(const char *path)
 {
 	size_t l = strlen(path);
+	const char *slash;
 
 	while (l > 0 && path[l - 1] == '/')
 		l--;
-	while (l > 0 && path[l - 1] != '/')
-		l--;
+	slash = memrchr(path, '/', l);
+	if (!slash)
+		return 0;
+	l = (size_t)(slash - path);
 	while (l > 0 && path[l - 1] == '/')
 		l--;
 	return l;
@@ -680,8 +683,8 @@ grove_path_slashes(const char *path)
 {
 	int n = 0;
 
-	for (; *path; path++)
-		n += *path == '/';
+	for (const char *s = path; (s = strchr(s, '/')); s++)
+		n++;
 	return n;
 }
 

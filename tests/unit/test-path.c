@@ -229,6 +229,10 @@ test_path_canon_and_prefix(void **state)
 	assert_null(grove_path_strip_prefix("stowx/a", "stow"));
 	assert_null(grove_path_strip_prefix("stow", "stow"));
 	assert_int_equal(grove_path_slashes("a/b/c"), 2);
+	assert_int_equal(grove_path_slashes(""), 0);
+	assert_int_equal(grove_path_slashes("abc"), 0);
+	assert_int_equal(grove_path_slashes("/a//b/"), 4);
+	assert_int_equal(grove_path_slashes("//"), 2);
 }
 
 /* Joins of plain paths take join_plain's one pass; a "." component forces the long way
