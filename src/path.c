@@ -276,21 +276,18 @@ join_link_into(const char *dir, const char *link, char *buf, size_t size)
 	}
 	if (!*r || (k <= d && k >= 64))
 		return -1;
-	for (c = r;;) {
-		const char *s = c;
+	/* link's names: none empty (no leading, trailing or double '/'), "." or ".." (a '.' that
+	 * starts a component, and ends it or is followed by one more that does). */
+	lr = strlen(r);
+	if (r[0] == '/' || r[lr - 1] == '/' || strstr(r, "//"))
+		return -1;
+	for (c = r; c; c = strstr(c + 1, "/.")) {
+		const char *s = c == r ? c : c + 1;
 
-		if (c[0] == '.' &&
-		    (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2]))))
+		if (s[0] == '.' &&
+		    (s[1] == '/' || !s[1] || (s[1] == '.' && (s[2] == '/' || !s[2]))))
 			return -1;
-		while (*c && *c != '/')
-			c++;
-		if (c == s)
-			return -1;
-		if (!*c)
-			break;
-		c++;
 	}
-	lr = (size_t)(c - r);
 	if (k > d) {
 		ups = k - d;
 		keep = 0;
