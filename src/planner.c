@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The planner: GNU Stow 2.4's stow/unstow algorithm over in-memory trees, then the plan as a tree
- * difference (planner_view.c's emit walk). */
+ * difference (planner_view.c's emit walk). grove: long file: stow and unstow share the walks'
+ * frames, struct known and join3; the unstow half is to move to a file of its own. */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -977,6 +978,74 @@ entry_path(const char *dir, size_t dlen, bool top, bool glue, const char *name, 
 	return buf;
 }
 
+/* The listing unstow_contents walks for pkg_subdir (the package's folder, or in compat the
+ * target's at target_subdir), or NULL: nothing to walk (a need or a failure recorded). */
+static struct grove_node *
+unstow_listing(struct planner *p, const char *package, const char *pkg_subdir,
+	       const char *target_subdir, const struct known *kn)
+{
+	struct grove_node *listing;
+
+	if (p->o->compat) {
+		listing = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
+		return listing && listing->orig_type == GROVE_FT_DIR ? listing : NULL;
+	}
+	listing = kn->pdir ? kn->pdir : view_pkg_node(p, package, pkg_subdir);
+	if ((!listing || !listing->listed) && view_pkg_pruned(p, package, pkg_subdir)) {
+		cleanup_free char *rel = grove_path_join(package, pkg_subdir);
+
+		if (!rel)
+			oom(p);
+		else
+			view_need(p, rel);
+		return NULL;
+	}
+	if (!listing || view_follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
+		fail(p, -GROVE_E_PRECONDITION,
+		     "folder '%s' of package '%s' is missing, or changed while it was read",
+		     pkg_subdir, package);
+		return NULL;
+	}
+	return listing;
+}
+
+/*
+ * Writes a folder's package path from the target at d: root (rlen bytes), then '/' and sub
+ * (slen bytes) unless sub is NULL (the package's top), then '/': its entries' are that and a
+ * name. Returns its length but the '/'; *ret_off: where, in an entry's, the part after
+ * stow_path + "/" starts, 0 when it does not start so (a name holds no '/': no other prefix of
+ * the entry's is stow_path + "/").
+ */
+static size_t
+put_mine(char *d, const char *root, size_t rlen, const char *sub, size_t slen,
+	 const char *stow_path, size_t *ret_off)
+{
+	size_t len = rlen, sl = strlen(stow_path);
+
+	memcpy(d, root, rlen);
+	if (sub) {
+		d[len++] = '/';
+		memcpy(d + len, sub, slen);
+		len += slen;
+	}
+	d[len] = '/';
+	*ret_off = sl <= len && memcmp(d, stow_path, sl) == 0 && d[sl] == '/' ? sl + 1 : 0;
+	return len;
+}
+
+/* When glue, makes e's mine the folder's mine (mlen bytes at mine, put_mine's, room for mcap)
+ * glued with name (len bytes) if it fits within PATH_MAX, as unstow_link_node's join needs it. */
+static void
+entry_mine(struct unstow_entry *e, bool glue, char *mine, size_t mlen, size_t mcap, size_t moff,
+	   const char *name, size_t len)
+{
+	if (!glue || mlen + 1 + len >= PATH_MAX || mlen + 1 + len >= mcap)
+		return;
+	memcpy(mine + mlen + 1, name, len + 1);
+	e->mine_rest = moff ? mine + moff : NULL;
+	e->mine_known = true;
+}
+
 /* kn: what the caller holds (pdir: the folder's listing, the package's node or in compat the
  * target's; tdir: the target's node at target_subdir; root: the package's path from the target;
  * the glues known). */
@@ -991,9 +1060,10 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	const char *pkg_root;
 	cleanup_free char *scratch_own = NULL;
 	char *scratch, *mine;
-	size_t tcap, pcap, mcap, tlen, plen, rlen, sl, mlen = 0, moff = 0;
-	bool top, top_t, glue_p, glue_t, glue_m, mine_in = false, t_intact = false,
-						 p_intact = false;
+	size_t tcap, pcap, mcap, tlen, plen, rlen, mlen = 0, moff = 0;
+	bool top = !pkg_subdir[0] || strcmp(pkg_subdir, ".") == 0;
+	bool top_t = !target_subdir[0] || strcmp(target_subdir, ".") == 0;
+	bool glue_p, glue_t, glue_m, t_intact = false, p_intact = false;
 	/* An entry's joins that do not fit scratch and its --dotfiles names: one of each at a time
 	 * (each join frees the last), freed once for the folder. */
 	cleanup_free char *owned_name = NULL;
@@ -1004,28 +1074,8 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
 	    view_should_skip_target_at(p, target_subdir, kn->tdir))
 		return;
-	if (p->o->compat) {
-		listing = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
-		if (!listing || listing->orig_type != GROVE_FT_DIR)
-			return;
-	} else {
-		listing = kn->pdir ? kn->pdir : view_pkg_node(p, package, pkg_subdir);
-		if ((!listing || !listing->listed) && view_pkg_pruned(p, package, pkg_subdir)) {
-			cleanup_free char *rel = grove_path_join(package, pkg_subdir);
-
-			if (!rel)
-				oom(p);
-			else
-				view_need(p, rel);
-			return;
-		}
-		if (!listing || view_follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
-			fail(p, -GROVE_E_PRECONDITION,
-			     "folder '%s' of package '%s' is missing, or changed while it was read",
-			     pkg_subdir, package);
-			return;
-		}
-	}
+	if (!(listing = unstow_listing(p, package, pkg_subdir, target_subdir, kn)))
+		return;
 	kids = frame_kids(p, listing, &kids_own);
 	/* The package's path from the target, joined once for all of the package's folders (a
 	 * package is a name: grove_path_join_names' one copy, grove_path_join's answer). */
@@ -1040,7 +1090,6 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	 * bytes, unadjusted "dot-" 3 more): the joins of the usual names fit, others allocate.
 	 * Then the entry's package path from the target (unstow_link_node's mine): the folder's
 	 * glued with the name when the folder's is plain. */
-	top = !pkg_subdir[0] || strcmp(pkg_subdir, ".") == 0;
 	tlen = strlen(target_subdir);
 	plen = strlen(pkg_subdir);
 	rlen = strlen(pkg_root);
@@ -1054,30 +1103,19 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	}
 	glue_p = kn->glue_p || grove_path_glues(pkg_subdir, NULL);
 	glue_t = kn->glue_t || grove_path_glues(target_subdir, NULL);
-	top_t = !target_subdir[0] || strcmp(target_subdir, ".") == 0;
 	/* join3(stow_path, package, pkg_subdir/name) is pkg_root/pkg_subdir/name (pkg_root/name at
 	 * the top) for a plain name when this holds; its part after stow_path + "/" starts at moff
-	 * (a name holds no '/': no other prefix of it is stow_path + "/"). */
+	 * (0: it does not start so). */
 	glue_m = kn->glue_m || grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
 	mine = scratch + tcap + pcap;
-	if (glue_m) {
-		memcpy(mine, pkg_root, rlen);
-		mlen = rlen;
-		if (!top) {
-			mine[mlen++] = '/';
-			memcpy(mine + mlen, pkg_subdir, plen);
-			mlen += plen;
-		}
-		mine[mlen] = '/';
-		sl = strlen(p->w->stow_path);
-		mine_in = sl <= mlen && memcmp(mine, p->w->stow_path, sl) == 0 && mine[sl] == '/';
-		moff = mine_in ? sl + 1 : 0;
-	}
+	if (glue_m)
+		mlen = put_mine(mine, pkg_root, rlen, top ? NULL : pkg_subdir, plen,
+				p->w->stow_path, &moff);
 	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name, *pkg_name = name, *tname = name;
 		const char *tpath, *pkg_path;
-		size_t len = strlen(name), pkg_len = len, tname_len = len;
+		size_t len = strlen(name), pkg_len = len;
 		struct unstow_entry e = { .src = p->o->compat ? NULL : *k };
 		bool plain = grove_path_plain_name(name, len), plain_p = plain, plain_t = plain;
 
@@ -1103,8 +1141,9 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 			free(adj);
 			adj = grove_dotfile_adjust(name);
 			if (adj && strcmp(adj, name) != 0) {
+				size_t tname_len = strlen(adj);
+
 				tname = adj;
-				tname_len = strlen(adj);
 				plain_t = grove_path_plain_name(tname, tname_len);
 				tpath = entry_path(target_subdir, tlen, top_t && plain_t,
 						   glue_t && plain_t, tname, tname_len, scratch,
@@ -1119,13 +1158,7 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 			oom(p);
 			return;
 		}
-		/* mine within PATH_MAX, as unstow_link_node's join needs it. */
-		if (glue_m && plain_p && mlen + 1 + pkg_len < PATH_MAX &&
-		    mlen + 1 + pkg_len < mcap) {
-			memcpy(mine + mlen + 1, pkg_name, pkg_len + 1);
-			e.mine_rest = mine_in ? mine + moff : NULL;
-			e.mine_known = true;
-		}
+		entry_mine(&e, glue_m && plain_p, mine, mlen, mcap, moff, pkg_name, pkg_len);
 		/* The entry's target node: tdir's entry tname is the node at tpath. An entry with a
 		 * plain name glues when its folder does (or is the top). */
 		unstow_node(p, package, pkg_root, pkg_path, target_subdir, tpath,
