@@ -276,21 +276,18 @@ join_link_into(const char *dir, const char *link, char *buf, size_t size)
 	}
 	if (!*r || (k <= d && k >= 64))
 		return -1;
-	for (c = r;;) {
-		const char *s = c;
+	/* link's names: none empty (no leading, trailing or double '/'), "." or ".." (a '.' that
+	 * starts a component, and ends it or is followed by one more that does). */
+	lr = strlen(r);
+	if (r[0] == '/' || r[lr - 1] == '/' || strstr(r, "//"))
+		return -1;
+	for (c = r; c; c = strstr(c + 1, "/.")) {
+		const char *s = c == r ? c : c + 1;
 
-		if (c[0] == '.' &&
-		    (c[1] == '/' || !c[1] || (c[1] == '.' && (c[2] == '/' || !c[2]))))
+		if (s[0] == '.' &&
+		    (s[1] == '/' || !s[1] || (s[1] == '.' && (s[2] == '/' || !s[2]))))
 			return -1;
-		while (*c && *c != '/')
-			c++;
-		if (c == s)
-			return -1;
-		if (!*c)
-			break;
-		c++;
 	}
-	lr = (size_t)(c - r);
 	if (k > d) {
 		ups = k - d;
 		keep = 0;
@@ -305,6 +302,48 @@ join_link_into(const char *dir, const char *link, char *buf, size_t size)
 	keep = (size_t)(grove_path_put_ups(buf + keep, (int)ups) - buf);
 	memcpy(buf + keep, r, lr + 1);
 	return (int)(keep + lr);
+}
+
+bool
+grove_path_link_prefix(const char *dir, const char *prefix, size_t len)
+{
+	const char *c = dir, *r = prefix, *end = prefix + len;
+	size_t k = 0;
+
+	/* dir as join_link_into takes it. */
+	if (*c == '/')
+		return false;
+	while (*c) {
+		const char *s = c;
+
+		if (c[0] == '.' && (c[1] == '/' || !c[1] || c[1] == '.'))
+			return false;
+		while (*c && *c != '/')
+			c++;
+		if (c == s || (*c && !*++c))
+			return false;
+	}
+	/* prefix: "" or components that each end with '/', some ".." then names. */
+	if (len && end[-1] != '/')
+		return false;
+	while (end - r >= 3 && r[0] == '.' && r[1] == '.' && r[2] == '/') {
+		r += 3;
+		k++;
+	}
+	if (k >= 64)
+		return false;
+	while (r < end) {
+		const char *s = r;
+
+		if (r[0] == '.' && (r[1] == '/' || (r[1] == '.' && r[2] == '/')))
+			return false;
+		while (*r != '/')
+			r++;
+		if (r == s)
+			return false;
+		r++;
+	}
+	return true;
 }
 
 int
@@ -339,6 +378,29 @@ plain_names(const char *s)
 			return false;
 		if (!*e)
 			return true;
+		c = e + 1;
+	}
+}
+
+bool
+grove_path_plain_names(const char *s)
+{
+	return plain_names(s);
+}
+
+size_t
+grove_path_plain_len(const char *s)
+{
+	const char *c = s;
+
+	for (;;) {
+		const char *e = strchrnul(c, '/');
+		size_t n = (size_t)(e - c);
+
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		if (!*e)
+			return (size_t)(e - s);
 		c = e + 1;
 	}
 }
@@ -526,11 +588,14 @@ size_t
 grove_path_parent_len(const char *path)
 {
 	size_t l = strlen(path);
+	const char *slash;
 
 	while (l > 0 && path[l - 1] == '/')
 		l--;
-	while (l > 0 && path[l - 1] != '/')
-		l--;
+	slash = memrchr(path, '/', l);
+	if (!slash)
+		return 0;
+	l = (size_t)(slash - path);
 	while (l > 0 && path[l - 1] == '/')
 		l--;
 	return l;
@@ -615,8 +680,8 @@ grove_path_slashes(const char *path)
 {
 	int n = 0;
 
-	for (; *path; path++)
-		n += *path == '/';
+	for (const char *s = path; (s = strchr(s, '/')); s++)
+		n++;
 	return n;
 }
 

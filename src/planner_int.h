@@ -46,6 +46,25 @@ struct planner {
 		unsigned long made, gen;
 	} folds[8];
 	unsigned n_folds;
+	/* view_scanned_owner's last folder (a target node, while the tree's generation is gen, its
+	 * path dir_len bytes): a link there as scanned whose text starts with the len bytes at
+	 * prefix (a link's text there) then goes on with plain names lands in this run's stow dir
+	 * at those names. */
+	struct owner_prefix {
+		const struct grove_node *dir;
+		unsigned long gen;
+		const char *prefix;
+		size_t len, dir_len;
+	} own;
+	/* markers_here's answers for the folders it last looked at (while the tree's generation is
+	 * gen): whether each holds .stow and .nonstow on disk. Stow asks it of a shared folder for
+	 * every package it stows or unstows there. */
+	struct marks_memo {
+		const struct grove_node *dir;
+		unsigned long gen;
+		bool stow, nonstow;
+	} marks[8];
+	unsigned n_marks;
 	/* The recursive walks' per-folder buffers (stow_contents_known, unstow_contents), one set
 	 * per depth below PLANNER_FRAMES, kept for the run where each folder allocated its own:
 	 * planner_release frees them. */
@@ -190,8 +209,8 @@ struct link_memo {
 
 void view_link_memo_release(struct link_memo *m);
 
-/* view_owner_in of n's text as scanned in its folder dir_path, kept: *ret_rest may then point
- * into n->orig_link, and buf is not written. */
+/* view_owner_in of n's text as scanned in its folder dir_path (the path of n->parent, when n has
+ * one), kept: *ret_rest may then point into n->orig_link, and buf is not written. */
 enum view_owner view_scanned_owner(struct planner *p, const char *dir_path,
 				   const struct grove_node *n, char *buf, size_t size,
 				   const char **ret_rest);

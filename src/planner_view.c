@@ -215,6 +215,8 @@ view_pkg_node(struct planner *p, const char *package, const char *subpath)
 		return disk_node(p, full);
 	}
 	n = grove_node_child(p->w->stow, package);
+	if (n && (!subpath[0] || (subpath[0] == '.' && !subpath[1])))
+		return n; /* the package's top: no walk */
 	return n ? grove_node_lookup(n, subpath) : NULL;
 }
 
@@ -366,6 +368,8 @@ view_find_stowed_path(struct planner *p, const char *target_path, const char *li
 struct grove_node *
 view_tnode(struct planner *p, const char *path)
 {
+	if (!path[0] || (path[0] == '.' && !path[1]))
+		return p->w->target; /* the top: no walk */
 	return grove_node_lookup(p->w->target, path);
 }
 
@@ -655,11 +659,25 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 {
 	size_t off;
 	const struct grove_node *top = NULL;
+	unsigned long gen = grove_tree_generation();
+	struct marks_memo *m;
 
-	if (!n) {
+	if (!n && (!path[0] || (path[0] == '.' && !path[1]))) {
+		n = p->w->target; /* the top: no walk */
+	} else if (!n) {
 		n = grove_node_walk(p->w->target, path, &off);
 		if (path[off])
 			return false;
+	}
+	/* What the scan found does not change while planning: an answer stays good until a node
+	 * is freed. */
+	for (size_t i = 0; i < sizeof(p->marks) / sizeof(p->marks[0]); i++) {
+		m = &p->marks[i];
+		if (m->dir == n && m->gen == gen) {
+			*ret_stow = m->stow;
+			*ret_nonstow = m->nonstow;
+			return true;
+		}
 	}
 	for (const struct grove_node *a = n; a; a = a->parent)
 		if (a->orig_type != GROVE_FT_DIR)
@@ -668,6 +686,10 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 		return false;
 	*ret_stow = !top && disk_has_kid(n, ".stow");
 	*ret_nonstow = !top && disk_has_kid(n, ".nonstow");
+	m = &p->marks[p->n_marks++ % (sizeof(p->marks) / sizeof(p->marks[0]))];
+	*m = (struct marks_memo){
+		.dir = n, .gen = gen, .stow = *ret_stow, .nonstow = *ret_nonstow
+	};
 	return true;
 }
 
@@ -749,9 +771,17 @@ memo_take(struct link_memo *m, const struct grove_node *n)
 
 		if (!bigger.slot)
 			return NULL;
-		for (size_t j = 0; j < m->cap; j++)
-			if (m->slot[j].n)
-				*memo_take(&bigger, m->slot[j].n) = m->slot[j];
+		for (size_t j = 0; j < m->cap; j++) {
+			size_t k;
+
+			if (!m->slot[j].n)
+				continue;
+			for (k = memo_hash(m->slot[j].n, cap); bigger.slot[k].n;
+			     k = (k + 1) & (cap - 1))
+				;
+			bigger.slot[k] = m->slot[j];
+		}
+		bigger.used = m->used;
 		free(m->slot);
 		*m = bigger;
 	}
@@ -773,13 +803,38 @@ view_link_memo_release(struct link_memo *m)
 	*m = (struct link_memo){ 0 };
 }
 
-enum view_owner
-view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n, char *buf,
-		   size_t size, const char **ret_rest)
+/*
+ * view_owner_in of n's text as scanned in its folder dir (view_owner_in's "" for "."), from the
+ * planner's owner_prefix when it holds for n: VIEW_OWNER_STOW and *ret_rest in n's text, or
+ * VIEW_OWNER_SLOW (not known so). The prefix was found good for the join (grove_path_link_prefix)
+ * with the folder's path as then spelt: dir, a path of the same node, is that one when of the
+ * same length (the tree's walk skips only empty and "." components, which a clean path has none
+ * of).
+ */
+static enum view_owner
+owner_by_prefix(struct planner *p, const char *dir, const struct grove_node *n, size_t size,
+		const char **ret_rest)
 {
-	struct link_fact *f = memo_find(p->links, n);
+	const struct owner_prefix *o = &p->own;
+	const char *rest = n->orig_link + o->len;
+	size_t rl;
+
+	if (!o->dir || o->dir != n->parent || o->gen != grove_tree_generation() ||
+	    strncmp(n->orig_link, o->prefix, o->len) != 0 || !(rl = grove_path_plain_len(rest)) ||
+	    strlen(p->w->stow_path) + 1 + rl >= size || strlen(dir) != o->dir_len)
+		return VIEW_OWNER_SLOW;
+	*ret_rest = rest;
+	return VIEW_OWNER_STOW;
+}
+
+/* view_scanned_owner with n's slot f in the memo (NULL: none), taken already. */
+static enum view_owner
+scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n,
+	      struct link_fact *f, char *buf, size_t size, const char **ret_rest)
+{
 	enum view_owner o;
-	size_t tl = 0, rl = 0;
+	size_t tl, rl;
+	const char *dir = dir_path[0] == '.' && !dir_path[1] ? "" : dir_path;
 
 	if (f && f->rest == LINK_REST_FOREIGN)
 		return VIEW_OWNER_NONE;
@@ -787,9 +842,14 @@ view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_n
 		*ret_rest = n->orig_link + f->rest;
 		return VIEW_OWNER_STOW;
 	}
-	o = view_owner_in(p, dir_path, n->orig_link, buf, size, ret_rest);
-	if (o == VIEW_OWNER_SLOW || !p->links)
-		return o;
+	/* The links of one folder mostly share the part of their text up to the package: joined
+	 * once (the join's result is the stow dir's path, '/', then what follows). */
+	if (owner_by_prefix(p, dir, n, size, ret_rest) == VIEW_OWNER_STOW) {
+		if (f && p->own.len < UINT32_MAX - 1)
+			f->rest = (uint32_t)p->own.len;
+		return VIEW_OWNER_STOW;
+	}
+	o = view_owner_in(p, dir, n->orig_link, buf, size, ret_rest);
 	if (o == VIEW_OWNER_STOW) {
 		/* Kept when the rest is the text's own end (as for every link Stow makes). */
 		tl = strlen(n->orig_link);
@@ -797,11 +857,25 @@ view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_n
 		if (rl > tl || memcmp(n->orig_link + tl - rl, *ret_rest, rl) != 0 ||
 		    tl >= UINT32_MAX - 1)
 			return o;
+		if (n->parent && grove_path_link_prefix(dir, n->orig_link, tl - rl))
+			p->own = (struct owner_prefix){ .dir = n->parent,
+							.gen = grove_tree_generation(),
+							.prefix = n->orig_link,
+							.len = tl - rl,
+							.dir_len = strlen(dir) };
+		if (f)
+			f->rest = (uint32_t)(tl - rl);
+	} else if (o == VIEW_OWNER_NONE && f) {
+		f->rest = LINK_REST_FOREIGN;
 	}
-	f = memo_take(p->links, n);
-	if (f)
-		f->rest = o == VIEW_OWNER_NONE ? LINK_REST_FOREIGN : (uint32_t)(tl - rl);
 	return o;
+}
+
+enum view_owner
+view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n, char *buf,
+		   size_t size, const char **ret_rest)
+{
+	return scanned_owner(p, dir_path, n, memo_take(p->links, n), buf, size, ret_rest);
 }
 
 enum link_state
@@ -824,14 +898,14 @@ view_link_state_of(struct planner *p, const char *dir_path, const char *text)
 enum link_state
 view_link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
 {
-	struct link_fact *f = memo_find(p->links, n);
+	struct link_fact *f = memo_take(p->links, n);
 	char buf[PATH_MAX];
 	const char *rest;
 	enum link_state s;
 
 	if (f && f->state != LINK_SLOW)
 		return f->state;
-	switch (view_scanned_owner(p, dir_path, n, buf, sizeof(buf), &rest)) {
+	switch (scanned_owner(p, dir_path, n, f, buf, sizeof(buf), &rest)) {
 	case VIEW_OWNER_NONE:
 		s = LINK_FOREIGN;
 		break;
@@ -843,7 +917,7 @@ view_link_state(struct planner *p, const char *dir_path, const struct grove_node
 	}
 	/* A need recorded while answering (the stow dir read in part) makes the plan start
 	 * again; its answers are not kept. */
-	if (!p->incomplete && (f = memo_take(p->links, n)))
+	if (!p->incomplete && f)
 		f->state = s;
 	return s;
 }

@@ -102,12 +102,19 @@ struct node_block {
 _Static_assert(BLOCK_MAX / BLOCK_UNIT < (1u << 16), "block_off holds any offset in a block");
 _Static_assert(sizeof(struct node_block) % BLOCK_UNIT == 0, "nodes stay aligned");
 
+/* grove_node_size for a link text of llen bytes with its NUL (0: none). */
+static inline size_t
+node_bytes(size_t name_len, size_t llen)
+{
+	size_t sz = sizeof(struct grove_node) + name_len + 1 + llen;
+
+	return (sz + BLOCK_UNIT - 1) & ~(size_t)(BLOCK_UNIT - 1);
+}
+
 size_t
 grove_node_size(size_t name_len, const char *link)
 {
-	size_t sz = sizeof(struct grove_node) + name_len + 1 + (link ? strlen(link) + 1 : 0);
-
-	return (sz + BLOCK_UNIT - 1) & ~(size_t)(BLOCK_UNIT - 1);
+	return node_bytes(name_len, link ? strlen(link) + 1 : 0);
 }
 
 static void
@@ -136,9 +143,9 @@ struct grove_node *
 grove_node_make(struct grove_node_maker *m, const char *name, enum grove_ftype type,
 		const char *link)
 {
-	size_t nlen = strlen(name);
-	size_t share = grove_node_size(nlen, NULL); /* what init counted for it */
-	size_t need = link ? grove_node_size(nlen, link) : share;
+	size_t nlen = strlen(name), llen = link ? strlen(link) + 1 : 0;
+	size_t share = node_bytes(nlen, 0); /* what init counted for it */
+	size_t need = llen ? node_bytes(nlen, llen) : share;
 	struct node_block *b = m->block;
 	struct grove_node *n;
 
@@ -164,7 +171,7 @@ grove_node_make(struct grove_node_maker *m, const char *name, enum grove_ftype t
 		b->cap = (uint32_t)size;
 	}
 	n = (struct grove_node *)((char *)b + b->used);
-	node_init(n, name, nlen, type, link, link ? strlen(link) + 1 : 0);
+	node_init(n, name, nlen, type, link, llen);
 	n->block_off = b->used / BLOCK_UNIT;
 	b->used += (uint32_t)need;
 	b->live++;
@@ -182,13 +189,42 @@ drop_link(struct grove_node *node)
 	node->link = NULL;
 }
 
+static void node_free(struct grove_node *node);
+
+/* Frees node's kids and their subtrees, and its arrays (left dangling). */
+static void
+kids_free(struct grove_node *node)
+{
+	for (size_t i = 0; i < node->n_kids; i++)
+		node_free(node->kids[i]);
+	if (node->kids)
+		free(node->kids);
+	if (node->index)
+		free(node->index);
+}
+
+/* grove_node_free without forgetting what grove_node_walk remembers (the caller does, once). */
+static void
+node_free(struct grove_node *node)
+{
+	if (node->n_kids || node->kids)
+		kids_free(node);
+	if (node->link)
+		drop_link(node);
+	if (node->adopt_to)
+		free(node->adopt_to);
+	if (node->block_off)
+		block_release(
+			(struct node_block *)((char *)node - (size_t)node->block_off * BLOCK_UNIT));
+	else
+		free(node);
+}
+
 void
 grove_node_drop_kids(struct grove_node *node)
 {
-	for (size_t i = 0; i < node->n_kids; i++)
-		grove_node_free(node->kids[i]);
-	free(node->kids);
-	free(node->index);
+	tree_generation++; /* what grove_node_walk remembers may be gone */
+	kids_free(node);
 	node->kids = node->index = NULL;
 	node->n_kids = node->cap_kids = node->index_cap = 0;
 	node->listed = false;
@@ -206,14 +242,7 @@ grove_node_free(struct grove_node *node)
 	if (!node)
 		return NULL;
 	tree_generation++; /* what grove_node_walk remembers may be gone */
-	grove_node_drop_kids(node);
-	drop_link(node);
-	free(node->adopt_to);
-	if (node->block_off)
-		block_release(
-			(struct node_block *)((char *)node - (size_t)node->block_off * BLOCK_UNIT));
-	else
-		free(node);
+	node_free(node);
 	return NULL;
 }
 
@@ -246,8 +275,22 @@ index_rebuild(struct grove_node *node, size_t cap)
 static bool
 named(const struct grove_node *kid, const char *s, size_t n)
 {
-	/* strncmp, not memcmp: it stops at the end of a shorter name, memcmp may read past it. */
-	return strncmp(kid->name, s, n) == 0 && kid->name[n] == '\0';
+	const char *a = kid->name;
+
+	/* Byte by byte, not memcmp: a shorter name ends at its NUL (no byte of s is one), memcmp
+	 * may read past it. Names are short, and most that differ do in their first bytes: no
+	 * call. */
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != s[i])
+			return false;
+	return a[n] == '\0';
+}
+
+/* Whether kid is called name. */
+static inline bool
+named_str(const struct grove_node *kid, const char *name)
+{
+	return kid->name[0] == name[0] && strcmp(kid->name, name) == 0;
 }
 
 /* grove_node_child for a name given as n bytes, not NUL-terminated (a path's component). */
@@ -275,14 +318,14 @@ grove_node_child(const struct grove_node *node, const char *name)
 	if (node->index) {
 		size_t i = grove_hash_str(name) & (node->index_cap - 1);
 		while (node->index[i]) {
-			if (strcmp(node->index[i]->name, name) == 0)
+			if (named_str(node->index[i], name))
 				return node->index[i];
 			i = (i + 1) & (node->index_cap - 1);
 		}
 		return NULL;
 	}
 	for (size_t i = 0; i < node->n_kids; i++)
-		if (strcmp(node->kids[i]->name, name) == 0)
+		if (named_str(node->kids[i], name))
 			return node->kids[i];
 	return NULL;
 }
@@ -296,7 +339,7 @@ grove_node_reserve_kids(struct grove_node *node, size_t n)
 		return 0;
 	if (n > UINT32_MAX / 4)
 		return -ENOMEM;
-	k = realloc(node->kids, n * sizeof(*k));
+	k = node->kids ? realloc(node->kids, n * sizeof(*k)) : malloc(n * sizeof(*k));
 	if (!k)
 		return -ENOMEM;
 	node->kids = k;
@@ -412,8 +455,7 @@ grove_node_walk(const struct grove_node *root, const char *relpath, size_t *ret_
 		if (!*p)
 			break;
 		s = p;
-		while (*p && *p != '/')
-			p++;
+		p = strchrnul(p, '/');
 		n = (size_t)(p - s);
 		if (n == 1 && s[0] == '.')
 			continue;
@@ -471,9 +513,20 @@ grove_node_sorted_kids_in(const struct grove_node *node, struct grove_node ***bu
 		*buf = arr;
 		*cap = (size_t)node->n_kids + 1;
 	}
+	/* Kids are mostly added in listing order, which is sorted: then copied as they are. */
+	{
+		size_t i = 1;
+
+		while (i < node->n_kids && strcmp(node->kids[i - 1]->name, node->kids[i]->name) < 0)
+			i++;
+		if (i >= node->n_kids) {
+			if (node->n_kids)
+				memcpy(arr, node->kids, node->n_kids * sizeof(*arr));
+			arr[node->n_kids] = NULL;
+			return arr;
+		}
+	}
 	names = (const char **)arr;
-	/* Kids are mostly added in listing order, which is sorted: grove_sort_names sees that in
-	 * one pass. */
 	for (size_t i = 0; i < node->n_kids; i++)
 		names[i] = node->kids[i]->name;
 	if (grove_sort_names(names, node->n_kids) < 0)

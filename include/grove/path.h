@@ -48,6 +48,18 @@ int grove_path_join_names_into(const char *dir, const char *names, char *buf, si
 int grove_path_join_ups_into(int level, const char *path, char *buf, size_t size);
 
 /*
+ * For a walk that joins many links' texts to one folder: whether grove_path_join_into(dir, prefix
+ * + names) is, for any plain names, grove_path_join_into(dir, prefix + "x") with its last "x"
+ * put back as names, when it fits (the one-pass join of a link's text in its folder): dir is ""
+ * or relative, no component empty, "." or starting with ".."; prefix (its first len bytes) is ""
+ * or ends with '/', its components fewer than 64 ".." then names, none empty, "." or "..".
+ * grove_path_plain_names: whether s is one or more '/'-separated names, none empty, "." or "..";
+ * grove_path_plain_len: then its length, else 0.
+ */
+bool grove_path_link_prefix(const char *dir, const char *prefix, size_t len);
+bool grove_path_plain_names(const char *s);
+size_t grove_path_plain_len(const char *s);
+/*
  * Whether grove_path_join_names(dir, names) is dir + "/" + names, and so is dir + "/" + names +
  * "/" + any name (not "", "." or "..", no '/'), and grove_path_join_ups(level, that) the "../"s
  * then it when dir is relative: dir is a join's result other than "", "." and "/", names (NULL:

@@ -229,6 +229,10 @@ test_path_canon_and_prefix(void **state)
 	assert_null(grove_path_strip_prefix("stowx/a", "stow"));
 	assert_null(grove_path_strip_prefix("stow", "stow"));
 	assert_int_equal(grove_path_slashes("a/b/c"), 2);
+	assert_int_equal(grove_path_slashes(""), 0);
+	assert_int_equal(grove_path_slashes("abc"), 0);
+	assert_int_equal(grove_path_slashes("/a//b/"), 4);
+	assert_int_equal(grove_path_slashes("//"), 2);
 }
 
 /* Joins of plain paths take join_plain's one pass; a "." component forces the long way
@@ -407,6 +411,95 @@ test_path_join_names_and_ups_match_join(void **state)
 	}
 }
 
+/* When grove_path_link_prefix(dir, link, len) says so, joining dir and link's first len bytes
+ * then any plain names is joining them then "x", the "x" put back as those names. */
+static void
+check_link_prefix(const char *dir, const char *link, size_t len)
+{
+	static const char *const names[] = { "x", "p/bin/y", ".h/..z", "...", "a.b/c/d" };
+	char with_x[128], with_n[128], want[256];
+	char *base;
+	size_t bl;
+
+	if (!grove_path_link_prefix(dir, link, len))
+		return;
+	snprintf(with_x, sizeof(with_x), "%.*sx", (int)len, link);
+	base = grove_path_join(dir, with_x);
+	assert_non_null(base);
+	bl = strlen(base);
+	if (bl == 0 || base[bl - 1] != 'x' || (bl > 1 && base[bl - 2] != '/'))
+		fail_msg("link_prefix('%s', '%.*s') but join gives '%s'", dir, (int)len, link,
+			 base);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *got;
+
+		snprintf(with_n, sizeof(with_n), "%.*s%s", (int)len, link, names[i]);
+		snprintf(want, sizeof(want), "%.*s%s", (int)(bl - 1), base, names[i]);
+		got = grove_path_join(dir, with_n);
+		assert_non_null(got);
+		if (strcmp(got, want) != 0)
+			fail_msg("link_prefix('%s', '%.*s') but join(.., '%s') = '%s', not '%s'",
+				 dir, (int)len, link, with_n, got, want);
+		check_into(dir, with_n, got);
+		free(got);
+	}
+	free(base);
+}
+
+static void
+test_path_link_prefix(void **state)
+{
+	static const struct {
+		const char *dir, *prefix;
+		bool want;
+	} cases[] = {
+		{ "bin", "../stow/", true },
+		{ "", "stow/", true },
+		{ "", "", true },
+		{ "a/b", "../../../s/", true },
+		{ "share/man/man1", "../../../stow/p/share/man/man1/", true },
+		{ ".config", "../stow/", true },
+		{ "/abs", "../stow/", false },
+		{ "a/./b", "../stow/", false },
+		{ "a//b", "../stow/", false },
+		{ "a/", "../stow/", false },
+		{ "..a/b", "../stow/", false },
+		{ ".", "../stow/", false },
+		{ "bin", "../stow", false },
+		{ "bin", "/stow/", false },
+		{ "bin", "../stow/../", false },
+		{ "bin", "../stow/./", false },
+		{ "bin", "..//stow/", false },
+		{ "bin", "stow/../../", false },
+	};
+	unsigned long seed = 7;
+	char dir[64], link[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (grove_path_link_prefix(cases[i].dir, cases[i].prefix,
+					   strlen(cases[i].prefix)) != cases[i].want)
+			fail_msg("link_prefix('%s', '%s') != %d", cases[i].dir, cases[i].prefix,
+				 cases[i].want);
+		check_link_prefix(cases[i].dir, cases[i].prefix, strlen(cases[i].prefix));
+	}
+	assert_int_equal(grove_path_plain_len("p/bin/x"), 7);
+	assert_int_equal(grove_path_plain_len("..x/.y/..."), 10);
+	assert_int_equal(grove_path_plain_len(""), 0);
+	assert_int_equal(grove_path_plain_len("a//b"), 0);
+	assert_int_equal(grove_path_plain_len("a/./b"), 0);
+	assert_int_equal(grove_path_plain_len("a/.."), 0);
+	assert_int_equal(grove_path_plain_len("a/"), 0);
+	assert_int_equal(grove_path_plain_len("/a"), 0);
+	for (int i = 0; i < 100000; i++) {
+		random_path(&seed, dir, (size_t)(seed >> 40) % 4, true);
+		random_path(&seed, link, 1 + (size_t)(seed >> 50) % 5, (seed >> 10) % 8 == 0);
+		for (size_t len = 0; len <= strlen(link); len++)
+			if (len == 0 || link[len - 1] == '/')
+				check_link_prefix(dir, link, len);
+	}
+}
+
 int
 main(void)
 {
@@ -414,6 +507,7 @@ main(void)
 		cmocka_unit_test(test_path_join_matches_stow),
 		cmocka_unit_test(test_path_join_shortcuts_match_long_way),
 		cmocka_unit_test(test_path_join_names_and_ups_match_join),
+		cmocka_unit_test(test_path_link_prefix),
 		cmocka_unit_test(test_path_parent_matches_stow),
 		cmocka_unit_test(test_path_abs2rel_matches_file_spec),
 		cmocka_unit_test(test_path_dotfiles_match_stow),
