@@ -213,6 +213,22 @@ beneath_errmsg(struct grove_error *err, int code, const char *verb, const char *
 	return grove_error_errno(err, code, "%s '%s'", verb, relpath);
 }
 
+/* openat2(dirfd, path, how), asked again a bounded number of times on EAGAIN (a rename raced the
+ * lookup) and EINTR: the fd, or -errno. */
+static int
+openat2_retrying(int dirfd, const char *path, const struct open_how *how)
+{
+	for (int i = 0; i < OPENAT2_RETRIES; i++) {
+		long fd = syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN && errno != EINTR)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
 static int
 openat2_beneath(int rootfd, const char *relpath, int flags, bool follow, uint64_t resolve)
 {
@@ -231,15 +247,7 @@ openat2_beneath(int rootfd, const char *relpath, int flags, bool follow, uint64_
 		how.flags |= O_NONBLOCK | O_NOCTTY;
 	if (!follow)
 		how.resolve |= RESOLVE_NO_SYMLINKS;
-	for (int i = 0; i < OPENAT2_RETRIES; i++) {
-		long fd = syscall(SYS_openat2, rootfd, p, &how, sizeof(how));
-
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != EAGAIN && errno != EINTR)
-			return -errno;
-	}
-	return -EAGAIN;
+	return openat2_retrying(rootfd, p, &how);
 }
 
 int
@@ -310,15 +318,7 @@ open_dir_on_mount(int dirfd, const char *name)
 		.resolve = RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 
-	for (int i = 0; i < OPENAT2_RETRIES; i++) {
-		long fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != EAGAIN && errno != EINTR)
-			return -errno;
-	}
-	return -EAGAIN;
+	return openat2_retrying(dirfd, name, &how);
 }
 
 int

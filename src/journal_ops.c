@@ -60,19 +60,7 @@ struct chunk_out {
 static int
 chunk_reserve(struct chunk_out *c, size_t more)
 {
-	if (c->cap - c->len < more) {
-		size_t ncap = c->cap ? c->cap : OPS_CHUNK_BYTES + 4096;
-		unsigned char *nb;
-
-		while (ncap - c->len < more)
-			ncap *= 2;
-		nb = realloc(c->body, ncap);
-		if (!nb)
-			return -ENOMEM;
-		c->body = nb;
-		c->cap = ncap;
-	}
-	return 0;
+	return grove_bytes_reserve(&c->body, &c->cap, c->len, more, OPS_CHUNK_BYTES + 4096);
 }
 
 /* Writes the chunk held (if any) as a row, and starts the next one after it. */

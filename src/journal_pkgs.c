@@ -86,18 +86,8 @@ pack_add(struct pack *p, unsigned flags, int64_t txn, const char *name, size_t l
 	size_t need = len + 12;
 	unsigned char *q;
 
-	if (p->cap - p->len < need) {
-		size_t ncap = p->cap ? p->cap : 1024;
-		unsigned char *nb;
-
-		while (ncap - p->len < need)
-			ncap *= 2;
-		nb = realloc(p->buf, ncap);
-		if (!nb)
-			return -ENOMEM;
-		p->buf = nb;
-		p->cap = ncap;
-	}
+	if (grove_bytes_reserve(&p->buf, &p->cap, p->len, need, 1024) < 0)
+		return -ENOMEM;
 	if (p->n == p->ncap) {
 		size_t ncap = p->ncap ? p->ncap * 2 : 64;
 		size_t *no = realloc(p->off, ncap * sizeof(*no)), *nn;

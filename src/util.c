@@ -127,3 +127,21 @@ grove_sort_names(const char **v, size_t n)
 		free(tmp);
 	return 0;
 }
+
+int
+grove_bytes_reserve(unsigned char **buf, size_t *cap, size_t len, size_t more, size_t first)
+{
+	size_t ncap = *cap ? *cap : first;
+	unsigned char *nb;
+
+	if (*cap - len >= more)
+		return 0;
+	while (ncap - len < more)
+		ncap *= 2;
+	nb = realloc(*buf, ncap);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = ncap;
+	return 0;
+}

@@ -91,6 +91,11 @@ const char *grove_child_path_buf(const char *dir, size_t dir_len, const char *na
  * then unchanged). */
 int grove_sort_names(const char **v, size_t n);
 
+/* Makes room for more bytes past len in the growing buffer *buf of capacity *cap: the capacity,
+ * first when there is none yet, doubles until they fit. Returns 0, or -ENOMEM (*buf and *cap
+ * unchanged). */
+int grove_bytes_reserve(unsigned char **buf, size_t *cap, size_t len, size_t more, size_t first);
+
 /* Last: it must follow every system header a file includes. */
 #include "banned.h"
 

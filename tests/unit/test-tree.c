@@ -17,6 +17,7 @@
 int grove_sort_names(const char **v, size_t n);
 const char *grove_child_path_buf(const char *dir, size_t dir_len, const char *name, char *buf,
 				 size_t size, char **heap);
+int grove_bytes_reserve(unsigned char **buf, size_t *cap, size_t len, size_t more, size_t first);
 
 /* The reference: no memory between calls. */
 static struct grove_node *
@@ -209,6 +210,31 @@ test_tree_sort_names_against_qsort(void **state)
 }
 
 /* grove_node_sorted_kids: kids added out of order come back sorted, NULL-terminated. */
+/* grove_bytes_reserve: the first capacity, then doubling until the bytes fit, the bytes held
+ * kept; nothing asked of malloc while they fit. */
+static void
+test_tree_bytes_reserve(void **state)
+{
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(grove_bytes_reserve(&buf, &cap, 0, 10, 16), 0);
+	assert_int_equal(cap, 16);
+	memset(buf, 'a', 16);
+	assert_int_equal(grove_bytes_reserve(&buf, &cap, 16, 0, 16), 0);
+	assert_int_equal(cap, 16); /* fits: unchanged */
+	assert_int_equal(grove_bytes_reserve(&buf, &cap, 12, 4, 16), 0);
+	assert_int_equal(cap, 16);
+	assert_int_equal(grove_bytes_reserve(&buf, &cap, 16, 100, 16), 0);
+	assert_int_equal(cap, 128); /* 16, 32, 64, 128: the first that holds 116 */
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(buf[i], 'a');
+	assert_int_equal(grove_bytes_reserve(&buf, &cap, 100, 29, 16), 0);
+	assert_int_equal(cap, 256);
+	free(buf);
+}
+
 static void
 test_tree_sorted_kids(void **state)
 {
@@ -418,6 +444,7 @@ main(void)
 		cmocka_unit_test(test_tree_walk_component_boundaries),
 		cmocka_unit_test(test_tree_walk_random_against_reference),
 		cmocka_unit_test(test_tree_sort_names_against_qsort),
+		cmocka_unit_test(test_tree_bytes_reserve),
 		cmocka_unit_test(test_tree_sorted_kids),
 		cmocka_unit_test(test_tree_child_path_buf),
 		cmocka_unit_test(test_tree_new_link_keeps_text_in_node),
