@@ -368,18 +368,7 @@ grove_path_join_into(const char *a, const char *b, char *buf, size_t size)
 static bool
 plain_names(const char *s)
 {
-	const char *c = s;
-
-	for (;;) {
-		const char *e = strchrnul(c, '/');
-		size_t n = (size_t)(e - c);
-
-		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
-			return false;
-		if (!*e)
-			return true;
-		c = e + 1;
-	}
+	return grove_path_plain_len(s) != 0; /* plain names are one byte long at least */
 }
 
 bool
