@@ -371,22 +371,6 @@ grove_journal_ops(struct grove_journal *j, int64_t txn, struct grove_plan *plan,
 	return grove_journal_ops_range(j, txn, 0, 0, plan, err);
 }
 
-/* Frees plan's ops from n0 on: the caller's plan as it was. */
-static void
-plan_cut(struct grove_plan *plan, size_t n0)
-{
-	for (size_t i = n0; i < plan->n_ops; i++) {
-		struct grove_op *op = &plan->ops[i];
-
-		free(op->path);
-		free(op->old_text);
-		free(op->text);
-		free(op->stow_path);
-		free(op->package);
-	}
-	plan->n_ops = n0;
-}
-
 /*
  * The chunks from the one holding op first on, each checked whole (its count, its body, and that
  * it starts where the one before ended: no gap, no overlap); the ops from first on, at most max,
@@ -425,8 +409,8 @@ grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size
 			why = op_check(&op);
 			if (why)
 				break;
-			r = grove_plan_add_op(plan, op.kind, op.path, op.old_text, op.text,
-					      op.stow_path, op.package);
+			r = grove_plan_add_op_packed(plan, op.kind, op.path, op.old_text, op.text,
+						     op.stow_path, op.package);
 			if (r < 0) {
 				r = grove_error_errno(err, r, "read journal '%s'", j->name);
 				goto fail;
@@ -449,7 +433,7 @@ grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size
 	}
 	return 0;
 fail:
-	plan_cut(plan, n0);
+	grove_plan_truncate(plan, n0);
 	return r;
 }
 

@@ -211,6 +211,15 @@ grove_plan_add_op_packed(struct grove_plan *plan, enum grove_op_kind kind, const
 }
 
 void
+grove_plan_truncate(struct grove_plan *plan, size_t n)
+{
+	for (size_t i = n; i < plan->n_ops; i++)
+		op_release(&plan->ops[i]);
+	if (n < plan->n_ops)
+		plan->n_ops = n;
+}
+
+void
 grove_plan_drop_ops(struct grove_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_ops; i++)

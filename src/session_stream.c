@@ -196,16 +196,6 @@ batch_progress(void *ctx, size_t done, size_t total, const struct grove_op *op)
 	p->s->progress(p->s->progress_ctx, p->offset + done, p->total, op);
 }
 
-/* Drops the ops of b from cut on. */
-static void
-plan_truncate(struct grove_plan *b, size_t cut)
-{
-	struct grove_plan rest = { .ops = b->ops + cut, .n_ops = b->n_ops - cut };
-
-	grove_plan_drop_ops(&rest);
-	b->n_ops = cut;
-}
-
 int
 grove_session_exec_logged(struct grove_session_txn *t, const struct grove_root *target,
 			  const struct grove_root *stow, struct grove_error *err)
@@ -243,7 +233,7 @@ grove_session_exec_logged(struct grove_session_txn *t, const struct grove_root *
 			limit *= 2;
 			continue;
 		}
-		plan_truncate(&b, cut);
+		grove_plan_truncate(&b, cut);
 		pc.offset = first;
 		t->n_done = first;
 		r = grove_exec_apply(&b, target, stow, &eo, err);

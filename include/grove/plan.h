@@ -120,6 +120,9 @@ int grove_plan_add_op(struct grove_plan *plan, enum grove_op_kind kind, const ch
 int grove_plan_add_op_packed(struct grove_plan *plan, enum grove_op_kind kind, const char *path,
 			     const char *old_text, const char *text, const char *stow_path,
 			     const char *package);
+/* Frees the ops from the n-th on (their packed strings stay in the plan's blocks until it is
+ * released): the plan as it was when it held n ops. */
+void grove_plan_truncate(struct grove_plan *plan, size_t n);
 /* Frees the ops held (not conflicts or warnings) and counts them in n_logged: the sink logged them.
  */
 void grove_plan_drop_ops(struct grove_plan *plan);
