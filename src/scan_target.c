@@ -48,9 +48,10 @@ scan_pkg_is_dir(const struct grove_node *n)
 /*
  * Where a target folder's entries come from when many packages share it: every
  * package entry of the folder under the target name it lands on (its own name,
- * and with --dotfiles ".X" for "dot-X"), sorted by that name, then package,
- * then form. Built once per folder, so matching a folder of E entries against
- * P packages costs O((E + package entries) log) instead of E * P lookups.
+ * and with --dotfiles ".X" for "dot-X"), the entries of one name chained in
+ * (package, form) order, the chains in a hash by name. Built once per folder, so
+ * matching a folder of E entries against P packages costs O(E + package entries)
+ * instead of E * P lookups, and no sort.
  */
 struct match_key {
 	const char *key; /* the target name */
@@ -58,62 +59,21 @@ struct match_key {
 	size_t pkg;      /* index into the folder's pkgs */
 	int form;        /* 0: same name, 1: dot-X for .X (matching_kids' order) */
 	struct grove_node *kid;
+	size_t next; /* the next key of the same name + 1, 0: the last */
+	size_t tail; /* a chain's first key only: its last key */
 };
 
 struct match_index {
 	struct match_key *k;
 	size_t n;
+	size_t *slot; /* open addressing, mask + 1 slots: a chain's first key + 1, 0: empty */
+	size_t mask;
+	size_t *heads; /* the chains' first keys, in the order their names were first met */
+	size_t n_heads;
 };
 
 /* Below this many packages a folder is matched by a lookup in each. */
 #define MATCH_INDEX_MIN 8
-
-static int
-match_key_cmp(const struct match_key *x, const struct match_key *y)
-{
-	int c = strcmp(x->key, y->key);
-
-	if (c)
-		return c;
-	if (x->pkg != y->pkg)
-		return x->pkg < y->pkg ? -1 : 1;
-	return x->form - y->form;
-}
-
-/*
- * Sorts k[0..n) by match_key_cmp through tmp (n / 2 entries). A merge sort that skips the merge
- * of halves already in order: the keys are gathered package by package, each package's in its
- * listing's order, and packages that share a folder mostly hold names that sort in package order
- * (p000-a, p000-b, p001-a, ...), so the usual index costs one compare per key.
- */
-static void
-match_keys_sort(struct match_key *k, struct match_key *tmp, size_t n)
-{
-	size_t h = n / 2, i = 0, j = h, o = 0;
-
-	if (n < 2)
-		return;
-	if (n <= 8) {
-		for (size_t a = 1; a < n; a++) {
-			struct match_key x = k[a];
-			size_t b = a;
-
-			for (; b > 0 && match_key_cmp(&k[b - 1], &x) > 0; b--)
-				k[b] = k[b - 1];
-			k[b] = x;
-		}
-		return;
-	}
-	match_keys_sort(k, tmp, h);
-	match_keys_sort(k + h, tmp, n - h);
-	if (match_key_cmp(&k[h - 1], &k[h]) <= 0)
-		return;
-	memcpy(tmp, k, h * sizeof(*k));
-	while (i < h && j < n)
-		k[o++] = match_key_cmp(&tmp[i], &k[j]) <= 0 ? tmp[i++] : k[j++];
-	while (i < h)
-		k[o++] = tmp[i++];
-}
 
 static void
 match_index_release(struct match_index *mi)
@@ -121,23 +81,78 @@ match_index_release(struct match_index *mi)
 	for (size_t i = 0; i < mi->n; i++)
 		free(mi->k[i].own);
 	free(mi->k);
-	mi->k = NULL;
-	mi->n = 0;
+	free(mi->slot);
+	free(mi->heads);
+	*mi = (struct match_index){ 0 };
+}
+
+/* The slot of name's chain: where its first key is, or the empty slot where it goes. */
+static size_t
+match_index_slot(const struct match_index *mi, const char *name)
+{
+	size_t i = (size_t)grove_hash_str(name) & mi->mask;
+
+	while (mi->slot[i] && strcmp(mi->k[mi->slot[i] - 1].key, name) != 0)
+		i = (i + 1) & mi->mask;
+	return i;
+}
+
+/* Chains key x (the newest) to the keys of its name. The keys come package by package, so a
+ * chain stays in package order; within a package a form-0 key goes before a form-1 one. */
+static void
+match_index_put(struct match_index *mi, size_t x)
+{
+	struct match_key *k = mi->k;
+	size_t i = match_index_slot(mi, k[x].key), h, t, p;
+
+	if (!mi->slot[i]) {
+		mi->slot[i] = x + 1;
+		k[x].tail = x;
+		mi->heads[mi->n_heads++] = x;
+		return;
+	}
+	h = mi->slot[i] - 1;
+	t = k[h].tail;
+	if (k[t].pkg != k[x].pkg || k[t].form <= k[x].form) {
+		k[t].next = x + 1;
+		k[h].tail = x;
+		return;
+	}
+	/* x goes before t (same package, form 0 after form 1): find t's predecessor. */
+	if (t == h) {
+		k[x].next = h + 1;
+		k[x].tail = t;
+		mi->slot[i] = x + 1;
+		for (size_t j = 0; j < mi->n_heads; j++)
+			if (mi->heads[j] == h)
+				mi->heads[j] = x;
+		return;
+	}
+	for (p = h; k[p].next - 1 != t; p = k[p].next - 1)
+		;
+	k[p].next = x + 1;
+	k[x].next = t + 1;
 }
 
 static int
 match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
 		  struct match_index *mi)
 {
-	size_t total = 0, k = 0;
+	size_t total = 0, k = 0, slots = 16;
 
 	for (size_t i = 0; i < n_pkgs; i++)
 		total += pkgs[i].node->n_kids;
-	/* Up to two keys per entry (the dotted form), and half as many again as the sort's scratch.
-	 */
-	mi->k = calloc(total ? 3 * total : 1, sizeof(*mi->k));
-	if (!mi->k)
+	/* Up to two keys per entry (the dotted form); at least twice as many slots. */
+	while (slots < 4 * total)
+		slots *= 2;
+	mi->k = calloc(total ? 2 * total : 1, sizeof(*mi->k));
+	mi->heads = calloc(total ? 2 * total : 1, sizeof(*mi->heads));
+	mi->slot = calloc(slots, sizeof(*mi->slot));
+	mi->mask = slots - 1;
+	if (!mi->k || !mi->heads || !mi->slot) {
+		match_index_release(mi);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n_pkgs; i++) {
 		const struct grove_node *pn = pkgs[i].node;
 
@@ -145,7 +160,9 @@ match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs
 			struct grove_node *kid = pn->kids[j];
 			const char *rest = kid->name + 4;
 
-			mi->k[k++] = (struct match_key){ .key = kid->name, .pkg = i, .kid = kid };
+			mi->k[k] = (struct match_key){ .key = kid->name, .pkg = i, .kid = kid };
+			mi->n = ++k;
+			match_index_put(mi, k - 1);
 			/* The target name ".X" looks for "dot-X" when X is not empty and does
 			 * not start with '.' (matching_kids' dotted form, read backwards). */
 			if (s->o->dotfiles && strncmp(kid->name, "dot-", 4) == 0 && rest[0] &&
@@ -153,37 +170,25 @@ match_index_build(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs
 				char *own = grove_strdupf(".%s", rest);
 
 				if (!own) {
-					mi->n = k;
 					match_index_release(mi);
 					return -ENOMEM;
 				}
-				mi->k[k++] = (struct match_key){
+				mi->k[k] = (struct match_key){
 					.key = own, .own = own, .pkg = i, .form = 1, .kid = kid
 				};
+				mi->n = ++k;
+				match_index_put(mi, k - 1);
 			}
 		}
 	}
-	mi->n = k;
-	/* What follows the keys in mi->k is the sort's scratch. */
-	match_keys_sort(mi->k, mi->k + k, k);
 	return 0;
 }
 
-/* The first index entry whose key is name, or mi->n. */
+/* The first key of name's chain + 1, or 0 when no package entry lands on name. */
 static size_t
 match_index_find(const struct match_index *mi, const char *name)
 {
-	size_t lo = 0, hi = mi->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(mi->k[mid].key, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < mi->n && strcmp(mi->k[lo].key, name) == 0 ? lo : mi->n;
+	return mi->slot[match_index_slot(mi, name)];
 }
 
 /* Appends package entry kid of the folder at pa to out[*k], its subpath not made yet
@@ -223,8 +228,8 @@ matching_kids(const struct scan *s, const struct pkg_at *pkgs, size_t n_pkgs,
 	size_t k = 0;
 
 	if (mi) {
-		for (size_t x = first; x < mi->n && strcmp(mi->k[x].key, name) == 0; x++) {
-			if (put_match(out, &k, &pkgs[mi->k[x].pkg], mi->k[x].kid) < 0)
+		for (size_t x = first; x; x = mi->k[x - 1].next) {
+			if (put_match(out, &k, &pkgs[mi->k[x - 1].pkg], mi->k[x - 1].kid) < 0)
 				return -ENOMEM;
 		}
 		*ret_n = k;
@@ -346,11 +351,10 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, bool on_mount
 		size_t cap = 2 * n_pkgs, first = 0;
 
 		if (mi) {
-			size_t x = first = match_index_find(mi, kid->name);
-
 			cap = 1;
-			while (x < mi->n && strcmp(mi->k[x].key, kid->name) == 0)
-				x++, cap++;
+			for (size_t x = first = match_index_find(mi, kid->name); x;
+			     x = mi->k[x - 1].next)
+				cap++;
 		}
 		m = cap <= sizeof(mbuf) / sizeof(mbuf[0]) ? mbuf : calloc(cap, sizeof(*m));
 		if (!m || matching_kids(s, pkgs, n_pkgs, mi, first, kid->name, m, &nm) < 0) {
@@ -417,7 +421,7 @@ out:
  */
 static int
 lookup_entries(struct scan *s, int dfd, const struct pkg_at *pkgs, size_t n_pkgs,
-	       struct grove_dirent **ret_ents, size_t *ret_n)
+	       const struct match_index *mi, struct grove_dirent **ret_ents, size_t *ret_n)
 {
 	size_t total = 2, n_names = 0, n = 0, bytes = sizeof(".nonstow") + sizeof(".stow");
 	cleanup_free const char **names = NULL;
@@ -440,18 +444,28 @@ lookup_entries(struct scan *s, int dfd, const struct pkg_at *pkgs, size_t n_pkgs
 	out = (char *)(ents + total);
 	names[n_names++] = ".nonstow";
 	names[n_names++] = ".stow";
-	for (size_t i = 0; i < n_pkgs; i++)
-		for (size_t j = 0; j < pkgs[i].node->n_kids; j++)
-			names[n_names++] = pkgs[i].node->kids[j]->name;
-	if (grove_sort_names(names, n_names) < 0) {
-		free(ents);
-		return -ENOMEM;
+	if (mi) {
+		/* Each name once already: the index's chains. */
+		for (size_t i = 0; i < mi->n_heads; i++) {
+			const char *key = mi->k[mi->heads[i]].key;
+
+			if (strcmp(key, ".nonstow") != 0 && strcmp(key, ".stow") != 0)
+				names[n_names++] = key;
+		}
+	} else {
+		for (size_t i = 0; i < n_pkgs; i++)
+			for (size_t j = 0; j < pkgs[i].node->n_kids; j++)
+				names[n_names++] = pkgs[i].node->kids[j]->name;
+		if (grove_sort_names(names, n_names) < 0) {
+			free(ents);
+			return -ENOMEM;
+		}
 	}
 	for (size_t i = 0; i < n_names && r >= 0; i++) {
 		struct grove_stat st;
 		size_t nl;
 
-		if (i > 0 && strcmp(names[i], names[i - 1]) == 0)
+		if (!mi && i > 0 && strcmp(names[i], names[i - 1]) == 0)
 			continue;
 		r = grove_fs_stat_at(dfd, names[i], &st, s->err);
 		if (r < 0 || st.type == GROVE_FT_NONE)
@@ -487,19 +501,19 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount, 
 	struct grove_node_maker maker;
 	int r;
 
-	r = lookup ? lookup_entries(s, dfd, pkgs, n_pkgs, &ents, &n)
+	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0)
+		return scan_oom(s);
+	r = lookup ? lookup_entries(s, dfd, pkgs, n_pkgs, mi.k ? &mi : NULL, &ents, &n)
 		   : grove_fs_list_flags(dfd, scan_target_list_flags(s, on_mount), &ents, &n,
 					 s->err);
-	if (r == -ENOMEM && lookup)
-		return scan_oom(s);
-	if (r < 0)
+	if (r < 0) {
+		match_index_release(&mi);
+		if (r == -ENOMEM && lookup)
+			return scan_oom(s);
 		return grove_error_prefix(s->err, "read target folder '%s%s%s'", s->target->path,
 					  tpath[0] ? "/" : "", tpath);
-	dir->listed = !lookup;
-	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0) {
-		grove_dirents_free(ents, n);
-		return scan_oom(s);
 	}
+	dir->listed = !lookup;
 	if (scan_maker_init(dir, ents, n, &maker) < 0)
 		r = scan_oom(s);
 	for (size_t i = 0; i < n && r >= 0; i++) {

@@ -273,6 +273,41 @@ test_scan_matches_many_packages_through_the_index(void **state)
 	}
 }
 
+/* A request that only stows looks the packages' names up in the target instead of listing it: with
+ * many packages (the index), a name several packages hold is looked up and made once, and a target
+ * entry no package holds is not read. */
+static void
+test_scan_looks_many_packages_up_once_each(void **state)
+{
+	char *pkgs[] = { "p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8" };
+	struct grove_scan_opts so = { .lookup = true };
+	char spec[4096], path[64];
+	struct grove_node *n;
+	struct fixture f;
+	size_t len = 0;
+
+	(void)state;
+	for (int i = 0; i < 9; i++)
+		len += (size_t)snprintf(spec + len, sizeof(spec) - len,
+					"f stow/p%d/d%d/f\nf stow/p%d/share/s%d\nf d%d/f\n", i,
+					8 - i, i, i, 8 - i);
+	len += (size_t)snprintf(spec + len, sizeof(spec) - len, "f share/s3\nf unrelated\n");
+	assert_true(len < sizeof(spec));
+	open_world_opts(&f, spec, pkgs, 9, &so);
+	/* d0..d8 and share: each once, though share is in every package. */
+	assert_int_equal(f.w.target->n_kids, 10);
+	for (int i = 0; i < 9; i++) {
+		snprintf(path, sizeof(path), "d%d/f", i);
+		assert_non_null(grove_node_lookup(f.w.target, path));
+	}
+	n = grove_node_lookup(f.w.target, "share");
+	assert_non_null(n);
+	assert_int_equal(n->n_kids, 1);
+	assert_non_null(grove_node_lookup(f.w.target, "share/s3"));
+	assert_null(grove_node_lookup(f.w.target, "unrelated"));
+	close_world(&f);
+}
+
 int
 main(void)
 {
@@ -283,6 +318,7 @@ main(void)
 		cmocka_unit_test(test_scan_catches_a_link_back_to_the_package_root),
 		cmocka_unit_test(test_scan_resolves_owned_links_and_loads_unfoldable_subtrees),
 		cmocka_unit_test(test_scan_matches_many_packages_through_the_index),
+		cmocka_unit_test(test_scan_looks_many_packages_up_once_each),
 		cmocka_unit_test(test_scan_resolves_owned_links_in_long_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
