@@ -41,7 +41,15 @@ grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char 
 	    (arrow = strstr(m, " => ")) && c->path) {
 		char *other = owner_package(c->path, arrow + 4, stow_path);
 
-		if (other && c->package && !strcmp(c->action, "stow")) {
+		if (other && c->package && !strcmp(other, c->package)) {
+			/* With --dotfiles "dot-X" and ".X" land on the same ".X": the package
+			 * meets itself, and neither switch nor unstow can help. */
+			snprintf(buf, size,
+				 "two entries of package '%s' land on this path (with --dotfiles, "
+				 "'dot-X' and '.X' are one name): remove or rename one of them",
+				 other);
+			free(other);
+		} else if (other && c->package && !strcmp(c->action, "stow")) {
 			/* hello-2.13 over hello-2.12: switch replaces one by the other in place. */
 			snprintf(
 				buf, size,

@@ -39,6 +39,13 @@ test_front_hint_names_the_owning_package(void **state)
 		 "stow", buf, sizeof(buf));
 	assert_non_null(h);
 	assert_non_null(strstr(h, "grove unstow vim"));
+	/* The package's own link (with --dotfiles, its "dot-x" and ".x"): no switch to itself. */
+	h = hint(".x", "existing target is stowed to a different package: .x => ../stow/b/.x",
+		 "../stow", buf, sizeof(buf));
+	assert_non_null(h);
+	assert_non_null(strstr(h, "two entries of package 'b'"));
+	assert_null(strstr(h, "grove switch"));
+	assert_null(strstr(h, "grove unstow"));
 	/* A link into somewhere else: no package to name, still the options. */
 	h = hint("bin/x",
 		 "existing target is stowed to a different package: bin/x => ../elsewhere/x",
