@@ -16,10 +16,11 @@ OP_NAMES = {
     "unstow": "unstow",
     "unrel": "stow, unrelated files in target",
 }
-TOOLS = ["grove", "grove-static", "stow241", "stow231", "xstow", "cp", "floor", "floor-read"]
+TOOLS = ["grove", "grove-static", "stow241", "stow231", "xstow", "cp", "floor", "floor-read",
+         "floor-read-all"]
 TOOL_NAMES = {"grove": "grove", "grove-static": "grove, static SQLite+PCRE2", "stow241": "Stow 2.4.1", "stow231": "Stow 2.3.1",
               "xstow": "xstow", "cp": "cp -rs", "floor": "floor",
-              "floor-read": "floor + reads"}
+              "floor-read": "floor + reads", "floor-read-all": "floor + grove's reads"}
 
 
 def read(path):
@@ -53,10 +54,10 @@ def main():
     for line in read(f"{d}/syscalls.txt"):
         shape, op, tool, n = line.split()
         calls[(shape, op, tool)] = n
-    fops, freads = {}, {}
+    fops, freads, freads_all = {}, {}, {}
     for line in read(f"{d}/floor-ops.txt"):
         shape, op, kind, n = line.split()
-        (freads if kind == "floor-reads" else fops)[(shape, op)] = n
+        {"floor-reads": freads, "floor-reads-all": freads_all}.get(kind, fops)[(shape, op)] = n
     capped = read(f"{d}/capped.txt")
 
     print("".join(f"<!-- {l.lstrip('# ')} -->\n" for l in read(f"{d}/machine.txt")), end="")
@@ -80,6 +81,8 @@ def main():
                                        if (shape, op) in fops and tool == "grove" else "")
                 if tool == "floor-read" and (shape, op) in freads:
                     name += f" ({freads[(shape, op)]} reads)"
+                if tool == "floor-read-all" and (shape, op) in freads_all:
+                    name += f" ({freads_all[(shape, op)]} reads)"
                 if k not in wall:
                     print(f"| {name} | {TOOL_NAMES[tool]} | 0 | failed ×{bad[k]} | | | | | | | |")
                     continue

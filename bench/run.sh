@@ -13,9 +13,11 @@ Usage: bench/run.sh [OPTIONS]
                     (default: the quick set dotfiles,pkg1k,pkg10k,multi200,deep128); for growth
                     curves also multiN and deepN (e.g. multi100,multi400,deep32,deep64)
   --full            every shape
-  --tools LIST      comma-separated: grove,stow241,stow231,xstow,cp,floor,floor-read (default:
-                    all), and grove-static with --static-build; floor-read is the floor plus the
-                    reads any tool with Stow's semantics must make (bench/treeops.py "reads")
+  --tools LIST      comma-separated: grove,stow241,stow231,xstow,cp,floor,floor-read,
+                    floor-read-all (default: all), and grove-static with --static-build; floor-read
+                    is the floor plus the reads any tool with Stow's semantics must make
+                    (bench/treeops.py "reads"), floor-read-all the floor plus grove's reads by
+                    design (every package folder, the folded ones too: treeops.py "reads-all")
   --static-build DIR a second grove build to time as the tool grove-static, e.g. one made with
                     meson setup DIR --buildtype=release -Dprefer_static=true (SQLite and PCRE2
                     linked in: no dynamic loading of them at start-up)
@@ -41,7 +43,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
 static_build=
 shapes=dotfiles,pkg1k,pkg10k,multi200,deep128
-tools=grove,stow241,stow231,xstow,cp,floor,floor-read
+tools=grove,stow241,stow231,xstow,cp,floor,floor-read,floor-read-all
 runs=5
 base=${TMPDIR:-/tmp}
 out=
@@ -168,6 +170,7 @@ cmd_for() {
 		CMD=(cp -rs "${srcs[@]}" "$T/") ;;
 	floor) CMD=("$FLOOR" "$T" "$W/ops/$op.ops") ;;
 	floor-read) CMD=("$FLOOR" -s "$S" "$T" "$W/ops/$op.rops") ;;
+	floor-read-all) CMD=("$FLOOR" -s "$S" "$T" "$W/ops/$op.arops") ;;
 	esac
 	case $tool in
 	stow241) export PERL5LIB=$cache/stow241/usr/share/perl5 ;;
@@ -269,17 +272,21 @@ for shape in "${shape_list[@]}"; do
 	trr() {
 		local pk
 		read -r -a pk <<<"$PKGS"
-		python3 "$repo/bench/treeops.py" reads "$1" "$W/ref/$2.list" "$W/ref/$3.list" "$S" "$T" "$FLAGS" "${pk[@]}"
+		python3 "$repo/bench/treeops.py" "$4" "$1" "$W/ref/$2.list" "$W/ref/$3.list" "$S" "$T" "$FLAGS" "${pk[@]}"
 	}
-	trr stow empty stow >"$W/ops/stow.reads"
-	trr noop stow noop >"$W/ops/noop.reads"
-	trr add1 noop add1 >"$W/ops/add1.reads"
-	trr unstow add1 unstow >"$W/ops/unstow.reads"
-	trr unrel unrel-before unrel >"$W/ops/unrel.reads"
+	for kind in reads:reads reads-all:areads; do
+		trr stow empty stow "${kind%:*}" >"$W/ops/stow.${kind#*:}"
+		trr noop stow noop "${kind%:*}" >"$W/ops/noop.${kind#*:}"
+		trr add1 noop add1 "${kind%:*}" >"$W/ops/add1.${kind#*:}"
+		trr unstow add1 unstow "${kind%:*}" >"$W/ops/unstow.${kind#*:}"
+		trr unrel unrel-before unrel "${kind%:*}" >"$W/ops/unrel.${kind#*:}"
+	done
 	for op in "${ops_all[@]}"; do
 		cat "$W/ops/$op.reads" "$W/ops/$op.ops" >"$W/ops/$op.rops"
+		cat "$W/ops/$op.areads" "$W/ops/$op.ops" >"$W/ops/$op.arops"
 		echo "$shape $op floor-ops $(wc -l <"$W/ops/$op.ops")" >>"$out/floor-ops.txt"
 		echo "$shape $op floor-reads $(wc -l <"$W/ops/$op.reads")" >>"$out/floor-ops.txt"
+		echo "$shape $op floor-reads-all $(wc -l <"$W/ops/$op.areads")" >>"$out/floor-ops.txt"
 	done
 
 	declare -A dead=()

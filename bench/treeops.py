@@ -8,6 +8,10 @@
     treeops.py reads OP BEFORE AFTER STOW-DIR TARGET FLAGS PKG... > READS
         the reads any tool with Stow's semantics must make for OP (stow, noop, add1, unstow,
         unrel) on those packages: the floor's D and K lines (bench/floor.c)
+    treeops.py reads-all OP BEFORE AFTER STOW-DIR TARGET FLAGS PKG... > READS
+        the same, with every package folder listed, the folded ones too: what grove reads by
+        design (it refuses a package holding an escaping link or a special file anywhere, even
+        inside a folder that folds; docs/performance.md, "The floor plus grove's reads")
     treeops.py resolved TARGET > RESOLVED   every reachable file and the real file it is
     treeops.py check REF REF-RESOLVED OTHER OTHERROOT
         prints "same" (identical entries and link texts), "same files" (different links, but
@@ -67,7 +71,7 @@ def dotfiles_adjust(rel):
     return "/".join("." + c[4:] if c.startswith("dot-") and len(c) > 4 else c for c in rel.split("/"))
 
 
-def reads(op, before, after, stowdir, target, flags, pkgs):
+def reads(op, before, after, stowdir, target, flags, pkgs, every_folder=False):
     """What any tool with Stow's semantics must read for OP, whatever its design: every package's
     own folder, and each package folder whose place in the target is a real folder (before the
     op for an unstow, after it for a stow, either for a restow), since the links inside can only
@@ -88,7 +92,7 @@ def reads(op, before, after, stowdir, target, flags, pkgs):
                 res.append(f"D {p}")
                 continue
             tpath = dotfiles_adjust(rel) if dotfiles else rel
-            if any(m.get(tpath, ("",))[0] == "d" for m in decide):
+            if every_folder or any(m.get(tpath, ("",))[0] == "d" for m in decide):
                 res.append(f"D {p}/{rel}")
             else:
                 dirnames[:] = []  # nothing below a folder left unlisted is visited either
@@ -139,9 +143,10 @@ def main():
         sys.stdout.write("".join(f"{k}\t{v}\n" for k, v in sorted(r.items())))
     elif cmd == "ops":
         sys.stdout.write("".join(x + "\n" for x in ops(sys.argv[2], sys.argv[3])))
-    elif cmd == "reads":
+    elif cmd in ("reads", "reads-all"):
         a = sys.argv[2:]
-        sys.stdout.write("".join(x + "\n" for x in reads(a[0], a[1], a[2], a[3], a[4], a[5], a[6:])))
+        r = reads(a[0], a[1], a[2], a[3], a[4], a[5], a[6:], cmd == "reads-all")
+        sys.stdout.write("".join(x + "\n" for x in r))
     elif cmd == "check":
         print(check(*sys.argv[2:6]))
     else:
