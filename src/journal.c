@@ -298,8 +298,8 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 	 * time, so sqlite need not lock the connection around every call. */
 	const int flags =
 		(j->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-		SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE |
-		SQLITE_OPEN_NOMUTEX;
+		(j->in_memory ? SQLITE_OPEN_MEMORY : 0) | SQLITE_OPEN_NOFOLLOW |
+		SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_NOMUTEX;
 	sqlite3_stmt *s = NULL;
 	const char *vfs = grove_journal_vfs();
 	int64_t version;
@@ -353,6 +353,9 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 		}
 		return 0;
 	}
+	/* An empty log in memory: its schema and nothing else (no file, no rollback journal). */
+	if (j->in_memory)
+		return version < GROVE_JOURNAL_VERSION ? grove_journal_schema_migrate(j, err) : 0;
 	rc = sqlite3_prepare_v2(j->db, "PRAGMA journal_mode = DELETE", -1, &s, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_step(s);
@@ -449,6 +452,39 @@ grove_journal_open(const char *path, struct grove_root *ret_root, struct grove_j
 	return grove_journal_open_with(path, 0, ret_root, ret, err);
 }
 
+/* The log of a state dir (held in *root, or fd -1 when the folder does not exist) that holds no
+ * journal yet, for a reader: an empty one in memory, named where the file would be. */
+static int
+open_empty(const char *path, size_t len, struct grove_root *root, struct grove_root *ret_root,
+	   struct grove_journal **ret, struct grove_error *err)
+{
+	struct grove_journal *j = calloc(1, sizeof(*j));
+	int r;
+
+	if (j) {
+		j->dirfd = -1;
+		j->in_memory = true;
+		j->name = grove_strdupf("%.*s/%s", (int)len, path, DB_NAME);
+	}
+	if (!j || !j->name) {
+		r = grove_error_errno(err, -ENOMEM, "open journal in '%s'", path);
+		goto fail;
+	}
+	snprintf(j->fdpath, sizeof(j->fdpath), ":memory:");
+	j->busy_ms = busy_timeout_ms();
+	r = db_connect(j, err);
+	if (r < 0)
+		goto fail;
+	j->readonly = true;
+	*ret_root = *root;
+	*ret = j;
+	return 0;
+fail:
+	grove_journal_close(j);
+	grove_root_release(root);
+	return r;
+}
+
 int
 grove_journal_open_with(const char *path, unsigned int flags, struct grove_root *ret_root,
 			struct grove_journal **ret, struct grove_error *err)
@@ -460,6 +496,7 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 	/* Reading the system log as another user; or root making its own readable to users. */
 	bool sys_reader = readonly && (flags & GROVE_JOURNAL_SYSTEM);
 	bool sys_public = !readonly && (flags & GROVE_JOURNAL_SYSTEM);
+	bool absent_empty = readonly && (flags & GROVE_JOURNAL_ABSENT_EMPTY);
 	size_t len;
 	int r, fd;
 
@@ -470,7 +507,14 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 		if (r < 0)
 			return grove_error_prefix(err, "open state dir '%s'", path);
 	}
+	len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
 	r = grove_root_open_nofollow(&root, path, err);
+	if (r == -ENOENT && absent_empty) {
+		grove_error_clear(err);
+		return open_empty(path, len, &root, ret_root, ret, err);
+	}
 	if (r == -ELOOP)
 		return grove_error_set(err, -GROVE_E_CONFIG,
 				       "state dir '%s' is a symlink: refusing a log that may be "
@@ -485,9 +529,6 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 		r = grove_fs_stat_at(root.fd, DB_NAME, &st, err);
 	if (r < 0)
 		goto fail;
-	len = strlen(path);
-	while (len > 1 && path[len - 1] == '/')
-		len--;
 	if (st.type != GROVE_FT_NONE) {
 		char name[PATH_MAX + 16];
 
@@ -510,6 +551,8 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 					    name);
 			goto fail;
 		}
+	} else if (absent_empty) {
+		return open_empty(path, len, &root, ret_root, ret, err);
 	} else if (readonly) {
 		r = grove_error_set(err, -ENOENT, "open state dir '%s': no journal in it", path);
 		goto fail;

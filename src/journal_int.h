@@ -74,8 +74,9 @@ struct grove_journal {
 	int dirfd;       /* our own dup of the held state dir's fd */
 	char fdpath[64]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
 	int busy_ms;
-	bool readonly; /* GROVE_JOURNAL_READONLY: nothing is made or written */
-	bool fk_off;   /* foreign_keys off since grove_journal_write_begin_unchecked */
+	bool readonly;  /* GROVE_JOURNAL_READONLY: nothing is made or written */
+	bool in_memory; /* GROVE_JOURNAL_ABSENT_EMPTY found no journal: an empty one in memory */
+	bool fk_off;    /* foreign_keys off since grove_journal_write_begin_unchecked */
 	sqlite3_stmt *stmts[ST_COUNT];
 	/* What this connection's intent logged besides ops: `writing` while its write transaction
 	 * is open, `logged` once it committed. The commit of that transaction then skips reading

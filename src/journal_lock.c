@@ -255,8 +255,13 @@ grove_lock_target_holder(const struct grove_root *state, const struct grove_root
 	char name[64];
 
 	(void)err;
-	/* Read-only and without O_CREAT: looking makes nothing. No locks/ or no file: nobody has
-	 * ever locked the target through this state dir. */
+	/* Read-only and without O_CREAT: looking makes nothing. No state dir (a reader's empty
+	 * log, GROVE_JOURNAL_ABSENT_EMPTY), no locks/ or no file: nobody has ever locked the
+	 * target through this state dir. */
+	if (state->fd < 0) {
+		*ret = h;
+		return 0;
+	}
 	dirfd = grove_fs_open_dir_at(state->fd, LOCKS_DIR, err);
 	lock_name(name, sizeof(name), target);
 	if (dirfd >= 0)

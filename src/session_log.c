@@ -49,8 +49,11 @@ grove_session_open_journal(struct grove_session *s, const struct grove_session_o
 		return r;
 	if (!opts->system_log && grove_session_is_system_dir(s->state_path))
 		flags |= GROVE_JOURNAL_SYSTEM; /* root's own: made readable to users */
-	r = quiet ? grove_journal_open_with(s->state_path, flags | GROVE_JOURNAL_READONLY,
-					    &s->state, &s->journal, err)
+	r = quiet ? grove_journal_open_with(
+			    s->state_path,
+			    flags | GROVE_JOURNAL_READONLY |
+				    (opts->absent_empty ? GROVE_JOURNAL_ABSENT_EMPTY : 0),
+			    &s->state, &s->journal, err)
 		  : -EAGAIN;
 	if (r == -ENOENT || (r < 0 && opts->system_log))
 		return r;

@@ -105,6 +105,14 @@ int grove_journal_open(const char *path, struct grove_root *ret_root, struct gro
  *                           can read what root stowed.
  */
 #define GROVE_JOURNAL_SYSTEM 0x4u
+/*
+ *   GROVE_JOURNAL_ABSENT_EMPTY  with READONLY: a state dir or journal that does not exist reads
+ *                           as an empty log (a journal in memory, holding the schema and
+ *                           nothing else) instead of -ENOENT, and nothing is made on disk:
+ *                           the reading commands (status, log, show, verify) before grove has
+ *                           ever written. *ret_root's fd is -1 when the state dir is missing.
+ */
+#define GROVE_JOURNAL_ABSENT_EMPTY 0x8u
 int grove_journal_open_with(const char *path, unsigned int flags, struct grove_root *ret_root,
 			    struct grove_journal **ret, struct grove_error *err);
 

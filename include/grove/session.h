@@ -79,6 +79,8 @@ struct grove_session_opts {
 	bool read_only;        /* nothing will be written: a read-only journal will do */
 	bool no_create;        /* with no_lock and read_only: make nothing (no state dir, no
 				  journal); a missing one is -ENOENT (grove alt's readers) */
+	bool absent_empty;     /* with no_create: a missing one reads as an empty log instead
+				  (GROVE_JOURNAL_ABSENT_EMPTY: grove status, log, show, verify) */
 	bool profile_log;      /* target may be a profile's log (grove profile, grove log) */
 	/* Lock the target shared (flock LOCK_SH) rather than exclusively: for grove alt, whose
 	 * runs on different admindirs share an instdir (each holds its admindir's lock

@@ -986,6 +986,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	so.wait_seconds = global->wait_seconds;
 	so.no_lock = !writes || ta.dry_run;
 	so.read_only = so.no_lock;
+	/* Reading makes nothing: before grove ever wrote, the log is an empty one. */
+	so.no_create = so.absent_empty = !writes;
 	/* grove log and show show a profile's history; the others would read its ops as a
 	 * target's. */
 	so.profile_log = !strcmp(cmd, "log") || !strcmp(cmd, "show");

@@ -2494,6 +2494,57 @@ assert_readonly_results(const struct fx *fx, const char *msg, int code)
 		fail_msg("new: %s", msg);
 }
 
+/* GROVE_JOURNAL_ABSENT_EMPTY: a state dir that is not there, or holds no grove.db, reads as an
+ * empty log (named where the file would be) and is left as it was; one that holds a log is
+ * read as READONLY reads it. */
+static void
+test_journal_absent_empty(void **state)
+{
+	const unsigned flags = GROVE_JOURNAL_READONLY | GROVE_JOURNAL_ABSENT_EMPTY;
+	struct fx *fx = *state;
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_txn *txns = NULL;
+	struct grove_stat st;
+	char *missing = tu_path(fx->dir, "none"), *name;
+	size_t n = 1;
+	int64_t tid = 1, unf = 1;
+
+	for (int pass = 0; pass < 2; pass++) {
+		assert_int_equal(grove_journal_open_with(missing, flags, &root, &j, &fx->err), 0);
+		assert_int_equal(root.fd < 0, pass == 0);
+		name = tu_path(missing, "grove.db");
+		assert_string_equal(grove_journal_name(j), name);
+		free(name);
+		assert_int_equal(grove_journal_target_deferred(j, &fx->troot, &tid, &fx->err), 0);
+		assert_int_equal(tid, 0);
+		assert_int_equal(grove_journal_unfinished(j, 0, &unf, &fx->err), 0);
+		assert_int_equal(unf, 0);
+		assert_int_equal(grove_journal_list(j, 0, 0, &txns, &n, &fx->err), 0);
+		assert_int_equal(n, 0);
+		grove_txns_free(txns, n);
+		j = grove_journal_close(j);
+		grove_root_release(&root);
+		if (pass == 0) {
+			assert_int_equal(grove_fs_stat_at(AT_FDCWD, missing, &st, &fx->err), 0);
+			assert_int_equal(st.type, GROVE_FT_NONE);
+			assert_int_equal(mkdir(missing, 0700), 0);
+		} else {
+			name = tu_path(missing, "grove.db");
+			assert_int_equal(grove_fs_stat_at(AT_FDCWD, name, &st, &fx->err), 0);
+			assert_int_equal(st.type, GROVE_FT_NONE);
+			free(name);
+		}
+	}
+	/* A state dir with a log: read, not replaced by an empty one. */
+	assert_int_equal(grove_journal_open_with(fx->state, flags, &root, &j, &fx->err), 0);
+	assert_int_equal(grove_journal_target_deferred(j, &fx->troot, &tid, &fx->err), 0);
+	assert_int_equal(tid, fx->tid);
+	grove_journal_close(j);
+	grove_root_release(&root);
+	free(missing);
+}
+
 static void
 test_journal_readonly_mount(void **state)
 {
@@ -3475,6 +3526,7 @@ main(void)
 		T(test_journal_migrates_alt_groups),
 		T(test_journal_migrates_alt_unwritten),
 		T(test_journal_foreign),
+		T(test_journal_absent_empty),
 		T(test_journal_readonly_mount),
 		T(test_journal_readonly_nobody),
 		T(test_journal_busy),
