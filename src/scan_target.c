@@ -78,7 +78,7 @@ struct match_index {
 static void
 match_index_release(struct match_index *mi)
 {
-	for (size_t i = 0; i < mi->n; i++)
+	for (size_t i = 0; mi->k && i < mi->n; i++)
 		free(mi->k[i].own);
 	free(mi->k);
 	free(mi->slot);
