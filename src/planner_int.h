@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Private to the planner: its state (planner.c decides, planner_view.c answers what the world
- * looks like now, makes the changes the decisions call for and emits the plan as their diff). */
+/* Private to the planner: its state (planner.c and planner_unstow.c decide, planner_view.c answers
+ * what the world looks like now, makes the changes the decisions call for and emits the plan as
+ * their diff). */
 #ifndef GROVE_PLANNER_INT_H
 #define GROVE_PLANNER_INT_H
 
@@ -76,6 +77,34 @@ struct planner {
 
 /* Frees what the planner kept for the run (its frames). */
 void planner_release(struct planner *p);
+
+/* n bytes for the folder being walked: its frame's, else malloc'd into *own; NULL when out of
+ * memory. */
+char *planner_frame_bytes(struct planner *p, size_t n, char **own);
+
+/* dir's kids sorted by name, NULL-terminated: in the frame of the folder being walked, else in
+ * *own (malloc'd); NULL when out of memory. */
+struct grove_node **planner_frame_kids(struct planner *p, const struct grove_node *dir,
+				       struct grove_node ***own);
+
+/* a, b and c joined (grove_path_join, then grove_path_join_names): malloc'd, NULL when out of
+ * memory. */
+char *planner_join3(const char *a, const char *b, const char *c);
+
+/* What stow_node already holds when it calls stow_contents, saving the lookups from the roots:
+ * the package's node at pkg_subdir (view_pkg_node's answer), the target's node at target_subdir
+ * (view_tnode's), the package's path from the target (pkg_root); each may be NULL. */
+struct known {
+	struct grove_node *pdir, *tdir;
+	const char *root;
+	/* Known to glue (false: not known, checked): grove_path_glues(pkg_subdir, NULL),
+	 * grove_path_glues(target_subdir, NULL), and root relative with
+	 * grove_path_glues(root, pkg_subdir) (NULL for "."). A folder's entry with a plain name
+	 * glues when its folder does (or is the top): its path is the folder's, "/", the name.
+	 * glue_m (unstow's): grove_path_glues(root, pkg_subdir) (NULL for "."), root relative or
+	 * not. */
+	bool glue_p, glue_t, glue_f, glue_m;
+};
 
 static inline struct grove_world_pkg *
 pkg_record(struct planner *p, const char *package)
@@ -257,7 +286,7 @@ bool view_should_skip_target_at(struct planner *p, const char *path, const struc
 /* The ops of the whole target tree (emit_diff from its root). Returns 0 or p->rc's failure. */
 int planner_emit_all(struct planner *p);
 
-/* ---- the bounded walk (planner_walk.c) and what it calls in planner.c and planner_view.c ---- */
+/* ---- the bounded walk (planner_walk.c) and what it calls in the other planner files ---- */
 
 /* In a bounded walk: whether stow_contents / unstow_contents of dir (for package) is to wait for
  * dir's turn (recorded; true) or to run now (dir is the folder being planned; false). */
