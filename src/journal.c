@@ -485,6 +485,33 @@ fail:
 	return r;
 }
 
+/* An existing grove.db (st, in the state dir path of len bytes): a regular file the user trusts
+ * (check_trusted), and not empty. */
+static int
+check_db_file(const char *path, size_t len, const struct grove_stat *st, bool named,
+	      bool sys_reader, struct grove_error *err)
+{
+	char name[PATH_MAX + 16];
+	int r;
+
+	snprintf(name, sizeof(name), "%.*s/%s", (int)len, path, DB_NAME);
+	if (st->type != GROVE_FT_REG)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "journal '%s' is not a regular file (%s)", name,
+				       st->type == GROVE_FT_LINK ? "a symlink" : "a special file");
+	r = check_trusted("journal", name, st, named, sys_reader, err);
+	if (r < 0)
+		return r;
+	/* grove writes its schema in the transaction that makes the file: an empty one is a
+	 * damaged log, not a new one. */
+	if (st->size == 0)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "journal '%s' is empty (0 bytes), so its history is lost: "
+				       "move it aside to start a new log",
+				       name);
+	return 0;
+}
+
 int
 grove_journal_open_with(const char *path, unsigned int flags, struct grove_root *ret_root,
 			struct grove_journal **ret, struct grove_error *err)
@@ -530,27 +557,9 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 	if (r < 0)
 		goto fail;
 	if (st.type != GROVE_FT_NONE) {
-		char name[PATH_MAX + 16];
-
-		snprintf(name, sizeof(name), "%.*s/%s", (int)len, path, DB_NAME);
-		if (st.type != GROVE_FT_REG) {
-			r = grove_error_set(
-				err, -GROVE_E_CONFIG, "journal '%s' is not a regular file (%s)",
-				name, st.type == GROVE_FT_LINK ? "a symlink" : "a special file");
-			goto fail;
-		}
-		r = check_trusted("journal", name, &st, named, sys_reader, err);
+		r = check_db_file(path, len, &st, named, sys_reader, err);
 		if (r < 0)
 			goto fail;
-		/* grove writes its schema in the transaction that makes the file:
-		 * an empty one is a damaged log, not a new one. */
-		if (st.size == 0) {
-			r = grove_error_set(err, -GROVE_E_CONFIG,
-					    "journal '%s' is empty (0 bytes), so its history is "
-					    "lost: move it aside to start a new log",
-					    name);
-			goto fail;
-		}
 	} else if (absent_empty) {
 		return open_empty(path, len, &root, ret_root, ret, err);
 	} else if (readonly) {
