@@ -452,26 +452,39 @@ grove_journal_open(const char *path, struct grove_root *ret_root, struct grove_j
 	return grove_journal_open_with(path, 0, ret_root, ret, err);
 }
 
+/* A journal not connected yet, named "<path's len bytes>/grove.db", or NULL when out of memory. */
+static struct grove_journal *
+journal_new(const char *path, size_t len)
+{
+	struct grove_journal *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->dirfd = -1;
+	j->busy_ms = busy_timeout_ms();
+	j->name = grove_strdupf("%.*s/%s", (int)len, path, DB_NAME);
+	if (!j->name) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
 /* The log of a state dir (held in *root, or fd -1 when the folder does not exist) that holds no
  * journal yet, for a reader: an empty one in memory, named where the file would be. */
 static int
 open_empty(const char *path, size_t len, struct grove_root *root, struct grove_root *ret_root,
 	   struct grove_journal **ret, struct grove_error *err)
 {
-	struct grove_journal *j = calloc(1, sizeof(*j));
+	struct grove_journal *j = journal_new(path, len);
 	int r;
 
-	if (j) {
-		j->dirfd = -1;
-		j->in_memory = true;
-		j->name = grove_strdupf("%.*s/%s", (int)len, path, DB_NAME);
-	}
-	if (!j || !j->name) {
+	if (!j) {
 		r = grove_error_errno(err, -ENOMEM, "open journal in '%s'", path);
 		goto fail;
 	}
+	j->in_memory = true;
 	snprintf(j->fdpath, sizeof(j->fdpath), ":memory:");
-	j->busy_ms = busy_timeout_ms();
 	r = db_connect(j, err);
 	if (r < 0)
 		goto fail;
@@ -585,16 +598,12 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 		grove_fd_close(fd);
 	}
 
-	j = calloc(1, sizeof(*j));
-	if (j) {
-		j->dirfd = -1;
-		j->readonly = readonly;
-		j->name = grove_strdupf("%.*s/%s", (int)len, path, DB_NAME);
-	}
-	if (!j || !j->name) {
+	j = journal_new(path, len);
+	if (!j) {
 		r = grove_error_errno(err, -ENOMEM, "open journal in '%s'", path);
 		goto fail;
 	}
+	j->readonly = readonly;
 	/* The journal keeps its own fd on the folder, so the name sqlite reopens
 	 * the -journal by stays valid whatever the caller does with root.fd. */
 	j->dirfd = fcntl(root.fd, F_DUPFD_CLOEXEC, 3);
@@ -603,7 +612,6 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 		goto fail;
 	}
 	snprintf(j->fdpath, sizeof(j->fdpath), "/proc/self/fd/%d/%s", j->dirfd, DB_NAME);
-	j->busy_ms = busy_timeout_ms();
 	r = db_connect(j, err);
 	if (r < 0)
 		goto fail;
