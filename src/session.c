@@ -302,16 +302,13 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 
 /* ---- the states a path goes through ---- */
 
-struct pstate {
-	enum grove_ftype type; /* NONE, DIR, LINK, REG */
-	const char *text;      /* LINK: the text */
-};
-
-static void
-op_states(const struct grove_op *op, struct pstate *before, struct pstate *after)
+void
+grove_session_op_states(const struct grove_op *op, struct grove_pstate *before,
+			struct grove_pstate *after)
 {
-	struct pstate none = { GROVE_FT_NONE, NULL }, dir = { GROVE_FT_DIR, NULL };
-	struct pstate old = { GROVE_FT_LINK, op->old_text }, new = { GROVE_FT_LINK, op->text };
+	struct grove_pstate none = { GROVE_FT_NONE, NULL }, dir = { GROVE_FT_DIR, NULL };
+	struct grove_pstate old = { GROVE_FT_LINK, op->old_text },
+			    new = { GROVE_FT_LINK, op->text };
 
 	if (op->recorded) { /* the link was there before and stays: plan.h */
 		*before = *after = op->kind == GROVE_OP_LINK ? new : old;
@@ -357,8 +354,8 @@ op_states(const struct grove_op *op, struct pstate *before, struct pstate *after
 	}
 }
 
-static bool
-pstate_eq(const struct pstate *a, const struct pstate *b)
+bool
+grove_pstate_eq(const struct grove_pstate *a, const struct grove_pstate *b)
 {
 	if (a->type != b->type)
 		return false;
@@ -369,8 +366,8 @@ pstate_eq(const struct pstate *a, const struct pstate *b)
  */
 struct touched {
 	const char *path;
-	struct pstate first, last;
-	struct pstate seen[8];
+	struct grove_pstate first, last;
+	struct grove_pstate seen[8];
 	size_t n_seen;
 	int depth;
 };
@@ -457,10 +454,10 @@ add_text(struct touchset *ts, const char *text)
 }
 
 static void
-seen_add(struct touched *t, const struct pstate *st)
+seen_add(struct touched *t, const struct grove_pstate *st)
 {
 	for (size_t i = 0; i < t->n_seen; i++)
-		if (pstate_eq(&t->seen[i], st))
+		if (grove_pstate_eq(&t->seen[i], st))
 			return;
 	if (t->n_seen < sizeof(t->seen) / sizeof(t->seen[0]))
 		t->seen[t->n_seen++] = *st;
@@ -472,12 +469,12 @@ touch_plan(struct touchset *ts, const struct grove_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_ops; i++) {
 		const struct grove_op *op = &plan->ops[i];
-		struct pstate before, after;
+		struct grove_pstate before, after;
 		struct touched *t = NULL;
 
 		if (op->recorded && ts->skip_recorded)
 			continue;
-		op_states(op, &before, &after);
+		grove_session_op_states(op, &before, &after);
 		if (op->kind == GROVE_OP_ADOPT)
 			ts->adopts = true;
 		if (add_text(ts, op->text) < 0 || add_text(ts, op->old_text) < 0)
@@ -526,10 +523,10 @@ cmp_depth(const void *a, const void *b)
 }
 
 /* The state on disk as scanned; visible is false when a folder on the way is not a real folder. */
-static struct pstate
-disk_state(struct grove_world *w, const char *path, bool *visible)
+struct grove_pstate
+grove_session_disk_state(struct grove_world *w, const char *path, bool *visible)
 {
-	struct pstate st = { GROVE_FT_NONE, NULL };
+	struct grove_pstate st = { GROVE_FT_NONE, NULL };
 	cleanup_free char *parent = grove_path_parent(path);
 	struct grove_node *pn = parent ? grove_node_lookup(w->target, parent) : NULL;
 	struct grove_node *n;
@@ -549,7 +546,7 @@ disk_state(struct grove_world *w, const char *path, bool *visible)
 }
 
 static const char *
-describe(const struct pstate *st, char *buf, size_t size)
+describe(const struct grove_pstate *st, char *buf, size_t size)
 {
 	switch (st->type) {
 	case GROVE_FT_NONE:
@@ -592,15 +589,15 @@ set_wanted(struct grove_world *w, struct touchset *ts, bool recovery, struct gro
 	for (size_t i = 0; i < ts->n; i++) {
 		struct touched *t = &ts->t[i];
 		bool visible, ok = false;
-		struct pstate now = disk_state(w, t->path, &visible);
+		struct grove_pstate now = grove_session_disk_state(w, t->path, &visible);
 		struct grove_node *n;
 
 		if (visible) {
 			if (recovery) {
 				for (size_t k = 0; k < t->n_seen && !ok; k++)
-					ok = pstate_eq(&now, &t->seen[k]);
+					ok = grove_pstate_eq(&now, &t->seen[k]);
 			} else {
-				ok = pstate_eq(&now, &t->last);
+				ok = grove_pstate_eq(&now, &t->last);
 			}
 			if (!ok) {
 				snprintf(msg, sizeof(msg), "'%s' is %s, but grove left %s there",

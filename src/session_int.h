@@ -7,7 +7,9 @@
 #include <stdint.h>
 
 #include "grove/error.h"
+#include "grove/plan.h"
 #include "grove/session.h"
+#include "grove/world.h"
 
 /*
  * Makes the admin files (ADMINDIR/NAME) of the groups txn changes hold their text after it
@@ -60,5 +62,22 @@ void grove_session_forget_changes(struct grove_session *s);
  * first) stow or unstow, as it was before the first of them: what reverting them puts back. */
 int grove_session_revert_pkgs(struct grove_session *s, const int64_t *txns, size_t n,
 			      struct grove_error *err);
+
+/* A path's state as reverts and recovery compare it (session.c). */
+struct grove_pstate {
+	enum grove_ftype type; /* NONE, DIR, LINK, REG */
+	const char *text;      /* LINK: the text */
+};
+
+/* The states op takes its path from and leaves it in (a recorded op: the link, both). */
+void grove_session_op_states(const struct grove_op *op, struct grove_pstate *before,
+			     struct grove_pstate *after);
+
+bool grove_pstate_eq(const struct grove_pstate *a, const struct grove_pstate *b);
+
+/* path's state in w's target as scanned; *visible is false when a folder on the way is not a real
+ * folder the scan listed (then the state says nothing). */
+struct grove_pstate grove_session_disk_state(struct grove_world *w, const char *path,
+					     bool *visible);
 
 #endif

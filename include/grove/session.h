@@ -307,4 +307,25 @@ int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 int grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
 			      struct grove_plan *plan, struct grove_error *err);
 
+/* What grove_session_revert_streamed did. */
+struct grove_session_reverted {
+	int64_t txn;                       /* the transaction it made (0: none) */
+	size_t n_ops;                      /* the reverted transaction's ops */
+	size_t by_kind[GROVE_OP_MOVE + 1]; /* the revert's ops, by kind */
+};
+
+/*
+ * Reverts txn, a committed transaction of more ops than the plan budget, without holding its ops:
+ * their inverses, from the last op back, are checked against the disk and logged a batch at a
+ * time as the intent of a new transaction (opts: its command and what it undoes), then run from
+ * the log and committed (docs/journal.md, "Streamed reverts"). Returns 1 when it did;
+ * 0 when the revert must be planned whole (grove_session_plan_revert: txn is within the budget,
+ * changes an alternatives group, holds an op without an inverse of its own shape, or the disk is
+ * not as txn left it, which that plan reports), with nothing changed; < 0 on error, after
+ * which the new transaction, if one was begun, was rolled back as any other (err says how).
+ */
+int grove_session_revert_streamed(struct grove_session *s, int64_t txn,
+				  const struct grove_session_txn_opts *opts,
+				  struct grove_session_reverted *res, struct grove_error *err);
+
 #endif

@@ -675,10 +675,11 @@ print_recorded_counts(const struct grove_plan *plan, const char **sep)
 }
 
 /* What a revert changed, on stdout: "reverted transaction 7 as transaction 9: 3 ops (2 unlink,
- * 1 rmdir)"; with -n "would revert …". */
+ * 1 rmdir)"; with -n "would revert …". by_kind counts the ops that change the disk; plan, when
+ * not NULL, adds its recorded ones. */
 static void
-print_revert_text(const struct grove_plan *plan, const int64_t *txns, size_t n, bool dry_run,
-		  int64_t made)
+print_revert_line(const size_t *by_kind, size_t n_ops, const struct grove_plan *plan,
+		  const int64_t *txns, size_t n, bool dry_run, int64_t made)
 {
 	static const enum grove_op_kind kinds[] = {
 		GROVE_OP_LINK,  GROVE_OP_UNLINK, GROVE_OP_RELINK, GROVE_OP_MKDIR,
@@ -689,25 +690,68 @@ print_revert_text(const struct grove_plan *plan, const int64_t *txns, size_t n, 
 	printf("%s transaction%s", dry_run ? "would revert" : "reverted", n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
 		printf("%s%lld", i ? ", " : " ", (long long)txns[i]);
-	if (!plan->n_ops) {
+	if (!n_ops) {
 		fputs(": they cancel out, nothing to change\n", stdout);
 		return;
 	}
 	if (!dry_run)
 		printf(" as transaction %lld", (long long)made);
-	printf(": %zu %s", plan->n_ops, ops_word(plan->n_ops));
+	printf(": %zu %s", n_ops, ops_word(n_ops));
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-		size_t c = 0;
-
-		grove_plan_foreach_op (plan, op)
-			c += op->kind == kinds[k] && !op->recorded;
-		if (c) {
-			printf("%s%zu %s", sep, c, grove_op_kind_name(kinds[k]));
+		if (by_kind[kinds[k]]) {
+			printf("%s%zu %s", sep, by_kind[kinds[k]], grove_op_kind_name(kinds[k]));
 			sep = ", ";
 		}
 	}
-	print_recorded_counts(plan, &sep);
+	if (plan)
+		print_recorded_counts(plan, &sep);
 	fputs(*sep == ',' ? ")\n" : "\n", stdout);
+}
+
+static void
+print_revert_text(const struct grove_plan *plan, const int64_t *txns, size_t n, bool dry_run,
+		  int64_t made)
+{
+	size_t by_kind[GROVE_OP_MOVE + 1] = { 0 };
+
+	grove_plan_foreach_op (plan, op)
+		by_kind[op->kind] += !op->recorded;
+	print_revert_line(by_kind, plan->n_ops, plan, txns, n, dry_run, made);
+}
+
+/*
+ * The revert of one transaction too big for the plan budget, streamed from the log
+ * (grove_session_revert_streamed): 1 when it ran (*status set), 0 when the revert is to be planned
+ * whole. Not for -n, --json or -v, which show the whole plan.
+ */
+static int
+revert_streamed(struct grove_session *s, int64_t txn, int64_t undoes, const char *command,
+		const struct txn_args *ta, int *status)
+{
+	struct grove_session_txn_opts o = { .command = command, .undoes = undoes };
+	struct grove_session_reverted rv;
+	struct grove_error err = { 0 };
+	struct grove_progress pg;
+	int r;
+
+	if (ta->dry_run || ta->json || ta->verbose)
+		return 0;
+	/* (A streamed revert is over the budget: enough ops for a progress line.) */
+	grove_progress_begin(&pg, "grove", grove_session_plan_budget() + 1);
+	s->progress = grove_progress_update;
+	s->progress_ctx = &pg;
+	r = grove_session_revert_streamed(s, txn, &o, &rv, &err);
+	grove_progress_end(&pg);
+	s->progress = NULL;
+	if (r == 0)
+		return 0;
+	if (r < 0) {
+		*status = grove_report_error(&err, r);
+		return 1;
+	}
+	print_revert_line(rv.by_kind, rv.n_ops, NULL, &txn, 1, false, rv.txn);
+	*status = GROVE_EXIT_OK;
+	return 1;
 }
 
 static int
@@ -719,6 +763,8 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 	int64_t made = 0;
 	int r = 0;
 
+	if (n == 1 && revert_streamed(s, txns[0], undoes, command, ta, &r))
+		return r;
 	grove_plan_init(&plan);
 	r = grove_session_plan_revert(s, txns, n, &plan, &err);
 	if (r < 0) {

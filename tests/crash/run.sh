@@ -90,6 +90,9 @@ mk_file "$S/c/.config/app/c.conf" c
 mk_file "$S/a2/bin/y" y2
 mk_file "$S/a2/share/man/man1/a2.1" a21
 mk_file "$S/a2/etc/common.conf" a2-conf
+mk_file "$S/d/opt/d/bin/dx" dx
+mk_file "$S/d/opt/d/share/dy" dy
+mk_file "$S/d/opt/d/share/dz" dz
 
 gr -d "$S" -t "$T" -S a c # transaction 1
 save_state base
@@ -99,6 +102,13 @@ save_state ab
 restore base
 gr --no-folding -d "$S" -t "$T" -S b
 save_state abflat
+# d stowed without folding into folders of its own, then unstowed: the undo of either is its
+# inverse, streamed (a streamed revert: docs/journal.md, "Streamed reverts").
+restore base
+gr --no-folding -d "$S" -t "$T" -S d
+save_state dflat
+gr --no-folding -d "$S" -t "$T" -D d
+save_state dgone
 restore ab
 # Restow after the packages grew: a's share/doc/a.txt unfolds share/doc, b's bin/z is a new link.
 mk_file "$S/a/share/doc/a.txt" a-doc
@@ -121,7 +131,7 @@ targets:
 YAML
 
 NAMES=(stow unstow unstow-all restow switch undo rollback apply stow-streamed unstow-streamed
-	unstow-all-streamed stow-flat-walked unstow-flat-walked)
+	unstow-all-streamed stow-flat-walked unstow-flat-walked undo-streamed undo-unstow-streamed)
 declare -A PREP_OF=([stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
 	[rollback]=hist [apply]=base)
 declare -A ARGS_OF=(
@@ -153,10 +163,18 @@ BUDGET_OF[stow-flat-walked]=2
 PREP_OF[unstow-flat-walked]=abflat
 ARGS_OF[unstow-flat-walked]="-d $S -t $T -D b"
 BUDGET_OF[unstow-flat-walked]=2
+# The streamed revert: the undo of a stow and of an unstow, each its inverse logged and run in
+# batches.
+PREP_OF[undo-streamed]=dflat
+ARGS_OF[undo-streamed]="undo -t $T"
+BUDGET_OF[undo-streamed]=2
+PREP_OF[undo-unstow-streamed]=dgone
+ARGS_OF[undo-unstow-streamed]="undo -t $T"
+BUDGET_OF[undo-unstow-streamed]=2
 
-# The commands whose half-done states get their recovery killed: an unfold, a fold, and folders
-# removed whole.
-RECOVERY_OF=(stow unstow unstow-all)
+# The commands whose half-done states get their recovery killed: an unfold, a fold, folders
+# removed whole, and a streamed revert.
+RECOVERY_OF=(stow unstow unstow-all undo-streamed)
 
 # ---------------------------------------------------------------- one point
 

@@ -50,9 +50,19 @@ teardown(void **state)
 	return 0;
 }
 
+static void prepare_as(const struct fx *f, bool unstow, const char *pkg, bool no_folding,
+		       struct grove_stow_run *run);
+
 /* Prepares stowing (or unstowing) pkg into the fixture's target with the log. */
 static void
 prepare(const struct fx *f, bool unstow, const char *pkg, struct grove_stow_run *run)
+{
+	prepare_as(f, unstow, pkg, false, run);
+}
+
+static void
+prepare_as(const struct fx *f, bool unstow, const char *pkg, bool no_folding,
+	   struct grove_stow_run *run)
 {
 	struct grove_stow_request req;
 	struct grove_session_opts so = { .state_opt = f->state };
@@ -61,6 +71,7 @@ prepare(const struct fx *f, bool unstow, const char *pkg, struct grove_stow_run 
 	grove_stow_request_init(&req);
 	req.dir = strdup(f->dir);
 	req.target = strdup(f->target);
+	req.no_folding = no_folding;
 	assert_int_equal(grove_stow_request_add(&req, unstow, pkg), 0);
 	assert_int_equal(grove_stow_prepare(&req, &so, run, &err), 0);
 	assert_int_equal(run->plan.n_conflicts, 0);
@@ -565,6 +576,145 @@ test_plan_packed_ops(void **state)
 	free(big);
 }
 
+/* ---- streamed reverts (session_revert.c) ---- */
+
+/* Reverts transaction txn with grove_session_revert_streamed, as `grove undo` does; returns its
+ * result (1: streamed, 0: to be planned whole), *rv what it did. */
+static int
+revert_streamed(const struct fx *f, int64_t txn, struct grove_session_reverted *rv)
+{
+	struct grove_root target = { .fd = -1 };
+	struct grove_session_opts so = { .state_opt = f->state };
+	struct grove_session_txn_opts to = { .command = "grove undo", .undoes = txn };
+	struct grove_session s;
+	struct grove_error err = { 0 };
+	int r;
+
+	assert_int_equal(grove_root_open(&target, f->target, &err), 0);
+	assert_int_equal(grove_session_open(&s, &target, &so, &err), 0);
+	r = grove_session_revert_streamed(&s, txn, &to, rv, &err);
+	if (r < 0)
+		fail_msg("revert of %lld: %s", (long long)txn, err.msg);
+	grove_session_close(&s);
+	grove_root_release(&target);
+	return r;
+}
+
+/* Over the budget: the undo of a stow without folding is its inverse, last op first, logged and
+ * run in batches: every folder and link it made goes; the undo of an unstow puts back what it
+ * removed. */
+static void
+test_revert_streamed(void **state)
+{
+	struct fx *f = *state;
+	struct grove_session_reverted rv;
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+	char *dump, *before, logs[256];
+
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	prepare_as(f, false, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	dump = tu_dump(f->target);
+	assert_non_null(strstr(dump, "d share/d1\n"));
+	free(dump);
+	assert_int_equal(revert_streamed(f, 1, &rv), 1);
+	assert_int_equal(rv.txn, 2);
+	assert_int_equal(rv.n_ops, 8); /* bin, lib, share, share/d1 and 4 links */
+	assert_int_equal(rv.by_kind[GROVE_OP_RMDIR], 4);
+	assert_int_equal(rv.by_kind[GROVE_OP_UNLINK], 4);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "");
+	free(dump);
+	log_states(f, logs, sizeof(logs));
+	assert_string_equal(logs, "committed 8, committed 8");
+
+	/* The undo of an unstow puts back what it removed. */
+	unsetenv("GROVE_PLAN_BUDGET");
+	prepare_as(f, false, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	before = tu_dump(f->target);
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	prepare_as(f, true, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	assert_int_equal(revert_streamed(f, 4, &rv), 1);
+	assert_int_equal(rv.txn, 5);
+	assert_int_equal(rv.by_kind[GROVE_OP_LINK], 4);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, before);
+	free(dump);
+	free(before);
+}
+
+/* Starts the fixture over: an empty target and no log. */
+static void
+fresh(const struct fx *f)
+{
+	tu_rmtree(f->target);
+	tu_rmtree(f->state);
+	tu_build(f->root, "d target\nd state\n");
+}
+
+/* Asserts that the streamed revert of txn declines (0), with the target unchanged and nothing
+ * logged. */
+static void
+declines(const struct fx *f, int64_t txn)
+{
+	struct grove_session_reverted rv;
+	char *before = tu_dump(f->target), *after, logs[256], logs2[256];
+
+	log_states(f, logs, sizeof(logs));
+	assert_int_equal(revert_streamed(f, txn, &rv), 0);
+	after = tu_dump(f->target);
+	assert_string_equal(after, before);
+	log_states(f, logs2, sizeof(logs2));
+	assert_string_equal(logs2, logs);
+	free(after);
+	free(before);
+}
+
+/* What the inverse stream does not take goes the whole way, with nothing changed or logged: an
+ * unfold block, a link changed since, a folder holding an entry grove did not make, and a
+ * transaction within the budget. */
+static void
+test_revert_streamed_whole(void **state)
+{
+	struct fx *f = *state;
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+	char *p;
+
+	run_ok(f, false, "other");
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	run_ok(f, false, "pkg"); /* unfolds bin/ */
+	declines(f, 2);
+
+	/* lib is no longer the link the stow made. */
+	fresh(f);
+	run_ok(f, false, "pkg"); /* bin, lib, share */
+	assert_int_equal(unlink(p = tu_path(f->target, "lib")), 0);
+	free(p);
+	tu_build(f->target, "f lib mine\n");
+	declines(f, 1);
+
+	/* A file of someone else's in a folder the stow made. */
+	fresh(f);
+	prepare_as(f, false, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	tu_build(f->target, "f share/d1/mine mine\n");
+	declines(f, 1);
+
+	/* Within the budget. */
+	setenv("GROVE_PLAN_BUDGET", "100", 1);
+	assert_int_equal(unlink(p = tu_path(f->target, "share/d1/mine")), 0);
+	free(p);
+	declines(f, 1);
+}
+
 int
 main(void)
 {
@@ -574,6 +724,7 @@ main(void)
 		T(test_stream_not_executed), T(test_walk_no_folding),
 		T(test_walk_folding),        T(test_walk_falls_back),
 		T(test_walk_budget),         cmocka_unit_test(test_plan_packed_ops),
+		T(test_revert_streamed),     T(test_revert_streamed_whole),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
