@@ -828,6 +828,15 @@ remove_temp(int dfd, const char *dir_path, const char *name, const struct touchs
 			       dir_path, name);
 }
 
+int
+grove_session_remove_temp(int dfd, const char *dir_path, const char *name, const char *const *texts,
+			  size_t n_texts, const char *tag, struct grove_error *err)
+{
+	struct touchset ts = { .texts = (const char **)texts, .n_texts = n_texts };
+
+	return remove_temp(dfd, dir_path, name, &ts, tag, err);
+}
+
 /* Removes every temporary entry of transaction tag in the scanned folders. */
 static int
 remove_temps(struct grove_session *s, struct grove_node *dir, const char *path, const char *tag,
@@ -1008,6 +1017,10 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 	int r;
 
 	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
+	/* A transaction over the plan budget is recovered a batch at a time when it can be. */
+	r = grove_session_recover_streamed(s, txn, n_done, tag, err);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	grove_plan_init(&logged);
 	grove_plan_init(&plan);
 	grove_world_init(&w);

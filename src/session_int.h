@@ -80,4 +80,20 @@ bool grove_pstate_eq(const struct grove_pstate *a, const struct grove_pstate *b)
 struct grove_pstate grove_session_disk_state(struct grove_world *w, const char *path,
 					     bool *visible);
 
+/* Removes the temporary entry dir_path/name (in dfd) of transaction tag as recovery does: a link
+ * whose text is one of texts, or a folder holding only such entries; anything else is
+ * -GROVE_E_STUCK. */
+int grove_session_remove_temp(int dfd, const char *dir_path, const char *name,
+			      const char *const *texts, size_t n_texts, const char *tag,
+			      struct grove_error *err);
+
+/*
+ * Recovery (a rollback of txn's first n_done ops, SIZE_MAX: all) of a transaction over the plan
+ * budget, a batch at a time (session_revert.c): 1 when done; 0, nothing changed, when it must go
+ * the whole way (recover_txn's: an op without an inverse of its own shape, or a disk whose check
+ * needs it); < 0 on error (-GROVE_E_STUCK as the whole way's).
+ */
+int grove_session_recover_streamed(struct grove_session *s, int64_t txn, size_t n_done,
+				   const char *tag, struct grove_error *err);
+
 #endif

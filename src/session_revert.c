@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* A revert streamed from the log: the undo of a transaction too big to hold, in batches from its
- * last op back. */
+/* Reverts and recovery streamed from the log: the undo (or the rollback after a crash) of a
+ * transaction too big to hold, in batches from its last op back. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -152,9 +152,10 @@ add_inverse(struct grove_plan *plan, const struct grove_op *op)
 				 op->stow_path, op->package);
 }
 
-/* The transaction's entries a folder the revert removes must be all it holds. */
+/* The entries a folder that goes holds must all be the transaction's (counted in f), but for its
+ * temporary entries (tag: recovery's, removed before anything else). */
 static bool
-holds_only_ours(struct grove_world *w, struct folders *f, const char *path)
+holds_only_ours(struct grove_world *w, struct folders *f, const char *path, const char *tag)
 {
 	struct grove_node *n = grove_node_lookup(w->target, path);
 	struct folder *d = folders_get(f, path, strlen(path), false);
@@ -163,58 +164,90 @@ holds_only_ours(struct grove_world *w, struct folders *f, const char *path)
 	if (!n)
 		return false;
 	grove_node_foreach_child (n, kid)
-		there += kid->orig_type != GROVE_FT_NONE;
+		there += kid->orig_type != GROVE_FT_NONE &&
+			 !(tag && grove_fs_is_temp_of(kid->name, tag));
 	if (d)
 		d->kids = 0;
 	return there == ours;
 }
 
 /*
- * Checks op (the transaction's) against the disk as w scanned it and the folders seen so far (the
- * ops after it); false when the revert must go the whole way.
+ * A sweep over ops [0, n) of txn from the last back, a batch of the budget at a time, each batch's
+ * paths scanned first:
+ * - REVERT: every op must be as the transaction left it; its inverse goes to plan (the stream's).
+ * - CHECK (recovery): every op must be as before or after it (done or not), nothing changed; the
+ *   ops done are marked in done, and the transaction's temporary entries found go to temps.
+ * - RUN (recovery, after CHECK): the inverse of every op marked done, run batch by batch; no scan
+ *   (the executor checks every op as it runs it).
+ * The folders map carries what the checks of earlier ops need from later ones.
  */
-static bool
-check_op(struct grove_world *w, struct folders *f, const struct grove_op *op)
+struct temps;
+static int find_temps(struct temps *tp, struct grove_node *dir, const char *path, const char *tag);
+
+enum sweep_mode { SWEEP_REVERT, SWEEP_CHECK, SWEEP_RUN };
+
+struct sweep {
+	struct grove_session *s;
+	int64_t txn;
+	size_t n;
+	enum sweep_mode mode;
+	struct grove_plan *plan;            /* REVERT: where the inverses go */
+	struct grove_session_reverted *res; /* REVERT: counts them */
+	const char *tag;                    /* recovery: the transaction's temporary names */
+	unsigned char *done;                /* recovery: a bit per op, set when it ran */
+	struct temps *temps;                /* CHECK: the temporary entries found */
+	struct folders f;
+	bool whole; /* an op or the disk asks for the whole revert or recovery */
+};
+
+/*
+ * What to do for op, from the disk as w scanned it: 1 its inverse, 0 nothing (recovery: the op
+ * never ran), -1 the whole way (or, in RUN, stuck). *present: the op's path holds an entry now.
+ */
+static int
+decide(struct sweep *sw, struct grove_world *w, const struct grove_op *op, bool *present)
 {
 	struct grove_pstate before, after;
-	bool visible;
+	bool visible, done;
 	struct grove_pstate now = grove_session_disk_state(w, op->path, &visible);
-	size_t plen = grove_path_parent_len(op->path);
-
-	grove_session_op_states(op, &before, &after);
-	if (visible) {
-		/* As the transaction left it; a folder it made holds only what it made. */
-		if (!grove_pstate_eq(&now, &after))
-			return false;
-		if (op->kind == GROVE_OP_MKDIR && !holds_only_ours(w, f, op->path))
-			return false;
-	} else {
-		/* Only inside a folder the transaction removed, which the revert makes again first.
-		 */
-		struct folder *d = folders_get(f, op->path, plen, false);
-
-		if (!d || !d->made)
-			return false;
-	}
-	return true;
-}
-
-/* Notes what op leaves for the checks of the ops before it. */
-static int
-note_op(struct folders *f, const struct grove_op *op)
-{
-	size_t plen = grove_path_parent_len(op->path);
 	struct folder *d;
 
-	if (op->kind == GROVE_OP_RMDIR) {
+	grove_session_op_states(op, &before, &after);
+	*present = false;
+	if (visible) {
+		done = grove_pstate_eq(&now, &after);
+		if (!done && (sw->mode == SWEEP_REVERT || !grove_pstate_eq(&now, &before)))
+			return -1;
+		*present = now.type != GROVE_FT_NONE;
+		/* A folder that goes holds only what the transaction made. */
+		if (done && op->kind == GROVE_OP_MKDIR &&
+		    !holds_only_ours(w, &sw->f, op->path, sw->tag))
+			return -1;
+		return done;
+	}
+	/* Inside a folder that is gone: nothing to put back, or a folder the transaction removed,
+	 * which the inverse makes again first. */
+	if (sw->mode != SWEEP_REVERT && before.type == GROVE_FT_NONE)
+		return 0;
+	d = folders_get(&sw->f, op->path, grove_path_parent_len(op->path), false);
+	return d && d->made ? 1 : -1;
+}
+
+/* Notes what op leaves for the checks of the ops before it (act: decide's answer). */
+static int
+note_op(struct folders *f, const struct grove_op *op, int act, bool present)
+{
+	struct folder *d;
+
+	if (op->kind == GROVE_OP_RMDIR && act == 1) {
 		d = folders_get(f, op->path, strlen(op->path), true);
 		if (!d)
 			return -ENOMEM;
 		d->made = true;
 	}
-	if (op->kind == GROVE_OP_UNLINK || op->kind == GROVE_OP_RMDIR)
+	if (!present)
 		return 0;
-	d = folders_get(f, op->path, plen, true);
+	d = folders_get(f, op->path, grove_path_parent_len(op->path), true);
 	if (!d)
 		return -ENOMEM;
 	d->kids++;
@@ -235,54 +268,95 @@ scan_batch(struct grove_session *s, struct grove_world *w, const struct grove_pl
 	return grove_scan_target_paths(w, s->target, paths, b->n_ops, err);
 }
 
-/*
- * Plans the inverse of txn's n ops into plan (whose sink logs them), from the last op back, a
- * batch at a time. *whole: an op or the disk asks for the whole revert; the plan is then to be
- * dropped.
- */
+/* Reads ops [first, end) of txn into b. */
 static int
-plan_inverse(struct grove_session *s, int64_t txn, struct grove_plan *plan,
-	     struct grove_session_reverted *res, bool *whole, struct grove_error *err)
+read_ops(struct grove_session *s, int64_t txn, size_t first, size_t end, struct grove_plan *b,
+	 struct grove_error *err)
+{
+	int r = grove_journal_ops_range(s->journal, txn, first, end - first, b, err);
+
+	if (r >= 0 && b->n_ops != end - first)
+		r = grove_error_set(
+			err, -GROVE_E_CONFIG, "journal '%s': transaction %lld lost its op %zu",
+			grove_journal_name(s->journal), (long long)txn, first + b->n_ops);
+	return r;
+}
+
+/* Hands the inverse of op to the sweep: the stream's plan (REVERT) or the batch's (RUN). */
+static int
+emit(struct sweep *sw, struct grove_plan *run, const struct grove_op *op, struct grove_error *err)
+{
+	if (add_inverse(sw->mode == SWEEP_REVERT ? sw->plan : run, op) < 0)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (sw->mode == SWEEP_RUN)
+		return 0;
+	if (sw->plan->sink == NULL)
+		return -1; /* a batch could not be logged: the stream's end says why */
+	sw->res->by_kind[inverse_of(op->kind)]++;
+	return 0;
+}
+
+/* One batch of the sweep: ops [first, end). */
+static int
+sweep_batch(struct sweep *sw, size_t first, size_t end, struct grove_error *err)
+{
+	struct grove_exec_opts eo = { .temp_tag = sw->tag };
+	struct grove_plan b, run;
+	struct grove_world w;
+	int r;
+
+	grove_plan_init(&b);
+	grove_plan_init(&run);
+	grove_world_init(&w);
+	r = read_ops(sw->s, sw->txn, first, end, &b, err);
+	if (r >= 0 && sw->mode != SWEEP_RUN)
+		r = scan_batch(sw->s, &w, &b, err);
+	if (r >= 0 && sw->temps && find_temps(sw->temps, w.target, "", sw->tag) < 0)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = b.n_ops; i-- > 0 && r >= 0 && !sw->whole;) {
+		const struct grove_op *op = &b.ops[i];
+		size_t k = first + i;
+		bool present;
+		int act;
+
+		if (op->recorded && sw->mode != SWEEP_REVERT)
+			continue; /* it changed nothing (plan.h) */
+		if (sw->mode == SWEEP_RUN) {
+			if (sw->done[k / 8] & (1U << (k % 8)))
+				r = emit(sw, &run, op, err);
+			continue;
+		}
+		act = invertible(op) ? decide(sw, &w, op, &present) : -1;
+		if (act < 0)
+			sw->whole = true;
+		else if (note_op(&sw->f, op, act, present) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+		else if (act == 1 && sw->mode == SWEEP_CHECK)
+			sw->done[k / 8] |= (unsigned char)(1U << (k % 8));
+		else if (act == 1)
+			r = emit(sw, &run, op, err);
+	}
+	if (r >= 0 && run.n_ops)
+		r = grove_exec_apply(&run, sw->s->target, NULL, &eo, err);
+	grove_world_release(&w);
+	grove_plan_release(&run);
+	grove_plan_release(&b);
+	return r;
+}
+
+static int
+sweep(struct sweep *sw, struct grove_error *err)
 {
 	size_t batch = grove_session_plan_budget();
-	struct folders f = { 0 };
 	int r = 0;
 
-	*whole = false;
-	for (size_t end = res->n_ops; end > 0 && r >= 0 && !*whole;) {
+	for (size_t end = sw->n; end > 0 && r >= 0 && !sw->whole;) {
 		size_t first = end > batch ? end - batch : 0;
-		struct grove_plan b;
-		struct grove_world w;
 
-		grove_plan_init(&b);
-		grove_world_init(&w);
-		r = grove_journal_ops_range(s->journal, txn, first, end - first, &b, err);
-		if (r >= 0 && b.n_ops != end - first)
-			r = grove_error_set(err, -GROVE_E_CONFIG,
-					    "journal '%s': transaction %lld lost its op %zu",
-					    grove_journal_name(s->journal), (long long)txn,
-					    first + b.n_ops);
-		if (r >= 0)
-			r = scan_batch(s, &w, &b, err);
-		for (size_t i = b.n_ops; i-- > 0 && r >= 0 && !*whole;) {
-			const struct grove_op *op = &b.ops[i];
-
-			if (!invertible(op) || !check_op(&w, &f, op)) {
-				*whole = true;
-				break;
-			}
-			if (note_op(&f, op) < 0 || add_inverse(plan, op) < 0)
-				r = grove_error_set(err, -ENOMEM, "out of memory");
-			else if (plan->sink == NULL)
-				r = -1; /* a batch could not be logged: the stream's end says why */
-			else
-				res->by_kind[inverse_of(op->kind)]++;
-		}
-		grove_world_release(&w);
-		grove_plan_release(&b);
+		r = sweep_batch(sw, first, end, err);
 		end = first;
 	}
-	folders_release(&f);
+	folders_release(&sw->f);
 	return r;
 }
 
@@ -338,7 +412,19 @@ grove_session_revert_streamed(struct grove_session *s, int64_t txn,
 	s->n_pkgs = 0;
 	o.logged_stow = o.stow = NULL;
 	grove_session_stream_arm(s, &st, &plan, &o, pkgs, n_pkgs);
-	r = plan_inverse(s, txn, &plan, res, &whole, err);
+	{
+		struct sweep sw = {
+			.s = s,
+			.txn = txn,
+			.n = res->n_ops,
+			.mode = SWEEP_REVERT,
+			.plan = &plan,
+			.res = res,
+		};
+
+		r = sweep(&sw, err);
+		whole = sw.whole;
+	}
 	if (whole && r >= 0)
 		r = grove_session_stream_restart(&st, &plan); /* cancels what was logged */
 	if (!whole || r < 0)
@@ -357,4 +443,304 @@ grove_session_revert_streamed(struct grove_session *s, int64_t txn,
 	if (r >= 0 || r == -GROVE_E_NOT_DURABLE)
 		res->txn = t.id;
 	return r < 0 ? r : 1;
+}
+
+/* ---- recovery ---- */
+
+/*
+ * Recovery of a transaction over the budget goes the same way, from the log a batch at a time,
+ * with the whole way's answers: its temporary entries are found in the folders of its ops,
+ * checked (each link's text one the transaction made or removed) and removed first; then every
+ * op must be as before or after it (a CHECK sweep, nothing changed), and the inverse of every op
+ * that ran is run, batch by batch from the last (RUN). A crash inside is recovered the same way
+ * again: every change made carries the transaction's tag.
+ */
+
+struct temp {
+	char *dir;  /* the folder, relative to the target ("" for the target) */
+	char *name; /* the temporary entry in it */
+};
+
+struct temp_text {
+	char *text;  /* a link text a temporary entry holds */
+	char *where; /* that link, for the message */
+	bool known;  /* one of the transaction's */
+};
+
+struct temps {
+	struct temp *t;
+	size_t n, cap;
+	struct temp_text *x;
+	size_t n_x, cap_x;
+};
+
+static void
+temps_release(struct temps *tp)
+{
+	for (size_t i = 0; i < tp->n; i++) {
+		free(tp->t[i].dir);
+		free(tp->t[i].name);
+	}
+	for (size_t i = 0; i < tp->n_x; i++) {
+		free(tp->x[i].text);
+		free(tp->x[i].where);
+	}
+	free(tp->t);
+	free(tp->x);
+	memset(tp, 0, sizeof(*tp));
+}
+
+static int
+temps_add(struct temps *tp, const char *dir, const char *name)
+{
+	struct temp *t;
+
+	for (size_t i = 0; i < tp->n; i++) /* a folder is scanned with every batch in it */
+		if (!strcmp(tp->t[i].dir, dir) && !strcmp(tp->t[i].name, name))
+			return 0;
+	if (tp->n == tp->cap) {
+		size_t cap = tp->cap ? tp->cap * 2 : 8;
+
+		t = realloc(tp->t, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		tp->t = t;
+		tp->cap = cap;
+	}
+	t = &tp->t[tp->n];
+	t->dir = strdup(dir);
+	t->name = strdup(name);
+	if (!t->dir || !t->name) {
+		free(t->dir);
+		free(t->name);
+		return -ENOMEM;
+	}
+	tp->n++;
+	return 0;
+}
+
+/* Finds the temporary entries of tag in the folders w scanned, as recover_txn's remove_temps. */
+static int
+find_temps(struct temps *tp, struct grove_node *dir, const char *path, const char *tag)
+{
+	if (dir->orig_type != GROVE_FT_DIR || !dir->listed)
+		return 0;
+	grove_node_foreach_child (dir, kid) {
+		bool temp = grove_fs_is_temp_of(kid->name, tag);
+		int r = 0;
+
+		if (kid->orig_type == GROVE_FT_DIR && !temp) {
+			cleanup_free char *kp = path[0] ? grove_strdupf("%s/%s", path, kid->name)
+							: strdup(kid->name);
+
+			r = kp ? find_temps(tp, kid, kp, tag) : -ENOMEM;
+		} else if (temp && kid->orig_type != GROVE_FT_NONE) {
+			r = temps_add(tp, path, kid->name);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int
+text_add(struct temps *tp, char *text, const char *dir_path, const char *name)
+{
+	struct temp_text *x;
+
+	if (tp->n_x == tp->cap_x) {
+		size_t cap = tp->cap_x ? tp->cap_x * 2 : 8;
+
+		x = realloc(tp->x, cap * sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		tp->x = x;
+		tp->cap_x = cap;
+	}
+	x = &tp->x[tp->n_x];
+	x->text = text;
+	x->where = grove_strdupf("%s/%s", dir_path, name);
+	x->known = false;
+	if (!x->where)
+		return -ENOMEM;
+	tp->n_x++;
+	return 0;
+}
+
+/* Reads the link texts the temporary entry dir_path/name (in dfd) holds, as remove_temp will
+ * check them; anything but links and folders of links is stuck, as there. */
+static int
+temp_texts(struct temps *tp, int dfd, const char *dir_path, const char *name,
+	   struct grove_error *err)
+{
+	struct grove_stat st;
+	int r = grove_fs_stat_at(dfd, name, &st, err);
+
+	if (r < 0 || st.type == GROVE_FT_NONE)
+		return r;
+	if (st.type == GROVE_FT_LINK) {
+		char *text = NULL;
+
+		r = grove_fs_readlink_at(dfd, name, &text, err);
+		if (r >= 0 && text_add(tp, text, dir_path, name) < 0) {
+			free(text);
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+		}
+		return r;
+	}
+	if (st.type == GROVE_FT_DIR) {
+		cleanup_fd int sub = grove_fs_open_dir_at(dfd, name, err);
+		cleanup_free char *sub_path = grove_strdupf("%s/%s", dir_path, name);
+		struct grove_dirent *ents = NULL;
+		size_t n = 0;
+
+		if (sub < 0)
+			return sub;
+		if (!sub_path)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		r = grove_fs_list(sub, &ents, &n, err);
+		for (size_t i = 0; i < n && r >= 0; i++)
+			r = temp_texts(tp, sub, sub_path, ents[i].name, err);
+		grove_dirents_free(ents, n);
+		return r;
+	}
+	return grove_error_set(err, -GROVE_E_STUCK,
+			       "temporary entry '%s/%s' is not a link or folder grove made",
+			       dir_path, name);
+}
+
+static int
+cmp_text(const void *a, const void *b)
+{
+	return strcmp(((const struct temp_text *)a)->text, ((const struct temp_text *)b)->text);
+}
+
+/* Marks the temporary texts equal to text known. */
+static void
+mark_known(struct temps *tp, const char *text)
+{
+	struct temp_text key = { .text = (char *)text };
+	struct temp_text *x;
+
+	if (!text || !tp->n_x)
+		return;
+	x = bsearch(&key, tp->x, tp->n_x, sizeof(*tp->x), cmp_text);
+	if (!x)
+		return;
+	while (x > tp->x && !strcmp(x[-1].text, text))
+		x--;
+	for (; x < tp->x + tp->n_x && !strcmp(x->text, text); x++)
+		x->known = true;
+}
+
+/* Reads ops [0, n) of txn forward for the temporary texts that are the transaction's. */
+static int
+read_forward(struct grove_session *s, int64_t txn, size_t n, struct temps *tp,
+	     struct grove_error *err)
+{
+	size_t batch = grove_session_plan_budget();
+	int r = 0;
+
+	if (tp->n_x)
+		qsort(tp->x, tp->n_x, sizeof(*tp->x), cmp_text);
+	for (size_t first = 0; first < n && r >= 0; first += batch) {
+		size_t end = n - first > batch ? first + batch : n;
+		struct grove_plan b;
+
+		grove_plan_init(&b);
+		r = read_ops(s, txn, first, end, &b, err);
+		for (size_t i = 0; i < b.n_ops && r >= 0; i++) {
+			const struct grove_op *op = &b.ops[i];
+
+			if (op->recorded)
+				continue;
+			mark_known(tp, op->text);
+			mark_known(tp, op->old_text);
+		}
+		grove_plan_release(&b);
+	}
+	return r;
+}
+
+/* Reads what the temporary entries found hold. */
+static int
+temps_texts(struct grove_session *s, struct temps *tp, struct grove_error *err)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < tp->n && r >= 0; i++) {
+		const char *dir = tp->t[i].dir[0] ? tp->t[i].dir : ".";
+		cleanup_fd int fd = grove_fs_open_dir_beneath(s->target->fd, dir, err);
+
+		r = fd < 0 ? fd : temp_texts(tp, fd, dir, tp->t[i].name, err);
+	}
+	return r;
+}
+
+/* Removes the temporary entries found, each folder synced after. */
+static int
+remove_temps(struct grove_session *s, const struct temps *tp, const char *tag,
+	     struct grove_error *err)
+{
+	cleanup_free const char **texts = calloc(tp->n_x + 1, sizeof(*texts));
+	int r = 0;
+
+	if (!texts)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < tp->n_x; i++)
+		texts[i] = tp->x[i].text;
+	for (size_t i = 0; i < tp->n && r >= 0; i++) {
+		const char *dir = tp->t[i].dir[0] ? tp->t[i].dir : ".";
+		cleanup_fd int fd = grove_fs_open_dir_beneath(s->target->fd, dir, err);
+
+		if (fd < 0)
+			return fd;
+		r = grove_session_remove_temp(fd, dir, tp->t[i].name, texts, tp->n_x, tag, err);
+		if (r >= 0)
+			r = grove_fs_sync(fd, err);
+	}
+	return r;
+}
+
+int
+grove_session_recover_streamed(struct grove_session *s, int64_t txn, size_t n_done, const char *tag,
+			       struct grove_error *err)
+{
+	struct temps tp = { 0 };
+	struct grove_txn hdr = { 0 };
+	struct sweep sw = { .s = s, .txn = txn, .tag = tag, .mode = SWEEP_CHECK, .temps = &tp };
+	int r = grove_journal_get(s->journal, txn, &hdr, err);
+
+	sw.n = hdr.n_ops < n_done ? hdr.n_ops : n_done;
+	grove_txn_release(&hdr);
+	if (r < 0 || sw.n <= grove_session_plan_budget())
+		return r < 0 ? r : 0;
+	/* A bit per op: an eighth of a byte where the whole way holds a few hundred bytes. */
+	sw.done = calloc(sw.n / 8 + 1, 1);
+	if (!sw.done)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = sweep(&sw, err);
+	if (r >= 0 && !sw.whole && tp.n) {
+		r = temps_texts(s, &tp, err);
+		if (r >= 0)
+			r = read_forward(s, txn, sw.n, &tp, err);
+		for (size_t i = 0; i < tp.n_x && r >= 0; i++)
+			if (!tp.x[i].known)
+				r = grove_error_set(err, -GROVE_E_STUCK,
+						    "temporary link '%s' points to '%s', which the "
+						    "interrupted transaction never made",
+						    tp.x[i].where, tp.x[i].text);
+		if (r >= 0)
+			r = remove_temps(s, &tp, tag, err);
+	}
+	temps_release(&tp);
+	if (r >= 0 && !sw.whole) {
+		sw.mode = SWEEP_RUN;
+		sw.temps = NULL;
+		r = sweep(&sw, err);
+	}
+	free(sw.done);
+	if (r < 0 || sw.whole)
+		return r < 0 ? r : 0;
+	return 1;
 }

@@ -174,7 +174,7 @@ BUDGET_OF[undo-unstow-streamed]=2
 
 # The commands whose half-done states get their recovery killed: an unfold, a fold, folders
 # removed whole, and a streamed revert.
-RECOVERY_OF=(stow unstow unstow-all undo-streamed)
+RECOVERY_OF=(stow unstow unstow-all undo-streamed unstow-all-streamed)
 
 # ---------------------------------------------------------------- one point
 

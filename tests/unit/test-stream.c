@@ -12,6 +12,7 @@
 #include "grove/journal.h"
 #include "grove/session.h"
 #include "grove/stow.h"
+#include "src/session_int.h"
 
 struct fx {
 	char *root, *state, *dir, *target;
@@ -715,6 +716,73 @@ test_revert_streamed_whole(void **state)
 	declines(f, 1);
 }
 
+/* Recovers txn with grove_session_recover_streamed (as recovery does after a crash); returns its
+ * result, err its message. */
+static int
+recover_streamed(const struct fx *f, int64_t txn, struct grove_error *err)
+{
+	struct grove_root target = { .fd = -1 };
+	struct grove_session_opts so = { .state_opt = f->state };
+	struct grove_session s;
+	char tag[32];
+	int r;
+
+	snprintf(tag, sizeof(tag), "%lld", (long long)txn);
+	assert_int_equal(grove_root_open(&target, f->target, err), 0);
+	assert_int_equal(grove_session_open(&s, &target, &so, err), 0);
+	r = grove_session_recover_streamed(&s, txn, SIZE_MAX, tag, err);
+	grove_session_close(&s);
+	grove_root_release(&target);
+	return r;
+}
+
+/* Recovery over the budget, a batch at a time: every op that ran is undone, one that did not is
+ * left, the transaction's temporary entries go first; a temporary link the transaction never
+ * made is stuck, nothing changed. (The transaction is a committed stow: recovery looks at the
+ * disk, not at the state.) */
+static void
+test_recover_streamed(void **state)
+{
+	struct fx *f = *state;
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+	char *dump, *p;
+
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	prepare_as(f, false, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	/* As if the stow stopped before its link share/d1/f, and in the middle of a removal of
+	 * lib/l1 that moved the link aside. */
+	assert_int_equal(unlink(p = tu_path(f->target, "share/d1/f")), 0);
+	free(p);
+	assert_int_equal(rename(p = tu_path(f->target, "lib/l1"),
+				dump = tu_path(f->target, "lib/.grove-1.7.l1")),
+			 0);
+	free(p);
+	free(dump);
+	tu_build(f->target, "l bin/.grove-1.9.zz ../../stow/pkg/bin/b\n");
+	assert_int_equal(recover_streamed(f, 1, &err), 1);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "");
+	free(dump);
+
+	/* A temporary link of the transaction's tag pointing somewhere it never made. */
+	unsetenv("GROVE_PLAN_BUDGET");
+	prepare_as(f, false, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	tu_build(f->target, "l bin/.grove-2.1.a /etc/passwd\n");
+	dump = tu_dump(f->target);
+	assert_int_equal(recover_streamed(f, 2, &err), -GROVE_E_STUCK);
+	assert_non_null(strstr(err.msg, "never made"));
+	p = tu_dump(f->target);
+	assert_string_equal(p, dump);
+	free(p);
+	free(dump);
+}
+
 int
 main(void)
 {
@@ -725,6 +793,7 @@ main(void)
 		T(test_walk_folding),        T(test_walk_falls_back),
 		T(test_walk_budget),         cmocka_unit_test(test_plan_packed_ops),
 		T(test_revert_streamed),     T(test_revert_streamed_whole),
+		T(test_recover_streamed),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
