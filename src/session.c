@@ -779,11 +779,9 @@ known_text(const struct touchset *ts, const char *text)
 	return false;
 }
 
-/* Removes a temporary entry of the transaction: a link with one of its texts,
- * or a folder holding only such entries. Anything else is left: STUCK. */
-static int
-remove_temp(int dfd, const char *dir_path, const char *name, const struct touchset *ts,
-	    const char *tag, struct grove_error *err)
+int
+grove_session_temp_walk(int dfd, const char *dir_path, const char *name, bool remove,
+			grove_temp_link_fn *on_link, void *ctx, struct grove_error *err)
 {
 	struct grove_stat st;
 	int r = grove_fs_stat_at(dfd, name, &st, err);
@@ -796,14 +794,7 @@ remove_temp(int dfd, const char *dir_path, const char *name, const struct touchs
 		cleanup_free char *text = NULL;
 
 		r = grove_fs_readlink_at(dfd, name, &text, err);
-		if (r < 0)
-			return r;
-		if (!known_text(ts, text))
-			return grove_error_set(err, -GROVE_E_STUCK,
-					       "temporary link '%s/%s' points to '%s', which the "
-					       "interrupted transaction never made",
-					       dir_path, name, text);
-		return grove_fs_link_remove(dfd, name, text, tag, err);
+		return r < 0 ? r : on_link(ctx, dfd, dir_path, name, text, err);
 	}
 	if (st.type == GROVE_FT_DIR) {
 		cleanup_fd int sub = grove_fs_open_dir_at(dfd, name, err);
@@ -817,15 +808,47 @@ remove_temp(int dfd, const char *dir_path, const char *name, const struct touchs
 			return grove_error_set(err, -ENOMEM, "out of memory");
 		r = grove_fs_list(sub, &ents, &n, err);
 		for (size_t i = 0; i < n && r >= 0; i++)
-			r = remove_temp(sub, sub_path, ents[i].name, ts, tag, err);
+			r = grove_session_temp_walk(sub, sub_path, ents[i].name, remove, on_link,
+						    ctx, err);
 		grove_dirents_free(ents, n);
-		if (r < 0)
+		if (r < 0 || !remove)
 			return r;
 		return grove_fs_rmdir(dfd, name, err);
 	}
 	return grove_error_set(err, -GROVE_E_STUCK,
 			       "temporary entry '%s/%s' is not a link or folder grove made",
 			       dir_path, name);
+}
+
+struct temp_ctx {
+	const struct touchset *ts;
+	const char *tag;
+};
+
+/* A link in a temporary entry goes when its text is one the transaction made or removed. */
+static int
+remove_temp_link(void *ctx, int dfd, const char *dir_path, const char *name, const char *text,
+		 struct grove_error *err)
+{
+	const struct temp_ctx *c = ctx;
+
+	if (!known_text(c->ts, text))
+		return grove_error_set(err, -GROVE_E_STUCK,
+				       "temporary link '%s/%s' points to '%s', which the "
+				       "interrupted transaction never made",
+				       dir_path, name, text);
+	return grove_fs_link_remove(dfd, name, text, c->tag, err);
+}
+
+/* Removes a temporary entry of the transaction: a link with one of its texts,
+ * or a folder holding only such entries. Anything else is left: STUCK. */
+static int
+remove_temp(int dfd, const char *dir_path, const char *name, const struct touchset *ts,
+	    const char *tag, struct grove_error *err)
+{
+	struct temp_ctx c = { ts, tag };
+
+	return grove_session_temp_walk(dfd, dir_path, name, true, remove_temp_link, &c, err);
 }
 
 int

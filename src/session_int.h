@@ -80,6 +80,16 @@ bool grove_pstate_eq(const struct grove_pstate *a, const struct grove_pstate *b)
 struct grove_pstate grove_session_disk_state(struct grove_world *w, const char *path,
 					     bool *visible);
 
+/* A link found in a temporary entry (grove_session_temp_walk): dir_path/name in dfd, text its text.
+ */
+typedef int grove_temp_link_fn(void *ctx, int dfd, const char *dir_path, const char *name,
+			       const char *text, struct grove_error *err);
+
+/* Walks the temporary entry dir_path/name (in dfd): each link goes to on_link, each folder is
+ * walked (and removed after, when remove), anything else is -GROVE_E_STUCK; nothing there: 0. */
+int grove_session_temp_walk(int dfd, const char *dir_path, const char *name, bool remove,
+			    grove_temp_link_fn *on_link, void *ctx, struct grove_error *err);
+
 /* Removes the temporary entry dir_path/name (in dfd) of transaction tag as recovery does: a link
  * whose text is one of texts, or a folder holding only such entries; anything else is
  * -GROVE_E_STUCK. */

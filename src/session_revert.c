@@ -567,46 +567,19 @@ text_add(struct temps *tp, char *text, const char *dir_path, const char *name)
 	return 0;
 }
 
-/* Reads the link texts the temporary entry dir_path/name (in dfd) holds, as remove_temp will
- * check them; anything but links and folders of links is stuck, as there. */
+/* Keeps a link text a temporary entry holds, to be looked for among the transaction's. */
 static int
-temp_texts(struct temps *tp, int dfd, const char *dir_path, const char *name,
-	   struct grove_error *err)
+keep_text(void *ctx, int dfd, const char *dir_path, const char *name, const char *text,
+	  struct grove_error *err)
 {
-	struct grove_stat st;
-	int r = grove_fs_stat_at(dfd, name, &st, err);
+	char *copy = strdup(text);
 
-	if (r < 0 || st.type == GROVE_FT_NONE)
-		return r;
-	if (st.type == GROVE_FT_LINK) {
-		char *text = NULL;
-
-		r = grove_fs_readlink_at(dfd, name, &text, err);
-		if (r >= 0 && text_add(tp, text, dir_path, name) < 0) {
-			free(text);
-			r = grove_error_set(err, -ENOMEM, "out of memory");
-		}
-		return r;
+	(void)dfd;
+	if (!copy || text_add(ctx, copy, dir_path, name) < 0) {
+		free(copy);
+		return grove_error_set(err, -ENOMEM, "out of memory");
 	}
-	if (st.type == GROVE_FT_DIR) {
-		cleanup_fd int sub = grove_fs_open_dir_at(dfd, name, err);
-		cleanup_free char *sub_path = grove_strdupf("%s/%s", dir_path, name);
-		struct grove_dirent *ents = NULL;
-		size_t n = 0;
-
-		if (sub < 0)
-			return sub;
-		if (!sub_path)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		r = grove_fs_list(sub, &ents, &n, err);
-		for (size_t i = 0; i < n && r >= 0; i++)
-			r = temp_texts(tp, sub, sub_path, ents[i].name, err);
-		grove_dirents_free(ents, n);
-		return r;
-	}
-	return grove_error_set(err, -GROVE_E_STUCK,
-			       "temporary entry '%s/%s' is not a link or folder grove made",
-			       dir_path, name);
+	return 0;
 }
 
 static int
@@ -672,7 +645,9 @@ temps_texts(struct grove_session *s, struct temps *tp, struct grove_error *err)
 		const char *dir = tp->t[i].dir[0] ? tp->t[i].dir : ".";
 		cleanup_fd int fd = grove_fs_open_dir_beneath(s->target->fd, dir, err);
 
-		r = fd < 0 ? fd : temp_texts(tp, fd, dir, tp->t[i].name, err);
+		r = fd < 0 ? fd
+			   : grove_session_temp_walk(fd, dir, tp->t[i].name, false, keep_text, tp,
+						     err);
 	}
 	return r;
 }
