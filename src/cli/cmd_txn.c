@@ -177,12 +177,48 @@ ops_word(size_t n)
 
 /* One transaction as `grove log` and `grove show` print it: a line (and its ops under it), or a
  * JSON object (its ops as "changes"), when ops is not NULL. */
-static void
-print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json,
-	  const struct grove_session_pending *p)
+/* The ops of transaction t as the log holds them, a batch of the plan budget at a time (a
+ * transaction of a million ops is shown in the memory of a batch): as text, indented, or as a
+ * JSON array. */
+static int
+print_ops(struct grove_session *s, const struct grove_txn *t, bool json, struct grove_error *err)
+{
+	size_t batch = grove_session_plan_budget(), shown = 0;
+	int r = 0;
+
+	if (json)
+		fputc('[', stdout);
+	for (;;) {
+		struct grove_plan b;
+		size_t n;
+
+		grove_plan_init(&b);
+		r = grove_journal_ops_range(s->journal, t->id, shown, batch, &b, err);
+		n = r < 0 ? 0 : b.n_ops;
+		for (size_t i = 0; json && i < n; i++) {
+			fputs(shown + i ? ", " : "", stdout);
+			grove_json_op(stdout, &b.ops[i]);
+		}
+		if (!json && n)
+			grove_print_plan_prefixed(&b, "        ", stdout);
+		grove_plan_release(&b);
+		shown += n;
+		if (r < 0 || n < batch)
+			break;
+	}
+	if (json)
+		fputc(']', stdout);
+	return r;
+}
+
+/* A transaction's line of `grove log` (or object of --json), with its ops when with_ops. */
+static int
+print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, bool json,
+	  const struct grove_session_pending *p, struct grove_error *err)
 {
 	const char *state = txn_state_name(t, p);
 	char when[64];
+	int r = 0;
 
 	fmt_time(t->started, when, sizeof(when));
 	if (json) {
@@ -192,12 +228,12 @@ print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json,
 		grove_json_str(stdout, t->command);
 		printf(", \"undoes\": %lld, \"note\": ", (long long)t->undoes);
 		grove_json_str(stdout, t->note);
-		if (ops) {
+		if (with_ops) {
 			fputs(", \"changes\": ", stdout);
-			grove_json_ops(stdout, ops);
+			r = print_ops(s, t, true, err);
 		}
 		fputs("}", stdout);
-		return;
+		return r;
 	}
 	printf("%6lld  %s  ", (long long)t->id, when);
 	grove_paint(stdout, state_sgr(t->state, state), "%-11s", state);
@@ -211,8 +247,7 @@ print_txn(const struct grove_txn *t, const struct grove_plan *ops, bool json,
 		putchar(']');
 	}
 	putchar('\n');
-	if (ops)
-		grove_print_plan_prefixed(ops, "        ", stdout);
+	return with_ops ? print_ops(s, t, false, err) : 0;
 }
 
 /* "target": and, for every reading command, which log it read: "log" (its file) and
@@ -379,17 +414,10 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		print_source(s, ta, "");
 	}
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		struct grove_plan ops;
-
-		/* -v: each transaction's ops, as the log recorded them. */
-		grove_plan_init(&ops);
-		if (ta->verbose)
-			r = grove_journal_ops(s->journal, txns[i].id, &ops, &err);
-		if (r >= 0 && ta->json)
+		if (ta->json)
 			fputs(i ? ",\n  " : "\n  ", stdout);
-		if (r >= 0)
-			print_txn(&txns[i], ta->verbose ? &ops : NULL, ta->json, &ta->pending);
-		grove_plan_release(&ops);
+		/* -v: each transaction's ops, as the log recorded them. */
+		r = print_txn(s, &txns[i], ta->verbose, ta->json, &ta->pending, &err);
 	}
 	if (ta->json)
 		fputs(n ? "\n]}\n" : "]}\n", stdout);
@@ -425,7 +453,6 @@ static int
 cmd_show(struct grove_session *s, const struct txn_args *ta)
 {
 	struct grove_txn t = { 0 };
-	struct grove_plan ops;
 	struct grove_error err = { 0 };
 	int r;
 
@@ -436,19 +463,16 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 	r = own_txn(s, ta->to, &t, &err);
 	if (r < 0)
 		return grove_report_error(&err, r);
-	grove_plan_init(&ops);
-	r = grove_journal_ops(s->journal, t.id, &ops, &err);
-	if (r >= 0 && ta->json) {
+	if (ta->json) {
 		grove_json_begin(stdout, "show");
 		print_json_source(s, ta);
 		fputs(", \"transaction\": ", stdout);
-		print_txn(&t, &ops, true, &ta->pending);
+		r = print_txn(s, &t, true, true, &ta->pending, &err);
 		fputs("}\n", stdout);
-	} else if (r >= 0) {
+	} else {
 		print_source(s, ta, "");
-		print_txn(&t, &ops, false, &ta->pending);
+		r = print_txn(s, &t, true, false, &ta->pending, &err);
 	}
-	grove_plan_release(&ops);
 	grove_txn_release(&t);
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
 }

@@ -81,3 +81,25 @@ assert [t["id"] for t in d["transactions"]] == [6, 5, 4, 3], d
 assert all(len(t["changes"]) == t["ops"] for t in d["transactions"]), d
 PY
 check "log -v lists each transaction's ops (text and JSON)"
+
+# The ops are read a batch of the plan budget at a time: with a budget of 1 op, show and log -v
+# print exactly what they print with the whole transaction in one batch, in text and in JSON (a
+# transaction of 5 ops, on a target of its own).
+mk_file "$S/many/m/m1" m1
+mk_file "$S/many/m/m2" m2
+mk_file "$S/many/n1" n1
+mkdir -p "$ROOT/t3"
+expect_exit 0 "$GROVE" stow --no-folding -t ../t3 many
+expect_exit 0 "$GROVE" --json log -t ../t3
+id=$("$GROVE_TEST_PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))["transactions"][0]["id"])' "$OUT")
+for cmd in "show $id" "log -v" "--json show $id" "--json log -v"; do
+	# shellcheck disable=SC2086 # cmd is words
+	expect_exit 0 "$GROVE" $cmd -t ../t3
+	cp "$OUT" "$ROOT/whole.out"
+	[[ $(grep -o 'm/m[12]' "$OUT" | sort -u | wc -l) == 2 ]] || fail "'grove $cmd' does not show the 2 links in m/: $(cat "$OUT")"
+	# shellcheck disable=SC2086
+	GROVE_PLAN_BUDGET=1 expect_exit 0 "$GROVE" $cmd -t ../t3
+	cmp -s "$OUT" "$ROOT/whole.out" ||
+		fail "'grove $cmd' differs a batch at a time: $(diff "$ROOT/whole.out" "$OUT")"
+done
+check "show and log -v print every op, a batch at a time as whole"
