@@ -25,76 +25,17 @@
  *    them) or remove one, so no fd is ever used under a name it no longer has.
  */
 
-enum undo_kind {
-	U_LINK,     /* we created link dir/name -> text */
-	U_UNLINK,   /* we removed link dir/name -> text */
-	U_RELINK,   /* we replaced dir/name old_text by text */
-	U_MKDIR,    /* we made folder dir/name */
-	U_RMDIR,    /* we removed folder dir/name (mode) */
-	U_EXCHANGE, /* we exchanged dir/name and dir/name2 */
-	U_MOVE,     /* we moved (stow?)dir/name to (to_stow?)dir2/name2 */
-	U_WRITE,    /* we wrote the regular file dir/name holding text */
-	U_ERASE,    /* we removed the regular file dir/name, which held text */
-};
-
-/* An undo record's strings are copies in the run's arena (struct exec): recording costs no
- * malloc, and they are freed all at once when the run ends. */
-struct undo {
-	enum undo_kind kind;
-	bool in_stow, to_stow;
-	const char *dir, *name;
-	const char *dir2, *name2;
-	const char *text, *old_text;
-	mode_t mode;
-};
-
-/* A bump allocator for the strings of one run: the folders and names an op acts on, and the
- * undo records. Every op needs a few; one malloc and free each made them a fifth of the
- * executor's own instructions on a 100k-link plan. */
-struct arena_chunk {
-	struct arena_chunk *next;
-	size_t used, size;
-	char data[];
-};
-
-#define ARENA_CHUNK ((size_t)64 * 1024)
-
-struct aside {
-	char *dir, *name; /* beneath the stow root */
-};
-
-struct exec {
-	const struct grove_plan *plan;
-	const struct grove_root *target, *stow;
-	const struct grove_exec_opts *opts;
-	struct grove_dcache tc, sc;
-	struct undo *undo;
-	size_t n_undo, cap_undo;
-	struct aside *asides;
-	size_t n_asides, cap_asides;
-	size_t done;
-	bool named; /* err already names the failing op (set by the innermost run_range) */
-	/* Folders removed whole (see op_remove_aside): rm_end[i], when not 0, ends the block of
-	 * removals that starts at op i (its last op the folder's RMDIR); rm_start[j], for an
-	 * RMDIR j that ends such a block, is where the block starts (RM_NONE: it does not). */
-	uint32_t *rm_end, *rm_start;
-	bool aside; /* running ops inside a folder moved aside: nobody reaches it by path */
-	struct arena_chunk *arena;
-};
-
-#define RM_NONE UINT32_MAX
-
 /* ---- small helpers ---- */
 
 /* The tag of the temporary entries this run makes (the options' temp_tag). */
-static const char *
-ex_tag(const struct exec *ex)
+const char *
+exec_tag(const struct exec *ex)
 {
 	return ex->opts ? ex->opts->temp_tag : NULL;
 }
 
-static bool
-under(const char *path, const char *prefix)
+bool
+exec_under(const char *path, const char *prefix)
 {
 	size_t n = strlen(prefix);
 
@@ -136,15 +77,15 @@ ex_dupn(struct exec *ex, const char *s, size_t n)
 }
 
 /* s copied into the arena; NULL stays NULL (and is what a failed copy gives). */
-static const char *
-ex_dup(struct exec *ex, const char *s)
+const char *
+exec_dup(struct exec *ex, const char *s)
 {
 	return s ? ex_dupn(ex, s, strlen(s)) : NULL;
 }
 
 /* "dir/name" (or name, when dir is the root's "") in the arena. */
-static const char *
-join(struct exec *ex, const char *dir, const char *name)
+const char *
+exec_join(struct exec *ex, const char *dir, const char *name)
 {
 	size_t d = strlen(dir), n = strlen(name);
 	char *p;
@@ -162,8 +103,8 @@ join(struct exec *ex, const char *dir, const char *name)
 
 /* Splits path into its parent ("" for the root), in the arena, and a pointer to its last
  * component (inside path). */
-static int
-split(struct exec *ex, const char *path, const char **ret_dir, const char **ret_name)
+int
+exec_split(struct exec *ex, const char *path, const char **ret_dir, const char **ret_name)
 {
 	const char *slash = strrchr(path, '/');
 	const char *dir = slash ? ex_dupn(ex, path, (size_t)(slash - path)) : "";
@@ -177,12 +118,12 @@ split(struct exec *ex, const char *path, const char **ret_dir, const char **ret_
 
 /* The path an op acts on: its own (the plan's string, which outlives the run), or re-rooted from a
  * block's folder to where that is being built (in the arena). */
-static const char *
-map_path(struct exec *ex, const char *path, const char *from, const char *to)
+const char *
+exec_map_path(struct exec *ex, const char *path, const char *from, const char *to)
 {
 	if (!from)
 		return path;
-	return join(ex, to, path + strlen(from) + 1);
+	return exec_join(ex, to, path + strlen(from) + 1);
 }
 
 static void
@@ -208,8 +149,8 @@ append(struct grove_error *err, const char *fmt, ...)
 /* ---- undo log ---- */
 
 /* Reserves room so that recording a change that already happened cannot fail. */
-static int
-undo_reserve(struct exec *ex, size_t more, struct grove_error *err)
+int
+exec_undo_reserve(struct exec *ex, size_t more, struct grove_error *err)
 {
 	if (ex->n_undo + more > ex->cap_undo) {
 		size_t cap = ex->cap_undo ? ex->cap_undo * 2 : 64;
@@ -227,8 +168,8 @@ undo_reserve(struct exec *ex, size_t more, struct grove_error *err)
 }
 
 /* Records a change that just happened; room was reserved by undo_reserve. */
-static struct undo *
-undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *name)
+struct undo *
+exec_undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *name)
 {
 	struct undo *u = &ex->undo[ex->n_undo++];
 
@@ -236,8 +177,8 @@ undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *nam
 	u->kind = kind;
 	/* On allocation failure the strings stay NULL and the undo step fails
 	 * loudly (STUCK) rather than silently doing the wrong thing. */
-	u->dir = ex_dup(ex, dir);
-	u->name = ex_dup(ex, name);
+	u->dir = exec_dup(ex, dir);
+	u->name = exec_dup(ex, name);
 	return u;
 }
 
@@ -252,12 +193,12 @@ cache_for(struct exec *ex, bool stow)
 /* The common start of an op on path: its parent folder (open, beneath the
  * root, no symlinks on the way) and last name, with room for `undos` undo
  * records. Returns the parent's fd (cached; not the caller's to close). */
-static int
-enter_parent(struct exec *ex, const char *path, size_t undos, const char **ret_dir,
-	     const char **ret_name, struct grove_error *err)
+int
+exec_enter_parent(struct exec *ex, const char *path, size_t undos, const char **ret_dir,
+		  const char **ret_name, struct grove_error *err)
 {
 	*ret_name = NULL;
-	if (split(ex, path, ret_dir, ret_name) < 0 || undo_reserve(ex, undos, err) < 0 ||
+	if (exec_split(ex, path, ret_dir, ret_name) < 0 || exec_undo_reserve(ex, undos, err) < 0 ||
 	    !*ret_name) {
 		grove_error_errno(err, -ENOMEM, "record undo");
 		return -ENOMEM;
@@ -272,13 +213,13 @@ op_link(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	const char *name;
 	int fd, r;
 
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_LINK, dir, name)->text = ex_dup(ex, op->text);
+	exec_undo_push(ex, U_LINK, dir, name)->text = exec_dup(ex, op->text);
 	return 0;
 }
 
@@ -290,13 +231,13 @@ op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
 	int fd, nfd;
 
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	nfd = grove_fs_mkdir(fd, name, mode, err);
 	if (nfd < 0)
 		return grove_exec_as_precondition(err, nfd);
-	undo_push(ex, U_MKDIR, dir, name);
+	exec_undo_push(ex, U_MKDIR, dir, name);
 	return grove_dcache_put(&ex->tc, path, nfd, true, err);
 }
 
@@ -307,15 +248,15 @@ op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	const char *name;
 	int fd, r;
 
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	/* In a folder moved aside the link is out of everyone's way already: check and unlink. */
 	r = ex->aside ? grove_fs_link_remove_aside(fd, name, op->old_text, err)
-		      : grove_fs_link_remove(fd, name, op->old_text, ex_tag(ex), err);
+		      : grove_fs_link_remove(fd, name, op->old_text, exec_tag(ex), err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_UNLINK, dir, name)->text = ex_dup(ex, op->old_text);
+	exec_undo_push(ex, U_UNLINK, dir, name)->text = exec_dup(ex, op->old_text);
 	return 0;
 }
 
@@ -327,27 +268,27 @@ op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	struct undo *u;
 	int fd, r;
 
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
-	r = grove_fs_link_replace(fd, name, op->old_text, op->text, ex_tag(ex), err);
+	r = grove_fs_link_replace(fd, name, op->old_text, op->text, exec_tag(ex), err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	u = undo_push(ex, U_RELINK, dir, name);
-	u->text = ex_dup(ex, op->text);
-	u->old_text = ex_dup(ex, op->old_text);
+	u = exec_undo_push(ex, U_RELINK, dir, name);
+	u->text = exec_dup(ex, op->text);
+	u->old_text = exec_dup(ex, op->old_text);
 	return 0;
 }
 
 /* Removes the empty folder dir/name, recording its mode so undo can remake it. */
-static int
-remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_error *err)
+int
+exec_remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_error *err)
 {
-	const char *path = join(ex, dir, name);
+	const char *path = exec_join(ex, dir, name);
 	struct grove_stat st;
 	int fd, r;
 
-	if (!path || undo_reserve(ex, 1, err) < 0)
+	if (!path || exec_undo_reserve(ex, 1, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
@@ -367,7 +308,7 @@ remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_e
 			"remove folder '%s': it holds entries the plan did not expect", name);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_RMDIR, dir, name)->mode = st.mode & 07777;
+	exec_undo_push(ex, U_RMDIR, dir, name)->mode = st.mode & 07777;
 	return 0;
 }
 
@@ -378,9 +319,9 @@ op_rmdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	const char *name;
 
 	(void)op;
-	if (split(ex, path, &dir, &name) < 0)
+	if (exec_split(ex, path, &dir, &name) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
-	return remove_folder(ex, dir, name, err);
+	return exec_remove_folder(ex, dir, name, err);
 }
 
 /* WRITE: a new regular file holding op->text (O_EXCL: whatever is there stays). */
@@ -391,13 +332,13 @@ op_write(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	const char *name;
 	int fd, r;
 
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_write_new_file(fd, name, op->text, strlen(op->text), 0644, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_WRITE, dir, name)->text = ex_dup(ex, op->text);
+	exec_undo_push(ex, U_WRITE, dir, name)->text = exec_dup(ex, op->text);
 	return 0;
 }
 
@@ -411,7 +352,7 @@ op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	size_t len = 0, want = strlen(op->old_text);
 	int fd, r;
 
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_read_file_at(fd, name, want + 1, &have, &len, err);
@@ -423,7 +364,7 @@ op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_unlink_file(fd, name, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_ERASE, dir, name)->text = ex_dup(ex, op->old_text);
+	exec_undo_push(ex, U_ERASE, dir, name)->text = exec_dup(ex, op->old_text);
 	return 0;
 }
 
@@ -442,10 +383,10 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	r = grove_dcache_settle(&ex->tc, path, err);
 	if (r < 0)
 		return r;
-	fd2 = enter_parent(ex, op->text, 0, &dir2, &name2, err);
+	fd2 = exec_enter_parent(ex, op->text, 0, &dir2, &name2, err);
 	if (fd2 < 0)
 		return fd2;
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	/* (Looking fd up may have evicted fd2 from the cache: look it up again.) */
@@ -456,10 +397,10 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
 	{
-		struct undo *u = undo_push(ex, U_MOVE, dir, name);
+		struct undo *u = exec_undo_push(ex, U_MOVE, dir, name);
 
-		u->dir2 = ex_dup(ex, dir2);
-		u->name2 = ex_dup(ex, name2);
+		u->dir2 = exec_dup(ex, dir2);
+		u->name2 = exec_dup(ex, name2);
 	}
 	r = grove_fs_sync(fd2, err);
 	if (r >= 0 && strcmp(dir, dir2) != 0)
@@ -481,8 +422,8 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	if (!ex->stow || !op->stow_path)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "adopt '%s': no stow dir given",
 				       path);
-	if (split(ex, path, &dir, &name) < 0 || split(ex, op->stow_path, &sdir, &sname) < 0 ||
-	    undo_reserve(ex, 3, err) < 0)
+	if (exec_split(ex, path, &dir, &name) < 0 ||
+	    exec_split(ex, op->stow_path, &sdir, &sname) < 0 || exec_undo_reserve(ex, 3, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
@@ -508,14 +449,14 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	 * instead and delete it only once the whole plan is done, so a failure
 	 * later on can still give the package its file back. */
 	if (sst.type != GROVE_FT_NONE) {
-		grove_fs_temp_name(aside, sizeof(aside), ex_tag(ex), sname);
+		grove_fs_temp_name(aside, sizeof(aside), exec_tag(ex), sname);
 		r = grove_fs_move(sfd, sname, sfd, aside, RENAME_NOREPLACE, err);
 		if (r < 0)
 			return grove_exec_as_precondition(err, r);
-		u = undo_push(ex, U_MOVE, sdir, sname);
+		u = exec_undo_push(ex, U_MOVE, sdir, sname);
 		u->in_stow = u->to_stow = true;
-		u->dir2 = ex_dup(ex, sdir);
-		u->name2 = ex_dup(ex, aside);
+		u->dir2 = exec_dup(ex, sdir);
+		u->name2 = exec_dup(ex, aside);
 		if (ex->n_asides == ex->cap_asides) {
 			size_t cap = ex->cap_asides ? ex->cap_asides * 2 : 8;
 			struct aside *na = realloc(ex->asides, cap * sizeof(*na));
@@ -532,10 +473,10 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_move(fd, name, sfd, sname, RENAME_NOREPLACE, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	u = undo_push(ex, U_MOVE, dir, name);
+	u = exec_undo_push(ex, U_MOVE, dir, name);
 	u->to_stow = true;
-	u->dir2 = ex_dup(ex, sdir);
-	u->name2 = ex_dup(ex, sname);
+	u->dir2 = exec_dup(ex, sdir);
+	u->name2 = exec_dup(ex, sname);
 	/* The move is atomic, but what it moved may have been swapped in after our
 	 * check: only a regular file is adopted (undo moves anything else back). */
 	r = grove_fs_stat_at(sfd, sname, &sst, err);
@@ -547,177 +488,8 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_LINK, dir, name)->text = ex_dup(ex, op->text);
+	exec_undo_push(ex, U_LINK, dir, name)->text = exec_dup(ex, op->text);
 	return 0;
-}
-
-static int run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
-		     struct grove_error *err);
-
-static size_t
-block_end(const struct grove_plan *plan, size_t i, size_t end)
-{
-	size_t j = i + 1;
-
-	while (j < end && under(plan->ops[j].path, plan->ops[i].path))
-		j++;
-	return j;
-}
-
-/* 1 if dir/name is a link with text, else 0 (err explains), or a negative errno. */
-static int
-check_link(int fd, const char *name, const char *text, struct grove_error *err)
-{
-	cleanup_free char *have = NULL;
-	struct grove_stat st;
-	int r;
-
-	r = grove_fs_stat_at(fd, name, &st, err);
-	if (r < 0)
-		return r;
-	if (st.type != GROVE_FT_LINK) {
-		grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a link to '%s'", name,
-				text);
-		return 0;
-	}
-	r = grove_fs_readlink_at(fd, name, &have, err);
-	if (r < 0)
-		return r;
-	if (strcmp(have, text) != 0) {
-		grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' links to '%s', not '%s'", name,
-				have, text);
-		return 0;
-	}
-	return 1;
-}
-
-/*
- * UNFOLD: the path must never be missing, and a crash must leave either the
- * old link or the complete folder. So: build the folder aside, make it durable
- * (fsync) before it becomes visible, swap it in with one RENAME_EXCHANGE, and
- * only then remove the old link, which now sits under the temporary name.
- */
-static int
-op_unfold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_error *err)
-{
-	const struct grove_op *op = &ex->plan->ops[i];
-	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
-	const char *dir = NULL;
-	const char *tmp_path = NULL;
-	const char *name;
-	char tmp[NAME_MAX + 1];
-	int fd, nfd, r;
-
-	fd = enter_parent(ex, path, 1, &dir, &name, err);
-	if (fd < 0)
-		return fd;
-	r = check_link(fd, name, op->old_text, err);
-	if (r <= 0)
-		return r < 0 ? r : err->code;
-
-	grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
-	tmp_path = join(ex, dir, tmp);
-	if (!tmp_path)
-		return grove_error_errno(err, -ENOMEM, "unfold");
-	nfd = grove_fs_mkdir(fd, tmp, mode, err);
-	if (nfd < 0)
-		return grove_exec_as_precondition(err, nfd);
-	undo_push(ex, U_MKDIR, dir, tmp);
-	r = grove_dcache_put(&ex->tc, tmp_path, nfd, true, err);
-	if (r < 0)
-		return r;
-
-	r = run_range(ex, i + 1, end, op->path, tmp_path, err);
-	if (r < 0)
-		return r;
-
-	/* Durable before visible; and the exchange below renames folders we may
-	 * hold fds for, so the cache must not survive it anyway. */
-	r = grove_dcache_flush(&ex->tc, true, err);
-	if (r < 0)
-		return r;
-	if (undo_reserve(ex, 2, err) < 0)
-		return err->code;
-	fd = grove_dcache_get(&ex->tc, dir, true, err);
-	if (fd < 0)
-		return fd;
-	r = check_link(fd, name, op->old_text, err);
-	if (r <= 0)
-		return r < 0 ? r : err->code;
-	r = grove_fs_exchange(fd, tmp, name, err);
-	if (r < 0)
-		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = ex_dup(ex, name);
-
-	/* The check above and the exchange are two syscalls: verify what the
-	 * exchange actually displaced. If it is not the old link, undo swaps it back. */
-	r = check_link(fd, tmp, op->old_text, err);
-	if (r <= 0)
-		return r < 0 ? r : err->code;
-	r = grove_fs_link_remove(fd, tmp, op->old_text, ex_tag(ex), err);
-	if (r < 0)
-		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_UNLINK, dir, tmp)->text = ex_dup(ex, op->old_text);
-	return 0;
-}
-
-/*
- * FOLD: the mirror image. The new link is made aside and exchanged with the
- * folder, so the path is never missing; the old folder (now under the
- * temporary name, invisible to users of the path) is then emptied by the
- * block's ops and removed.
- */
-static int
-op_fold(struct exec *ex, size_t i, const char *path, size_t end, struct grove_error *err)
-{
-	const struct grove_op *op = &ex->plan->ops[i];
-	const char *dir = NULL;
-	const char *tmp_path = NULL;
-	const char *name;
-	char tmp[NAME_MAX + 1];
-	struct grove_stat st;
-	int fd, r;
-
-	if (split(ex, path, &dir, &name) < 0 || undo_reserve(ex, 2, err) < 0)
-		return grove_error_errno(err, -ENOMEM, "record undo");
-	fd = grove_dcache_get(&ex->tc, dir, true, err);
-	if (fd < 0)
-		return fd;
-	r = grove_fs_stat_at(fd, name, &st, err);
-	if (r < 0)
-		return r;
-	if (st.type != GROVE_FT_DIR)
-		return grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a folder", name);
-
-	grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
-	tmp_path = join(ex, dir, tmp);
-	if (!tmp_path)
-		return grove_error_errno(err, -ENOMEM, "fold");
-	r = grove_fs_link_create(fd, tmp, op->text, err);
-	if (r < 0)
-		return r;
-	undo_push(ex, U_LINK, dir, tmp)->text = ex_dup(ex, op->text);
-
-	r = grove_dcache_flush(&ex->tc, true, err);
-	if (r < 0)
-		return r;
-	fd = grove_dcache_get(&ex->tc, dir, true, err);
-	if (fd < 0)
-		return fd;
-	r = grove_fs_exchange(fd, tmp, name, err);
-	if (r < 0)
-		return grove_exec_as_precondition(err, r);
-	undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = ex_dup(ex, name);
-	r = grove_fs_stat_at(fd, tmp, &st, err);
-	if (r < 0)
-		return r;
-	if (st.type != GROVE_FT_DIR)
-		return grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a folder", name);
-
-	r = run_range(ex, i + 1, end, op->path, tmp_path, err);
-	if (r < 0)
-		return r;
-	return remove_folder(ex, dir, tmp, err);
 }
 
 /*
@@ -734,19 +506,19 @@ op_recorded(struct exec *ex, const struct grove_op *op, const char *path, struct
 
 	if (op->kind != GROVE_OP_LINK && op->kind != GROVE_OP_UNLINK)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "a recorded op must be a link's");
-	if (split(ex, path, &dir, &name) < 0 || !name)
+	if (exec_split(ex, path, &dir, &name) < 0 || !name)
 		return grove_error_errno(err, -ENOMEM, "check");
 	fd = grove_dcache_get(&ex->tc, dir, false, err);
 	if (fd < 0)
 		return grove_exec_as_precondition(err, fd);
-	r = check_link(fd, name, text, err);
+	r = exec_check_link(fd, name, text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
 	return r ? 0 : -GROVE_E_PRECONDITION;
 }
 
-static void
-progress(struct exec *ex, const struct grove_op *op)
+void
+exec_progress(struct exec *ex, const struct grove_op *op)
 {
 	ex->done++;
 	if (ex->opts && ex->opts->progress)
@@ -792,7 +564,7 @@ find_removed_folders(struct exec *ex)
 		ex->rm_start[j] = RM_NONE;
 		if (d->kind != GROVE_OP_RMDIR || !is_removal(d))
 			continue;
-		while (ok && s > 0 && under(p->ops[s - 1].path, d->path)) {
+		while (ok && s > 0 && exec_under(p->ops[s - 1].path, d->path)) {
 			if (!is_removal(&p->ops[s - 1]))
 				ok = false;
 			else if (p->ops[s - 1].kind == GROVE_OP_RMDIR)
@@ -854,22 +626,22 @@ op_remove_aside(struct exec *ex, size_t i, size_t end, struct grove_error *err)
 	struct undo *u;
 	int fd, afd, r = -EEXIST;
 
-	fd = enter_parent(ex, op->path, 1, &dir, &name, err);
+	fd = exec_enter_parent(ex, op->path, 1, &dir, &name, err);
 	if (fd < 0)
 		return removal_failed(ex, op, err);
 	grove_dcache_forget(&ex->tc, op->path);
 	for (int k = 0; k < 16 && r == -EEXIST; k++) {
-		grove_fs_temp_name(tmp, sizeof(tmp), ex_tag(ex), name);
+		grove_fs_temp_name(tmp, sizeof(tmp), exec_tag(ex), name);
 		r = grove_fs_move(fd, name, fd, tmp, RENAME_NOREPLACE, err);
 	}
 	if (r < 0) {
 		grove_exec_as_precondition(err, r);
 		return removal_failed(ex, op, err);
 	}
-	u = undo_push(ex, U_MOVE, dir, name);
-	u->dir2 = ex_dup(ex, dir);
-	u->name2 = ex_dup(ex, tmp);
-	tmp_path = join(ex, dir, tmp);
+	u = exec_undo_push(ex, U_MOVE, dir, name);
+	u->dir2 = exec_dup(ex, dir);
+	u->name2 = exec_dup(ex, tmp);
+	tmp_path = exec_join(ex, dir, tmp);
 	if (!tmp_path) {
 		grove_error_errno(err, -ENOMEM, "move aside");
 		return removal_failed(ex, op, err);
@@ -883,21 +655,37 @@ op_remove_aside(struct exec *ex, size_t i, size_t end, struct grove_error *err)
 	if (grove_dcache_put(&ex->tc, tmp_path, afd, false, err) < 0)
 		return removal_failed(ex, op, err);
 	ex->aside = true;
-	r = run_range(ex, i, end - 1, op->path, tmp_path, err);
+	r = exec_run_range(ex, i, end - 1, op->path, tmp_path, err);
 	ex->aside = false;
 	if (r < 0)
 		return r;
-	r = remove_folder(ex, dir, tmp, err);
+	r = exec_remove_folder(ex, dir, tmp, err);
 	if (r < 0)
 		return removal_failed(ex, op, err);
-	progress(ex, op);
+	exec_progress(ex, op);
+	return 0;
+}
+
+int
+exec_check_op(const struct grove_op *op, const char *from, struct grove_error *err)
+{
+	bool needs_text = op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_RELINK ||
+			  op->kind == GROVE_OP_FOLD || op->kind == GROVE_OP_ADOPT ||
+			  op->kind == GROVE_OP_WRITE || op->kind == GROVE_OP_MOVE;
+	bool needs_old = op->kind == GROVE_OP_UNLINK || op->kind == GROVE_OP_RELINK ||
+			 op->kind == GROVE_OP_UNFOLD || op->kind == GROVE_OP_ERASE;
+
+	if (!op->path || !*op->path || (from && !exec_under(op->path, from)) ||
+	    (needs_text && !op->text) || (needs_old && !op->old_text))
+		return grove_error_set(err, -GROVE_E_INTERNAL, "%s '%s': malformed op in plan",
+				       grove_op_kind_name(op->kind), op->path ? op->path : "");
 	return 0;
 }
 
 /* Runs ops [start, end); inside a block, paths under from are re-rooted to to. */
-static int
-run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
-	  struct grove_error *err)
+int
+exec_run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
+	       struct grove_error *err)
 {
 	for (size_t i = start; i < end;) {
 		const struct grove_op *op = &ex->plan->ops[i];
@@ -905,18 +693,9 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 		size_t next = i + 1, whole = from ? i : removal_end(ex, i, end);
 		int r;
 
-		bool needs_text = op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_RELINK ||
-				  op->kind == GROVE_OP_FOLD || op->kind == GROVE_OP_ADOPT ||
-				  op->kind == GROVE_OP_WRITE || op->kind == GROVE_OP_MOVE;
-		bool needs_old = op->kind == GROVE_OP_UNLINK || op->kind == GROVE_OP_RELINK ||
-				 op->kind == GROVE_OP_UNFOLD || op->kind == GROVE_OP_ERASE;
-
-		if (!op->path || !*op->path || (from && !under(op->path, from)) ||
-		    (needs_text && !op->text) || (needs_old && !op->old_text))
-			return grove_error_set(
-				err, -GROVE_E_INTERNAL, "%s '%s': malformed op in plan",
-				grove_op_kind_name(op->kind), op->path ? op->path : "");
-		path = map_path(ex, op->path, from, to);
+		if (exec_check_op(op, from, err) < 0)
+			return err->code;
+		path = exec_map_path(ex, op->path, from, to);
 		if (!path)
 			return grove_error_errno(err, -ENOMEM, "%s '%s'",
 						 grove_op_kind_name(op->kind), op->path);
@@ -957,9 +736,7 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 				break;
 			case GROVE_OP_UNFOLD:
 			case GROVE_OP_FOLD:
-				next = block_end(ex->plan, i, end);
-				r = (op->kind == GROVE_OP_UNFOLD ? op_unfold : op_fold)(ex, i, path,
-											next, err);
+				r = exec_op_block(ex, i, path, end, &next, err);
 				break;
 			default:
 				r = grove_error_set(err, -GROVE_E_INTERNAL, "unknown op kind %d",
@@ -974,7 +751,7 @@ run_range(struct exec *ex, size_t start, size_t end, const char *from, const cha
 			return r;
 		}
 		if (whole == i) /* (a folder removed whole counted its own ops) */
-			progress(ex, op);
+			exec_progress(ex, op);
 		i = next;
 	}
 	return 0;
@@ -1002,13 +779,13 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		return grove_error_errno(err, -ENOMEM, "undo");
 	switch (u->kind) {
 	case U_LINK:
-		return grove_fs_link_remove(fd, u->name, u->text, ex_tag(ex), err);
+		return grove_fs_link_remove(fd, u->name, u->text, exec_tag(ex), err);
 	case U_UNLINK:
 		return grove_fs_link_create(fd, u->name, u->text, err);
 	case U_RELINK:
-		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, ex_tag(ex), err);
+		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, exec_tag(ex), err);
 	case U_MKDIR: {
-		const char *path = join(ex, u->dir, u->name);
+		const char *path = exec_join(ex, u->dir, u->name);
 
 		if (path)
 			grove_dcache_forget(c, path);
@@ -1043,8 +820,8 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		r = grove_fs_move(fd2, u->name2, fd, u->name, RENAME_NOREPLACE, err);
 		if (r >= 0 && !u->in_stow && !u->to_stow) {
 			/* (A folder moved back: no cached fd may outlive a name.) */
-			const char *from = join(ex, u->dir2, u->name2);
-			const char *to = join(ex, u->dir, u->name);
+			const char *from = exec_join(ex, u->dir2, u->name2);
+			const char *to = exec_join(ex, u->dir, u->name);
 
 			if (from)
 				grove_dcache_forget(c, from);
@@ -1172,7 +949,8 @@ grove_exec_apply(const struct grove_plan *plan, const struct grove_root *target,
 		err = &local;
 	grove_error_clear(err);
 	find_removed_folders(&ex);
-	r = run_range(&ex, 0, plan->n_ops, NULL, NULL, err);
+	r = opts && opts->blocks ? exec_run_batch(&ex, err)
+				 : exec_run_range(&ex, 0, plan->n_ops, NULL, NULL, err);
 	if (r == 0)
 		r = grove_dcache_flush(&ex.tc, true, err);
 	if (r == 0)

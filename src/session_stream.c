@@ -146,41 +146,6 @@ grove_session_stream_end(struct grove_session_stream *st, struct grove_session_t
 	return 0;
 }
 
-static bool
-under(const char *path, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	return strncmp(path, prefix, n) == 0 && path[n] == '/';
-}
-
-/* How many of the batch's ops to run now: all of them, unless more ops follow in the log (full)
- * and a FOLD or UNFOLD block may go on past the batch's end: the batch then ends before it (0 when
- * it starts the batch: read a longer one). */
-static size_t
-batch_cut(const struct grove_plan *b, bool full)
-{
-	size_t i = 0;
-
-	if (!full)
-		return b->n_ops;
-	while (i < b->n_ops) {
-		const struct grove_op *op = &b->ops[i];
-		size_t j = i + 1;
-
-		if (op->kind != GROVE_OP_FOLD && op->kind != GROVE_OP_UNFOLD) {
-			i++;
-			continue;
-		}
-		while (j < b->n_ops && under(b->ops[j].path, op->path))
-			j++;
-		if (j == b->n_ops)
-			return i;
-		i = j;
-	}
-	return b->n_ops;
-}
-
 /* The progress of the whole transaction, from the executor's progress in one batch. */
 struct progress {
 	const struct grove_session *s;
@@ -196,49 +161,79 @@ batch_progress(void *ctx, size_t done, size_t total, const struct grove_op *op)
 	p->s->progress(p->s->progress_ctx, p->offset + done, p->total, op);
 }
 
+/* Where the block of ops under path that goes on at op first ends: the first op from there not
+ * under path (first when it cannot be read). */
+static size_t
+block_extent(struct grove_session *s, int64_t txn, size_t first, size_t n_ops, const char *path)
+{
+	size_t batch = grove_session_plan_budget(), end = first;
+	struct grove_error ignore;
+	bool more = true;
+
+	while (more && end < n_ops) {
+		struct grove_plan b;
+
+		grove_plan_init(&b);
+		more = grove_journal_ops_range(s->journal, txn, end, batch, &b, &ignore) >= 0 &&
+		       b.n_ops > 0;
+		for (size_t k = 0; more && k < b.n_ops; k++, end++)
+			more = grove_path_under(b.ops[k].path, path);
+		grove_plan_release(&b);
+	}
+	return end;
+}
+
 int
 grove_session_exec_logged(struct grove_session_txn *t, const struct grove_root *target,
 			  const struct grove_root *stow, struct grove_error *err)
 {
 	struct grove_session *s = t->session;
-	size_t batch = grove_session_plan_budget(), first = 0, limit = batch;
+	size_t batch = grove_session_plan_budget(), first = 0;
 	struct progress pc = { .s = s, .total = t->n_ops };
+	struct grove_exec_blocks blocks = { 0 };
 	struct grove_exec_opts eo = { 0 };
+	char *open = NULL; /* the outermost block left open by the batches before */
 	int r = 0;
 
 	eo.temp_tag = t->tag;
+	/* A FOLD or UNFOLD block longer than what is left of a batch is left open at its end and
+	 * goes on in the next (exec_block.c): no batch is read longer than the budget. */
+	eo.blocks = &blocks;
 	if (s->progress) {
 		eo.progress = batch_progress;
 		eo.progress_ctx = &pc;
 	}
 	while (first < t->n_ops && r >= 0) {
 		struct grove_plan b;
-		size_t cut;
+		size_t n = 0;
 
+		t->n_done = first;
+		free(open);
+		open = blocks.n ? strdup(blocks.v[0].path) : NULL;
 		grove_plan_init(&b);
-		r = grove_journal_ops_range(s->journal, t->id, first, limit, &b, err);
+		if (blocks.n && !open)
+			r = grove_error_errno(err, -ENOMEM, "transaction %lld", (long long)t->id);
+		else
+			r = grove_journal_ops_range(s->journal, t->id, first, batch, &b, err);
 		if (r >= 0 && b.n_ops == 0)
 			r = grove_error_set(err, -GROVE_E_CONFIG,
 					    "journal '%s': transaction %lld lost its op %zu",
 					    grove_journal_name(s->journal), (long long)t->id,
 					    first);
-		if (r < 0) {
-			grove_plan_release(&b);
-			break;
+		if (r >= 0) {
+			eo.more_ops = first + b.n_ops < t->n_ops;
+			pc.offset = first;
+			r = grove_exec_apply(&b, target, stow, &eo, err);
+			n = b.n_ops;
 		}
-		cut = batch_cut(&b, b.n_ops == limit && first + limit < t->n_ops);
-		if (cut == 0) {
-			/* A block longer than the batch: it is run whole. */
-			grove_plan_release(&b);
-			limit *= 2;
-			continue;
-		}
-		grove_plan_truncate(&b, cut);
-		pc.offset = first;
-		t->n_done = first;
-		r = grove_exec_apply(&b, target, stow, &eo, err);
 		grove_plan_release(&b);
-		if (r < 0 && first > 0 && r != -GROVE_E_STUCK && r != -GROVE_E_PARTIAL) {
+		if (r < 0 && open)
+			/* A block begun by an earlier batch stays part-way on disk (this batch's
+			 * changes were undone): the abort rolls back all of it, as recovery rolls
+			 * back a block a crash interrupted. */
+			t->n_done = block_extent(s, t->id, first, t->n_ops, open);
+		first += n;
+		if (r < 0 && t->n_done > 0 && r != -GROVE_E_STUCK && r != -GROVE_E_PARTIAL) {
 			/* Earlier batches made changes, which the abort rolls back. */
 			size_t len = strlen(err->msg);
 
@@ -246,8 +241,8 @@ grove_session_exec_logged(struct grove_session_txn *t, const struct grove_root *
 				 " (every change was undone)");
 			err->code = r = -GROVE_E_PARTIAL;
 		}
-		first += cut;
-		limit = batch;
 	}
+	grove_exec_blocks_release(&blocks);
+	free(open);
 	return r;
 }

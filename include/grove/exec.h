@@ -15,6 +15,28 @@
 typedef void (*grove_exec_progress_fn)(void *ctx, size_t done, size_t total,
 				       const struct grove_op *op);
 
+/*
+ * A FOLD or UNFOLD whose block (the ops after it under its path) goes on past one batch of a
+ * streamed plan: begun by one grove_exec_apply, its ops run by the next ones, finished by the one
+ * that reaches the first op past it or the plan's end. The strings are the stack's (malloc).
+ */
+struct grove_exec_block {
+	enum grove_op_kind kind;
+	char *path;     /* the op's path in the plan */
+	char *at;       /* where it acts: path re-rooted into the open blocks around it */
+	char *tmp;      /* the temporary entry beside at: the folder being built (UNFOLD) or the
+			 * old folder moved aside (FOLD) */
+	char *old_text; /* UNFOLD: the link it replaces */
+};
+
+/* The open blocks, outermost first. */
+struct grove_exec_blocks {
+	struct grove_exec_block *v;
+	size_t n, cap;
+};
+
+void grove_exec_blocks_release(struct grove_exec_blocks *blocks);
+
 struct grove_exec_opts {
 	mode_t dir_mode; /* for MKDIR; 0 means 0777 (umask applies) */
 	grove_exec_progress_fn progress;
@@ -23,6 +45,13 @@ struct grove_exec_opts {
 	 * transaction's id, so that recovery finds them; NULL makes untagged
 	 * ".grove-tmp.<pid>." names. */
 	const char *temp_tag;
+	/* A batch of a streamed plan (session_stream.c): blocks holds the blocks earlier batches
+	 * left open, and the ops under one run inside it. A block still open at the batch's end
+	 * stays open when more_ops (batches follow), else is finished. NULL: the plan is whole.
+	 * After a failure, blocks must be released and not used again (the blocks this call began
+	 * were undone with the rest of its changes; the earlier ones are recovery's). */
+	struct grove_exec_blocks *blocks;
+	bool more_ops;
 };
 
 /*

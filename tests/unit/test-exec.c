@@ -874,6 +874,152 @@ test_exec_remove_whole_folder_faults(void **state)
 	assert_true(total >= 3 * 9);
 }
 
+/* ---- a streamed plan's batches: blocks left open across them (exec_block.c) ---- */
+
+#define N_FULL (sizeof(full_ops) / sizeof(full_ops[0]))
+
+/* Runs ops in batches of k, the open blocks carried from one to the next as the streamed
+ * executor carries them; returns the first failure (0 when every batch ran) and, when before is
+ * given, the tree as it was before the last batch run. */
+static int
+apply_batches(struct fx *fx, struct grove_op *ops, size_t n, size_t k, char **before)
+{
+	struct grove_exec_blocks bs = { 0 };
+	int r = 0;
+
+	for (size_t first = 0; first < n && r == 0; first += k) {
+		size_t len = n - first < k ? n - first : k;
+		struct grove_plan p = plan_of(ops + first, len);
+		struct grove_exec_opts o = { .blocks = &bs, .more_ops = first + len < n };
+
+		if (before) {
+			free(*before);
+			*before = dump(fx);
+		}
+		r = apply(fx, &p, &o);
+	}
+	if (r == 0)
+		assert_int_equal(bs.n, 0);
+	grove_exec_blocks_release(&bs);
+	return r;
+}
+
+/* Every batch size gives what the whole plan gives: the unfold of bin/ and the fold of lib/ run
+ * across batches when they are longer than what is left of one. */
+static void
+test_exec_batches(void **state)
+{
+	struct fx *fx = *state;
+
+	for (size_t k = 1; k <= N_FULL; k++) {
+		fx_close(fx);
+		fx_open(fx, initial_spec);
+		assert_int_equal(apply_batches(fx, full_ops, N_FULL, k, NULL), 0);
+		assert_tree(fx, expected_after);
+	}
+}
+
+/* A block that reaches a batch's end is left open: after the first batch of two ops, bin is
+ * still the old link and its new folder is being built aside; a block that ends inside its
+ * batch, or in the last batch, is not. */
+static void
+test_exec_batch_leaves_block_open(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_exec_blocks bs = { 0 };
+	struct grove_plan p = plan_of(full_ops, 2);
+	struct grove_exec_opts o = { .blocks = &bs, .more_ops = true };
+	char *have;
+
+	assert_int_equal(apply(fx, &p, &o), 0);
+	assert_int_equal(bs.n, 1);
+	assert_int_equal(bs.v[0].kind, GROVE_OP_UNFOLD);
+	assert_string_equal(bs.v[0].path, "bin");
+	assert_string_equal(bs.v[0].old_text, "../stow/a/bin");
+	have = dump(fx);
+	assert_non_null(strstr(have, "l target/bin ../stow/a/bin\n"));
+	assert_non_null(strstr(have, ".bin/x ../../stow/a/bin/x\n"));
+	free(have);
+
+	/* The rest of the block and the ops after it: the block is finished first. */
+	p = plan_of(full_ops + 2, 4);
+	o.more_ops = false;
+	assert_int_equal(apply(fx, &p, &o), 0);
+	assert_int_equal(bs.n, 0);
+	have = dump(fx);
+	assert_non_null(strstr(have, "d target/bin\n"));
+	assert_non_null(strstr(have, "l target/bin/z ../../stow/b/bin/z\n"));
+	assert_null(strstr(have, ".grove"));
+	free(have);
+	grove_exec_blocks_release(&bs);
+}
+
+/* Blocks nest: an unfold inside an unfold, both open across batches. */
+static void
+test_exec_batches_nested(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_op ops[] = {
+		OP(UNFOLD, "bin", "../stow/a/bin", NULL, NULL),
+		OP(LINK, "bin/sub", NULL, "../../stow/b/bin/sub", NULL),
+		OP(UNFOLD, "bin/sub", "../../stow/b/bin/sub", NULL, NULL),
+		OP(LINK, "bin/sub/q", NULL, "../../../stow/b/bin/sub/q", NULL),
+		OP(LINK, "bin/x", NULL, "../../stow/a/bin/x", NULL),
+		OP(LINK, "bin/y", NULL, "../../stow/a/bin/y", NULL),
+		OP(UNLINK, "old", "../stow/a/old", NULL, NULL),
+	};
+	size_t n = sizeof(ops) / sizeof(ops[0]);
+
+	for (size_t k = 1; k <= n; k++) {
+		char *have;
+
+		fx_close(fx);
+		fx_open(fx, initial_spec);
+		assert_int_equal(apply_batches(fx, ops, n, k, NULL), 0);
+		have = dump(fx);
+		assert_non_null(strstr(have, "d target/bin\n"
+					     "d target/bin/sub\n"
+					     "l target/bin/sub/q ../../../stow/b/bin/sub/q\n"
+					     "l target/bin/x ../../stow/a/bin/x\n"
+					     "l target/bin/y ../../stow/a/bin/y\n"));
+		assert_null(strstr(have, "target/old"));
+		assert_null(strstr(have, ".grove"));
+		free(have);
+	}
+}
+
+/* A failure in any batch leaves the tree as that batch found it (its own changes undone, those
+ * of the batches before, open blocks included, left for recovery), never STUCK. */
+static void
+test_exec_batches_faults(void **state)
+{
+	struct fx *fx = *state;
+	int total = 0;
+
+	for (int kk = 1; kk < 1000; kk++) {
+		char *before = NULL;
+		int r;
+
+		fx_close(fx);
+		fx_open(fx, initial_spec);
+		fi_arm(kk, EIO, false);
+		r = apply_batches(fx, full_ops, N_FULL, 2, &before);
+		fi_armed = false;
+		if (!fi_hit) {
+			assert_int_equal(r, 0);
+			assert_tree(fx, expected_after);
+			free(before);
+			break;
+		}
+		if (r >= 0 || r == -GROVE_E_STUCK)
+			fail_msg("k=%d: r=%d %s", kk, r, fx->err.msg);
+		assert_tree(fx, before);
+		free(before);
+		total++;
+	}
+	assert_true(total > 20);
+}
+
 int
 main(void)
 {
@@ -904,6 +1050,10 @@ main(void)
 		T(test_exec_remove_whole_folder),
 		T(test_exec_remove_whole_folder_preconditions),
 		T(test_exec_remove_whole_folder_faults),
+		T(test_exec_batches),
+		T(test_exec_batch_leaves_block_open),
+		T(test_exec_batches_nested),
+		T(test_exec_batches_faults),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* Streamed plans: a stow over the plan budget logged while planned and run from the log. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -17,6 +19,66 @@
 struct fx {
 	char *root, *state, *dir, *target;
 };
+
+/*
+ * Fault injection: this binary is linked with -Wl,--wrap for the fs layer's mutating syscalls
+ * (tests/meson.build). While armed, the k-th such call (fsync excepted) fails with EIO.
+ */
+static bool fi_armed, fi_hit;
+static int fi_k, fi_count;
+
+static bool
+fi_fail(void)
+{
+	if (!fi_armed || ++fi_count != fi_k)
+		return false;
+	fi_hit = true;
+	errno = EIO;
+	return true;
+}
+
+int __real_symlinkat(const char *text, int dirfd, const char *name);
+int __wrap_symlinkat(const char *text, int dirfd, const char *name);
+int __real_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags);
+int __wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags);
+int __real_mkdirat(int dirfd, const char *name, mode_t mode);
+int __wrap_mkdirat(int dirfd, const char *name, mode_t mode);
+int __real_unlinkat(int dirfd, const char *name, int flags);
+int __wrap_unlinkat(int dirfd, const char *name, int flags);
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
+
+int
+__wrap_symlinkat(const char *text, int dirfd, const char *name)
+{
+	return fi_fail() ? -1 : __real_symlinkat(text, dirfd, name);
+}
+
+int
+__wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags)
+{
+	return fi_fail() ? -1 : __real_renameat2(ofd, o, nfd, n, flags);
+}
+
+int
+__wrap_mkdirat(int dirfd, const char *name, mode_t mode)
+{
+	return fi_fail() ? -1 : __real_mkdirat(dirfd, name, mode);
+}
+
+int
+__wrap_unlinkat(int dirfd, const char *name, int flags)
+{
+	return fi_fail() ? -1 : __real_unlinkat(dirfd, name, flags);
+}
+
+/* (Not failed here: the log's own folder sync after the commit reports a change done, which
+ * the crash tier covers.) */
+int
+__wrap_fsync(int fd)
+{
+	return __real_fsync(fd);
+}
 
 /* Package "other" is stowed (bin/ folded into it) with the default budget; "pkg" shares bin/,
  * so stowing it unfolds bin/ (a block of 4 ops) and links lib/ and share/. */
@@ -118,8 +180,8 @@ log_states(const struct fx *f, char *buf, size_t size)
 }
 
 /* Over the budget: nothing of the plan is left in memory after prepare, the transaction runs
- * from the log (an unfold block longer than a batch read whole), and the target and the log are
- * as without streaming; the unstow that folds bin/ back streams too. */
+ * from the log (an unfold block longer than a batch left open across batches), and the target and
+ * the log are as without streaming; the unstow that folds bin/ back streams too. */
 static void
 test_stream_stow_unstow(void **state)
 {
@@ -201,6 +263,78 @@ test_stream_fails_late(void **state)
 	free(before);
 	free(after);
 	free(share);
+}
+
+/* Fails the k-th change of a streamed stow (or unstow) for every k, the plan budget 2 so that
+ * the unfold (fold) of bin/ spans three batches: each failure leaves the target as it was, the
+ * changes of the batches before undone by the abort (the block they left open included: the
+ * abort rolls back to its end), and the transaction rolled back. Returns how many failed. */
+static int
+fault_sweep(const struct fx *f, bool unstow, const char *want_after)
+{
+	int k, failed = 0;
+
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	for (k = 1; k < 200; k++) {
+		struct grove_stow_run run;
+		struct grove_error err = { 0 };
+		char *before, *after;
+		int r;
+
+		prepare(f, unstow, "pkg", &run);
+		assert_int_equal(run.plan.n_logged, 6);
+		before = tu_dump(f->target);
+		fi_count = 0;
+		fi_k = k;
+		fi_hit = false;
+		fi_armed = true;
+		r = grove_stow_execute(&run, &err);
+		fi_armed = false;
+		grove_stow_run_release(&run);
+		after = tu_dump(f->target);
+		if (!fi_hit) {
+			assert_int_equal(r, 0);
+			assert_string_equal(after, want_after);
+			free(before);
+			free(after);
+			break;
+		}
+		if (r >= 0 || r == -GROVE_E_STUCK)
+			fail_msg("k=%d: r=%d %s", k, r, err.msg);
+		if (strcmp(before, after) != 0)
+			fail_msg("k=%d: %s\nbefore:\n%s\nafter:\n%s", k, err.msg, before, after);
+		free(before);
+		free(after);
+		failed++;
+	}
+	unsetenv("GROVE_PLAN_BUDGET");
+	return failed;
+}
+
+static void
+test_stream_faults(void **state)
+{
+	struct fx *f = *state;
+	char logs[512];
+
+	run_ok(f, false, "other");
+	/* Each call failed once: the stow's 9 (the unfold's mkdir, its three links, the exchange,
+	 * the old link's safe removal (two), lib and share) and the unstow's 13 (the fold's link
+	 * and exchange, the safe removal of bin/a, bin/b and bin/c (two each), the old folder's
+	 * rmdir, lib and share). */
+	assert_true(fault_sweep(f, false,
+				"d bin\n"
+				"l bin/a ../../stow/pkg/bin/a\n"
+				"l bin/b ../../stow/pkg/bin/b\n"
+				"l bin/c ../../stow/other/bin/c\n"
+				"l lib ../stow/pkg/lib\n"
+				"l share ../stow/pkg/share\n") == 9);
+	assert_int_equal(fault_sweep(f, true, "l bin ../stow/other/bin\n"), 13);
+	log_states(f, logs, sizeof(logs));
+	/* Every failed run rolled back, the last of each committed. */
+	assert_null(strstr(logs, "intent"));
+	assert_null(strstr(logs, "stuck"));
+	assert_true(strncmp(logs, "committed 6, rolled_back 6", 26) == 0);
 }
 
 /* A streamed transaction prepared and never executed ends rolled back, nothing changed. */
@@ -788,11 +922,17 @@ main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_stream_stow_unstow),  T(test_stream_fails_late),
-		T(test_stream_not_executed), T(test_walk_no_folding),
-		T(test_walk_folding),        T(test_walk_falls_back),
-		T(test_walk_budget),         cmocka_unit_test(test_plan_packed_ops),
-		T(test_revert_streamed),     T(test_revert_streamed_whole),
+		T(test_stream_stow_unstow),
+		T(test_stream_fails_late),
+		T(test_stream_faults),
+		T(test_stream_not_executed),
+		T(test_walk_no_folding),
+		T(test_walk_folding),
+		T(test_walk_falls_back),
+		T(test_walk_budget),
+		cmocka_unit_test(test_plan_packed_ops),
+		T(test_revert_streamed),
+		T(test_revert_streamed_whole),
 		T(test_recover_streamed),
 	};
 #undef T
