@@ -25,10 +25,20 @@
  * before its contents. The executor checks every op again as it runs it, so a change made
  * between the check and the op fails the revert and rolls it back, as for any transaction.
  *
+ * A FOLD or UNFOLD block (the op and every op after it under its path) reverts as the other: an
+ * UNFOLD's inverse is a FOLD back to its old link, a FOLD's an UNFOLD of its link, and the inverses
+ * of the block's ops, last first, are the inverse block's. The executor takes a block's op before
+ * its block, so the sweep, which meets a block's ops before its op, must know the blocks first: a
+ * forward read of the log finds the transaction's FOLD and UNFOLD ops and where their blocks end
+ * (struct heads), and the sweep hands each inverse on where its block begins, sweeping back; the
+ * op's own checks come when the sweep reaches it, as any op's (nothing runs before the sweep is
+ * done).
+ *
  * What this takes: ops that have an inverse of the same shape (MKDIR, LINK, UNLINK, RELINK,
- * RMDIR; not the FOLD and UNFOLD blocks, adoptions or recorded ops), no alternatives group, and a
- * disk that passes every check. Anything else, conflicts included, goes the whole way
- * (grove_session_plan_revert), so that what a user is told is the same either way.
+ * RMDIR, FOLD and UNFOLD; not adoptions or recorded ops), no alternatives group, and a disk that
+ * passes every check. Anything else, conflicts included, goes the whole way
+ * (grove_session_plan_revert), so that what a user is told is the same either way. Recovery
+ * (below) takes no block: it goes the whole way for a transaction that has one.
  *
  * Memory: a batch of ops (the plan budget) and the scan of the folders they lie in, plus one
  * entry per folder holding the transaction's entries (for the checks that need every entry of a
@@ -105,13 +115,18 @@ folders_get(struct folders *f, const char *path, size_t len, bool create)
 	return &f->t[h];
 }
 
-/* Whether op has an inverse of the same shape, which undoes it by itself. */
+/* Whether op has an inverse of the same shape, which undoes it by itself (a block's op: with its
+ * block, in a revert only). */
 static bool
-invertible(const struct grove_op *op)
+invertible(const struct grove_op *op, bool blocks)
 {
 	if (op->recorded || !op->path || !*op->path)
 		return false;
 	switch (op->kind) {
+	case GROVE_OP_FOLD:
+		return blocks && op->text != NULL;
+	case GROVE_OP_UNFOLD:
+		return blocks && op->old_text != NULL;
 	case GROVE_OP_MKDIR:
 	case GROVE_OP_RMDIR:
 		return true;
@@ -139,6 +154,10 @@ inverse_of(enum grove_op_kind k)
 		return GROVE_OP_UNLINK;
 	case GROVE_OP_UNLINK:
 		return GROVE_OP_LINK;
+	case GROVE_OP_FOLD:
+		return GROVE_OP_UNFOLD;
+	case GROVE_OP_UNFOLD:
+		return GROVE_OP_FOLD;
 	default:
 		return k;
 	}
@@ -182,6 +201,7 @@ holds_only_ours(struct grove_world *w, struct folders *f, const char *path, cons
  * The folders map carries what the checks of earlier ops need from later ones.
  */
 struct temps;
+struct heads;
 static int find_temps(struct temps *tp, struct grove_node *dir, const char *path, const char *tag);
 
 enum sweep_mode { SWEEP_REVERT, SWEEP_CHECK, SWEEP_RUN };
@@ -196,6 +216,7 @@ struct sweep {
 	const char *tag;                    /* recovery: the transaction's temporary names */
 	unsigned char *done;                /* recovery: a bit per op, set when it ran */
 	struct temps *temps;                /* CHECK: the temporary entries found */
+	struct heads *heads;                /* REVERT: the blocks */
 	struct folders f;
 	bool whole; /* an op or the disk asks for the whole revert or recovery */
 };
@@ -220,7 +241,7 @@ decide(struct sweep *sw, struct grove_world *w, const struct grove_op *op, bool 
 			return -1;
 		*present = now.type != GROVE_FT_NONE;
 		/* A folder that goes holds only what the transaction made. */
-		if (done && op->kind == GROVE_OP_MKDIR &&
+		if (done && (op->kind == GROVE_OP_MKDIR || op->kind == GROVE_OP_UNFOLD) &&
 		    !holds_only_ours(w, &sw->f, op->path, sw->tag))
 			return -1;
 		return done;
@@ -296,6 +317,189 @@ emit(struct sweep *sw, struct grove_plan *run, const struct grove_op *op, struct
 	return 0;
 }
 
+/* ---- a revert's blocks ---- */
+
+/* A FOLD or UNFOLD op of the transaction, op h, and its block: ops (h, e). */
+struct head {
+	size_t h, e;
+	struct grove_op op; /* its strings malloc'd */
+};
+
+/* Where a sweep back enters a block: at its last op, e - 1. */
+struct entry {
+	size_t e, h, i; /* i: the head's index in heads.v */
+};
+
+struct heads {
+	struct head *v; /* by h */
+	size_t n, cap;
+	struct entry *order; /* by e descending, then h ascending (an outer block first) */
+	size_t next;         /* the next block to enter */
+};
+
+static void
+heads_release(struct heads *hs)
+{
+	for (size_t i = 0; i < hs->n; i++) {
+		free(hs->v[i].op.path);
+		free(hs->v[i].op.text);
+		free(hs->v[i].op.old_text);
+		free(hs->v[i].op.package);
+	}
+	free(hs->v);
+	free(hs->order);
+	memset(hs, 0, sizeof(*hs));
+}
+
+static char *
+dup_or_null(const char *s, bool *failed)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	*failed |= s && !d;
+	return d;
+}
+
+static int
+heads_add(struct heads *hs, size_t h, const struct grove_op *op)
+{
+	struct head *x;
+	bool failed = false;
+
+	if (hs->n == hs->cap) {
+		size_t cap = hs->cap ? hs->cap * 2 : 16;
+
+		x = realloc(hs->v, cap * sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		hs->v = x;
+		hs->cap = cap;
+	}
+	x = &hs->v[hs->n++];
+	memset(x, 0, sizeof(*x));
+	x->h = h;
+	x->e = h + 1;
+	x->op.kind = op->kind;
+	x->op.path = dup_or_null(op->path, &failed);
+	x->op.text = dup_or_null(op->text, &failed);
+	x->op.old_text = dup_or_null(op->old_text, &failed);
+	x->op.package = dup_or_null(op->package, &failed);
+	return failed ? -ENOMEM : 0;
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->e != y->e)
+		return x->e > y->e ? -1 : 1;
+	return x->h < y->h ? -1 : x->h > y->h;
+}
+
+static bool
+is_block_op(const struct grove_op *op)
+{
+	return !op->recorded && (op->kind == GROVE_OP_FOLD || op->kind == GROVE_OP_UNFOLD);
+}
+
+/* Reads ops [0, n) of txn forward for its FOLD and UNFOLD ops and where their blocks end. */
+static int
+load_heads(struct grove_session *s, int64_t txn, size_t n, struct heads *hs,
+	   struct grove_error *err)
+{
+	size_t batch = grove_session_plan_budget(), n_open = 0;
+	size_t cap_open = 64;
+	cleanup_free size_t *open = calloc(cap_open, sizeof(*open));
+	int r = open ? 0 : -ENOMEM;
+
+	for (size_t first = 0; first < n && r >= 0; first += batch) {
+		size_t end = n - first > batch ? first + batch : n;
+		struct grove_plan b;
+
+		grove_plan_init(&b);
+		r = read_ops(s, txn, first, end, &b, err);
+		for (size_t i = 0; i < b.n_ops && r >= 0; i++) {
+			const struct grove_op *op = &b.ops[i];
+
+			while (n_open &&
+			       !grove_path_under(op->path, hs->v[open[n_open - 1]].op.path))
+				hs->v[open[--n_open]].e = first + i;
+			if (!is_block_op(op))
+				continue;
+			if (n_open == cap_open) { /* (blocks nest as deep as paths go) */
+				size_t *o = realloc(open, 2 * cap_open * sizeof(*o));
+
+				if (!o) {
+					r = -ENOMEM;
+					break;
+				}
+				open = o;
+				cap_open *= 2;
+			}
+			if (heads_add(hs, first + i, op) < 0)
+				r = -ENOMEM;
+			else
+				open[n_open++] = hs->n - 1;
+		}
+		grove_plan_release(&b);
+	}
+	while (n_open)
+		hs->v[open[--n_open]].e = n;
+	if (r >= 0 && !(hs->order = calloc(hs->n + 1, sizeof(*hs->order))))
+		r = -ENOMEM;
+	for (size_t i = 0; r >= 0 && i < hs->n; i++)
+		hs->order[i] = (struct entry){ .e = hs->v[i].e, .h = hs->v[i].h, .i = i };
+	if (r >= 0)
+		qsort(hs->order, hs->n, sizeof(*hs->order), cmp_entry);
+	return r == -ENOMEM ? grove_error_set(err, -ENOMEM, "out of memory") : r;
+}
+
+/* The block whose op is op k (heads.v is by h). */
+static const struct head *
+head_at(const struct heads *hs, size_t k)
+{
+	size_t lo = 0, hi = hs->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hs->v[mid].h < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < hs->n && hs->v[lo].h == k ? &hs->v[lo] : NULL;
+}
+
+/* Sweeping back to op k of a revert: the inverse of every block whose last op k is (outer first)
+ * goes first, ahead of its block's inverses; a folded path's folder is one the revert makes again
+ * (for the checks of the block's ops, which lie beneath a link now). */
+static int
+enter_blocks(struct sweep *sw, size_t k, struct grove_error *err)
+{
+	struct heads *hs = sw->heads;
+
+	while (hs->next < hs->n && hs->order[hs->next].e == k + 1) {
+		const struct head *x = &hs->v[hs->order[hs->next++].i];
+		struct folder *d;
+		int r;
+
+		if (x->h + 1 == x->e)
+			continue; /* no block: its op goes as any op */
+		r = emit(sw, NULL, &x->op, err);
+		if (r < 0)
+			return r;
+		if (x->op.kind != GROVE_OP_FOLD)
+			continue;
+		d = folders_get(&sw->f, x->op.path, strlen(x->op.path), true);
+		if (!d)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		d->made = true;
+	}
+	return 0;
+}
+
 /* One batch of the sweep: ops [first, end). */
 static int
 sweep_batch(struct sweep *sw, size_t first, size_t end, struct grove_error *err)
@@ -316,25 +520,28 @@ sweep_batch(struct sweep *sw, size_t first, size_t end, struct grove_error *err)
 	for (size_t i = b.n_ops; i-- > 0 && r >= 0 && !sw->whole;) {
 		const struct grove_op *op = &b.ops[i];
 		size_t k = first + i;
-		bool present;
+		bool revert = sw->mode == SWEEP_REVERT, present;
 		int act;
 
-		if (op->recorded && sw->mode != SWEEP_REVERT)
+		if (op->recorded && !revert)
 			continue; /* it changed nothing (plan.h) */
 		if (sw->mode == SWEEP_RUN) {
 			if (sw->done[k / 8] & (1U << (k % 8)))
 				r = emit(sw, &run, op, err);
 			continue;
 		}
-		act = invertible(op) ? decide(sw, &w, op, &present) : -1;
+		if (revert && (r = enter_blocks(sw, k, err)) < 0)
+			break;
+		act = invertible(op, revert) ? decide(sw, &w, op, &present) : -1;
 		if (act < 0)
 			sw->whole = true;
 		else if (note_op(&sw->f, op, act, present) < 0)
 			r = grove_error_set(err, -ENOMEM, "out of memory");
 		else if (act == 1 && sw->mode == SWEEP_CHECK)
 			sw->done[k / 8] |= (unsigned char)(1U << (k % 8));
-		else if (act == 1)
-			r = emit(sw, &run, op, err);
+		else if (act == 1 && (!is_block_op(op) || !head_at(sw->heads, k) ||
+				      head_at(sw->heads, k)->e == k + 1))
+			r = emit(sw, &run, op, err); /* (a block's op went ahead of its block) */
 	}
 	if (r >= 0 && run.n_ops)
 		r = grove_exec_apply(&run, sw->s->target, NULL, &eo, err);
@@ -421,9 +628,14 @@ grove_session_revert_streamed(struct grove_session *s, int64_t txn,
 			.plan = &plan,
 			.res = res,
 		};
+		struct heads heads = { 0 };
 
-		r = sweep(&sw, err);
+		r = load_heads(s, txn, res->n_ops, &heads, err);
+		sw.heads = &heads;
+		if (r >= 0)
+			r = sweep(&sw, err);
 		whole = sw.whole;
+		heads_release(&heads);
 	}
 	if (whole && r >= 0)
 		r = grove_session_stream_restart(&st, &plan); /* cancels what was logged */

@@ -109,6 +109,10 @@ gr --no-folding -d "$S" -t "$T" -S d
 save_state dflat
 gr --no-folding -d "$S" -t "$T" -D d
 save_state dgone
+# b unstowed from "ab": bin, share/man and share/man/man1 fold back into a's links.
+restore ab
+gr -d "$S" -t "$T" -D b
+save_state bgone
 restore ab
 # Restow after the packages grew: a's share/doc/a.txt unfolds share/doc, b's bin/z is a new link.
 mk_file "$S/a/share/doc/a.txt" a-doc
@@ -131,7 +135,8 @@ targets:
 YAML
 
 NAMES=(stow unstow unstow-all restow switch undo rollback apply stow-streamed unstow-streamed
-	unstow-all-streamed stow-flat-walked unstow-flat-walked undo-streamed undo-unstow-streamed)
+	unstow-all-streamed stow-flat-walked unstow-flat-walked undo-streamed undo-unstow-streamed
+	undo-unfold-streamed undo-fold-streamed)
 declare -A PREP_OF=([stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
 	[rollback]=hist [apply]=base)
 declare -A ARGS_OF=(
@@ -172,6 +177,14 @@ BUDGET_OF[undo-streamed]=2
 PREP_OF[undo-unstow-streamed]=dgone
 ARGS_OF[undo-unstow-streamed]="undo -t $T"
 BUDGET_OF[undo-unstow-streamed]=2
+# The streamed revert of blocks: the undo of b's stow folds a's folders back (each fold ahead of
+# its block's inverses), the undo of b's unstow unfolds them again.
+PREP_OF[undo-unfold-streamed]=ab
+ARGS_OF[undo-unfold-streamed]="undo -t $T"
+BUDGET_OF[undo-unfold-streamed]=2
+PREP_OF[undo-fold-streamed]=bgone
+ARGS_OF[undo-fold-streamed]="undo -t $T"
+BUDGET_OF[undo-fold-streamed]=2
 
 # The commands whose half-done states get their recovery killed: an unfold, a fold, folders
 # removed whole, and a streamed revert.

@@ -4,8 +4,9 @@
 # plan budget, logged and run in batches) does what the undo planned whole does: each scenario
 # runs twice from the same start, with a budget of 2 ops (streamed) and of 100,000 (whole), and
 # the two must agree on the exit status, what is printed, the target, the undo's ops and `grove
-# status`; a conflict changes nothing either way. The scenarios the inverse does not take (an
-# unfold, a conflict) go the whole way and must agree too.
+# status`; a conflict changes nothing either way. An unfold reverts as a fold and a fold as an
+# unfold, streamed too; what the inverse does not take (a conflict) goes the whole way and must
+# agree as well.
 source "$(dirname "$0")/lib.sh"
 
 # One side: ROOT/$1 with its own stow dir, target and log; setup_$2 runs there, then the undo.
@@ -104,4 +105,23 @@ setup_unfold()
 	"$GROVE" stow -d "$S" -t "$T" p
 	"$GROVE" stow -d "$S" -t "$T" q
 }
-scenario unfold "the undo of a stow that unfolded a folder (planned whole) agrees"
+scenario unfold "the undo of a stow that unfolded a folder folds it back"
+grep -q '^ *fold   opt -> ../stow/p/opt$' "$ROOT/unfold.2" || fail "unfold: no fold in the undo"
+
+setup_fold()
+{
+	"$GROVE" stow -d "$S" -t "$T" p
+	"$GROVE" stow -d "$S" -t "$T" q
+	"$GROVE" unstow -d "$S" -t "$T" q
+}
+scenario fold "the undo of an unstow that folded a folder unfolds it again"
+grep -q '^ *unfold opt (was -> ../stow/p/opt)$' "$ROOT/fold.2" || fail "fold: no unfold in the undo"
+
+setup_unfold_foreign()
+{
+	"$GROVE" stow -d "$S" -t "$T" p
+	"$GROVE" stow -d "$S" -t "$T" q
+	echo mine >"$T/opt/p/bin/mine"
+}
+scenario unfold_foreign "a file of someone else's in the folder a stow unfolded: the same conflict"
+grep -q '^exit 1$' "$ROOT/unfold_foreign.2" || fail "unfold_foreign: not refused"

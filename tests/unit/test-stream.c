@@ -811,9 +811,51 @@ declines(const struct fx *f, int64_t txn)
 	free(before);
 }
 
-/* What the inverse stream does not take goes the whole way, with nothing changed or logged: an
- * unfold block, a link changed since, a folder holding an entry grove did not make, and a
- * transaction within the budget. */
+/* A block reverts streamed as the other block: the undo of the stow that unfolded bin/ folds it
+ * back to other's link (the fold first, then its block's unlinks, last first), the undo of the
+ * unstow that folded it unfolds it again; an unfolded folder holding an entry grove did not
+ * make goes the whole way. */
+static void
+test_revert_streamed_blocks(void **state)
+{
+	struct fx *f = *state;
+	struct grove_session_reverted rv;
+	char *dump, *stowed, logs[256];
+
+	run_ok(f, false, "other");
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	run_ok(f, false, "pkg"); /* unfold bin, bin/a, bin/b, bin/c, lib, share */
+	stowed = tu_dump(f->target);
+	assert_int_equal(revert_streamed(f, 2, &rv), 1);
+	assert_int_equal(rv.txn, 3);
+	assert_int_equal(rv.by_kind[GROVE_OP_FOLD], 1);
+	assert_int_equal(rv.by_kind[GROVE_OP_UNLINK], 5);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "l bin ../stow/other/bin\n");
+	free(dump);
+
+	run_ok(f, false, "pkg"); /* 4: the unfold again */
+	run_ok(f, true, "pkg");  /* 5: fold bin, its 3 unlinks, lib, share */
+	assert_int_equal(revert_streamed(f, 5, &rv), 1);
+	assert_int_equal(rv.by_kind[GROVE_OP_UNFOLD], 1);
+	assert_int_equal(rv.by_kind[GROVE_OP_LINK], 5);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, stowed);
+	free(dump);
+	log_states(f, logs, sizeof(logs));
+	assert_string_equal(logs,
+			    "committed 6, committed 6, committed 6, committed 6, committed 6, "
+			    "committed 1");
+
+	/* Someone's file in the unfolded bin/. */
+	tu_build(f->target, "f bin/mine mine\n");
+	declines(f, 4);
+	free(stowed);
+}
+
+/* What the inverse stream does not take goes the whole way, with nothing changed or logged: a
+ * link changed since, a folder holding an entry grove did not make, and a transaction within the
+ * budget. */
 static void
 test_revert_streamed_whole(void **state)
 {
@@ -822,13 +864,8 @@ test_revert_streamed_whole(void **state)
 	struct grove_error err = { 0 };
 	char *p;
 
-	run_ok(f, false, "other");
 	setenv("GROVE_PLAN_BUDGET", "2", 1);
-	run_ok(f, false, "pkg"); /* unfolds bin/ */
-	declines(f, 2);
-
 	/* lib is no longer the link the stow made. */
-	fresh(f);
 	run_ok(f, false, "pkg"); /* bin, lib, share */
 	assert_int_equal(unlink(p = tu_path(f->target, "lib")), 0);
 	free(p);
@@ -933,6 +970,7 @@ main(void)
 		cmocka_unit_test(test_plan_packed_ops),
 		T(test_revert_streamed),
 		T(test_revert_streamed_whole),
+		T(test_revert_streamed_blocks),
 		T(test_recover_streamed),
 	};
 #undef T
