@@ -770,13 +770,25 @@ grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n
 
 /* ---- recovery ---- */
 
+static int
+cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether text is one of the transaction's (ts->texts sorted: sort_texts). */
 static bool
 known_text(const struct touchset *ts, const char *text)
 {
-	for (size_t i = 0; i < ts->n_texts; i++)
-		if (strcmp(ts->texts[i], text) == 0)
-			return true;
-	return false;
+	return ts->n_texts &&
+	       bsearch(&text, ts->texts, ts->n_texts, sizeof(*ts->texts), cmp_str_ptr) != NULL;
+}
+
+static void
+sort_texts(struct touchset *ts)
+{
+	if (ts->n_texts)
+		qsort(ts->texts, ts->n_texts, sizeof(*ts->texts), cmp_str_ptr);
 }
 
 int
@@ -1072,8 +1084,10 @@ recover_txn(struct grove_session *s, const struct grove_root *stow, int64_t txn,
 		r = load_touched(s, &w, &ts, err);
 	if (r >= 0)
 		r = set_wanted(&w, &ts, true, &plan, err);
-	if (r >= 0)
+	if (r >= 0) {
+		sort_texts(&ts);
 		r = remove_temps(s, w.target, "", tag, &ts, err);
+	}
 	if (r >= 0)
 		r = grove_planner_diff(&w, &plan, err);
 	if (r >= 0 && plan.n_ops)

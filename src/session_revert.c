@@ -37,8 +37,7 @@
  * What this takes: ops that have an inverse of the same shape (MKDIR, LINK, UNLINK, RELINK,
  * RMDIR, FOLD and UNFOLD; not adoptions or recorded ops), no alternatives group, and a disk that
  * passes every check. Anything else, conflicts included, goes the whole way
- * (grove_session_plan_revert), so that what a user is told is the same either way. Recovery
- * (below) takes no block: it goes the whole way for a transaction that has one.
+ * (grove_session_plan_revert), so that what a user is told is the same either way.
  *
  * Memory: a batch of ops (the plan budget) and the scan of the folders they lie in, plus one
  * entry per folder holding the transaction's entries (for the checks that need every entry of a
@@ -116,17 +115,17 @@ folders_get(struct folders *f, const char *path, size_t len, bool create)
 }
 
 /* Whether op has an inverse of the same shape, which undoes it by itself (a block's op: with its
- * block, in a revert only). */
+ * block). */
 static bool
-invertible(const struct grove_op *op, bool blocks)
+invertible(const struct grove_op *op)
 {
 	if (op->recorded || !op->path || !*op->path)
 		return false;
 	switch (op->kind) {
 	case GROVE_OP_FOLD:
-		return blocks && op->text != NULL;
+		return op->text != NULL;
 	case GROVE_OP_UNFOLD:
-		return blocks && op->old_text != NULL;
+		return op->old_text != NULL;
 	case GROVE_OP_MKDIR:
 	case GROVE_OP_RMDIR:
 		return true;
@@ -216,7 +215,8 @@ struct sweep {
 	const char *tag;                    /* recovery: the transaction's temporary names */
 	unsigned char *done;                /* recovery: a bit per op, set when it ran */
 	struct temps *temps;                /* CHECK: the temporary entries found */
-	struct heads *heads;                /* REVERT: the blocks */
+	struct heads *heads;                /* the blocks */
+	struct grove_exec_blocks blocks;    /* RUN: the blocks of inverses left open */
 	struct folders f;
 	bool whole; /* an op or the disk asks for the whole revert or recovery */
 };
@@ -472,25 +472,33 @@ head_at(const struct heads *hs, size_t k)
 	return lo < hs->n && hs->v[lo].h == k ? &hs->v[lo] : NULL;
 }
 
-/* Sweeping back to op k of a revert: the inverse of every block whose last op k is (outer first)
- * goes first, ahead of its block's inverses; a folded path's folder is one the revert makes again
- * (for the checks of the block's ops, which lie beneath a link now). */
+static bool
+is_done(const struct sweep *sw, size_t k)
+{
+	return sw->done[k / 8] & (1U << (k % 8));
+}
+
+/* Sweeping back to op k: the inverse of every block whose last op k is (outer first) goes first,
+ * ahead of its block's inverses (REVERT; RUN: when the block's op ran); a folded path's folder is
+ * one the inverse makes again (for the checks of the block's ops, which lie beneath a link once
+ * the fold ran). */
 static int
-enter_blocks(struct sweep *sw, size_t k, struct grove_error *err)
+enter_blocks(struct sweep *sw, size_t k, struct grove_plan *run, struct grove_error *err)
 {
 	struct heads *hs = sw->heads;
 
 	while (hs->next < hs->n && hs->order[hs->next].e == k + 1) {
 		const struct head *x = &hs->v[hs->order[hs->next++].i];
 		struct folder *d;
-		int r;
+		int r = 0;
 
 		if (x->h + 1 == x->e)
 			continue; /* no block: its op goes as any op */
-		r = emit(sw, NULL, &x->op, err);
+		if (sw->mode == SWEEP_REVERT || (sw->mode == SWEEP_RUN && is_done(sw, x->h)))
+			r = emit(sw, run, &x->op, err);
 		if (r < 0)
 			return r;
-		if (x->op.kind != GROVE_OP_FOLD)
+		if (x->op.kind != GROVE_OP_FOLD || sw->mode == SWEEP_RUN)
 			continue;
 		d = folders_get(&sw->f, x->op.path, strlen(x->op.path), true);
 		if (!d)
@@ -498,6 +506,16 @@ enter_blocks(struct sweep *sw, size_t k, struct grove_error *err)
 		d->made = true;
 	}
 	return 0;
+}
+
+/* Whether op k's inverse goes where the sweep meets it: not a block's op, which went ahead of its
+ * block (enter_blocks), unless its block is empty. */
+static bool
+emits_here(const struct sweep *sw, const struct grove_op *op, size_t k)
+{
+	const struct head *x = is_block_op(op) ? head_at(sw->heads, k) : NULL;
+
+	return !x || x->e == k + 1;
 }
 
 /* One batch of the sweep: ops [first, end). */
@@ -520,30 +538,33 @@ sweep_batch(struct sweep *sw, size_t first, size_t end, struct grove_error *err)
 	for (size_t i = b.n_ops; i-- > 0 && r >= 0 && !sw->whole;) {
 		const struct grove_op *op = &b.ops[i];
 		size_t k = first + i;
-		bool revert = sw->mode == SWEEP_REVERT, present;
+		bool present;
 		int act;
 
-		if (op->recorded && !revert)
+		if ((r = enter_blocks(sw, k, &run, err)) < 0)
+			break;
+		if (op->recorded && sw->mode != SWEEP_REVERT)
 			continue; /* it changed nothing (plan.h) */
 		if (sw->mode == SWEEP_RUN) {
-			if (sw->done[k / 8] & (1U << (k % 8)))
+			if (is_done(sw, k) && emits_here(sw, op, k))
 				r = emit(sw, &run, op, err);
 			continue;
 		}
-		if (revert && (r = enter_blocks(sw, k, err)) < 0)
-			break;
-		act = invertible(op, revert) ? decide(sw, &w, op, &present) : -1;
+		act = invertible(op) ? decide(sw, &w, op, &present) : -1;
 		if (act < 0)
 			sw->whole = true;
 		else if (note_op(&sw->f, op, act, present) < 0)
 			r = grove_error_set(err, -ENOMEM, "out of memory");
 		else if (act == 1 && sw->mode == SWEEP_CHECK)
 			sw->done[k / 8] |= (unsigned char)(1U << (k % 8));
-		else if (act == 1 && (!is_block_op(op) || !head_at(sw->heads, k) ||
-				      head_at(sw->heads, k)->e == k + 1))
-			r = emit(sw, &run, op, err); /* (a block's op went ahead of its block) */
+		else if (act == 1 && emits_here(sw, op, k))
+			r = emit(sw, &run, op, err);
 	}
-	if (r >= 0 && run.n_ops)
+	/* RUN: a block of inverses longer than what is left of the batch stays open for the next
+	 * (exec_block.c), and the last batch finishes what is still open. */
+	eo.blocks = &sw->blocks;
+	eo.more_ops = first > 0;
+	if (r >= 0 && (run.n_ops || (first == 0 && sw->blocks.n)))
 		r = grove_exec_apply(&run, sw->s->target, NULL, &eo, err);
 	grove_world_release(&w);
 	grove_plan_release(&run);
@@ -557,6 +578,7 @@ sweep(struct sweep *sw, struct grove_error *err)
 	size_t batch = grove_session_plan_budget();
 	int r = 0;
 
+	sw->heads->next = 0;
 	for (size_t end = sw->n; end > 0 && r >= 0 && !sw->whole;) {
 		size_t first = end > batch ? end - batch : 0;
 
@@ -564,6 +586,7 @@ sweep(struct sweep *sw, struct grove_error *err)
 		end = first;
 	}
 	folders_release(&sw->f);
+	grove_exec_blocks_release(&sw->blocks);
 	return r;
 }
 
@@ -664,8 +687,13 @@ grove_session_revert_streamed(struct grove_session *s, int64_t txn,
  * with the whole way's answers: its temporary entries are found in the folders of its ops,
  * checked (each link's text one the transaction made or removed) and removed first; then every
  * op must be as before or after it (a CHECK sweep, nothing changed), and the inverse of every op
- * that ran is run, batch by batch from the last (RUN). A crash inside is recovered the same way
- * again: every change made carries the transaction's tag.
+ * that ran is run, batch by batch from the last (RUN). A block is as in a revert: a fold's (or an
+ * unfold's) inverse goes ahead of its block's when the fold ran; a fold that ran leaves its
+ * block's paths beneath a link, where all of them count as done (the old folder, swapped out
+ * with what was left in it, is a temporary entry removed first, and the inverse unfold makes
+ * every entry again). The inverses' blocks may span RUN's batches: they stay open from one to
+ * the next (exec_block.c). A crash inside is recovered the same way again: every change made
+ * carries the transaction's tag.
  */
 
 struct temp {
@@ -894,6 +922,7 @@ grove_session_recover_streamed(struct grove_session *s, int64_t txn, size_t n_do
 			       struct grove_error *err)
 {
 	struct temps tp = { 0 };
+	struct heads heads = { 0 };
 	struct grove_txn hdr = { 0 };
 	struct sweep sw = { .s = s, .txn = txn, .tag = tag, .mode = SWEEP_CHECK, .temps = &tp };
 	int r = grove_journal_get(s->journal, txn, &hdr, err);
@@ -906,7 +935,10 @@ grove_session_recover_streamed(struct grove_session *s, int64_t txn, size_t n_do
 	sw.done = calloc(sw.n / 8 + 1, 1);
 	if (!sw.done)
 		return grove_error_set(err, -ENOMEM, "out of memory");
-	r = sweep(&sw, err);
+	sw.heads = &heads;
+	r = load_heads(s, txn, sw.n, &heads, err);
+	if (r >= 0)
+		r = sweep(&sw, err);
 	if (r >= 0 && !sw.whole && tp.n) {
 		r = temps_texts(s, &tp, err);
 		if (r >= 0)
@@ -927,6 +959,7 @@ grove_session_recover_streamed(struct grove_session *s, int64_t txn, size_t n_do
 		r = sweep(&sw, err);
 	}
 	free(sw.done);
+	heads_release(&heads);
 	if (r < 0 || sw.whole)
 		return r < 0 ? r : 0;
 	return 1;

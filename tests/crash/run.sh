@@ -188,7 +188,7 @@ BUDGET_OF[undo-fold-streamed]=2
 
 # The commands whose half-done states get their recovery killed: an unfold, a fold, folders
 # removed whole, and a streamed revert.
-RECOVERY_OF=(stow unstow unstow-all undo-streamed unstow-all-streamed)
+RECOVERY_OF=(stow unstow unstow-all undo-streamed unstow-all-streamed stow-streamed unstow-streamed)
 
 # ---------------------------------------------------------------- one point
 

@@ -954,6 +954,59 @@ test_recover_streamed(void **state)
 	free(dump);
 }
 
+/* Recovery over the budget with blocks (their inverses ahead of their blocks' inverses): a
+ * committed unfold is folded back; a crash inside an unfold (the new folder half built aside) and
+ * inside a fold (the old folder swapped out, half emptied) are rolled back. */
+static void
+test_recover_streamed_blocks(void **state)
+{
+	struct fx *f = *state;
+	struct grove_error err = { 0 };
+	char *dump, *stowed, *p;
+
+	run_ok(f, false, "other");
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	run_ok(f, false, "pkg"); /* 2: unfold bin, bin/a, bin/b, bin/c, lib, share */
+	stowed = tu_dump(f->target);
+	assert_int_equal(recover_streamed(f, 2, &err), 1);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "l bin ../stow/other/bin\n");
+	free(dump);
+
+	/* 3, stopped inside its unfold: bin still the old link, its new folder half built aside,
+	 * lib and share not made yet. */
+	run_ok(f, false, "pkg"); /* 3 */
+	tu_rmtree(p = tu_path(f->target, "bin"));
+	free(p);
+	assert_int_equal(unlink(p = tu_path(f->target, "lib")), 0);
+	free(p);
+	assert_int_equal(unlink(p = tu_path(f->target, "share")), 0);
+	free(p);
+	tu_build(f->target, "l bin ../stow/other/bin\n"
+			    "d .grove-3.0.bin\n"
+			    "l .grove-3.0.bin/a ../../stow/pkg/bin/a\n"
+			    "l .grove-3.0.bin/c ../../stow/other/bin/c\n");
+	assert_int_equal(recover_streamed(f, 3, &err), 1);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "l bin ../stow/other/bin\n");
+	free(dump);
+
+	/* 5, an unstow stopped inside its fold: bin the new link, the old folder aside with b and
+	 * c still in it, lib and share not yet removed. */
+	run_ok(f, false, "pkg"); /* 4 */
+	run_ok(f, true, "pkg");  /* 5 */
+	tu_build(f->target, "d .grove-5.0.bin\n"
+			    "l .grove-5.0.bin/b ../../stow/pkg/bin/b\n"
+			    "l .grove-5.0.bin/c ../../stow/other/bin/c\n"
+			    "l lib ../stow/pkg/lib\n"
+			    "l share ../stow/pkg/share\n");
+	assert_int_equal(recover_streamed(f, 5, &err), 1);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, stowed);
+	free(dump);
+	free(stowed);
+}
+
 int
 main(void)
 {
@@ -972,6 +1025,7 @@ main(void)
 		T(test_revert_streamed_whole),
 		T(test_revert_streamed_blocks),
 		T(test_recover_streamed),
+		T(test_recover_streamed_blocks),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
