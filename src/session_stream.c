@@ -176,8 +176,10 @@ block_extent(struct grove_session *s, int64_t txn, size_t first, size_t n_ops, c
 		grove_plan_init(&b);
 		more = grove_journal_ops_range(s->journal, txn, end, batch, &b, &ignore) >= 0 &&
 		       b.n_ops > 0;
-		for (size_t k = 0; more && k < b.n_ops; k++, end++)
+		for (size_t k = 0; more && k < b.n_ops; k++) {
 			more = grove_path_under(b.ops[k].path, path);
+			end += more;
+		}
 		grove_plan_release(&b);
 	}
 	return end;
