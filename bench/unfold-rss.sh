@@ -19,14 +19,17 @@ base=/dev/shm/grove-unfold
 [[ -d $base/$shape/stow ]] || python3 "$here/gen.py" "$shape" "$base/$shape" >/dev/null
 pkg=$(. "$base/$shape/shape.env" && echo "$PKGS")
 
+# The shape's own stow dir, with "other" added (a copy, even hard-linked, would cost tmpfs an
+# inode per file: a 1M-file package, its copy and the target's links do not fit).
+stow=$base/$shape/stow
+trap 'rm -rf "$stow/other" "$base/run"' EXIT
 setup()
 {
-	rm -rf "$base/run"
-	mkdir -p "$base/run/stow/other/share/zz" "$base/run/t"
-	touch "$base/run/stow/other/share/zz/f"
-	cp -al "$base/$shape/stow/$pkg" "$base/run/stow/$pkg"
+	rm -rf "$base/run" "$stow/other"
+	mkdir -p "$stow/other/share/zz" "$base/run/t"
+	touch "$stow/other/share/zz/f"
 	export GROVE_STATE_DIR=$base/run/state
-	"$grove" -d "$base/run/stow" -t "$base/run/t" -S other
+	"$grove" -d "$stow" -t "$base/run/t" -S other
 }
 
 measure()
@@ -38,12 +41,11 @@ measure()
 
 setup
 measure "stow --no-folding $pkg (share unfolds)" \
-	"$grove" -d "$base/run/stow" -t "$base/run/t" --no-folding -S "$pkg"
+	"$grove" -d "$stow" -t "$base/run/t" --no-folding -S "$pkg"
 measure "its undo" "$grove" undo -t "$base/run/t"
 setup
-timeout -s KILL "$kill_after" "$grove" -d "$base/run/stow" -t "$base/run/t" --no-folding \
-	-S "$pkg" || true
+timeout -s KILL "$kill_after" "$grove" -d "$stow" -t "$base/run/t" --no-folding -S "$pkg" ||
+	true
 echo "killed after $kill_after s: $(find "$base/run/t" | wc -l) entries left"
 measure "recover" "$grove" recover -t "$base/run/t"
 echo "after recovery: $(find "$base/run/t" | wc -l) entries"
-rm -rf "$base/run"
