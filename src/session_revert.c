@@ -317,7 +317,7 @@ emit(struct sweep *sw, struct grove_plan *run, const struct grove_op *op, struct
 	return 0;
 }
 
-/* ---- a revert's blocks ---- */
+/* ---- the blocks (of a revert, and of a recovery) ---- */
 
 /* A FOLD or UNFOLD op of the transaction, op h, and its block: ops (h, e). */
 struct head {
