@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "fault.h"
 #include "testutil.h"
 #include "grove/ignore.h"
 #include "grove/plan.h"
@@ -19,66 +20,6 @@
 struct fx {
 	char *root, *state, *dir, *target;
 };
-
-/*
- * Fault injection: this binary is linked with -Wl,--wrap for the fs layer's mutating syscalls
- * (tests/meson.build). While armed, the k-th such call (fsync excepted) fails with EIO.
- */
-static bool fi_armed, fi_hit;
-static int fi_k, fi_count;
-
-static bool
-fi_fail(void)
-{
-	if (!fi_armed || ++fi_count != fi_k)
-		return false;
-	fi_hit = true;
-	errno = EIO;
-	return true;
-}
-
-int __real_symlinkat(const char *text, int dirfd, const char *name);
-int __wrap_symlinkat(const char *text, int dirfd, const char *name);
-int __real_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags);
-int __wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags);
-int __real_mkdirat(int dirfd, const char *name, mode_t mode);
-int __wrap_mkdirat(int dirfd, const char *name, mode_t mode);
-int __real_unlinkat(int dirfd, const char *name, int flags);
-int __wrap_unlinkat(int dirfd, const char *name, int flags);
-int __real_fsync(int fd);
-int __wrap_fsync(int fd);
-
-int
-__wrap_symlinkat(const char *text, int dirfd, const char *name)
-{
-	return fi_fail() ? -1 : __real_symlinkat(text, dirfd, name);
-}
-
-int
-__wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags)
-{
-	return fi_fail() ? -1 : __real_renameat2(ofd, o, nfd, n, flags);
-}
-
-int
-__wrap_mkdirat(int dirfd, const char *name, mode_t mode)
-{
-	return fi_fail() ? -1 : __real_mkdirat(dirfd, name, mode);
-}
-
-int
-__wrap_unlinkat(int dirfd, const char *name, int flags)
-{
-	return fi_fail() ? -1 : __real_unlinkat(dirfd, name, flags);
-}
-
-/* (Not failed here: the log's own folder sync after the commit reports a change done, which
- * the crash tier covers.) */
-int
-__wrap_fsync(int fd)
-{
-	return __real_fsync(fd);
-}
 
 /* Package "other" is stowed (bin/ folded into it) with the default budget; "pkg" shares bin/,
  * so stowing it unfolds bin/ (a block of 4 ops) and links lib/ and share/. */
@@ -294,10 +235,10 @@ fault_sweep(const struct fx *f, bool unstow, const char *want_after)
 		prepare(f, unstow, "pkg", &run);
 		assert_int_equal(run.plan.n_logged, 6);
 		before = tu_dump(f->target);
-		fi_count = 0;
-		fi_k = k;
-		fi_hit = false;
-		fi_armed = true;
+		/* (Not fsync: the log's folder sync after the commit reports a change done, which
+		 * the crash tier covers.) */
+		fi_arm(k, EIO, false);
+		fi_never = "fsync";
 		r = grove_stow_execute(&run, &err);
 		fi_armed = false;
 		grove_stow_run_release(&run);
