@@ -844,7 +844,7 @@ remove_temp_link(void *ctx, int dfd, const char *dir_path, const char *name, con
 {
 	const struct temp_ctx *c = ctx;
 
-	if (!known_text(c->ts, text))
+	if (c->ts && !known_text(c->ts, text))
 		return grove_error_set(err, -GROVE_E_STUCK,
 				       "temporary link '%s/%s' points to '%s', which the "
 				       "interrupted transaction never made",
@@ -869,7 +869,7 @@ grove_session_remove_temp(int dfd, const char *dir_path, const char *name, const
 {
 	struct touchset ts = { .texts = (const char **)texts, .n_texts = n_texts };
 
-	return remove_temp(dfd, dir_path, name, &ts, tag, err);
+	return remove_temp(dfd, dir_path, name, texts ? &ts : NULL, tag, err);
 }
 
 /* Removes every temporary entry of transaction tag in the scanned folders. */

@@ -92,7 +92,8 @@ int grove_session_temp_walk(int dfd, const char *dir_path, const char *name, boo
 
 /* Removes the temporary entry dir_path/name (in dfd) of transaction tag as recovery does: a link
  * whose text is one of texts (sorted by strcmp), or a folder holding only such entries; anything
- * else is -GROVE_E_STUCK. */
+ * else is -GROVE_E_STUCK. texts NULL: the caller checked every link in it against the transaction
+ * (any link goes, each with the text it is read with). */
 int grove_session_remove_temp(int dfd, const char *dir_path, const char *name,
 			      const char *const *texts, size_t n_texts, const char *tag,
 			      struct grove_error *err);

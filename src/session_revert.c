@@ -2,6 +2,7 @@
 /* Reverts and recovery streamed from the log: the undo (or the rollback after a crash) of a
  * transaction too big to hold, in batches from its last op back. */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -892,9 +893,125 @@ temps_texts(struct grove_session *s, struct temps *tp, struct grove_error *err)
 	return r;
 }
 
-/* Removes the temporary entries found, each folder synced after. */
+/*
+ * The temporary entries checked in memory that does not grow with them: each stands for the op
+ * path its name gives (.grove-TAG.K.BASE in folder D: D/BASE, a path the transaction touched
+ * once), and every link inside it must be where an op under that path puts it, with the op's
+ * text or old text. A forward read of the ops looks each op's place up in its entry (a
+ * readlink) and counts the matches; a walk counts the links. Equal counts for every entry: all
+ * are the transaction's (1). Anything else (a name cut short, an entry nested in another, a link
+ * that is not where an op puts it): 0, and the texts are kept and looked for as before.
+ */
+struct place {
+	int fd;     /* the folder of the entry (beneath the target) */
+	char *path; /* the op path the entry stands for */
+	size_t links, matched;
+};
+
 static int
-remove_temps(struct grove_session *s, const struct temps *tp, const char *tag,
+count_link(void *ctx, int dfd, const char *dir_path, const char *name, const char *text,
+	   struct grove_error *err)
+{
+	(void)dfd, (void)dir_path, (void)name, (void)text, (void)err;
+	((struct place *)ctx)->links++;
+	return 0;
+}
+
+/* The op path temporary entry t of tag stands for, or NULL (its name may be cut short). */
+static char *
+temp_op_path(const struct temp *t, const char *tag)
+{
+	const char *p = t->name + strlen(".grove-") + strlen(tag) + 1;
+
+	if (strlen(t->name) >= NAME_MAX || *p < '0' || *p > '9')
+		return NULL;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p != '.' || !p[1])
+		return NULL;
+	return t->dir[0] ? grove_strdupf("%s/%s", t->dir, p + 1) : strdup(p + 1);
+}
+
+/* Whether op's link is at rest (a path inside the entry of place pl), with one of op's texts. */
+static bool
+op_link_there(const struct place *pl, const char *name, const char *rest, const struct grove_op *op)
+{
+	cleanup_free char *sub = NULL;
+	cleanup_free char *text = NULL;
+	const char *slash = strrchr(rest, '/');
+	struct grove_error ignore;
+	cleanup_fd int fd = -1;
+	int dfd = pl->fd;
+
+	if (*rest) {
+		sub = slash ? grove_strdupf("%s/%.*s", name, (int)(slash - rest), rest)
+			    : strdup(name);
+		if (!sub || (fd = grove_fs_open_dir_beneath(pl->fd, sub, &ignore)) < 0)
+			return false;
+		dfd = fd;
+		name = slash ? slash + 1 : rest;
+	}
+	if (grove_fs_readlink_at(dfd, name, &text, &ignore) < 0)
+		return false;
+	return (op->text && !strcmp(text, op->text)) ||
+	       (op->old_text && !strcmp(text, op->old_text));
+}
+
+static int
+temps_verify(struct grove_session *s, int64_t txn, size_t n, const struct temps *tp,
+	     const char *tag, struct grove_error *err)
+{
+	size_t batch = grove_session_plan_budget();
+	struct place *pl = calloc(tp->n + 1, sizeof(*pl));
+	int r = pl ? 0 : grove_error_set(err, -ENOMEM, "out of memory"), ok = 1;
+
+	for (size_t i = 0; i < tp->n; i++)
+		if (pl)
+			pl[i].fd = -1;
+	for (size_t i = 0; i < tp->n && r >= 0 && ok; i++) {
+		const char *dir = tp->t[i].dir[0] ? tp->t[i].dir : ".";
+
+		pl[i].path = temp_op_path(&tp->t[i], tag);
+		ok = pl[i].path != NULL;
+		if (ok && (pl[i].fd = grove_fs_open_dir_beneath(s->target->fd, dir, err)) < 0)
+			r = pl[i].fd;
+		if (ok && r >= 0)
+			r = grove_session_temp_walk(pl[i].fd, dir, tp->t[i].name, false, count_link,
+						    &pl[i], err);
+	}
+	for (size_t first = 0; first < n && r >= 0 && ok; first += batch) {
+		size_t end = n - first > batch ? first + batch : n;
+		struct grove_plan b;
+
+		grove_plan_init(&b);
+		r = read_ops(s, txn, first, end, &b, err);
+		for (size_t k = 0; k < b.n_ops && r >= 0; k++)
+			for (size_t i = 0; i < tp->n; i++) {
+				const struct grove_op *op = &b.ops[k];
+				size_t l = strlen(pl[i].path);
+
+				if (op->recorded || strncmp(op->path, pl[i].path, l) != 0 ||
+				    (op->path[l] && op->path[l] != '/'))
+					continue;
+				pl[i].matched +=
+					op_link_there(&pl[i], tp->t[i].name,
+						      op->path[l] ? op->path + l + 1 : "", op);
+			}
+		grove_plan_release(&b);
+	}
+	for (size_t i = 0; i < tp->n && pl; i++) {
+		ok &= pl[i].path && pl[i].matched == pl[i].links;
+		free(pl[i].path);
+		grove_fd_close(pl[i].fd);
+	}
+	free(pl);
+	return r < 0 ? r : ok;
+}
+
+/* Removes the temporary entries found, each folder synced after: each link checked against the
+ * texts kept (tp->x), or, when verified (temps_verify), as it is. */
+static int
+remove_temps(struct grove_session *s, const struct temps *tp, const char *tag, bool verified,
 	     struct grove_error *err)
 {
 	cleanup_free const char **texts = calloc(tp->n_x + 1, sizeof(*texts));
@@ -910,11 +1027,35 @@ remove_temps(struct grove_session *s, const struct temps *tp, const char *tag,
 
 		if (fd < 0)
 			return fd;
-		r = grove_session_remove_temp(fd, dir, tp->t[i].name, texts, tp->n_x, tag, err);
+		r = grove_session_remove_temp(fd, dir, tp->t[i].name, verified ? NULL : texts,
+					      tp->n_x, tag, err);
 		if (r >= 0)
 			r = grove_fs_sync(fd, err);
 	}
 	return r;
+}
+
+/* Checks and removes the temporary entries found: verified in place (temps_verify), or else each
+ * link's text kept and looked for among the transaction's (a text it never made: STUCK). */
+static int
+check_temps(struct grove_session *s, int64_t txn, size_t n, struct temps *tp, const char *tag,
+	    struct grove_error *err)
+{
+	int r = temps_verify(s, txn, n, tp, tag, err);
+
+	if (r > 0)
+		return remove_temps(s, tp, tag, true, err);
+	if (r == 0)
+		r = temps_texts(s, tp, err);
+	if (r >= 0)
+		r = read_forward(s, txn, n, tp, err);
+	for (size_t i = 0; i < tp->n_x && r >= 0; i++)
+		if (!tp->x[i].known)
+			r = grove_error_set(err, -GROVE_E_STUCK,
+					    "temporary link '%s' points to '%s', which the "
+					    "interrupted transaction never made",
+					    tp->x[i].where, tp->x[i].text);
+	return r < 0 ? r : remove_temps(s, tp, tag, false, err);
 }
 
 int
@@ -939,19 +1080,8 @@ grove_session_recover_streamed(struct grove_session *s, int64_t txn, size_t n_do
 	r = load_heads(s, txn, sw.n, &heads, err);
 	if (r >= 0)
 		r = sweep(&sw, err);
-	if (r >= 0 && !sw.whole && tp.n) {
-		r = temps_texts(s, &tp, err);
-		if (r >= 0)
-			r = read_forward(s, txn, sw.n, &tp, err);
-		for (size_t i = 0; i < tp.n_x && r >= 0; i++)
-			if (!tp.x[i].known)
-				r = grove_error_set(err, -GROVE_E_STUCK,
-						    "temporary link '%s' points to '%s', which the "
-						    "interrupted transaction never made",
-						    tp.x[i].where, tp.x[i].text);
-		if (r >= 0)
-			r = remove_temps(s, &tp, tag, err);
-	}
+	if (r >= 0 && !sw.whole && tp.n)
+		r = check_temps(s, txn, sw.n, &tp, tag, err);
 	temps_release(&tp);
 	if (r >= 0 && !sw.whole) {
 		sw.mode = SWEEP_RUN;
