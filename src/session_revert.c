@@ -906,6 +906,8 @@ struct place {
 	int fd;     /* the folder of the entry (beneath the target) */
 	char *path; /* the op path the entry stands for */
 	size_t links, matched;
+	char *sub;  /* the folder inside the entry last looked in (ops come folder by folder) */
+	int sub_fd; /* open, beneath fd, or -1 */
 };
 
 static int
@@ -934,21 +936,30 @@ temp_op_path(const struct temp *t, const char *tag)
 
 /* Whether op's link is at rest (a path inside the entry of place pl), with one of op's texts. */
 static bool
-op_link_there(const struct place *pl, const char *name, const char *rest, const struct grove_op *op)
+op_link_there(struct place *pl, const char *name, const char *rest, const struct grove_op *op)
 {
-	cleanup_free char *sub = NULL;
 	cleanup_free char *text = NULL;
 	const char *slash = strrchr(rest, '/');
 	struct grove_error ignore;
-	cleanup_fd int fd = -1;
 	int dfd = pl->fd;
 
 	if (*rest) {
-		sub = slash ? grove_strdupf("%s/%.*s", name, (int)(slash - rest), rest)
-			    : strdup(name);
-		if (!sub || (fd = grove_fs_open_dir_beneath(pl->fd, sub, &ignore)) < 0)
+		char *sub = slash ? grove_strdupf("%s/%.*s", name, (int)(slash - rest), rest)
+				  : strdup(name);
+
+		if (!sub)
 			return false;
-		dfd = fd;
+		if (!pl->sub || strcmp(sub, pl->sub) != 0) {
+			grove_fd_close(pl->sub_fd);
+			free(pl->sub);
+			pl->sub = sub;
+			pl->sub_fd = grove_fs_open_dir_beneath(pl->fd, sub, &ignore);
+		} else {
+			free(sub);
+		}
+		if (pl->sub_fd < 0)
+			return false;
+		dfd = pl->sub_fd;
 		name = slash ? slash + 1 : rest;
 	}
 	if (grove_fs_readlink_at(dfd, name, &text, &ignore) < 0)
@@ -967,7 +978,7 @@ temps_verify(struct grove_session *s, int64_t txn, size_t n, const struct temps 
 
 	for (size_t i = 0; i < tp->n; i++)
 		if (pl)
-			pl[i].fd = -1;
+			pl[i].fd = pl[i].sub_fd = -1;
 	for (size_t i = 0; i < tp->n && r >= 0 && ok; i++) {
 		const char *dir = tp->t[i].dir[0] ? tp->t[i].dir : ".";
 
@@ -1002,6 +1013,8 @@ temps_verify(struct grove_session *s, int64_t txn, size_t n, const struct temps 
 	for (size_t i = 0; i < tp->n && pl; i++) {
 		ok &= pl[i].path && pl[i].matched == pl[i].links;
 		free(pl[i].path);
+		free(pl[i].sub);
+		grove_fd_close(pl[i].sub_fd);
 		grove_fd_close(pl[i].fd);
 	}
 	free(pl);
