@@ -815,6 +815,28 @@ grove_fs_temp_name(char *buf, size_t size, const char *tag, const char *base)
 }
 
 bool
+grove_fs_removal_name(char *buf, size_t size, const char *tag)
+{
+	size_t lim = size < NAME_MAX + 1 ? size : NAME_MAX + 1, len;
+
+	if (!tag || !tag[0] || !lim)
+		return false;
+	len = put_str(buf, 0, lim, ".grove-");
+	len = put_str(buf, len, lim, tag);
+	len = put_str(buf, len, lim, ".rm");
+	buf[len] = '\0';
+	return len == strlen(".grove-") + strlen(tag) + strlen(".rm"); /* (not cut short) */
+}
+
+bool
+grove_fs_is_removal_name(const char *name, const char *tag)
+{
+	size_t l = strlen(tag);
+
+	return grove_fs_is_temp_of(name, tag) && strcmp(name + 7 + l, ".rm") == 0;
+}
+
+bool
 grove_fs_is_temp_of(const char *name, const char *tag)
 {
 	size_t l = strlen(tag);
@@ -942,7 +964,11 @@ grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, const
 
 	/* Take the entry out of everyone's way first, then look at what we took:
 	 * checking in place and unlinking after would remove whatever replaced our
-	 * link in between. */
+	 * link in between. The first name tried is the transaction's one removal name:
+	 * the same for every link, so the kernel finds it again where the last removal
+	 * in this folder left it, instead of making (and keeping) a new entry per link. */
+	if (grove_fs_removal_name(tmp, sizeof(tmp), tag))
+		r = renameat2(dirfd, name, dirfd, tmp, RENAME_NOREPLACE) < 0 ? -errno : 0;
 	for (int i = 0; i < 16 && r == -EEXIST; i++) {
 		grove_fs_temp_name(tmp, sizeof(tmp), tag, name);
 		r = renameat2(dirfd, name, dirfd, tmp, RENAME_NOREPLACE) < 0 ? -errno : 0;

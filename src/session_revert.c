@@ -899,12 +899,15 @@ temps_texts(struct grove_session *s, struct temps *tp, struct grove_error *err)
  * once), and every link inside it must be where an op under that path puts it, with the op's
  * text or old text. A forward read of the ops looks each op's place up in its entry (a
  * readlink) and counts the matches; a walk counts the links. Equal counts for every entry: all
- * are the transaction's (1). Anything else (a name cut short, an entry nested in another, a link
- * that is not where an op puts it): 0, and the texts are kept and looked for as before.
+ * are the transaction's (1). The removal name (.grove-TAG.rm in D: the link a removal had set
+ * aside) holds one link, whose text must be a text of an op in D. Anything else (a name
+ * cut short, an entry nested in another, a link that is not where an op puts it): 0, and the
+ * texts are kept and looked for as before.
  */
 struct place {
 	int fd;     /* the folder of the entry (beneath the target) */
-	char *path; /* the op path the entry stands for */
+	char *path; /* the op path the entry stands for (its folder, for a removal name) */
+	char *text; /* a removal name's text (grove_fs_removal_name: a link of one op in path) */
 	size_t links, matched;
 	char *sub;  /* the folder inside the entry last looked in (ops come folder by folder) */
 	int sub_fd; /* open, beneath fd, or -1 */
@@ -932,6 +935,21 @@ temp_op_path(const struct temp *t, const char *tag)
 	if (*p != '.' || !p[1])
 		return NULL;
 	return t->dir[0] ? grove_strdupf("%s/%s", t->dir, p + 1) : strdup(p + 1);
+}
+
+/* Whether op made or removed a link in folder pl->path with the text the removal name there holds
+ * (a removal of the run, or of its undo). */
+static bool
+op_removed_there(const struct place *pl, const struct grove_op *op)
+{
+	size_t l = strlen(pl->path);
+	const char *rest = op->path;
+
+	if (l && (strncmp(op->path, pl->path, l) != 0 || op->path[l] != '/'))
+		return false;
+	rest += l ? l + 1 : 0;
+	return !strchr(rest, '/') && ((op->text && !strcmp(op->text, pl->text)) ||
+				      (op->old_text && !strcmp(op->old_text, pl->text)));
 }
 
 /* Whether op's link is at rest (a path inside the entry of place pl), with one of op's texts. */
@@ -982,13 +1000,22 @@ temps_verify(struct grove_session *s, int64_t txn, size_t n, const struct temps 
 	for (size_t i = 0; i < tp->n && r >= 0 && ok; i++) {
 		const char *dir = tp->t[i].dir[0] ? tp->t[i].dir : ".";
 
-		pl[i].path = temp_op_path(&tp->t[i], tag);
+		bool rm = grove_fs_is_removal_name(tp->t[i].name, tag);
+
+		pl[i].path = rm ? strdup(tp->t[i].dir) : temp_op_path(&tp->t[i], tag);
 		ok = pl[i].path != NULL;
 		if (ok && (pl[i].fd = grove_fs_open_dir_beneath(s->target->fd, dir, err)) < 0)
 			r = pl[i].fd;
 		if (ok && r >= 0)
 			r = grove_session_temp_walk(pl[i].fd, dir, tp->t[i].name, false, count_link,
 						    &pl[i], err);
+		/* The removal name holds one link, matched by its text to an op in its folder. */
+		if (ok && r >= 0 && rm) {
+			struct grove_error ignore;
+
+			ok = pl[i].links == 1 && grove_fs_readlink_at(pl[i].fd, tp->t[i].name,
+								      &pl[i].text, &ignore) >= 0;
+		}
 	}
 	for (size_t first = 0; first < n && r >= 0 && ok; first += batch) {
 		size_t end = n - first > batch ? first + batch : n;
@@ -1001,6 +1028,11 @@ temps_verify(struct grove_session *s, int64_t txn, size_t n, const struct temps 
 				const struct grove_op *op = &b.ops[k];
 				size_t l = strlen(pl[i].path);
 
+				if (pl[i].text) {
+					pl[i].matched |=
+						!op->recorded && op_removed_there(&pl[i], op);
+					continue;
+				}
 				if (op->recorded || strncmp(op->path, pl[i].path, l) != 0 ||
 				    (op->path[l] && op->path[l] != '/'))
 					continue;
@@ -1013,6 +1045,7 @@ temps_verify(struct grove_session *s, int64_t txn, size_t n, const struct temps 
 	for (size_t i = 0; i < tp->n && pl; i++) {
 		ok &= pl[i].path && pl[i].matched == pl[i].links;
 		free(pl[i].path);
+		free(pl[i].text);
 		free(pl[i].sub);
 		grove_fd_close(pl[i].sub_fd);
 		grove_fd_close(pl[i].fd);

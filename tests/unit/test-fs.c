@@ -175,6 +175,53 @@ test_fs_link_remove(void **state)
 	free(dump);
 }
 
+/* With a transaction's tag, each link goes aside under the one removal name first: nothing of it
+ * is left after, a foreign entry of that name is left alone (a counter name serves instead), and a
+ * refused removal puts the entry back. */
+static void
+test_fs_link_remove_tagged(void **state)
+{
+	struct fx *fx = *state;
+	char name[NAME_MAX + 1], *dump, *before, *after;
+	char long_tag[NAME_MAX];
+
+	assert_true(grove_fs_removal_name(name, sizeof(name), "7"));
+	assert_string_equal(name, ".grove-7.rm");
+	assert_true(grove_fs_is_removal_name(".grove-7.rm", "7"));
+	assert_true(grove_fs_is_temp_of(".grove-7.rm", "7"));
+	assert_false(grove_fs_is_removal_name(".grove-7.0.rm", "7"));
+	assert_false(grove_fs_is_removal_name(".grove-77.rm", "7"));
+	assert_false(grove_fs_removal_name(name, sizeof(name), NULL));
+	assert_false(grove_fs_removal_name(name, sizeof(name), ""));
+	memset(long_tag, 'x', sizeof(long_tag) - 1);
+	long_tag[sizeof(long_tag) - 1] = '\0';
+	assert_false(grove_fs_removal_name(name, sizeof(name), long_tag));
+
+	build(fx, "l a ../stow/a\nl b ../stow/b\nf keep k\n");
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", "7", &fx->err), 0);
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "b", "../stow/b", "7", &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "f keep k\n");
+	free(dump);
+	assert_int_equal(unlinkat(fx->root.fd, "keep", 0), 0);
+
+	build(fx, "l a ../stow/a\nf .grove-7.rm someone's\n");
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", "7", &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, "f .grove-7.rm someone's\n");
+	free(dump);
+	assert_int_equal(unlinkat(fx->root.fd, ".grove-7.rm", 0), 0);
+
+	build(fx, "l a ../elsewhere\nf keep k\n");
+	before = tu_dump(fx->rootpath);
+	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", "7", &fx->err),
+			 -GROVE_E_PRECONDITION);
+	after = tu_dump(fx->rootpath);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
 static void
 test_fs_link_remove_refuses(void **state)
 {
@@ -849,6 +896,7 @@ main(void)
 		T(test_fs_link_replace),
 		T(test_fs_link_replace_refuses),
 		T(test_fs_link_remove),
+		T(test_fs_link_remove_tagged),
 		T(test_fs_link_remove_refuses),
 		T(test_fs_mkdir),
 		T(test_fs_rmdir),

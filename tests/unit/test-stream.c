@@ -889,15 +889,44 @@ test_recover_streamed(void **state)
 	assert_string_equal(dump, "");
 	free(dump);
 
+	/* A removal stopped with the link under the transaction's removal name. */
+	unsetenv("GROVE_PLAN_BUDGET");
+	prepare_as(f, false, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	assert_int_equal(rename(p = tu_path(f->target, "lib/l1"),
+				dump = tu_path(f->target, "lib/.grove-2.rm")),
+			 0);
+	free(p);
+	free(dump);
+	assert_int_equal(recover_streamed(f, 2, &err), 1);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "");
+	free(dump);
+
 	/* A temporary link of the transaction's tag pointing somewhere it never made. */
 	unsetenv("GROVE_PLAN_BUDGET");
 	prepare_as(f, false, "pkg", true, &run);
 	assert_int_equal(grove_stow_execute(&run, &err), 0);
 	grove_stow_run_release(&run);
 	setenv("GROVE_PLAN_BUDGET", "2", 1);
-	tu_build(f->target, "l bin/.grove-2.1.a /etc/passwd\n");
+	tu_build(f->target, "l bin/.grove-3.1.a /etc/passwd\n");
 	dump = tu_dump(f->target);
-	assert_int_equal(recover_streamed(f, 2, &err), -GROVE_E_STUCK);
+	assert_int_equal(recover_streamed(f, 3, &err), -GROVE_E_STUCK);
+	assert_non_null(strstr(err.msg, "never made"));
+	p = tu_dump(f->target);
+	assert_string_equal(p, dump);
+	free(p);
+	free(dump);
+
+	/* The same under the removal name. */
+	p = tu_path(f->target, "bin/.grove-3.1.a");
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	tu_build(f->target, "l bin/.grove-3.rm /etc/passwd\n");
+	dump = tu_dump(f->target);
+	assert_int_equal(recover_streamed(f, 3, &err), -GROVE_E_STUCK);
 	assert_non_null(strstr(err.msg, "never made"));
 	p = tu_dump(f->target);
 	assert_string_equal(p, dump);
