@@ -67,6 +67,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_OPS_GET] = "SELECT first_seq, n, body FROM op_chunks WHERE txn_id = ?1"
 		       " AND first_seq >= coalesce((SELECT max(first_seq) FROM op_chunks"
 		       " WHERE txn_id = ?1 AND first_seq <= ?2), 0) ORDER BY first_seq",
+	/* Through the partial index txns_open (schema 12): its WHERE, word for word. */
 	[ST_UNFINISHED] = "SELECT id FROM txns WHERE target_id = ?1"
 			  " AND state IN ('intent', 'stuck') ORDER BY id LIMIT 1",
 	[ST_LIST] = "SELECT " TXN_COLUMNS " FROM txns WHERE target_id = ?1"

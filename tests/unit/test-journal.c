@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "grove/journal.h"
+#include "src/journal_int.h"
 #include "testutil.h"
 
 /* ---- a COMMIT that fails (linked with -Wl,--wrap=sqlite3_step) ---- */
@@ -185,8 +186,8 @@ raw_int(const char *path, const char *sql)
 /*
  * Turns the fixture's log back into what schema 10 wrote for its packages: every transaction's
  * packages, read back through fx->j, one txn_packages row each, and pkg_latest pointing at each
- * package's newest committed row (as schemas 9 and 10 kept it); no txn_pkgs or pkg_state.
- * user_version is the caller's to set.
+ * package's newest committed row (as schemas 9 and 10 kept it); no txn_pkgs or pkg_state, nor
+ * schema 12's index of open transactions. user_version is the caller's to set.
  */
 static void
 pkgs_as_schema10(struct fx *fx, const char *path)
@@ -243,7 +244,8 @@ pkgs_as_schema10(struct fx *fx, const char *path)
 				      " p.package, max(p.txn_id) FROM txn_packages p JOIN txns t"
 				      " ON t.id = p.txn_id WHERE t.state = 'committed'"
 				      " GROUP BY t.target_id, p.stow_dir, p.package;"
-				      "DROP TABLE txn_pkgs; DROP TABLE pkg_state; COMMIT",
+				      "DROP TABLE txn_pkgs; DROP TABLE pkg_state;"
+				      " DROP INDEX txns_open; COMMIT",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -1974,6 +1976,62 @@ test_journal_unfinished(void **state)
 	assert_int_equal(u, 0);
 }
 
+/* The steps SQLite's machine took for the last run of statement id (its counter reset). */
+static int
+stmt_steps(struct fx *fx, enum stmt_id id)
+{
+	sqlite3_stmt *s = NULL;
+
+	assert_int_equal(grove_journal_stmt(fx->j, id, &s, &fx->err), 0);
+	return sqlite3_stmt_status(s, SQLITE_STMTSTATUS_VM_STEP, 1);
+}
+
+/*
+ * Asking for the open transaction (every mutating command does, first) costs the same whatever
+ * the log's history: a seek in the index of open transactions (schema 12), not a read of every
+ * transaction of the target. A log of schema 11 gets the index on open, with the same answers.
+ */
+static void
+test_journal_unfinished_history(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	int64_t u, open_txn;
+	int short_log, long_log;
+
+	log_one(fx, GROVE_OP_LINK, "a", GROVE_TXN_COMMITTED, 0);
+	stmt_steps(fx, ST_UNFINISHED);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, 0);
+	short_log = stmt_steps(fx, ST_UNFINISHED);
+	for (int i = 0; i < 300; i++)
+		log_one(fx, GROVE_OP_LINK, "a", GROVE_TXN_COMMITTED, 0);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, 0);
+	long_log = stmt_steps(fx, ST_UNFINISHED);
+	assert_int_equal(long_log, short_log);
+	open_txn = log_one(fx, GROVE_OP_LINK, "b", GROVE_TXN_INTENT, 0);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, open_txn);
+
+	/* Schema 11: no index; opening migrates, the answer stays. */
+	fx->j = grove_journal_close(fx->j);
+	raw_exec(db, "DROP INDEX txns_open; PRAGMA user_version = 11;");
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	fx->j = j;
+	grove_root_release(&fx->sroot);
+	fx->sroot = root;
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'txns_open'"),
+			 1);
+	assert_int_equal(grove_journal_unfinished(fx->j, fx->tid, &u, &fx->err), 0);
+	assert_int_equal(u, open_txn);
+	assert_true(stmt_steps(fx, ST_UNFINISHED) <= short_log + 2);
+	free(db);
+}
+
 static void
 test_journal_list(void **state)
 {
@@ -2241,12 +2299,12 @@ test_journal_newer_version(void **state)
 	char want[128];
 
 	tu_build(fx->dir, "d newer\n");
-	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 12;"
+	raw_exec(db, "PRAGMA application_id = 1735552886; PRAGMA user_version = 99;"
 		     " CREATE TABLE future (x)");
-	snprintf(want, sizeof(want), "has schema version 12, newer than this grove (%d)",
+	snprintf(want, sizeof(want), "has schema version 99, newer than this grove (%d)",
 		 GROVE_JOURNAL_VERSION);
 	assert_open_refused(fx, "newer", -GROVE_E_CONFIG, want);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 12);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 99);
 	free(db);
 }
 
@@ -3517,6 +3575,7 @@ main(void)
 		T(test_journal_target_born_pick),
 		T(test_journal_target_deferred),
 		T(test_journal_unfinished),
+		T(test_journal_unfinished_history),
 		T(test_journal_list),
 		T(test_journal_last_undoable),
 		T(test_journal_owned),
