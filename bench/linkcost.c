@@ -22,8 +22,11 @@
  *   symlinkat        make the link (what cp -rs and a stow pay per link, less the reads)
  *   unlinkat         remove it blindly (what rm -r pays per link, less the reads)
  *   readlinkat       read its text (a scan's check that a target link is grove's)
- *   safe-remove      renameat2(RENAME_NOREPLACE) to a private name, readlinkat of the moved
- *                    link, unlinkat: grove's removal of one link (DESIGN.md invariant 6)
+ *   safe-remove      renameat2(RENAME_NOREPLACE) to the transaction's removal name (the same
+ *                    name for every link), readlinkat of the moved link, unlinkat: grove's
+ *                    removal of one link (DESIGN.md invariant 6)
+ *   fresh-remove     the same with a fresh private name per link (.grove-1.N.NAME): grove's
+ *                    removal before schema 12's pass, and its fallback when the name is taken
  */
 
 #define ROUNDS 5
@@ -63,14 +66,14 @@ median(double *v)
 	return v[ROUNDS / 2];
 }
 
-enum step { MAKE, UNLINK, READ, SAFE };
+enum step { MAKE, UNLINK, READ, SAFE, FRESH };
 
 /* Runs one step over every link of the folders (fds), returns 0 or -1. */
 static int
 run(enum step s, const int *fds, size_t folders)
 {
 	char name[32], tmp[64], text[128], buf[256];
-	unsigned long counter = 0;
+	static unsigned long counter; /* fresh names across rounds too */
 
 	for (size_t d = 0; d < folders; d++) {
 		for (int i = 0; i < PER; i++) {
@@ -91,6 +94,13 @@ run(enum step s, const int *fds, size_t folders)
 					return -1;
 				break;
 			case SAFE:
+				if (renameat2(fds[d], name, fds[d], ".grove-1.rm",
+					      RENAME_NOREPLACE) < 0 ||
+				    readlinkat(fds[d], ".grove-1.rm", buf, strlen(text) + 1) < 0 ||
+				    unlinkat(fds[d], ".grove-1.rm", 0) < 0)
+					return -1;
+				break;
+			case FRESH:
 				snprintf(tmp, sizeof(tmp), ".grove-1.%lu.%s", counter++, name);
 				if (renameat2(fds[d], name, fds[d], tmp, RENAME_NOREPLACE) < 0 ||
 				    readlinkat(fds[d], tmp, buf, strlen(text) + 1) < 0 ||
@@ -109,8 +119,9 @@ main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : "/dev/shm";
 	size_t links = argc > 2 ? strtoul(argv[2], NULL, 10) : 100000;
 	size_t folders = (links + PER - 1) / PER;
-	static const char *const names[] = { "symlinkat", "unlinkat", "readlinkat", "safe-remove" };
-	double cpu[4][ROUNDS], wall[4][ROUNDS];
+	static const char *const names[] = { "symlinkat", "unlinkat", "readlinkat", "safe-remove",
+					     "fresh-remove" };
+	double cpu[5][ROUNDS], wall[5][ROUNDS];
 	char path[4096], sub[32];
 	int root, *fds = calloc(folders, sizeof(int));
 
@@ -127,9 +138,11 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	/* Each round: make, read, remove blindly; make again, remove safely. */
+	/* Each round: make, read, remove blindly; make again, remove safely; make again, remove
+	 * safely under fresh names. A fresh name per round, so that no round finds the last one's.
+	 */
 	for (int r = 0; r < ROUNDS; r++) {
-		static const enum step order[] = { MAKE, READ, UNLINK, MAKE, SAFE };
+		static const enum step order[] = { MAKE, READ, UNLINK, MAKE, SAFE, MAKE, FRESH };
 
 		for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 			double c = cpu_us(), w = now_us();
@@ -138,13 +151,13 @@ main(int argc, char **argv)
 				perror(names[order[k]]);
 				return 1;
 			}
-			if (k == 3) /* (the second MAKE is not counted twice) */
+			if (k == 3 || k == 5) /* (the later MAKEs are not counted again) */
 				continue;
 			cpu[order[k]][r] = (cpu_us() - c) / (double)(folders * PER);
 			wall[order[k]][r] = (now_us() - w) / (double)(folders * PER);
 		}
 	}
-	for (int s = 0; s < 4; s++)
+	for (int s = 0; s < 5; s++)
 		printf("%s %.2f %.2f\n", names[s], median(cpu[s]), median(wall[s]));
 	for (size_t d = 0; d < folders; d++) {
 		snprintf(sub, sizeof(sub), "d%04zu", d);
