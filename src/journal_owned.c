@@ -13,14 +13,25 @@ struct own_ent {
 	char *path;
 	char *text; /* NULL: a folder grove made */
 	char *package;
-	bool live;
+	uint64_t seq : 63; /* the op that set it, in replay order */
+	uint64_t live : 1;
+};
+
+/* A path a FOLD replaced with a link, and the last such op: everything the replay set at or
+ * beneath it before that op is gone (checked when the entries are handed out). */
+struct fold_ent {
+	char *path;
+	uint64_t seq;
 };
 
 /* Open addressing keyed by path; keys are never removed (an ended entry is
- * just not live), so no tombstones are needed. */
+ * just not live), so no tombstones are needed. The folds likewise. */
 struct grove_owned_replay {
 	struct own_ent *e;
 	size_t cap, used;
+	struct fold_ent *f;
+	size_t f_cap, f_used;
+	uint64_t seq; /* ops replayed */
 };
 
 static void
@@ -34,6 +45,85 @@ own_map_release(struct grove_owned_replay *m)
 	free(m->e);
 	m->e = NULL;
 	m->cap = m->used = 0;
+	for (size_t i = 0; i < m->f_cap; i++)
+		free(m->f[i].path);
+	free(m->f);
+	m->f = NULL;
+	m->f_cap = m->f_used = 0;
+}
+
+/* The fold slot of path's first len bytes: the one holding it, or the empty one it would go to
+ * (NULL when there are none). */
+static struct fold_ent *
+fold_slot(const struct grove_owned_replay *m, const char *path, size_t len)
+{
+	if (!m->f_cap)
+		return NULL;
+	for (size_t i = grove_hash_bytes(path, len) & (m->f_cap - 1);;
+	     i = (i + 1) & (m->f_cap - 1)) {
+		struct fold_ent *f = &m->f[i];
+
+		if (!f->path || (strncmp(f->path, path, len) == 0 && f->path[len] == '\0'))
+			return f;
+	}
+}
+
+/* Notes a FOLD of path at the current op. */
+static int
+fold_note(struct grove_owned_replay *m, const char *path)
+{
+	size_t len = strlen(path);
+	struct fold_ent *f = fold_slot(m, path, len);
+
+	if (!f || (!f->path && (m->f_used + 1) * 10 > m->f_cap * 7)) {
+		size_t ncap = m->f_cap ? m->f_cap * 2 : 16;
+		struct fold_ent *nf = calloc(ncap, sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->f_cap; i++) {
+			size_t k;
+
+			if (!m->f[i].path)
+				continue;
+			for (k = grove_hash_str(m->f[i].path) & (ncap - 1); nf[k].path;
+			     k = (k + 1) & (ncap - 1))
+				;
+			nf[k] = m->f[i];
+		}
+		free(m->f);
+		m->f = nf;
+		m->f_cap = ncap;
+		f = fold_slot(m, path, len);
+	}
+	if (!f->path) {
+		f->path = strdup(path);
+		if (!f->path)
+			return -ENOMEM;
+		m->f_used++;
+	}
+	f->seq = m->seq;
+	return 0;
+}
+
+/* Whether a FOLD at or above e's path came after the op that set e. */
+static bool
+folded_since(const struct grove_owned_replay *m, const struct own_ent *e)
+{
+	size_t len = strlen(e->path);
+
+	for (;;) {
+		const struct fold_ent *f = fold_slot(m, e->path, len);
+
+		if (f && f->path && f->seq > e->seq)
+			return true;
+		if (!len)
+			return false;
+		while (len && e->path[len - 1] != '/')
+			len--;
+		if (len)
+			len--; /* the folder above, without its '/' */
+	}
 }
 
 static struct own_ent *
@@ -83,7 +173,7 @@ own_end(struct grove_owned_replay *m, const char *path)
 	free(e->text);
 	free(e->package);
 	e->text = e->package = NULL;
-	e->live = false;
+	e->live = 0;
 }
 
 static int
@@ -114,7 +204,8 @@ own_set(struct grove_owned_replay *m, const char *path, const char *text, const 
 	free(e->package);
 	e->text = t;
 	e->package = p;
-	e->live = true;
+	e->seq = m->seq;
+	e->live = 1;
 	return 0;
 }
 
@@ -122,6 +213,9 @@ int
 grove_owned_replay_op(struct grove_owned_replay *m, enum grove_op_kind kind, const char *path,
 		      const char *text, const char *package)
 {
+	int r;
+
+	m->seq++;
 	switch (kind) {
 	case GROVE_OP_MKDIR:
 	case GROVE_OP_UNFOLD: /* the link ends; the folder grove made replaces it */
@@ -135,12 +229,12 @@ grove_owned_replay_op(struct grove_owned_replay *m, enum grove_op_kind kind, con
 		own_end(m, path);
 		return 0;
 	case GROVE_OP_FOLD:
-		/* Nothing is left beneath a folded path, whatever order the block's
-		 * ops come in. */
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->e[i].path && m->e[i].live && grove_path_under(m->e[i].path, path))
-				own_end(m, m->e[i].path);
-		return own_set(m, path, text, package);
+		/* Nothing set at or beneath a folded path before it is left, whatever
+		 * order the block's ops come in: noted here, applied when the entries are
+		 * handed out (a scan of every entry per FOLD made a long history of folds
+		 * quadratic). */
+		r = fold_note(m, path);
+		return r < 0 ? r : own_set(m, path, text, package);
 	case GROVE_OP_WRITE:
 	case GROVE_OP_ERASE:
 	case GROVE_OP_MOVE:
@@ -195,7 +289,7 @@ grove_owned_replay_take(struct grove_owned_replay *m, struct grove_owned **ret, 
 	for (size_t i = 0; i < m->cap; i++) {
 		struct own_ent *e = &m->e[i];
 
-		if (!e->path || !e->live)
+		if (!e->path || !e->live || (m->f_used && folded_since(m, e)))
 			continue;
 		out[n].path = steal_ptr(e->path);
 		out[n].text = steal_ptr(e->text);

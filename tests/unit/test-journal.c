@@ -2200,6 +2200,37 @@ test_journal_owned(void **state)
 			       "bin=s/p/bin(p)\n");
 	free(s);
 
+	/* stow q again (bin/ unfolds; binx is a name beside it), then unstow q with the fold first
+	 * and no unlink of bin/ls: the fold alone ends what was beneath bin, not binx. */
+	add(&p, GROVE_OP_UNFOLD, "bin", "s/p/bin", NULL, NULL, "q");
+	add(&p, GROVE_OP_LINK, "bin/ls", NULL, "../s/p/bin/ls", NULL, "p");
+	add(&p, GROVE_OP_LINK, "bin/cat", NULL, "../s/q/bin/cat", NULL, "q");
+	add(&p, GROVE_OP_LINK, "binx", NULL, "s/q/binx", NULL, "q");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+	add(&p, GROVE_OP_FOLD, "bin", NULL, "s/p/bin", NULL, "p");
+	add(&p, GROVE_OP_UNLINK, "bin/cat", "../s/q/bin/cat", NULL, NULL, "q");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+	s = owned_str(fx, fx->tid);
+	assert_string_equal(s, "a/(p)\n"
+			       "a/y=../s/p/a/y(p)\n"
+			       "bin=s/p/bin(p)\n"
+			       "binx=s/q/binx(q)\n");
+	free(s);
+	/* Unfolded once more: what is made beneath after the fold is there. */
+	add(&p, GROVE_OP_UNFOLD, "bin", "s/p/bin", NULL, NULL, "q");
+	add(&p, GROVE_OP_LINK, "bin/cat", NULL, "../s/q/bin/cat", NULL, "q");
+	log_txn(fx, &p, GROVE_TXN_COMMITTED, 0);
+	grove_plan_release(&p);
+	s = owned_str(fx, fx->tid);
+	assert_string_equal(s, "a/(p)\n"
+			       "a/y=../s/p/a/y(p)\n"
+			       "bin/(q)\n"
+			       "bin/cat=../s/q/bin/cat(q)\n"
+			       "binx=s/q/binx(q)\n");
+	free(s);
+
 	/* Another target owns nothing of this one's. */
 	s = owned_str(fx, fx->tid + 1);
 	assert_string_equal(s, "");
