@@ -175,6 +175,25 @@ test_fs_link_remove(void **state)
 	free(dump);
 }
 
+/* Builds spec, removes its n links ("a", "b": to ../stow/a, ../stow/b) with tag 7, expects the
+ * tree to be want, then removes the entry kept. */
+static void
+removes_leaving(struct fx *fx, const char *spec, int n, const char *want, const char *kept)
+{
+	static const char *const names[] = { "a", "b" };
+	static const char *const texts[] = { "../stow/a", "../stow/b" };
+	char *dump;
+
+	build(fx, spec);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(
+			grove_fs_link_remove(fx->root.fd, names[i], texts[i], "7", &fx->err), 0);
+	dump = tu_dump(fx->rootpath);
+	assert_string_equal(dump, want);
+	free(dump);
+	assert_int_equal(unlinkat(fx->root.fd, kept, 0), 0);
+}
+
 /* With a transaction's tag, each link goes aside under the one removal name first: nothing of it
  * is left after, a foreign entry of that name is left alone (a counter name serves instead), and a
  * refused removal puts the entry back. */
@@ -182,7 +201,7 @@ static void
 test_fs_link_remove_tagged(void **state)
 {
 	struct fx *fx = *state;
-	char name[NAME_MAX + 1], *dump, *before, *after;
+	char name[NAME_MAX + 1], *before, *after;
 	char long_tag[NAME_MAX];
 
 	assert_true(grove_fs_removal_name(name, sizeof(name), "7"));
@@ -197,20 +216,9 @@ test_fs_link_remove_tagged(void **state)
 	long_tag[sizeof(long_tag) - 1] = '\0';
 	assert_false(grove_fs_removal_name(name, sizeof(name), long_tag));
 
-	build(fx, "l a ../stow/a\nl b ../stow/b\nf keep k\n");
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", "7", &fx->err), 0);
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "b", "../stow/b", "7", &fx->err), 0);
-	dump = tu_dump(fx->rootpath);
-	assert_string_equal(dump, "f keep k\n");
-	free(dump);
-	assert_int_equal(unlinkat(fx->root.fd, "keep", 0), 0);
-
-	build(fx, "l a ../stow/a\nf .grove-7.rm someone's\n");
-	assert_int_equal(grove_fs_link_remove(fx->root.fd, "a", "../stow/a", "7", &fx->err), 0);
-	dump = tu_dump(fx->rootpath);
-	assert_string_equal(dump, "f .grove-7.rm someone's\n");
-	free(dump);
-	assert_int_equal(unlinkat(fx->root.fd, ".grove-7.rm", 0), 0);
+	removes_leaving(fx, "l a ../stow/a\nl b ../stow/b\nf keep k\n", 2, "f keep k\n", "keep");
+	removes_leaving(fx, "l a ../stow/a\nf .grove-7.rm someone's\n", 1,
+			"f .grove-7.rm someone's\n", ".grove-7.rm");
 
 	build(fx, "l a ../elsewhere\nf keep k\n");
 	before = tu_dump(fx->rootpath);

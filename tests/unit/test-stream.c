@@ -858,6 +858,41 @@ recover_streamed(const struct fx *f, int64_t txn, struct grove_error *err)
 	return r;
 }
 
+/* Stows pkg (--no-folding) within the budget, then sets the budget to 2 for what follows. */
+static void
+stow_then_budget(const struct fx *f)
+{
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+
+	unsetenv("GROVE_PLAN_BUDGET");
+	prepare_as(f, false, "pkg", true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+}
+
+/* With a temporary link of txn's tag at path pointing somewhere txn never made, recovery is
+ * STUCK and changes nothing; the link is removed after. */
+static void
+recover_stuck_on(const struct fx *f, int64_t txn, const char *path)
+{
+	struct grove_error err = { 0 };
+	char spec[128], *before, *after, *p;
+
+	snprintf(spec, sizeof(spec), "l %s /etc/passwd\n", path);
+	tu_build(f->target, spec);
+	before = tu_dump(f->target);
+	assert_int_equal(recover_streamed(f, txn, &err), -GROVE_E_STUCK);
+	assert_non_null(strstr(err.msg, "never made"));
+	after = tu_dump(f->target);
+	assert_string_equal(after, before);
+	free(after);
+	free(before);
+	assert_int_equal(unlink(p = tu_path(f->target, path)), 0);
+	free(p);
+}
+
 /* Recovery over the budget, a batch at a time: every op that ran is undone, one that did not is
  * left, the transaction's temporary entries go first; a temporary link the transaction never
  * made is stuck, nothing changed. (The transaction is a committed stow: recovery looks at the
@@ -890,11 +925,7 @@ test_recover_streamed(void **state)
 	free(dump);
 
 	/* A removal stopped with the link under the transaction's removal name. */
-	unsetenv("GROVE_PLAN_BUDGET");
-	prepare_as(f, false, "pkg", true, &run);
-	assert_int_equal(grove_stow_execute(&run, &err), 0);
-	grove_stow_run_release(&run);
-	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	stow_then_budget(f);
 	assert_int_equal(rename(p = tu_path(f->target, "lib/l1"),
 				dump = tu_path(f->target, "lib/.grove-2.rm")),
 			 0);
@@ -906,32 +937,9 @@ test_recover_streamed(void **state)
 	free(dump);
 
 	/* A temporary link of the transaction's tag pointing somewhere it never made. */
-	unsetenv("GROVE_PLAN_BUDGET");
-	prepare_as(f, false, "pkg", true, &run);
-	assert_int_equal(grove_stow_execute(&run, &err), 0);
-	grove_stow_run_release(&run);
-	setenv("GROVE_PLAN_BUDGET", "2", 1);
-	tu_build(f->target, "l bin/.grove-3.1.a /etc/passwd\n");
-	dump = tu_dump(f->target);
-	assert_int_equal(recover_streamed(f, 3, &err), -GROVE_E_STUCK);
-	assert_non_null(strstr(err.msg, "never made"));
-	p = tu_dump(f->target);
-	assert_string_equal(p, dump);
-	free(p);
-	free(dump);
-
-	/* The same under the removal name. */
-	p = tu_path(f->target, "bin/.grove-3.1.a");
-	assert_int_equal(unlink(p), 0);
-	free(p);
-	tu_build(f->target, "l bin/.grove-3.rm /etc/passwd\n");
-	dump = tu_dump(f->target);
-	assert_int_equal(recover_streamed(f, 3, &err), -GROVE_E_STUCK);
-	assert_non_null(strstr(err.msg, "never made"));
-	p = tu_dump(f->target);
-	assert_string_equal(p, dump);
-	free(p);
-	free(dump);
+	stow_then_budget(f);
+	recover_stuck_on(f, 3, "bin/.grove-3.1.a");
+	recover_stuck_on(f, 3, "bin/.grove-3.rm"); /* the same under the removal name */
 }
 
 /* Recovery over the budget with blocks (their inverses ahead of their blocks' inverses): a
