@@ -173,7 +173,6 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 			    0 ||
 		    strlen(own[i].package) != (slash ? (size_t)(slash - rest) : strlen(rest))) {
 			/* Not into this stow dir's package: not ours to converge. */
-			free(own[i].package);
 			own[i].package = NULL;
 			continue;
 		}

@@ -324,8 +324,9 @@ int grove_journal_last_undoable(struct grove_journal *j, int64_t target_id, int6
  */
 struct grove_owned {
 	char *path;
-	char *text;    /* link text, or NULL for a folder grove made */
-	char *package; /* may be NULL */
+	char *text;          /* link text, or NULL for a folder grove made */
+	const char *package; /* may be NULL; shared by the entries of a package, freed with the
+			      * array by grove_owned_free (not the caller's to free) */
 };
 int grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove_owned **ret,
 			size_t *ret_n, struct grove_error *err);
@@ -334,6 +335,7 @@ int grove_journal_owned(struct grove_journal *j, int64_t target_id, struct grove
  * to. */
 int grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t before,
 			       struct grove_owned **ret, size_t *ret_n, struct grove_error *err);
+/* Frees an array grove_journal_owned or grove_journal_owned_before handed out (and only such). */
 void grove_owned_free(struct grove_owned *o, size_t n);
 
 /*
