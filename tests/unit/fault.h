@@ -64,9 +64,16 @@ __wrap_symlinkat(const char *text, int dirfd, const char *name)
 	return fi_fail("symlinkat") ? -1 : __real_symlinkat(text, dirfd, name);
 }
 
+/* Renames into a removal name (".grove-TAG.rm", grove_fs_removal_name), armed or not. */
+static int fi_removal_renames;
+
 int
 __wrap_renameat2(int ofd, const char *o, int nfd, const char *n, unsigned int flags)
 {
+	size_t l = n ? strlen(n) : 0;
+
+	if (l > 10 && !strncmp(n, ".grove-", 7) && !strcmp(n + l - 3, ".rm"))
+		fi_removal_renames++;
 	return fi_fail("renameat2") ? -1 : __real_renameat2(ofd, o, nfd, n, flags);
 }
 

@@ -872,6 +872,35 @@ stow_then_budget(const struct fx *f)
 	setenv("GROVE_PLAN_BUDGET", "2", 1);
 }
 
+/* An unstow that leaves its folders (--no-folding) removes each link by moving it aside under
+ * the transaction's one removal name (grove_fs_removal_name), then unlinking it: nothing of it is
+ * left, streamed or not. */
+static void
+test_stream_removal_name(void **state)
+{
+	struct fx *f = *state;
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+	char *dump;
+
+	for (int streamed = 0; streamed < 2; streamed++) {
+		if (streamed)
+			setenv("GROVE_PLAN_BUDGET", "2", 1);
+		prepare_as(f, false, "pkg", true, &run);
+		assert_int_equal(grove_stow_execute(&run, &err), 0);
+		grove_stow_run_release(&run);
+		fi_removal_renames = 0;
+		prepare_as(f, true, "pkg", true, &run);
+		assert_int_equal(grove_stow_execute(&run, &err), 0);
+		grove_stow_run_release(&run);
+		assert_int_equal(fi_removal_renames, 4); /* bin/a, bin/b, lib/l1, share/d1/f */
+		dump = tu_dump(f->target);
+		assert_string_equal(dump, "d bin\nd lib\nd share\nd share/d1\n");
+		free(dump);
+		unsetenv("GROVE_PLAN_BUDGET");
+	}
+}
+
 /* With a temporary link of txn's tag at path pointing somewhere txn never made, recovery is
  * STUCK and changes nothing; the link is removed after. */
 static void
@@ -1012,6 +1041,7 @@ main(void)
 		T(test_revert_streamed),
 		T(test_revert_streamed_whole),
 		T(test_revert_streamed_blocks),
+		T(test_stream_removal_name),
 		T(test_recover_streamed),
 		T(test_recover_streamed_blocks),
 	};
