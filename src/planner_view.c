@@ -591,6 +591,27 @@ pattern_answer(struct planner *p, int r, const struct grove_error *e)
 	return r != 0;
 }
 
+/* The record of the second stow dir's package (p->src_stow), named by its target-relative
+ * folder, for its own ignore list as Stow reads it. NULL (the global list) when that folder was
+ * listed without a .stow-local-ignore; asked for (the plan incomplete) when not read yet. */
+static const struct grove_world_pkg *
+second_pkg_record(struct planner *p, const char *package)
+{
+	cleanup_free char *key = grove_path_join(p->src_stow, package);
+	const struct grove_world_pkg *pkg = key ? grove_world_pkg(p->w, key) : NULL;
+	const struct grove_node *dir;
+
+	if (pkg && pkg->ignore_loaded)
+		return pkg;
+	dir = key ? disk_node(p, key) : NULL;
+	if (dir && dir->listed && !grove_node_child(dir, ".stow-local-ignore"))
+		return NULL;
+	if (!key || grove_world_tignore(p->w, key) < 0)
+		oom(p);
+	p->incomplete = true;
+	return NULL;
+}
+
 bool
 view_ignored(struct planner *p, const char *package, const char *target_path)
 {
@@ -604,8 +625,7 @@ view_ignored(struct planner *p, const char *package, const char *target_path)
 	if (p->o->ignore &&
 	    pattern_answer(p, grove_pattern_set_match(p->o->ignore, target_path, &e), &e))
 		return true;
-	/* A second stow dir's package: its own ignore file is not read (the global list). */
-	pkg = p->src_stow ? NULL : pkg_record(p, package);
+	pkg = p->src_stow ? second_pkg_record(p, package) : pkg_record(p, package);
 	list = pkg && pkg->local_ignore ? pkg->local_ignore : p->w->global_ignore;
 	return list && pattern_answer(p, grove_ignore_list_match(list, target_path, &e), &e);
 }

@@ -14,8 +14,6 @@
 #include "scan_int.h"
 #include "util.h"
 
-/* .stow-local-ignore files larger than this are refused. */
-#define IGNORE_FILE_MAX ((size_t)1024 * 1024)
 /* Followed package links nest at most this deep (a guard against link farms of links). */
 #define FOLLOW_DEPTH_MAX 32
 /* A package's folders are kept whole until it has this many entries loaded; past that, a

@@ -87,6 +87,9 @@ void scan_end(struct scan *s);
  * folder on the way says the path does not exist (*ret_absent) or out of memory. */
 struct grove_node *scan_model_path(struct scan *s, const char *relpath, bool *ret_absent);
 
+/* .stow-local-ignore files larger than this are refused. */
+#define IGNORE_FILE_MAX ((size_t)1024 * 1024)
+
 /* Reads the package's .stow-local-ignore once (its record in w). */
 int scan_package_ignore(struct scan *s, const char *package);
 

@@ -623,6 +623,49 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 	return r < 0 ? r : 0;
 }
 
+/*
+ * Reads the .stow-local-ignore of the second stow dir's package whose folder is the
+ * target-relative pkgpath into the package record named pkgpath, as scan_package_ignore does for
+ * the stow dir's packages: beneath the held target (a link in it is followed there, never out of
+ * it), and none there, or a link leaving the target or looping, means the global list.
+ */
+static int
+target_package_ignore(const struct grove_root *target, struct grove_world *w, const char *pkgpath,
+		      struct grove_error *err)
+{
+	struct grove_world_pkg *pkg = grove_world_pkg_add(w, pkgpath);
+	cleanup_free char *rel = NULL;
+	cleanup_free char *text = NULL;
+	cleanup_free char *source = NULL;
+	cleanup_fd int fd = -1;
+	struct grove_error e = { 0 };
+	size_t len;
+	int r;
+
+	if (!pkg)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (pkg->ignore_loaded)
+		return 0;
+	pkg->ignore_loaded = true;
+	rel = grove_path_join(pkgpath, ".stow-local-ignore");
+	source = rel ? grove_strdupf("'%s/%s'", target->path, rel) : NULL;
+	if (!source)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	/* Not blocking on a fifo: read_fd refuses anything but a regular file. */
+	fd = grove_fs_open_beneath(target->fd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, true, &e);
+	if (fd == -ENOENT || fd == -EXDEV || fd == -ELOOP)
+		return 0;
+	if (fd < 0) {
+		*err = e;
+		return grove_error_prefix(err, "read %s", source);
+	}
+	r = grove_fs_read_fd(fd, IGNORE_FILE_MAX, &text, &len, err);
+	if (r < 0)
+		return grove_error_prefix(err, "read %s", source);
+	r = grove_ignore_list_parse(text, source, &pkg->local_ignore, err);
+	return r < 0 ? r : 0;
+}
+
 int
 grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
 			struct grove_error *err)
@@ -631,8 +674,12 @@ grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
 
 	if (w->n_tneeds)
 		r = grove_scan_target_paths(w, target, w->tneeds, w->n_tneeds, err);
+	for (size_t i = 0; i < w->n_tignores && r >= 0; i++)
+		r = target_package_ignore(target, w, w->tignores[i], err);
 	for (size_t i = 0; i < w->n_tneeds; i++)
 		free(w->tneeds[i]);
-	w->n_tneeds = 0;
+	for (size_t i = 0; i < w->n_tignores; i++)
+		free(w->tignores[i]);
+	w->n_tneeds = w->n_tignores = 0;
 	return r;
 }

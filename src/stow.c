@@ -214,7 +214,9 @@ world_trees_reset(struct grove_world *w)
 		free(w->needs[i]);
 	for (size_t i = 0; i < w->n_tneeds; i++)
 		free(w->tneeds[i]);
-	w->n_needs = w->n_tneeds = 0;
+	for (size_t i = 0; i < w->n_tignores; i++)
+		free(w->tignores[i]);
+	w->n_needs = w->n_tneeds = w->n_tignores = 0;
 	w->too_big = false;
 }
 

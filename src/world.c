@@ -39,6 +39,9 @@ grove_world_release(struct grove_world *w)
 	for (size_t i = 0; i < w->n_tneeds; i++)
 		free(w->tneeds[i]);
 	free(w->tneeds);
+	for (size_t i = 0; i < w->n_tignores; i++)
+		free(w->tignores[i]);
+	free(w->tignores);
 	grove_world_init(w);
 }
 
@@ -174,6 +177,12 @@ int
 grove_world_tneed(struct grove_world *w, const char *tpath)
 {
 	return add_unique(&w->tneeds, &w->n_tneeds, &w->cap_tneeds, tpath);
+}
+
+int
+grove_world_tignore(struct grove_world *w, const char *pkgpath)
+{
+	return add_unique(&w->tignores, &w->n_tignores, &w->cap_tignores, pkgpath);
 }
 
 int

@@ -48,6 +48,12 @@ struct grove_world {
 	 * target, see grove_plan_opts.other_stow_dirs) but the scan had not read. */
 	char **tneeds;
 	size_t n_tneeds, cap_tneeds;
+	/* Packages of such a second stow dir whose .stow-local-ignore the planner needs read, by
+	 * their target-relative folder (e.g. "stow2/zeta"); grove_scan_target_needs reads them
+	 * into package records named by that path in pkgs (a package name holds no '/', so the
+	 * two kinds of record never share a name). */
+	char **tignores;
+	size_t n_tignores, cap_tignores;
 	/* The scan stopped (-ECANCELED) at more package entries than grove_scan_opts.walk_above. */
 	bool too_big;
 	/* Whether the stow dir's and the target's mounts are read with GROVE_LIST_SHORT_END
@@ -99,8 +105,13 @@ int grove_world_need(struct grove_world *w, const char *relpath);
 /* Records that the planner needs the target folder tpath listed. 0 or -ENOMEM. */
 int grove_world_tneed(struct grove_world *w, const char *tpath);
 
+/* Records that the planner needs the ignore list of the second stow dir's package whose folder
+ * is the target-relative pkgpath. 0 or -ENOMEM. */
+int grove_world_tignore(struct grove_world *w, const char *pkgpath);
+
 /* Lists every folder in w->tneeds (and those on the way to it) beneath the held target, no
- * symlink followed, then clears the list. */
+ * symlink followed, and reads the .stow-local-ignore of each package in w->tignores beneath
+ * it, then clears both lists. */
 int grove_scan_target_needs(struct grove_world *w, const struct grove_root *target,
 			    struct grove_error *err);
 

@@ -80,6 +80,8 @@ make_roots() {
     put "$w/target/stow2/.stow" ""
     put "$w/target/stow2/z/share/doc/z.txt" "z doc"
     put "$w/target/stow2/z/share/man/man1/z.1" "z man"
+    # Its own ignore list, which grove reads through the target when it unfolds z's folders.
+    put "$w/target/stow2/z/.stow-local-ignore" '\.orig$'
     ln -s "$w/victim" "$w/attack/S"
 }
 

@@ -291,6 +291,20 @@ chown -R 65534:65534 "$F/stow"
 no_hang "fifo .stow-local-ignore" "${G[@]}" plan stow -d "$F/stow" -t "$F/t" p
 no_hang "link to a fifo as .stow-local-ignore" "${G[@]}" stow -d "$F/stow" -t "$F/t" r
 rm "$F/stow/p/.stow-local-ignore" "$F/stow/r/.stow-local-ignore"
+# A package of a second stow dir beneath the target, read through the target when a stow from
+# that dir unfolds its folded link.
+Z=$F/t2
+mkdir -p "$Z/stow/eps/share" "$Z/stow2/zeta/share"
+mk_file "$Z/stow/.stow" ""
+mk_file "$Z/stow2/.stow" ""
+mk_file "$Z/stow/eps/share/rc" rc
+mk_file "$Z/stow2/zeta/share/y" y
+ln -s stow/eps/share "$Z/share"
+mkfifo "$Z/stow/eps/.stow-local-ignore"
+no_hang "fifo .stow-local-ignore of a second stow dir's package" \
+	"${G[@]}" stow -d "$Z/stow2" -t "$Z" zeta
+[[ $(readlink "$Z/share") == stow/eps/share ]] || fail "a refused run unfolded the second stow dir's link"
+rm -rf "$Z"
 ln -s ../the-fifo "$F/cwd/.stowrc"
 (cd "$F/cwd" && no_hang "fifo ./.stowrc" "${G[@]}" stow -d "$F/stow" -t "$F/t" p)
 mkfifo "$F/home/.stowrc"
