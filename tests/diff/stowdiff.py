@@ -43,7 +43,8 @@ KNOWN_KINDS = {
     # A link into another stow dir (one marked with .stow) outside the stow dir and the target: Stow counts it
     # as its own and reads that dir to unfold or fold it; grove reads nothing outside the roots it was given,
     # so such a link is foreign: stowing over it is a conflict (exit 1, nothing changed), and a folder holding
-    # such links is not folded into one.
+    # such links is not folded into one. Run from a second stow dir, the scenario's own stow dir (marked,
+    # outside the target) is such a stow dir.
     'other-stow-dir': 'link into a marked stow dir outside the roots: grove treats it as foreign',
     # Stow dies while planning (nothing changed on its side), e.g. "unstow_contents() called with invalid
     # target" when an earlier package's folded link is already scheduled for removal, or, with --dotfiles,
@@ -145,6 +146,23 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
         zeta = {_path_of(x) for x in changed if 'other/zeta' in x}
         if grc == 0 and zeta and all('other/zeta' in l or any(z == _path_of(l) or z.startswith(_path_of(l) + '/')
                                                             for z in zeta) for l in changed):
+            return 'other-stow-dir'
+    # The same seen from a second stow dir (-d T/stow2): the scenario's own stow dir, marked and
+    # outside the target, is then the other stow dir, and every difference concerns links into it
+    # (a folder of them that Stow folds and grove keeps, or the reverse).
+    S = scn.stow_rel
+    if op.get('stow_rel') and grc == 0 and changed and \
+            not (S + '/').startswith(scn.target_rel + '/') and \
+            os.path.exists(os.path.join(grove_root, S, '.stow')):
+        def into_s(line):
+            if ' -> ' not in line:
+                return False
+            path, text = line.split(' -> ', 1)
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), text))
+            return dest == S or dest.startswith(S + '/')
+        into = {_path_of(x) for x in changed if into_s(x)}
+        if into and all(into_s(l) or any(z.startswith(_path_of(l) + '/') for z in into)
+                        for l in changed):
             return 'other-stow-dir'
     if stow_res['rc'] not in (0, 1) and la == before and grc in (0, 1) and \
             any(h in err for h in ('unstow_contents() called with invalid target', 'cannot read directory')):
