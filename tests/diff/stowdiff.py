@@ -52,8 +52,9 @@ KNOWN_KINDS = {
     'stow-dies-planning': 'Stow dies while planning and changes nothing; grove completes or refuses cleanly',
     # Stow's foldable() skips entries its -e test calls missing (dangling links) and takes a link text with
     # an empty parent (such as '/usr') for "no parent yet": it folds such a folder anyway, unlinking or
-    # dropping those links (and, if the folder is unfolded again in the same run, the package links that the
-    # current options no longer produce).  grove keeps the folder, and every link in it.
+    # dropping those links (and the folders above that fold after it; and, if the folder is unfolded again
+    # in the same run, the package links that the current options no longer produce, or conflicts on them
+    # that abort the run).  grove keeps the folder, and every link in it.
     'fold-skips-entries': 'Stow folds a folder over dangling or parentless links and drops links; grove keeps them',
     # Stow unstows a folded link and re-stows the same path in one run; the new link task replaces the removal
     # task, so its later "is there something here?" tests look through the old link on disk and see the old
@@ -209,8 +210,19 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
             return 'escaping-package-link'
     folders = _fold_skipped_folders(before, grove_root)
     if grc == 0:
-        if changed and folders and all(any(_path_of(l) == f or _path_of(l).startswith(f + '/')
+        # Inside such a folder, or a folder above it that Stow removes once it folded it.
+        if changed and folders and all(any(_path_of(l) == f or _path_of(l).startswith(f + '/') or
+                                           f.startswith(_path_of(l) + '/')
                                            for f in folders) for l in changed):
+            return 'fold-skips-entries'
+    # Stow folds such a folder and, later in the same run, unfolds it again for another package:
+    # it then meets the link it skipped, or the links of a package it is unstowing, as conflicts
+    # (exit 1, nothing changed), where grove keeps the folder and completes.
+    if stow_res['rc'] == 1 and grc == 0 and la == before and folders:
+        named = re.findall(r'(?:existing target is not owned by stow:|existing target is stowed to a '
+                           r'different package:|over existing target) (\S+)', err)
+        if named and err.count('  * ') == len(named) and \
+                all(any((scn.target_rel + '/' + n).startswith(f + '/') for f in folders) for n in named):
             return 'fold-skips-entries'
     # Stow folds such a folder (deleting the user's link in it) and then stows into the folded
     # link; grove keeps the folder, so stowing the same entry meets the user's link: a conflict
