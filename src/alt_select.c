@@ -434,6 +434,17 @@ grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, si
 	}
 	if (q->log_args)
 		grove_alt_run_msg(c, GROVE_ALT_LOG, "run with %s", q->log_args);
+	if (q->selection) {
+		/* update-alternatives' set_selection: the mode first (logged before the current
+		 * link is read, which may fail), and a group left without a choice stays as it is,
+		 * links and saved file alike (it updates only towards a choice). */
+		set_mode(c, w, true, q->action == GROVE_ALT_SET);
+		if (q->action == GROVE_ALT_AUTO && w->n_choices == 0) {
+			grove_alt_run_msg(c, GROVE_ALT_INFO,
+					  "there is no program which provides %s", w->name);
+			return 0;
+		}
+	}
 	if ((r = grove_alt_disk_current_of(c, q->name, &cur, err)) < 0)
 		return r;
 	*ret_save = true;
@@ -492,7 +503,7 @@ grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, si
 	default:
 		return grove_error_set(err, -GROVE_E_INTERNAL, "bad action");
 	}
-	/* --set-selections sets the mode first, then looks at the current link. */
+	/* --set-selections sets the mode first (above), then looks at the current link. */
 	if (q->selection)
 		select_mode(c, g, w, cur);
 	return update(c, w, cur, new_choice, err);

@@ -30,6 +30,13 @@ KNOWN = {
                          "follower's ALTDIR entry): update-alternatives renames its link over it "
                          "or deletes it; grove never overwrites or deletes what is not a link "
                          "(invariant 5) and warns instead",
+    "ua-repeated-selection": "--set-selections naming one group on two lines: update-alternatives "
+                             "keeps the group it read for the whole input, so the later line "
+                             "works from the current link as it was before the earlier one (it "
+                             "warns again, relinks again, says 'forcing reinstallation', or "
+                             "falls back to auto over a link it already mended); grove reads the "
+                             "group again for each line, as two runs would; the links end the "
+                             "same, the saved mode may not",
 }
 
 GROUPS = ["g0", "g1", "g2"]
@@ -215,8 +222,23 @@ def log_lines(root):
     return out
 
 
-def classify(before, ua_snap, gr_snap, step=None, saved=None, a=None, b=None):
+def repeats_a_group(stdin):
+    """Whether a --set-selections input has two lines (of three fields or more) for one group."""
+    names = [line.split()[0] for line in (stdin or "").splitlines() if len(line.split()) >= 3]
+    return len(names) != len(set(names))
+
+
+def but_status(files):
+    """Admin files without their first line (the group's mode)."""
+    return {k: v.split("\n", 1)[1:] if isinstance(v, str) else v for k, v in files.items()}
+
+
+def classify(before, ua_snap, gr_snap, step=None, saved=None, a=None, b=None, admin=None):
     """The known kind of a difference, or None."""
+    if (step and step[1][0] == "--set-selections" and len(step) > 2 and
+            repeats_a_group(step[2]) and a[0] == b[0] and ua_snap == gr_snap and admin and
+            but_status(admin[0]) == but_status(admin[1])):
+        return "ua-repeated-selection"
     if (step and step[1][0] == "--install" and saved is not None and step[1][2] not in saved
             and before.get("I/alt/" + step[1][2], ("none",))[0] == "link" and a[0] == b[0]
             and ua_snap == gr_snap):
@@ -279,7 +301,9 @@ def run_seed(seed, steps, ua_exe, gr_exe, verbose, mixed=False):
                 continue
             # A difference made by a step update-alternatives ran in both sandboxes is no
             # grove choice: only grove's own steps may show a known kind.
-            kind = classify(before, sa, sb, step, saved, a, b) if gr.last == "gr" else None
+            kind = classify(before, sa, sb, step, saved, a, b,
+                            (admin_files(ua.root), admin_files(gr.root))) \
+                if gr.last == "gr" else None
             if verbose or kind is None:
                 print("seed %d step %d %s: %s" % (seed, i, " ".join(step[1]), why))
                 if mixed:
@@ -312,6 +336,8 @@ def main():
     ap.add_argument("--seeds", type=int, default=200)
     ap.add_argument("--first", type=int, default=1)
     ap.add_argument("--steps", type=int, default=25)
+    ap.add_argument("--also", default="",
+                    help="comma-separated seeds run as well (sequences that once found a difference)")
     ap.add_argument("-v", action="store_true")
     ap.add_argument("--mixed", action="store_true",
                     help="each step run by update-alternatives or grove at random, on one "
@@ -320,11 +346,12 @@ def main():
     ua_exe = os.environ.get("UPDATE_ALTERNATIVES", "/usr/bin/update-alternatives")
     gr_exe = os.environ["GROVE"]
     counts = {}
-    for seed in range(o.first, o.first + o.seeds):
+    also = [int(x) for x in o.also.split(",") if x]
+    for seed in list(range(o.first, o.first + o.seeds)) + also:
         kind = run_seed(seed, o.steps, ua_exe, gr_exe, o.v, o.mixed) or "same"
         counts[kind] = counts.get(kind, 0) + 1
     print("alt-differential%s: %d sequences, %d same, %s"
-          % (" (mixed)" if o.mixed else "", o.seeds, counts.get("same", 0),
+          % (" (mixed)" if o.mixed else "", o.seeds + len(also), counts.get("same", 0),
              ", ".join("%s %d" % (k, v) for k, v in sorted(counts.items()) if k != "same")
              or "no differences"))
     return 1 if counts.get("unexplained") else 0
