@@ -73,8 +73,9 @@ usage(void)
 	       "                           every link must lie beneath).\n"
 	       "  --root <directory>       change the filesystem root directory (paths are taken\n"
 	       "                           inside it).\n"
-	       "  --log <file>             append what changes to <file> (grove also logs every\n"
-	       "                           change in its journal).\n"
+	       "  --log <file>             append what changes to <file> (by default\n"
+	       "                           /var/log/alternatives.log, for the system's admindir;\n"
+	       "                           grove also logs every change in its journal).\n"
 	       "  --force                  accepted; grove never replaces a file with a link.\n"
 	       "  --wait <seconds>         wait this long for another run on the same\n"
 	       "                           administrative directory (default 60).\n"
@@ -547,6 +548,9 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	return 0;
 }
 
+/* update-alternatives' default --log (inside --root when there is one). */
+#define SYSTEM_ALT_LOG "/var/log/alternatives.log"
+
 /* How long a command waits for another on the same admindir, by default. */
 #define ALT_WAIT_DEFAULT 60.0
 
@@ -852,6 +856,12 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 			q.admindir, q.altdir);
 	if (!q.instdir)
 		q.instdir = "/";
+	/* The system's alternatives log, which administrators grep and logrotate rotates:
+	 * update-alternatives appends to it (inside --root) whatever its admindir unless --log
+	 * names another; grove alt does so when it works on the system's own admindir (the root's).
+	 */
+	if (!q.log && (!global || !strcmp(q.admindir, root_adm)))
+		q.log = SYSTEM_ALT_LOG;
 	args = join_args(argc, argv);
 	if (!args) {
 		status = fail("out of memory");
