@@ -601,6 +601,24 @@ print_prediction(const struct grove_alt_request *q, const struct grove_alt_resul
 		       res->group_after);
 }
 
+/* Whether --json has a document to print: a dry run's prediction of one group's change (the other
+ * commands print update-alternatives' text, which --json must not pass off as JSON). */
+static bool
+json_ok(const struct grove_alt_request *q)
+{
+	switch ((int)q->action) {
+	case GROVE_ALT_INSTALL:
+	case GROVE_ALT_REMOVE:
+	case GROVE_ALT_REMOVE_ALL:
+	case GROVE_ALT_SET:
+	case GROVE_ALT_AUTO:
+	case GROVE_ALT_CONFIG:
+		return q->dry_run;
+	default:
+		return false;
+	}
+}
+
 /* Runs one request and prints what it says; the exit status. */
 static int
 run_one(struct grove_alt_request *q, struct grove_alt_result *res)
@@ -885,6 +903,13 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 		q.json = global->json;
 		if (global->verbose && q.verbose == 0)
 			q.verbose = 1;
+	}
+	if (q.json && !json_ok(&q)) {
+		status = badusage(
+			"--json: grove alt prints JSON only for the prediction of a dry run "
+			"(-n) of --install, --remove, --remove-all, --set, --auto or "
+			"--config; its other output is update-alternatives' text");
+		goto out;
 	}
 	ask.verbose = q.verbose;
 	ask.debug = q.debug;

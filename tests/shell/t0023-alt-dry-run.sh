@@ -72,3 +72,16 @@ expect_out_has "link   usr/bin/y -> $G/i/alt/y"
 expect_out_has "grove alt: dry run: group y would be saved as:"
 [[ ! -e $G/i/usr/bin/y ]] || fail "the text dry run made a link"
 check "the text form lists the ops and the group's text"
+
+# --json has a document only for a dry run's prediction (issue 38, item 6): elsewhere it is refused
+# (exit 2, update-alternatives' usage status), never ignored with text on stdout.
+before=$(tree_now)
+for args in "--display y" "--query y" "--list y" "--get-selections" \
+	"--install @/i/usr/bin/z z @/i/opt/a 1" "--set y @/i/opt/a"; do
+	# shellcheck disable=SC2086 # the words of a command
+	expect_exit 2 "$GROVE" --json "${galt[@]}" ${args//@/$G}
+	expect_out_empty
+	expect_err_has "--json: grove alt prints JSON only for the prediction of a dry run"
+done
+[[ $(tree_now) == "$before" ]] || fail "a refused --json changed something"
+check "--json without a dry run, or with a reading command: refused, stdout empty, nothing changed"
