@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # the DEB_ variables are for the sourcing test
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the Debian packages for the deb tests (t0806, t0808), after lib.sh: `deb_build` copies the
 # source as a clone would have it (tracked and new files, no build folders; the build writes nothing
