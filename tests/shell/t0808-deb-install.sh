@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The Debian packages installed for real, by dpkg, in a throwaway copy of this Debian system (an
 # overlay of / on a tmpfs, in a private mount namespace, chrooted): grove-alternatives puts grove
-# in place as /usr/bin/update-alternatives and takes it out again, and at no moment of an install,
+# in place as /usr/bin/update-alternatives (not over another package's or a local diversion of it)
+# and takes it out again, and at no moment of an install,
 # a failed configure, a package's alternatives calls, a reinstall of dpkg, an upgrade, a removal
 # or a purge is that name missing: dpkg and the maintainer scripts run under strace, and no call
 # unlinks the name or renames it away (only a rename onto it replaces it, which is atomic); after
@@ -123,6 +124,19 @@ for s in preinst postinst prerm postrm conffiles; do
 done
 [[ -f $D$UA && ! -L $D$UA ]] || fail "the rebuilt dpkg package lacks $UA"
 sys dpkg-deb -b -Zgzip -z1 /root/dpkg-repack /root/debs/dpkg.deb >/dev/null
+
+# 0. The name already diverted by someone else (here a local diversion, as the hand recipe of
+# earlier docs made): the configure refuses, naming the diverter, and changes nothing.
+sys dpkg-divert --local --no-rename --divert "$UA.distrib" --add "$UA" >/dev/null
+traced dpkg -i "$G" "$A"
+((RC != 0)) || fail "dpkg -i over a local diversion succeeded"
+grep -q "grove-alternatives: $UA is already diverted by LOCAL" "$ERR" ||
+	fail "no message naming the other diversion: $(cat "$ERR")"
+[[ $(sys dpkg-divert --listpackage "$UA") == LOCAL && -f $M$UA && ! -L $M$UA ]] ||
+	fail "the refused configure changed $UA or its diversion: $(ls -l "$M$UA")"
+[[ $(sha256sum <"$M$UA") == "$real_sum" && ! -e $M$UA.dpkg-real ]] || fail "the refused configure changed $UA"
+sys dpkg-divert --local --no-rename --remove "$UA" >/dev/null
+check "a name diverted by someone else: the configure refuses, naming it, and changes nothing"
 
 # 1. A configure that fails: grove's state dir is unusable (a file), so grove alt import fails;
 # dpkg's program stays in place, nothing is diverted, and the package is left half-configured.
