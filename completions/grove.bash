@@ -105,7 +105,7 @@ _grove()
 	local logopts="--target --dir --json --help -t -d"
 	local altcmds="--install --remove --remove-all --set --auto --display --query --list --config
 		--all --get-selections --set-selections --slave import"
-	local altopts="--altdir --admindir --instdir --root --log --skip-auto --force --quiet --verbose --help"
+	local altopts="--altdir --admindir --instdir --root --log --skip-auto --force --quiet --verbose --help --version"
 	local profcmds="build install remove switch rollback list diff delete gc"
 
 	# "--opt=value" arrives as "--opt" "=" "value" (COMP_WORDBREAKS holds "=").

@@ -176,7 +176,7 @@ complete -c grove -n "__grove_is recover" -l force -d 'mark a stuck transaction 
 # grove alt.
 set -l altgroup "__grove_is alt; and __fish_seen_argument -l remove -l remove-all -l set -l auto -l display -l query -l list -l config"
 complete -c grove -n $altgroup -a '(__grove_groups)' -d group
-for o in install remove remove-all set auto display query list config all get-selections set-selections slave skip-auto force quiet verbose
+for o in install remove remove-all set auto display query list config all get-selections set-selections slave skip-auto force quiet verbose version
     complete -c grove -n "__grove_is alt" -l $o
 end
 for o in altdir admindir instdir root

@@ -9,12 +9,33 @@
 
 #include "cli.h"
 #include "front.h"
+#include "grove-config.h"
 #include "grove/alt.h"
 
 #include "../banned.h" /* last */
 
 /* The name in messages: "update-alternatives" when grove runs under that name. */
 static const char *PROG = "grove alt";
+
+/* The update-alternatives whose command line, outputs and admin files grove alt reproduces (and
+ * is tested against): the version it gives under that name, as dpkg's own prints its version. */
+#define UA_COMPAT_VERSION "1.21.22"
+
+/* --version: dpkg's format under update-alternatives' name (its first line, then what this
+ * program is), grove's own format as grove alt. */
+static void
+version(void)
+{
+	if (!strcmp(PROG, "update-alternatives"))
+		printf("Debian update-alternatives version %s.\n\n"
+		       "This is grove %s under that name (see grove-alt(1)). It is free software;\n"
+		       "see the GNU General Public License version 3 or later for copying\n"
+		       "conditions. There is NO warranty.\n",
+		       UA_COMPAT_VERSION, GROVE_VERSION);
+	else
+		printf("grove alt (update-alternatives %s compatible) version %s\n",
+		       UA_COMPAT_VERSION, GROVE_VERSION);
+}
 
 static int badusage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -84,7 +105,8 @@ usage(void)
 	       "  --debug                  debug output, way more output.\n"
 	       "  --verbose                verbose operation, more output.\n"
 	       "  --quiet                  quiet operation, minimal output.\n"
-	       "  --help                   show this help message.\n",
+	       "  --help                   show this help message.\n"
+	       "  --version                show the version.\n",
 	       PROG);
 }
 
@@ -297,7 +319,8 @@ parse_slave(char **argv, int argc, struct grove_alt_request *q)
 }
 
 static int
-parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char **owned)
+parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, bool *ret_version,
+      char **owned)
 {
 	const char *action_name = NULL;
 
@@ -372,6 +395,10 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, char *
 			q->skip_auto = true;
 		} else if (!strcmp(a, "help")) {
 			*ret_help = true;
+			return 0;
+		} else if (!strcmp(a, "version")) {
+			/* As update-alternatives: at once, whatever follows. */
+			*ret_version = true;
 			return 0;
 		} else if (!strcmp(a, "log") || !strcmp(a, "altdir") || !strcmp(a, "admindir") ||
 			   !strcmp(a, "instdir") || !strcmp(a, "root")) {
@@ -851,7 +878,7 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	struct grove_alt_result res = { 0 };
 	struct ask_ctx ask = { 0 };
 	char *adm_default = NULL, *root_adm = NULL, *args = NULL, *cmdline = NULL;
-	bool help = false;
+	bool help = false, show_version = false;
 	int status;
 
 	q.wait_seconds = -1; /* not given */
@@ -859,10 +886,12 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 		status = fail("out of memory");
 		goto out;
 	}
-	status = parse(argc, argv, &q, &help, &root_adm);
-	if (status != 0 || help) {
+	status = parse(argc, argv, &q, &help, &show_version, &root_adm);
+	if (status != 0 || help || show_version) {
 		if (help)
 			usage();
+		else if (show_version)
+			version();
 		goto out;
 	}
 	status = check_args(&q);
