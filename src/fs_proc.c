@@ -66,7 +66,7 @@ mount_dev(uint64_t mnt_id)
 		}
 	}
 	free(line);
-	fclose(f);
+	(void)fclose(f);
 	return dev;
 }
 
@@ -103,7 +103,7 @@ grove_fs_lock_holder_at(int dirfd, const char *name, uid_t uid, long *ret_pid,
 		unsigned int maj, min;
 		unsigned long long ino;
 		long pid;
-		uid_t owner;
+		uid_t owner = (uid_t)-1;
 		dev_t dev;
 
 		if (!p || !strncmp(p + 1, " ->", 3))
@@ -121,7 +121,7 @@ grove_fs_lock_holder_at(int dirfd, const char *name, uid_t uid, long *ret_pid,
 			found = pid;
 	}
 	free(line);
-	fclose(f);
+	(void)fclose(f);
 	if (found)
 		*ret_pid = found;
 	return found ? 1 : 0;

@@ -179,7 +179,7 @@ write_record(int fd, const char *command, struct grove_error *err)
 static bool
 pid_runs_as(long pid, uid_t uid)
 {
-	uid_t owner;
+	uid_t owner = (uid_t)-1;
 
 	return grove_fs_pid_owner(pid, &owner) == 0 && owner == uid;
 }
@@ -322,7 +322,7 @@ take_private(const struct private_lock *l, int op, const struct grove_lock_wait 
 	for (int round = 0; round < 64; round++) {
 		cleanup_fd int fd =
 			grove_fs_open_file_at(l->dirfd, l->name, O_RDWR | O_CREAT, 0600, err);
-		struct grove_stat st, now;
+		struct grove_stat st, now = { .type = GROVE_FT_NONE };
 		int r;
 
 		if (fd < 0)
