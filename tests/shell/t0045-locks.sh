@@ -57,7 +57,10 @@ hold()
 	PY
 	HOLDER=$!
 	at_exit "kill $HOLDER"
-	read -r SAID <"$ROOT/said"
+	# Read and write: the open does not wait for the holder, the read is bounded if it died.
+	exec 7<>"$ROOT/said"
+	read -r -t 120 SAID <&7 || fail "the holder said nothing: $(cat "$ROOT/holder.log")"
+	exec 7<&-
 }
 release()
 {
@@ -200,7 +203,10 @@ mkfifo "$ROOT/said" "$ROOT/go"
 PY
 rholder=$!
 at_exit "kill $rholder"
-read -r SAID <"$ROOT/said"
+exec 7<>"$ROOT/said"
+read -r -t 120 SAID <&7 || fail "root's holder said nothing"
+exec 7<&-
+[[ $SAID == held ]] || fail "root's holder: $SAID"
 expect_exit 0 as_root "$GROVE" status -t target
 expect_err_line "transaction [0-9]+ .* is in progress"
 ! grep -q "pid $nbpid" "$ERR" || fail "a record naming nobody's process was believed: $(cat "$ERR")"
