@@ -2,13 +2,13 @@
 /* Where the journal lives (the state dir) and the one-writer-per-target lock beneath it. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,17 +173,21 @@ write_record(int fd, const char *command, struct grove_error *err)
 	return grove_fs_write_head(fd, rec, sizeof(rec), err);
 }
 
-/* Whether pid names a live process (EPERM: it does, another user's). */
+/* Whether pid names a live process running as uid: a record is believed only when the process it
+ * names runs as the user who owns the lock file (the only one who can write it), so that a pid
+ * taken over by someone else's process after a crash names no holder. */
 static bool
-pid_alive(long pid)
+pid_runs_as(long pid, uid_t uid)
 {
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+	uid_t owner = (uid_t)-1;
+
+	return grove_fs_pid_owner(pid, &owner) == 0 && owner == uid;
 }
 
-/* Parses the record at fd into h->pid and h->command, leaving them 0 and NULL when it is not one
- * or names a process that is gone. */
+/* Parses the record at fd (a lock file owned by uid) into h->pid and h->command, leaving them 0
+ * and NULL when it is not one or names a process that is gone or runs as another user. */
 static void
-read_record(int fd, struct grove_lock_holder *h)
+read_record(int fd, uid_t uid, struct grove_lock_holder *h)
 {
 	char rec[RECORD_SIZE + 1], *end = NULL, *cmd, *nl;
 	struct grove_error err;
@@ -193,7 +197,7 @@ read_record(int fd, struct grove_lock_holder *h)
 		return;
 	errno = 0;
 	pid = strtol(rec + 4, &end, 10);
-	if (errno || end == rec + 4 || strncmp(end, "\ncommand ", 9) != 0 || !pid_alive(pid))
+	if (errno || end == rec + 4 || strncmp(end, "\ncommand ", 9) != 0 || !pid_runs_as(pid, uid))
 		return;
 	cmd = end + 9;
 	nl = strchr(cmd, '\n');
@@ -207,14 +211,15 @@ read_record(int fd, struct grove_lock_holder *h)
 /* The error for a lock still held after the wait, naming the holder when its record says who
  * it is. */
 static int
-held_error(int fd, const char *what, const char *path, double seconds, struct grove_error *err)
+held_error(int fd, uid_t uid, const char *what, const char *path, double seconds,
+	   struct grove_error *err)
 {
 	struct grove_lock_holder h = { 0 };
 	char who[160] = "";
 	char waited[48] = "";
 
 	if (fd >= 0)
-		read_record(fd, &h);
+		read_record(fd, uid, &h);
 	if (h.pid == (long)getpid()) /* our own record: a conversion waited for others */
 		grove_lock_holder_release(&h);
 	if (h.pid && h.command)
@@ -244,15 +249,132 @@ lock_name(char *buf, size_t size, const struct grove_root *target)
 	snprintf(buf, size, "%ju-%ju.lock", (uintmax_t)target->dev, (uintmax_t)target->ino);
 }
 
+/*
+ * Locks only their owner can take (DESIGN.md invariant 11). flock(2) needs nothing but an open
+ * file, read-only will do, so a lock is private only when no one else can open its file: each
+ * lock file is made 0600 in a folder that only its owner can write, and one that others could
+ * open (an earlier grove made the system state dir's 0644, and whoever opened one then can keep
+ * it open for ever) is never locked again: it is replaced by a new file. Whoever cannot open a
+ * lock file learns whether it is held from /proc/locks (grove_lock_target_holder), where only a
+ * holder running as the file's owner counts.
+ */
+struct private_lock {
+	int dirfd;           /* the folder it is in */
+	const char *name;    /* its name there */
+	const char *tmpname; /* the name a replacement is made under (this run's own) */
+	const char *shown;   /* its path, for messages */
+	uid_t owner;         /* the folder's owner, who (or the user running grove) owns the file */
+};
+
+/* A folder of lock files: owned by owner and writable by no one else, or refused (whoever can
+ * write it can put a file there that others can open). */
+static int
+check_lock_folder(int dirfd, uid_t owner, const char *path, struct grove_error *err)
+{
+	struct grove_stat st;
+
+	if (grove_fs_stat_fd(dirfd, &st, err) < 0)
+		return grove_error_prefix(err, "lock folder '%s'", path);
+	if (st.uid != owner)
+		return grove_error_set(
+			err, -GROVE_E_CONFIG,
+			"lock folder '%s' is owned by uid %u, not by the state dir's "
+			"owner (uid %u): refusing locks another user controls",
+			path, (unsigned)st.uid, (unsigned)owner);
+	if (st.mode & (S_IWGRP | S_IWOTH))
+		return grove_error_set(
+			err, -GROVE_E_CONFIG,
+			"lock folder '%s' is writable by %s: refusing locks others can "
+			"replace (chmod go-w it)",
+			path, (st.mode & S_IWOTH) ? "everyone" : "its group");
+	return 0;
+}
+
+/* Before an earlier lock file open at fd (others could open it) is replaced: 0 when no process of
+ * its owner's holds it (fd then holds it, or only another user's process does: the lock-out the
+ * replacement ends), else waits for that holder (an earlier grove's run during an upgrade), and
+ * -EWOULDBLOCK when it still holds it after the wait. */
+static int
+wait_earlier(int fd, const struct private_lock *l, const struct grove_lock_wait *w,
+	     const char *what, const char *path, struct grove_error *err)
+{
+	long pid = 0;
+	int r = grove_fs_flock(fd, LOCK_EX | LOCK_NB, err);
+
+	if (r != -EWOULDBLOCK)
+		return r;
+	grove_error_clear(err);
+	r = grove_fs_lock_holder_at(l->dirfd, l->name, l->owner, &pid, err);
+	grove_error_clear(err);
+	if (r == 0)
+		return 0;
+	/* Held by the owner, or /proc/locks cannot tell: wait as for any held lock. */
+	return lock_wait(fd, LOCK_EX, w, what, path, err);
+}
+
+/* Opens l's file (made 0600 when missing; replaced when others could open it) and takes op on it,
+ * waiting as w says: the fd, or -EWOULDBLOCK with err naming the holder (its record read when
+ * record is set), or another error with err set. */
+static int
+take_private(const struct private_lock *l, int op, const struct grove_lock_wait *w,
+	     const char *what, const char *path, bool record, struct grove_error *err)
+{
+	for (int round = 0; round < 64; round++) {
+		cleanup_fd int fd =
+			grove_fs_open_file_at(l->dirfd, l->name, O_RDWR | O_CREAT, 0600, err);
+		struct grove_stat st, now = { .type = GROVE_FT_NONE };
+		int r;
+
+		if (fd < 0)
+			return fd;
+		r = grove_fs_stat_fd(fd, &st, err);
+		if (r < 0)
+			return r;
+		if (st.uid != l->owner && st.uid != geteuid())
+			return grove_error_set(err, -GROVE_E_CONFIG,
+					       "lock file '%s' is owned by uid %u, not by uid %u: "
+					       "refusing a lock another user controls",
+					       l->shown, (unsigned)st.uid, (unsigned)l->owner);
+		if (st.mode & 077) {
+			r = wait_earlier(fd, l, w, what, path, err);
+			if (r == -EWOULDBLOCK)
+				return held_error(-1, st.uid, what, path, w->seconds, err);
+			if (r == 0)
+				r = grove_fs_replace_file_at(l->dirfd, l->name, l->tmpname, 0600,
+							     err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		r = lock_wait(fd, op, w, what, path, err);
+		if (r == -EWOULDBLOCK)
+			return held_error(record ? fd : -1, st.uid, what, path, w->seconds, err);
+		if (r == 0)
+			r = grove_fs_stat_at(l->dirfd, l->name, &now, err);
+		if (r < 0)
+			return r;
+		/* Replaced while we waited (another run replaced an earlier file): a lock on the
+		 * old file excludes no one, so take the new one. */
+		if (now.type == GROVE_FT_REG && now.dev == st.dev && now.ino == st.ino)
+			return steal_fd(fd);
+	}
+	return grove_error_set(err, -EAGAIN,
+			       "lock %s '%s': its lock file '%s' keeps being replaced", what, path,
+			       l->shown);
+}
+
 int
 grove_lock_target_holder(const struct grove_root *state, const struct grove_root *target,
 			 struct grove_lock_holder *ret, struct grove_error *err)
 {
 	struct grove_lock_holder h = { .state = GROVE_LOCK_FREE };
+	struct grove_stat sst, dst, st;
 	cleanup_fd int dirfd = -1;
 	cleanup_fd int fd = -1;
-	bool marked = false;
+	bool marked = false, own;
+	long pid = 0;
 	char name[64];
+	int r;
 
 	(void)err;
 	/* Read-only and without O_CREAT: looking makes nothing. No state dir (a reader's empty
@@ -264,23 +386,52 @@ grove_lock_target_holder(const struct grove_root *state, const struct grove_root
 	}
 	dirfd = grove_fs_open_dir_at(state->fd, LOCKS_DIR, err);
 	lock_name(name, sizeof(name), target);
-	if (dirfd >= 0)
-		fd = grove_fs_open_file_at(dirfd, name, O_RDONLY, 0, err);
-	if (dirfd == -ENOENT || fd == -ENOENT) {
-		grove_error_clear(err);
+	r = dirfd;
+	if (r >= 0)
+		r = grove_fs_stat_fd(state->fd, &sst, err);
+	if (r >= 0)
+		r = grove_fs_stat_fd(dirfd, &dst, err);
+	if (r >= 0)
+		r = grove_fs_stat_at(dirfd, name, &st, err);
+	grove_error_clear(err);
+	if (r == -ENOENT || (r >= 0 && st.type == GROVE_FT_NONE)) {
 		*ret = h;
 		return 0;
 	}
-	if (fd < 0 || grove_fs_lock_probe(fd, &marked, err) < 0) {
+	if (r < 0) {
 		/* Another user's state dir whose locks cannot be read: say so, do not guess. */
-		grove_error_clear(err);
 		h.state = GROVE_LOCK_UNKNOWN;
 		*ret = h;
 		return 0;
 	}
-	if (marked) {
+	/* The mark is believed where only the owner could have placed it: a private file in a
+	 * folder only the owner writes. */
+	own = dst.uid == sst.uid && !(dst.mode & (S_IWGRP | S_IWOTH)) && st.type == GROVE_FT_REG &&
+	      st.uid == sst.uid && !(st.mode & 077);
+	if (own)
+		fd = grove_fs_open_file_at(dirfd, name, O_RDONLY, 0, err);
+	grove_error_clear(err);
+	if (fd >= 0) {
+		if (grove_fs_lock_probe(fd, &marked, err) < 0) {
+			grove_error_clear(err);
+			h.state = GROVE_LOCK_UNKNOWN;
+		} else if (marked) {
+			h.state = GROVE_LOCK_HELD;
+			read_record(fd, st.uid, &h);
+		}
+		*ret = h;
+		return 0;
+	}
+	/* A file the reader cannot open (another user's), or one others could have opened (an
+	 * earlier grove's): the kernel's list of locks says whether a process of the owner's
+	 * holds it. The record stays the owner's to read. */
+	r = grove_fs_lock_holder_at(dirfd, name, sst.uid, &pid, err);
+	grove_error_clear(err);
+	if (r < 0) {
+		h.state = GROVE_LOCK_UNKNOWN;
+	} else if (r > 0) {
 		h.state = GROVE_LOCK_HELD;
-		read_record(fd, &h);
+		h.pid = pid;
 	}
 	*ret = h;
 	return 0;
@@ -301,44 +452,46 @@ grove_lock_target_with(const struct grove_root *state, const struct grove_root *
 		       struct grove_error *err)
 {
 	struct grove_lock_wait w = *wait;
+	cleanup_free char *folder = NULL, *shown = NULL;
 	cleanup_fd int dirfd = -1;
 	cleanup_fd int fd = -1;
-	struct grove_stat st;
-	mode_t mode = 0600;
-	char name[64];
+	struct grove_stat sst;
+	char name[64], tmpname[96];
 	int r;
 
 	w.seconds = bound_wait(w.seconds);
-	dirfd = grove_fs_open_or_make_dir(state->fd, LOCKS_DIR, 0700, err);
-	if (dirfd < 0)
-		return grove_error_prefix(err, "lock target '%s': state dir '%s'", target->path,
-					  state->path);
-	/* Readable by whom the folder is (the system state dir's are, so that users can see
-	 * whether a transaction of root's is in progress). */
-	if (grove_fs_stat_fd(dirfd, &st, err) == 0)
-		mode |= st.mode & 044;
-	grove_error_clear(err);
 	lock_name(name, sizeof(name), target);
+	snprintf(tmpname, sizeof(tmpname), "%s.%ld.new", name, (long)getpid());
+	folder = grove_strdupf("%s/" LOCKS_DIR, state->path);
+	shown = grove_strdupf("%s/" LOCKS_DIR "/%s", state->path, name);
+	if (!folder || !shown)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = grove_fs_stat_fd(state->fd, &sst, err);
+	if (r >= 0)
+		r = dirfd = grove_fs_open_or_make_dir(state->fd, LOCKS_DIR, 0700, err);
+	if (r >= 0)
+		r = check_lock_folder(dirfd, sst.uid, folder, err);
+	if (r < 0)
+		return grove_error_prefix(err, "lock target '%s'", target->path);
+	struct private_lock l = {
+		.dirfd = dirfd, .name = name, .tmpname = tmpname, .shown = shown, .owner = sst.uid
+	};
 	/* The file stays after we are done: removing it would let a waiter lock
 	 * an unlinked inode while a newcomer locks a fresh one. The lock itself
 	 * dies with the fd, so a killed grove leaves nothing held. */
-	fd = grove_fs_open_file_at(dirfd, name, O_RDWR | O_CREAT, mode, err);
+	fd = take_private(&l, shared ? LOCK_SH : LOCK_EX, &w, "target", target->path, true, err);
+	if (fd == -EWOULDBLOCK)
+		return fd;
 	if (fd < 0)
-		return grove_error_prefix(err, "lock target '%s': in '%s/" LOCKS_DIR "'",
-					  target->path, state->path);
-	r = lock_wait(fd, shared ? LOCK_SH : LOCK_EX, &w, "target", target->path, err);
-	if (r == -EWOULDBLOCK)
-		return held_error(fd, "target", target->path, w.seconds, err);
+		return grove_error_prefix(err, "lock target '%s'", target->path);
 	/* Who holds it, then the mark that makes that record believed (in this order, so that
 	 * a marked file always carries its holder's record). */
-	if (r == 0)
-		r = write_record(fd, command, err);
+	r = write_record(fd, command, err);
 	if (r == 0)
 		r = grove_fs_lock_mark(fd, err);
 	if (r == 0)
 		return steal_fd(fd);
-	return grove_error_prefix(err, "lock target '%s': in '%s/" LOCKS_DIR "'", target->path,
-				  state->path);
+	return grove_error_prefix(err, "lock target '%s': in '%s'", target->path, folder);
 }
 
 int
@@ -346,6 +499,7 @@ grove_lock_convert(int fd, bool shared, const struct grove_lock_wait *wait,
 		   const struct grove_root *target, struct grove_error *err)
 {
 	struct grove_lock_wait w = *wait;
+	struct grove_stat st = { .uid = geteuid() };
 	int r;
 
 	w.seconds = bound_wait(w.seconds);
@@ -354,7 +508,9 @@ grove_lock_convert(int fd, bool shared, const struct grove_lock_wait *wait,
 		return 0;
 	if (r != -EWOULDBLOCK)
 		return grove_error_prefix(err, "lock target '%s'", target->path);
-	return held_error(fd, "target", target->path, w.seconds, err);
+	(void)grove_fs_stat_fd(fd, &st, err);
+	grove_error_clear(err);
+	return held_error(fd, st.uid, "target", target->path, w.seconds, err);
 }
 
 int
@@ -366,21 +522,36 @@ grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char *wh
 	return grove_lock_dir_with(dir, &w, what, err);
 }
 
+/* The lock file of a folder grove_lock_dir locks. In an admindir it must be no group for
+ * update-alternatives or grove: no group's name has a space, and both skip names ending in
+ * ".dpkg-tmp" (update-alternatives' own temporary files, made as NAME.dpkg-tmp, so never this
+ * one). It stays empty. */
+#define DIR_LOCK_NAME ".grove lock.dpkg-tmp"
+
 int
 grove_lock_dir_with(const struct grove_root *dir, const struct grove_lock_wait *wait,
 		    const char *what, struct grove_error *err)
 {
 	struct grove_lock_wait w = *wait;
-	cleanup_fd int fd = grove_fs_open_dir_beneath(dir->fd, ".", err);
-	int r;
+	cleanup_free char *shown = grove_strdupf("%s/" DIR_LOCK_NAME, dir->path);
+	cleanup_free char *tmpname = grove_strdupf(".grove lock.%ld.dpkg-tmp", (long)getpid());
+	struct grove_stat dst;
+	int fd;
 
 	w.seconds = bound_wait(w.seconds);
-	if (fd < 0)
+	if (!shown || !tmpname)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (grove_fs_stat_fd(dir->fd, &dst, err) < 0)
 		return grove_error_prefix(err, "lock %s '%s'", what, dir->path);
-	r = lock_wait(fd, LOCK_EX, &w, what, dir->path, err);
-	if (r == 0)
-		return steal_fd(fd);
-	if (r != -EWOULDBLOCK)
+	/* A file in the folder, not the folder itself: anyone who can read a folder can open it,
+	 * and so hold an flock on it. */
+	struct private_lock l = { .dirfd = dir->fd,
+				  .name = DIR_LOCK_NAME,
+				  .tmpname = tmpname,
+				  .shown = shown,
+				  .owner = dst.uid };
+	fd = take_private(&l, LOCK_EX, &w, what, dir->path, false, err);
+	if (fd < 0 && fd != -EWOULDBLOCK)
 		return grove_error_prefix(err, "lock %s '%s'", what, dir->path);
-	return held_error(-1, what, dir->path, w.seconds, err);
+	return fd;
 }

@@ -128,6 +128,24 @@ int grove_fs_lock_mark(int fd, struct grove_error *err);
  * and fd may be read-only). */
 int grove_fs_lock_probe(int fd, bool *ret_marked, struct grove_error *err);
 
+/* The effective uid the process pid runs as (the owner of /proc/PID): 0, or -ESRCH when there
+ * is no such process (or -errno when /proc cannot be asked). */
+int grove_fs_pid_owner(long pid, uid_t *ret_uid);
+
+/*
+ * Whether a process running as uid holds an flock on the file name in dirfd, found in
+ * /proc/locks (by the file's device and inode, so the asker need not be able to open the file):
+ * 1 with *ret_pid the pid that took it, 0 when no such process holds one (a holder running as
+ * another user is none), or a negative errno when /proc/locks cannot be read (err set).
+ */
+int grove_fs_lock_holder_at(int dirfd, const char *name, uid_t uid, long *ret_pid,
+			    struct grove_error *err);
+
+/* Replaces name in dirfd by a new empty regular file with mode, made as tmpname (a name of
+ * the caller's that nothing else uses) and renamed over name in one step. */
+int grove_fs_replace_file_at(int dirfd, const char *name, const char *tmpname, mode_t mode,
+			     struct grove_error *err);
+
 /* pwrite of all of buf at offset 0 of the file open at fd (a lock file's holder record). */
 int grove_fs_write_head(int fd, const char *buf, size_t len, struct grove_error *err);
 

@@ -361,8 +361,11 @@ struct grove_lock_wait {
  * exclusive ones (grove alt's runs on different admindirs share the instdir; a stow run excludes
  * them all). Once it holds the lock it records its pid and command (may be NULL) in the lock file
  * and marks it (grove_fs_lock_mark), for grove_lock_target_holder; a lock still held after the
- * wait names the holder its record gives. The lock file is made 0600, plus the read bits the
- * locks folder has for group and others. */
+ * wait names the holder its record gives. The lock file is 0600 in a locks folder owned by the
+ * state dir's owner and writable by no one else (one that is not is refused, -GROVE_E_CONFIG):
+ * no one else can open it, so no one else can hold, block or mark it. An earlier grove's lock
+ * file that others could open is replaced by a private one (once no run of the owner's holds
+ * it), never locked again. */
 int grove_lock_target_with(const struct grove_root *state, const struct grove_root *target,
 			   const struct grove_lock_wait *wait, bool shared, const char *command,
 			   struct grove_error *err);
@@ -371,21 +374,24 @@ int grove_lock_target_with(const struct grove_root *state, const struct grove_ro
 enum grove_lock_state {
 	GROVE_LOCK_FREE = 0, /* no live process holds it */
 	GROVE_LOCK_HELD,     /* a live process holds it (a grove run, now) */
-	GROVE_LOCK_UNKNOWN,  /* cannot tell: the lock file cannot be read (another user's) */
+	GROVE_LOCK_UNKNOWN,  /* cannot tell: neither the lock file nor /proc/locks can be read */
 };
 struct grove_lock_holder {
 	enum grove_lock_state state;
-	long pid;      /* HELD: the holder's pid from its record; 0 when there is none, or the
-			  record names a process that is gone (another holder's, overwritten) */
-	char *command; /* HELD: its command line from the record, or NULL */
+	long pid;      /* HELD: the holder's pid (from its record, believed only when that process
+			  runs as the lock file's owner; or from /proc/locks); 0 when unknown */
+	char *command; /* HELD: its command line from the record (the owner's to read), or NULL */
 };
 
 /*
  * Tells whether a live process holds the lock of target in the state dir, without taking it and
- * without making or writing anything: the lock file's mark is probed (F_OFD_GETLK), so a record
- * left by a holder that is gone (killed) is never believed. No lock file is FREE; a lock file or
- * folder that cannot be opened or probed is UNKNOWN. Fails only for -ENOMEM; release *ret with
- * grove_lock_holder_release.
+ * without making or writing anything (and without being able to: a reader who is not the owner
+ * cannot open the file). The owner probes the private lock file's mark (F_OFD_GETLK), so a
+ * record left by a holder that is gone (killed) is never believed; anyone else, or anyone
+ * looking at a lock file others could open (an earlier grove's, whose mark anyone could place),
+ * asks /proc/locks whether a process running as the state dir's owner holds its flock (the pid,
+ * no command). No lock file is FREE; a lock folder that cannot be read, or no /proc/locks, is
+ * UNKNOWN. Fails only for -ENOMEM; release *ret with grove_lock_holder_release.
  */
 int grove_lock_target_holder(const struct grove_root *state, const struct grove_root *target,
 			     struct grove_lock_holder *ret, struct grove_error *err);
@@ -398,11 +404,13 @@ int grove_lock_convert(int fd, bool shared, const struct grove_lock_wait *wait,
 		       const struct grove_root *target, struct grove_error *err);
 
 /*
- * A lock on a folder itself: flock(LOCK_EX) on a new open of the held dir,
- * so every grove run locking it excludes the others whatever its state dir
- * (grove alt locks the admindir this way; update-alternatives has no lock).
- * Waits as grove_lock_target; a held lock is -EWOULDBLOCK ("WHAT '…' is
- * locked by another grove run"). Returns the lock fd.
+ * A lock on a folder: flock(LOCK_EX) on the empty file ".grove lock.dpkg-tmp" in it (made 0600,
+ * replaced when others could open it), so every grove run locking the folder excludes the others
+ * whatever its state dir, and no other user can hold it (grove alt locks the admindir this way;
+ * update-alternatives has no lock, and it and grove skip names ending in ".dpkg-tmp"; no group's
+ * name has a space). Not the folder itself: anyone who can read a folder can flock it. Waits as
+ * grove_lock_target; a held lock is -EWOULDBLOCK ("WHAT '…' is locked by another grove run").
+ * Returns the lock fd.
  */
 int grove_lock_dir(const struct grove_root *dir, double wait_seconds, const char *what,
 		   struct grove_error *err);

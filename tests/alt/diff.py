@@ -69,11 +69,18 @@ def snapshot(root):
     return out
 
 
+# grove alt's lock file in the admindir (empty, 0600): no group for update-alternatives, which
+# skips names ending in ".dpkg-tmp" (docs/alternatives.md), so none of its state either.
+GROVE_LOCK = ".grove lock.dpkg-tmp"
+
+
 def admin_files(root):
     """ADMINDIR's entries and their contents: update-alternatives' state, which grove keeps too."""
     out = {}
     d = os.path.join(root, "D")
     for name in sorted(os.listdir(d)):
+        if name == GROVE_LOCK:
+            continue
         p = os.path.join(d, name)
         if os.path.islink(p) or not os.path.isfile(p):
             out[name] = "not a file"

@@ -93,11 +93,13 @@ diff "$ROOT/q.changed" <(q) || fail "a refused undo changed the group"
 check "undo refuses when the group was changed since, and changes nothing"
 
 # One writer per admindir: with --wait 0 a second writer fails at once with update-alternatives'
-# exit status 2 (another state dir does not matter: the lock is on the admindir itself); by default
-# it waits (t0022-alt-lock).
-# The shell holds the lock on fd 9 (flock(1) on the folder); readers do not need it.
+# exit status 2 (another state dir does not matter: the lock is a file in the admindir, which only
+# its owner can open); by default it waits (t0022-alt-lock).
+# The shell holds the lock on fd 9 (flock(1) on that file, made private as grove makes it); readers
+# do not need it.
 snapshot "$I"
-exec 9<"$ADM"
+(umask 077 && : >>"$ADM/.grove lock.dpkg-tmp")
+exec 9<"$ADM/.grove lock.dpkg-tmp"
 flock -n 9 || fail "could not lock the admindir for the test"
 expect_exit 2 "$GROVE" "${ALT[@]}" --wait 0 --auto ed 9<&-
 expect_err_has "grove alt: error: administrative directory '$ADM' is locked by another grove run"

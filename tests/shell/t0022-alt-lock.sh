@@ -27,8 +27,11 @@ await()
 	fail "gave up waiting for '$text' in $file: $(cat "$file" 2>/dev/null)"
 }
 
-# 1. Same admindir: a holder (flock on the admindir, fd 9) and two installs that must wait.
-exec 9<"$A1"
+# 1. Same admindir: a holder (flock on the admindir's lock file, fd 9) and two installs that must
+# wait. The file is made private, as grove makes it.
+A1LOCK="$A1/.grove lock.dpkg-tmp"
+(umask 077 && : >>"$A1LOCK")
+exec 9<"$A1LOCK"
 flock -n 9 || fail "could not lock the admindir for the test"
 "$GROVE" "${alt1[@]}" --install "$I/usr/bin/x" x "$I/opt/a" 10 9<&- >"$ROOT/w1.out" 2>"$ROOT/w1.err" &
 w1=$!
@@ -81,7 +84,7 @@ expect_exit 0 "$GROVE" --wait 0 stow -d "$ROOT/stow" -t "$I" pkg
 check "once the holder is done, its answer is applied and stow goes on"
 
 # 3. A holder that never lets go: exit 2 after the bound, with a clear message.
-exec 9<"$A1"
+exec 9<"$A1LOCK"
 flock -n 9 || fail "could not lock the admindir for the test"
 t0=$(date +%s.%N)
 expect_exit 2 "$GROVE" "${alt1[@]}" --wait 2 --auto x 9<&-

@@ -50,8 +50,8 @@ mode_of()
 expect_exit 0 as_root "$GROVE" -d stow -t usr-local -S a
 [[ $(mode_of "$SYS") == 755 && $(mode_of "$SYS/grove.db") == 644 && $(mode_of "$SYS/locks") == 755 ]] ||
 	fail "the system log is not readable by users: $(ls -la "$SYS")"
-[[ $(mode_of "$(ls "$SYS"/locks/*.lock)") == 644 ]] || fail "the system lock file is not readable by users"
-check "root's own log (the system state dir) is made readable: 755, grove.db 644, locks 755 and 644"
+[[ $(mode_of "$(ls "$SYS"/locks/*.lock)") == 600 ]] || fail "the system lock file is not root's alone"
+check "root's own log (the system state dir) is made readable: 755, grove.db 644, locks 755; its lock files 600"
 
 # ---------------------------------------------------------------- a user reads root's log
 
@@ -172,5 +172,5 @@ exec 3<&-
 wait "$tracer" || true
 expect_exit 4 as_nobody "$GROVE" status -t usr-local
 expect_err_line "transaction 2 .* was interrupted"
-check "root's run in progress is in progress for the user too (the lock file is readable); interrupted once killed"
+check "root's run in progress is in progress for the user too (its flock, seen in /proc/locks); interrupted once killed"
 expect_exit 0 as_root "$GROVE" recover -t usr-local

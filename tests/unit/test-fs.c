@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -638,6 +639,72 @@ test_fs_sync_and_close(void **state)
 	assert_int_equal(grove_fs_sync(-1, &fx->err), -EBADF);
 }
 
+/* /proc/locks answers who holds an flock on a file: this process (running as its own euid) once
+ * it holds one, and no one for another uid, or once it lets go; a mark (an OFD lock) is no flock.
+ * The pid's owner is the process's euid; a pid with no process is -ESRCH. */
+static void
+test_fs_lock_holder_at(void **state)
+{
+	struct fx *fx = *state;
+	struct flock fl = {
+		.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = 1 << 20, .l_len = 1
+	};
+	long pid = 0;
+	uid_t uid = 1;
+	int fd;
+
+	build(fx, "f lock\n");
+	fd = openat(fx->root.fd, "lock", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(grove_fs_lock_holder_at(fx->root.fd, "lock", geteuid(), &pid, &fx->err),
+			 0);
+	assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+	assert_int_equal(grove_fs_lock_holder_at(fx->root.fd, "lock", geteuid(), &pid, &fx->err),
+			 0);
+	assert_int_equal(grove_fs_flock(fd, LOCK_SH | LOCK_NB, &fx->err), 0);
+	assert_int_equal(grove_fs_lock_holder_at(fx->root.fd, "lock", geteuid(), &pid, &fx->err),
+			 1);
+	assert_int_equal(pid, (long)getpid());
+	pid = 0;
+	assert_int_equal(
+		grove_fs_lock_holder_at(fx->root.fd, "lock", geteuid() + 1, &pid, &fx->err), 0);
+	assert_int_equal(pid, 0);
+	close(fd);
+	assert_int_equal(grove_fs_lock_holder_at(fx->root.fd, "lock", geteuid(), &pid, &fx->err),
+			 0);
+	assert_int_equal(grove_fs_lock_holder_at(fx->root.fd, "none", geteuid(), &pid, &fx->err),
+			 -ENOENT);
+
+	assert_int_equal(grove_fs_pid_owner(getpid(), &uid), 0);
+	assert_int_equal(uid, geteuid());
+	assert_int_equal(grove_fs_pid_owner(0, &uid), -ESRCH);
+	assert_int_equal(grove_fs_pid_owner(1L << 30, &uid), -ESRCH);
+}
+
+/* A replacement is a new empty file with the mode asked, under the name, in one rename; the
+ * temporary name is gone. */
+static void
+test_fs_replace_file_at(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_stat before, after, tmp;
+	mode_t um = umask(022);
+
+	umask(um);
+	build(fx, "f lock old\n");
+	assert_int_equal(fchmodat(fx->root.fd, "lock", 0644, 0), 0);
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "lock", &before, &fx->err), 0);
+	assert_int_equal(grove_fs_replace_file_at(fx->root.fd, "lock", "lock.tmp", 0600, &fx->err),
+			 0);
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "lock", &after, &fx->err), 0);
+	assert_int_equal(after.type, GROVE_FT_REG);
+	assert_true(after.ino != before.ino);
+	assert_int_equal(after.mode & 07777, 0600 & ~um);
+	assert_int_equal(after.size, 0);
+	assert_int_equal(grove_fs_stat_at(fx->root.fd, "lock.tmp", &tmp, &fx->err), 0);
+	assert_int_equal(tmp.type, GROVE_FT_NONE);
+}
+
 /* A batch closes its own fds, runs of consecutive numbers and single ones, and nothing else:
  * an fd between two of the batch's, opened by someone else, stays open. */
 static void
@@ -928,6 +995,8 @@ main(void)
 		T(test_fs_sync_and_close),
 		T(test_fs_open_beneath_follow),
 		T(test_fs_fd_batch),
+		T(test_fs_lock_holder_at),
+		T(test_fs_replace_file_at),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
