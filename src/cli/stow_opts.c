@@ -832,7 +832,9 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size,
 		return 0;
 	}
 	if (r < 0) {
-		grove_error_prefix(err, "read rc file '%s'", path);
+		/* (One another user can write says so in full: no prefix.) */
+		if (r != -GROVE_E_CONFIG)
+			grove_error_prefix(err, "read rc file '%s'", path);
 		return -GROVE_E_CONFIG;
 	}
 	if (!text)
