@@ -62,10 +62,11 @@ class Grove(object):
 
     def argv(self, args, json_out=True, dry_run=False):
         cmd = [self.exe]
+        # Values as --opt=VALUE: a value is never read as an option.
         if self.state_dir:
-            cmd += ['--state', self.state_dir]
+            cmd.append('--state=' + self.state_dir)
         if self.wait:
-            cmd += ['--wait', str(self.wait)]
+            cmd.append('--wait=%d' % self.wait)
         if json_out:
             cmd.append('--json')
         if dry_run:
