@@ -122,6 +122,33 @@ def run(top):
             'apply: a host shaped like --state')
     refused('undo', dict(target='--state=' + evil), 'undo: a target shaped like --state')
 
+    # Issue 43 item 5: grove is looked up on PATH first; an old grove in /usr/local/bin (bound
+    # over the machine's in a private mount namespace, which stays untouched) does not win.
+    newbin = os.path.join(top, 'newbin')
+    oldbin = os.path.join(top, 'oldbin')
+    os.makedirs(newbin)
+    os.makedirs(oldbin)
+    os.symlink(os.path.abspath(GROVE), os.path.join(newbin, 'grove'))
+    with open(os.path.join(oldbin, 'grove'), 'w') as f:
+        f.write('#!/bin/sh\necho "old grove" >&2\nexit 99\n')
+    os.chmod(os.path.join(oldbin, 'grove'), 0o755)
+    path = os.path.join(top, 'args.json')
+    with open(path, 'w') as f:
+        json.dump({'ANSIBLE_MODULE_ARGS': dict(dir=stow, target=target, packages=['a'],
+                                               state_dir=state)}, f)
+    r = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
+                        'mount --bind "$1" /usr/local/bin && exec /usr/bin/python3 "$2" "$3"', 'sh',
+                        oldbin, os.path.join(COLL, 'plugins/modules/package.py'), path],
+                       capture_output=True, text=True, cwd=top,
+                       env=dict(env, PATH=newbin + os.pathsep + os.environ.get('PATH', '')))
+    try:
+        res = json.loads(r.stdout)
+    except ValueError:
+        fail('package with grove on PATH: no result document: %s %s' % (r.stdout[-500:], r.stderr[-500:]))
+    if res.get('failed') or not res.get('changed'):
+        fail('package with a newer grove first on PATH and an old one in /usr/local/bin: %r' % res)
+    ok('grove is found on PATH before /usr/local/bin')
+
 
 if __name__ == '__main__':
     main()

@@ -54,7 +54,11 @@ class Grove(object):
                 module.fail_json(msg="grove not found or not executable at '%s'" % exe, rc=127)
             self.exe = exe
         else:
-            self.exe = module.get_bin_path(exe, required=True, opt_dirs=['/usr/local/bin'])
+            # PATH first, as the docs say: /usr/local/bin (the install role's default prefix)
+            # only when PATH has no grove, so an old grove there never wins over a newer one
+            # earlier on PATH. (get_bin_path looks in its opt_dirs before PATH.)
+            self.exe = on_path(exe) or module.get_bin_path(exe, required=True,
+                                                           opt_dirs=['/usr/local/bin'])
         self.state_dir = p.get('state_dir')
         self.wait = p.get('wait') or 0
         self.commands = []
@@ -118,6 +122,15 @@ class Grove(object):
             result['grove_result'] = doc
         result.update(extra)
         self.module.fail_json(**result)
+
+
+def on_path(name):
+    """The first executable file name in PATH's folders, or None."""
+    for d in os.environ.get('PATH', '').split(os.pathsep):
+        path = os.path.join(d or '.', name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def conflict_line(c):
