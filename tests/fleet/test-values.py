@@ -122,6 +122,20 @@ def run(top):
             'apply: a host shaped like --state')
     refused('undo', dict(target='--state=' + evil), 'undo: a target shaped like --state')
 
+    # Issue 43 item 5: a failed task returns each conflict once (not in stdout, stdout_lines,
+    # stderr, stderr_lines and grove_result besides conflicts).
+    os.makedirs(os.path.join(target, 'bin'))
+    with open(os.path.join(target, 'bin/a'), 'w') as f:
+        f.write('the user\'s own file')
+    res = module('package', dict(dir=stow, target=target, packages=['a']))
+    if not res.get('failed') or len(res.get('conflicts') or []) != 1:
+        fail('package over a file of the user: not one conflict: %r' % res)
+    rest = dict((k, v) for k, v in res.items() if k not in ('msg', 'invocation', 'conflicts'))
+    if 'bin/a' in json.dumps(rest) or 'bin/a' not in json.dumps(res['conflicts']):
+        fail('the conflict is returned more than once (msg and conflicts aside): %r' % res)
+    shutil.rmtree(os.path.join(target, 'bin'))
+    ok('a failed task returns the conflict once, in conflicts (and msg says it)')
+
     # Issue 43 item 5: grove is looked up on PATH first; an old grove in /usr/local/bin (bound
     # over the machine's in a private mount namespace, which stays untouched) does not win.
     newbin = os.path.join(top, 'newbin')

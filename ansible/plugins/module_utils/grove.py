@@ -116,10 +116,17 @@ class Grove(object):
             msg += ': ' + '; '.join(conflict_line(c) for c in conflicts)
         elif err.strip():
             msg += ': ' + err.strip().splitlines()[-1]
-        result = dict(msg=msg, rc=rc, stdout=out, stderr=err, conflicts=conflicts,
-                      locked=rc == EXIT_LOCKED, cmd=self.commands[-1] if self.commands else None)
-        if doc is not None:
-            result['grove_result'] = doc
+        # Each thing once (Ansible adds stdout_lines and stderr_lines to whatever is returned):
+        # the document as grove_result, its conflicts as conflicts only; stdout when it was no
+        # document, stderr when it is not the same conflicts in words.
+        result = dict(msg=msg, rc=rc, conflicts=conflicts, locked=rc == EXIT_LOCKED,
+                      cmd=self.commands[-1] if self.commands else None)
+        if doc is None:
+            result['stdout'] = out
+        else:
+            result['grove_result'] = dict((k, v) for k, v in doc.items() if k != 'conflicts')
+        if not conflicts:
+            result['stderr'] = err
         result.update(extra)
         self.module.fail_json(**result)
 
