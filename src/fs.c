@@ -748,16 +748,17 @@ grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *
 	cleanup_fd int fd = -1;
 
 	/* A user's own configuration may well be a symlink, since dotfiles are
-	 * often stowed: this is the one reader that follows them. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY); /* grove: root-open */
-	if (fd < 0) {
-		if (errno == ENOENT) {
-			*ret_buf = NULL;
-			*ret_len = 0;
-			return 0;
-		}
-		return grove_error_errno(err, -errno, "read '%s'", path);
+	 * often stowed: this is the one reader that follows them (fs_trust.c, which
+	 * refuses a file or link another user can write). */
+	fd = grove_fs_open_config(path, err);
+	if (fd == -ENOENT) {
+		grove_error_clear(err);
+		*ret_buf = NULL;
+		*ret_len = 0;
+		return 0;
 	}
+	if (fd < 0)
+		return fd;
 	return read_fd(fd, path, max, ret_buf, ret_len, err);
 }
 

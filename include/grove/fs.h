@@ -251,9 +251,17 @@ int grove_fs_read_file_at(int dirfd, const char *name, size_t max, char **ret_bu
 			  struct grove_error *err);
 
 /* Reads a user configuration file by path (.stowrc, ~/.stow-global-ignore,
- * config.yaml). Missing: returns 0 with *ret_buf = NULL. */
+ * config.yaml, grove.yaml). Missing: returns 0 with *ret_buf = NULL. One that another
+ * user can write is refused as grove_fs_open_config says. */
 int grove_fs_read_config_file(const char *path, size_t max, char **ret_buf, size_t *ret_len,
 			      struct grove_error *err);
+
+/* Opens a user configuration file by path for reading (following symlinks, non-blocking) and
+ * checks that only the caller or root can have written it (DESIGN invariant 8): the file, and
+ * a symlink at its name, must be owned by the caller's effective uid or by root, and the file
+ * not writable by its group or others; else -GROVE_E_CONFIG, naming the file, its owner or
+ * mode and the way out. Returns the fd, or a negative code (-ENOENT when missing). */
+int grove_fs_open_config(const char *path, struct grove_error *err);
 
 /* ---- The safe verbs. Each checks its precondition atomically where the kernel allows. ---- */
 

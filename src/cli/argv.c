@@ -37,7 +37,6 @@ static const char *const stow_longs[] = {
 	"dry-run", "help",     "ignore", "no",     "no-folding", "override",
 	"restow",  "simulate", "stow",   "target", "verbose",    "version",
 };
-static const char *const stow_valued[] = { "dir", "target", "ignore", "defer", "override" };
 
 static bool
 in(const char *name, size_t len, const char *const *v, size_t n)
@@ -65,7 +64,9 @@ stow_long(const char *name)
 }
 
 /* Which options take the next word as their value, per command (NULL: before the command,
- * where it is not known yet: Stow's options and every command's long ones). */
+ * where it is not known yet: Stow's options and every command's long ones). Each list is the
+ * command's own parser's (cmd_apply.c, cmd_profile.c, cmd_txn.c; Stow's from stow_opts.c, with
+ * its abbreviations and bundles), so that a value is never read as a global option. */
 static bool
 takes_value(const char *cmd, const char *a)
 {
@@ -83,18 +84,7 @@ takes_value(const char *cmd, const char *a)
 	if (!cmd ? in(a, len, any, sizeof(any) / sizeof(any[0]))
 		 : !strcmp(cmd, "rollback") && !strcmp(a, "--to"))
 		return true;
-	/* Stow's own: -d, -t (also last in a bundle: "-nt DIR"), and the long ones, abbreviated. */
-	if (a[1] != '-') {
-		for (const char *c = a + 1; *c; c++)
-			if (*c == 'd' || *c == 't')
-				return !c[1];
-		return false;
-	}
-	if (strchr(a, '='))
-		return false;
-	const char *name = stow_long(a + 2);
-
-	return name && in(name, strlen(name), stow_valued, 5);
+	return grove_stow_opt_takes_next(a, true);
 }
 
 /* -S, -D, -R (alone or in a bundle), --stow, --delete, --restow: GNU Stow's spelling. */
@@ -205,16 +195,21 @@ push(struct grove_cmdline *c, char *word)
 	c->v[c->n] = NULL;
 }
 
-/* The words after the command (from argv[i]), global options taken out until "--"; the value
- * of an option of the command is never taken for one. */
+/*
+ * The words after the command (from argv[i]): global options are taken out where the command
+ * reads an option, until "--"; never where it expects a value: an option's value (Stow's -t,
+ * apply's --tag…), alt's arguments (--install's four, --slave's three: update-alternatives reads
+ * them as values, whatever they look like), or the words after profile's subcommand (generations,
+ * packages: the subcommand's own, with profile's options such as --json).
+ */
 static int
 rest(struct state *st, int argc, char **argv, int i, const char *cmd, struct grove_cmdline *c)
 {
-	bool alt = cmd && !strcmp(cmd, "alt");
+	bool alt = cmd && !strcmp(cmd, "alt"), profile = cmd && !strcmp(cmd, "profile");
 
 	for (; i < argc; i++) {
 		const char *a = argv[i];
-		int r;
+		int r, n;
 
 		if (!strcmp(a, "--")) {
 			while (i < argc)
@@ -223,6 +218,10 @@ rest(struct state *st, int argc, char **argv, int i, const char *cmd, struct gro
 		}
 		if (a[0] != '-' || !a[1]) {
 			push(c, argv[i]);
+			/* profile SUB: the rest is the subcommand's. */
+			if (profile)
+				while (++i < argc)
+					push(c, argv[i]);
 			continue;
 		}
 		r = global_opt(st, argc, argv, &i, false, alt);
@@ -231,7 +230,8 @@ rest(struct state *st, int argc, char **argv, int i, const char *cmd, struct gro
 		if (r)
 			continue;
 		push(c, argv[i]);
-		if (!alt && takes_value(cmd, a) && i + 1 < argc)
+		n = alt ? grove_alt_opt_nargs(a) : takes_value(cmd, a) ? 1 : 0;
+		for (; n > 0 && i + 1 < argc; n--)
 			push(c, argv[++i]);
 	}
 	return 0;

@@ -73,6 +73,18 @@ int grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, 
 			 const char *cwd_rc, bool read_rc, struct grove_stow_request *req,
 			 struct grove_stow_cli *cli, struct grove_error *err);
 
+/* Whether the Stow option word arg takes the next word as its value, as grove_stow_cli_parse
+ * reads it: -d, -t (alone or last in a bundle: -nt), --dir, --target, --ignore, --defer,
+ * --override and their unique abbreviations, written without "=VALUE". grove: grove's spelling
+ * (false: invoked as stow). The command line's pre-parser asks, so that a value is never taken
+ * for one of grove's global options (argv.c). */
+bool grove_stow_opt_takes_next(const char *arg, bool grove);
+
+/* How many words after the `grove alt` option word are its values, as update-alternatives
+ * reads them: --install 4, --slave 3, --set and --remove 2, --query, --altdir… 1; 0 for any
+ * other word. */
+int grove_alt_opt_nargs(const char *word);
+
 /* Splits one line into words with POSIX shell quoting rules (as Perl's
  * Text::ParseWords::shellwords: '...', "...", backslash escapes). */
 int grove_shellwords(const char *line, char ***ret_words, size_t *ret_n, struct grove_error *err);

@@ -207,6 +207,23 @@ static const struct {
 	{ "set-selections", ALT_SET_SELECTIONS, 0 },
 };
 
+int
+grove_alt_opt_nargs(const char *word)
+{
+	if (strncmp(word, "--", 2) != 0)
+		return 0;
+	word += 2;
+	for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+		if (!strcmp(word, commands[k].opt))
+			return commands[k].nargs;
+	if (!strcmp(word, "slave"))
+		return 3;
+	if (!strcmp(word, "log") || !strcmp(word, "altdir") || !strcmp(word, "admindir") ||
+	    !strcmp(word, "instdir") || !strcmp(word, "root") || !strcmp(word, "wait"))
+		return 1;
+	return 0;
+}
+
 /* --root DIR (or $DPKG_ROOT): paths inside DIR, its admindir and the default altdir. An empty DIR
  * is no root (update-alternatives' admindir is then /var/lib/dpkg/alternatives). */
 static int

@@ -40,6 +40,14 @@ parse(int argc, char **argv, struct grove_stow_request *req, struct grove_stow_c
 				       "(try 'grove import --help')");
 	free(req->stow[--req->n_stow]);
 	req->stow[req->n_stow] = NULL;
+	/* A "--" right before the placeholder is the one added above: the command line's own "--"
+	 * ended the options first, so it came in as a package name. (Before options end, a bare
+	 * "--" is never a package; a package "--" the user names after their own "--" comes
+	 * before the added one and stays.) */
+	if (req->n_stow && !strcmp(req->stow[req->n_stow - 1], "--")) {
+		free(req->stow[--req->n_stow]);
+		req->stow[req->n_stow] = NULL;
+	}
 	return 0;
 }
 

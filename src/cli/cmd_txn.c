@@ -60,11 +60,13 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 		const char *a = argv[i];
 		bool show = !strcmp(cmd, "show");
 
-		if (show && a[0] != '-' && !ta->have_to && strspn(a, "0123456789") == strlen(a) &&
-		    *a &&
-		    !(i > 1 &&
-		      (!strcmp(argv[i - 1], "-t") || !strcmp(argv[i - 1], "-d") ||
-		       !strcmp(argv[i - 1], "--target") || !strcmp(argv[i - 1], "--dir")))) {
+		/* A value of Stow's options (-t DIR, --target DIR, -nt DIR…) is Stow's, whatever
+		 * it looks like: "-t --json" names a target "--json". */
+		if (grove_stow_opt_takes_next(a, true) && i + 1 < argc) {
+			v[n++] = argv[i++];
+			v[n++] = argv[i];
+		} else if (show && a[0] != '-' && !ta->have_to &&
+			   strspn(a, "0123456789") == strlen(a) && *a) {
 			ta->to = strtoll(a, NULL, 10);
 			ta->have_to = true;
 		} else if (!strcmp(a, "--json")) {

@@ -30,13 +30,19 @@ cmd_switch(int argc, char **argv, const struct grove_global_opts *global)
 	v[n++] = argv[0];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		bool takes_value = !strcmp(a, "-d") || !strcmp(a, "-t") || !strcmp(a, "--dir") ||
-				   !strcmp(a, "--target") || !strcmp(a, "--ignore") ||
-				   !strcmp(a, "--defer") || !strcmp(a, "--override");
 
+		if (!strcmp(a, "--")) { /* OLD and NEW follow */
+			while (++i < argc)
+				if (np < 2)
+					pos[np++] = argv[i];
+				else
+					np = 3;
+			break;
+		}
 		if (a[0] == '-' && a[1]) {
 			v[n++] = argv[i];
-			if (takes_value && i + 1 < argc)
+			/* Stow's value options as its parser reads them (-nt DIR, --ta DIR). */
+			if (grove_stow_opt_takes_next(a, true) && i + 1 < argc)
 				v[n++] = argv[++i];
 		} else if (np < 2) {
 			pos[np++] = a;

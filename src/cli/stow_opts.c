@@ -646,6 +646,33 @@ parse_option(struct args *a, struct opts *o, enum grove_stow_action *action, boo
 	return 0;
 }
 
+bool
+grove_stow_opt_takes_next(const char *arg, bool grove)
+{
+	const struct opt_name *opt = NULL;
+
+	if (arg[0] != '-' || !arg[1] || !strcmp(arg, "--"))
+		return false;
+	if (arg[1] == '-') {
+		const char *body = arg + 2, *eq = body[0] ? strchr(body + 1, '=') : NULL;
+
+		/* (An unknown or ambiguous name is the parser's usage error, whatever follows.) */
+		return !eq && find_long(body, strlen(body), grove, &opt, NULL) == 0 &&
+		       opt->type == T_STRING;
+	}
+	/* A bundle, as parse_option reads it: a value option takes the rest of the word, or the
+	 * next word when it is last; -v takes the digits after it. */
+	for (const char *c = arg + 1; *c;) {
+		opt = find_exact(c, 1, grove);
+		if (!opt)
+			return false;
+		if (opt->type == T_STRING)
+			return !c[1];
+		c += 1 + (opt->type == T_VERBOSE ? int_prefix(c + 1) : 0);
+	}
+	return false;
+}
+
 /* Getopt::Long with 'no_ignore_case', 'bundling', 'permute', as bin/stow's parse_options. */
 static int
 parse_args(int argc, char **argv, enum grove_stow_action action, struct opts *o,
@@ -832,7 +859,9 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size,
 		return 0;
 	}
 	if (r < 0) {
-		grove_error_prefix(err, "read rc file '%s'", path);
+		/* (One another user can write says so in full: no prefix.) */
+		if (r != -GROVE_E_CONFIG)
+			grove_error_prefix(err, "read rc file '%s'", path);
 		return -GROVE_E_CONFIG;
 	}
 	if (!text)

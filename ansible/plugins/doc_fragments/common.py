@@ -11,7 +11,7 @@ options:
   grove:
     description:
       - The C(grove) binary on the managed host, as a path or a name looked up on C(PATH)
-        (and in C(/usr/local/bin)).
+        first, then in C(/usr/local/bin).
     type: str
     default: grove
   state_dir:

@@ -54,7 +54,11 @@ class Grove(object):
                 module.fail_json(msg="grove not found or not executable at '%s'" % exe, rc=127)
             self.exe = exe
         else:
-            self.exe = module.get_bin_path(exe, required=True, opt_dirs=['/usr/local/bin'])
+            # PATH first, as the docs say: /usr/local/bin (the install role's default prefix)
+            # only when PATH has no grove, so an old grove there never wins over a newer one
+            # earlier on PATH. (get_bin_path looks in its opt_dirs before PATH.)
+            self.exe = on_path(exe) or module.get_bin_path(exe, required=True,
+                                                           opt_dirs=['/usr/local/bin'])
         self.state_dir = p.get('state_dir')
         self.wait = p.get('wait') or 0
         self.commands = []
@@ -62,10 +66,11 @@ class Grove(object):
 
     def argv(self, args, json_out=True, dry_run=False):
         cmd = [self.exe]
+        # Values as --opt=VALUE: a value is never read as an option.
         if self.state_dir:
-            cmd += ['--state', self.state_dir]
+            cmd.append('--state=' + self.state_dir)
         if self.wait:
-            cmd += ['--wait', str(self.wait)]
+            cmd.append('--wait=%d' % self.wait)
         if json_out:
             cmd.append('--json')
         if dry_run:
@@ -111,12 +116,28 @@ class Grove(object):
             msg += ': ' + '; '.join(conflict_line(c) for c in conflicts)
         elif err.strip():
             msg += ': ' + err.strip().splitlines()[-1]
-        result = dict(msg=msg, rc=rc, stdout=out, stderr=err, conflicts=conflicts,
-                      locked=rc == EXIT_LOCKED, cmd=self.commands[-1] if self.commands else None)
-        if doc is not None:
-            result['grove_result'] = doc
+        # Each thing once (Ansible adds stdout_lines and stderr_lines to whatever is returned):
+        # the document as grove_result, its conflicts as conflicts only; stdout when it was no
+        # document, stderr when it is not the same conflicts in words.
+        result = dict(msg=msg, rc=rc, conflicts=conflicts, locked=rc == EXIT_LOCKED,
+                      cmd=self.commands[-1] if self.commands else None)
+        if doc is None:
+            result['stdout'] = out
+        else:
+            result['grove_result'] = dict((k, v) for k, v in doc.items() if k != 'conflicts')
+        if not conflicts:
+            result['stderr'] = err
         result.update(extra)
         self.module.fail_json(**result)
+
+
+def on_path(name):
+    """The first executable file name in PATH's folders, or None."""
+    for d in os.environ.get('PATH', '').split(os.pathsep):
+        path = os.path.join(d or '.', name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def conflict_line(c):

@@ -268,6 +268,18 @@ def main():
         supports_check_mode=True,
     )
     p = module.params
+    # update-alternatives' command line has no '--' and no --opt=VALUE: its arguments are whole
+    # words, and one that begins with '-' could be read as an option by an older grove (or by
+    # update-alternatives itself). No name or path honestly begins with '-': refuse them.
+    values = [('name', p['name']), ('path', p['path']), ('link', p['link']),
+              ('root', p['root']), ('altdir', p['altdir']), ('admindir', p['admindir'])]
+    for s in p['subcommands'] or []:
+        values += [('subcommands.name', s['name']), ('subcommands.link', s['link']),
+                   ('subcommands.path', s['path'])]
+    for key, value in values:
+        if value is not None and (value.startswith('-') or not value):
+            module.fail_json(msg="%s: '%s' is not a name or path (it %s)" % (
+                key, value, 'is empty' if not value else "begins with '-'"))
     grove = Grove(module)
     alt = ['alt']
     for opt in ('root', 'altdir', 'admindir'):
@@ -384,7 +396,7 @@ def main():
     result['transactions'] = []
     if commands and not module.check_mode:
         def log_ids():
-            rc, doc, out, err = grove.run(['log', '-t', log_target])
+            rc, doc, out, err = grove.run(['log', '--target=' + log_target])
             if rc != EXIT_OK or doc is None:
                 return None
             return [t.get('id') for t in doc.get('transactions') or [] if t.get('state') == 'committed']

@@ -171,11 +171,12 @@ def main():
             manifest = tmp
         else:
             manifest = p['path']
-        args = ['apply', '-f', manifest]
+        # Every value as --opt=VALUE: a value is never read as an option.
+        args = ['apply', '--file=' + manifest]
         if p['host']:
-            args += ['--host', p['host']]
+            args += ['--host=' + p['host']]
         for tag in p['tags']:
-            args += ['--tag', tag]
+            args += ['--tag=' + tag]
         if module.check_mode:
             args.append('--check')
         rc, doc, out, err = grove.run(args)

@@ -181,9 +181,10 @@ def main():
     if not p['packages']:
         module.fail_json(msg='packages: at least one package is needed')
     grove = Grove(module)
-    args = [COMMAND[p['state']], '-d', p['dir']]
+    # Every value as --opt=VALUE or after '--': a value is never read as an option.
+    args = [COMMAND[p['state']], '--dir=' + p['dir']]
     if p['target']:
-        args += ['-t', p['target']]
+        args += ['--target=' + p['target']]
     args += bool_flag(p['dotfiles'], '--dotfiles') + bool_flag(p['no_folding'], '--no-folding')
     args += bool_flag(p['adopt'], '--adopt')
     args += list_flags(p['ignore'], '--ignore') + list_flags(p['defer'], '--defer')

@@ -178,7 +178,8 @@ def main():
     )
     p = module.params
     grove = Grove(module)
-    base = ['profile'] + (['-p', p['profile']] if p['profile'] else [])
+    # Every value as --opt=VALUE or after '--': a value is never read as an option.
+    base = ['profile'] + (['--profile=' + p['profile']] if p['profile'] else [])
     steps = []
     packages = p['packages']
     if packages is not None and p['state'] == 'absent':
@@ -201,7 +202,7 @@ def main():
             module.fail_json(msg='packages: at least one package is needed')
         args = [SUB[p['state']]]
         if p['dir']:
-            args += ['-d', p['dir']]
+            args += ['--dir=' + p['dir']]
         if p['state'] != 'absent':
             args += bool_flag(p['dotfiles'], '--dotfiles') + bool_flag(p['no_folding'], '--no-folding')
         steps.append(args + ['--'] + packages)
@@ -210,7 +211,7 @@ def main():
     elif p['rollback']:
         steps.append(['rollback'])
     elif p['delete']:
-        steps.append(['delete'] + p['delete'])
+        steps.append(['delete', '--'] + p['delete'])
     if p['gc']:
         steps.append(['gc'])
 
@@ -248,7 +249,7 @@ def main():
     result['transaction'] = 0
     if result['changed'] and not module.check_mode and result['profile']:
         # A profile's transactions are logged on its generations folder (docs/profiles.md).
-        rc, doc, out, err = grove.run(['log', '-t', result['profile'] + '.generations'])
+        rc, doc, out, err = grove.run(['log', '--target=' + result['profile'] + '.generations'])
         if rc == EXIT_OK and doc and doc.get('transactions'):
             result['transaction'] = doc['transactions'][0].get('id') or 0
     if module._diff:

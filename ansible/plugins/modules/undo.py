@@ -111,12 +111,13 @@ def main():
     p = module.params
     grove = Grove(module)
     if p['to'] is None:
-        args = ['undo', '-t', p['target']]
+        # Every value as --opt=VALUE: a value is never read as an option.
+        args = ['undo', '--target=' + p['target']]
         what = 'undo on %s' % p['target']
     else:
         if p['to'] < 0:
             module.fail_json(msg='to: a transaction number (0 or more) is needed')
-        args = ['rollback', '--to', str(p['to']), '-t', p['target']]
+        args = ['rollback', '--to=%d' % p['to'], '--target=' + p['target']]
         what = 'rollback to %d on %s' % (p['to'], p['target'])
     rc, doc, out, err = grove.run(args, dry_run=module.check_mode)
     if rc == EXIT_REFUSED and doc is not None and not doc.get('reverts') and not doc.get('conflicts'):
