@@ -7,6 +7,8 @@
 # those: a temporary another grove is still making (it holds a lock on its first byte), one that
 # is not a regular file or not the user's own, stays. An empty grove.db grove did not make is
 # still a damaged log (exit 78, left as it is), and so is a rollback journal without its log.
+# Where the filesystem refuses RENAME_NOREPLACE (NFS), the log takes its name with linkat instead
+# (strace makes renameat2 fail with EINVAL, as such a filesystem does).
 source "$(dirname "$0")/lib.sh"
 
 S=$ROOT/stow
@@ -127,3 +129,23 @@ check "a rollback journal without its log: no new log beside it (exit 78, nothin
 mv "$ST/grove.db-journal" "$ROOT/journal.aside"
 stow_works
 check "moved aside, the next run makes a new log"
+
+# ---------------------------------------------------------------- no RENAME_NOREPLACE
+
+fresh nfs
+rm -rf "$T"
+mkdir -p "$T"
+# LeakSanitizer cannot run under ptrace.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o "$ROOT/nfs.trace" \
+	-e trace=renameat2,linkat -e inject=renameat2:error=EINVAL:when=1 -- "$GROVE" stow -d "$S" -t "$T" a \
+	2>"$ERR" || fail "the stow failed without RENAME_NOREPLACE: $(cat "$ERR")"
+if ! grep -q 'renameat2(.*"\.grove\.db\.NEW-[^"]*", .*"grove\.db", RENAME_NOREPLACE) = -1 EINVAL .*(INJECTED)' "$ROOT/nfs.trace" ||
+	! grep -q 'linkat(.*"\.grove\.db\.NEW-[^"]*", .*"grove\.db", 0) = 0' "$ROOT/nfs.trace"; then
+	fail "the log was not named by linkat after renameat2 failed: $(cat "$ROOT/nfs.trace")"
+fi
+expect_tree "$T" "l bin -> ../stow/a/bin"
+[[ $(ls -A "$ST") == "grove.db"$'\n'"locks" && $(stat -c '%h %a' "$ST/grove.db") == "1 600" ]] ||
+	fail "after linkat: not one private grove.db with one name: $(ls -lA "$ST")"
+expect_exit 0 "$GROVE" --json log -t "$T"
+expect_out_has '"state": "committed"'
+check "without RENAME_NOREPLACE the log is named by linkat, and the temporary name goes"
