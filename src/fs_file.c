@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* The fs layer's one writer of file contents: a new small file made durable (profile records). */
+/* The fs layer's one writer of file contents: a new small file made durable (profile records);
+ * and what publishing a file made under a temporary name needs (the journal's first making): a
+ * claim on the file while it is being made, and a second name for it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -45,5 +47,32 @@ grove_fs_write_new_file(int dirfd, const char *name, const char *buf, size_t len
 		return fail_made(dirfd, name, fd, -errno, "sync", err);
 	if (close(fd) < 0)
 		return fail_made(dirfd, name, -1, -errno, "close", err);
+	return 0;
+}
+
+int
+grove_fs_try_claim(int fd, bool *ret_claimed, struct grove_error *err)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	int r;
+
+	do
+		r = fcntl(fd, F_OFD_SETLK, &fl);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && (errno == EAGAIN || errno == EACCES)) {
+		*ret_claimed = false;
+		return 0;
+	}
+	if (r < 0)
+		return grove_error_errno(err, -errno, "claim the file");
+	*ret_claimed = true;
+	return 0;
+}
+
+int
+grove_fs_hardlink(int dirfd, const char *from, const char *to, struct grove_error *err)
+{
+	if (linkat(dirfd, from, dirfd, to, 0) < 0)
+		return grove_error_errno(err, -errno, "link '%s' as '%s'", from, to);
 	return 0;
 }

@@ -297,10 +297,11 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 {
 	/* NOMUTEX: a journal (and its connection) is used by one thread at a
 	 * time, so sqlite need not lock the connection around every call. */
-	const int flags =
-		(j->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
-		(j->in_memory ? SQLITE_OPEN_MEMORY : 0) | SQLITE_OPEN_NOFOLLOW |
-		SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_NOMUTEX;
+	/* Never SQLITE_OPEN_CREATE: a log file grove opens is there, made whole beforehand
+	 * (journal_create.c); one that went meanwhile is an error, not a new empty log. */
+	const int flags = (j->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+			  (j->in_memory ? SQLITE_OPEN_MEMORY : 0) | SQLITE_OPEN_NOFOLLOW |
+			  SQLITE_OPEN_EXRESCODE | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_NOMUTEX;
 	sqlite3_stmt *s = NULL;
 	const char *vfs = grove_journal_vfs();
 	int64_t version;
@@ -396,6 +397,23 @@ db_connect(struct grove_journal *j, struct grove_error *err)
 	return 0;
 fail:
 	disconnect(j);
+	return r;
+}
+
+int
+grove_journal_fill(int dirfd, const char *name, const char *db, struct grove_error *err)
+{
+	struct grove_journal j = { .dirfd = -1, .busy_ms = busy_timeout_ms(), .name = (char *)db };
+	int n = snprintf(j.fdpath, sizeof(j.fdpath), "/proc/self/fd/%d/%s", dirfd, name);
+	int r;
+
+	if (n < 0 || (size_t)n >= sizeof(j.fdpath))
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "make journal '%s': the name '%s' is too long", db, name);
+	/* An empty file: version 0, migrated to the current schema in one transaction. */
+	r = db_connect(&j, err);
+	if (r >= 0)
+		disconnect(&j);
 	return r;
 }
 
@@ -516,8 +534,8 @@ check_db_file(const char *path, size_t len, const struct grove_stat *st, bool na
 	r = check_trusted("journal", name, st, named, sys_reader, err);
 	if (r < 0)
 		return r;
-	/* grove writes its schema in the transaction that makes the file: an empty one is a
-	 * damaged log, not a new one. */
+	/* grove names a log grove.db only once its schema is written (journal_create.c): an
+	 * empty one is a damaged log, or not grove's, never a new one. */
 	if (st->size == 0)
 		return grove_error_set(err, -GROVE_E_CONFIG,
 				       "journal '%s' is empty (0 bytes), so its history is lost: "
@@ -580,14 +598,18 @@ grove_journal_open_with(const char *path, unsigned int flags, struct grove_root 
 		r = grove_error_set(err, -ENOENT, "open state dir '%s': no journal in it", path);
 		goto fail;
 	} else {
-		/* Made here (not by sqlite) so that it is ours and private from the start. */
-		fd = grove_fs_open_file_at(root.fd, DB_NAME, O_RDWR | O_CREAT | O_EXCL,
-					   sys_public ? 0644 : 0600, err);
-		if (fd < 0) {
-			r = grove_error_prefix(err, "open state dir '%s'", path);
+		/* Made whole under a temporary name, then named grove.db (by us or by another grove
+		 * that came first): ours and private from the start, never seen half-made. */
+		char db[PATH_MAX + 16];
+
+		snprintf(db, sizeof(db), "%.*s/%s", (int)len, path, DB_NAME);
+		r = grove_journal_create(root.fd, db, sys_public ? 0644 : 0600, err);
+		if (r >= 0)
+			r = grove_fs_stat_at(root.fd, DB_NAME, &st, err);
+		if (r >= 0)
+			r = check_db_file(path, len, &st, named, sys_reader, err);
+		if (r < 0)
 			goto fail;
-		}
-		grove_fd_close(fd);
 	}
 	if (!readonly) {
 		/* Making locks/ now also finds a read-only state dir before sqlite does. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "grove/error.h"
 #include "grove/journal.h"
@@ -72,7 +73,7 @@ struct grove_journal {
 	sqlite3 *db;
 	char *name;      /* "<state dir>/grove.db", for messages */
 	int dirfd;       /* our own dup of the held state dir's fd */
-	char fdpath[64]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
+	char fdpath[96]; /* "/proc/self/fd/<dirfd>/grove.db", what sqlite opens */
 	int busy_ms;
 	bool readonly;  /* GROVE_JOURNAL_READONLY: nothing is made or written */
 	bool in_memory; /* GROVE_JOURNAL_ABSENT_EMPTY found no journal: an empty one in memory */
@@ -161,6 +162,17 @@ int grove_journal_write_begin_unchecked(struct grove_journal *j, struct grove_er
 void grove_journal_rollback(struct grove_journal *j);
 int grove_journal_write_commit(struct grove_journal *j, bool *ret_unknown, struct grove_error *err,
 			       const char *what);
+
+/* journal.c: fills the empty file name in the state dir dirfd with a new log (the schema, its
+ * application_id and user_version, synced) and closes it again; db names the log in messages. */
+int grove_journal_fill(int dirfd, const char *name, const char *db, struct grove_error *err);
+
+/* journal_create.c: makes the state dir dirfd's log (docs/journal.md, "How the log is made"):
+ * filled under a temporary name GROVE_JOURNAL_NEW_PREFIX..., made with mode less the umask, then
+ * named grove.db unless another grove named its own so first (then that one is the log). The
+ * temporaries creators killed on the way left are removed. db names the log in messages. */
+#define GROVE_JOURNAL_NEW_PREFIX ".grove.db.NEW-"
+int grove_journal_create(int dirfd, const char *db, mode_t mode, struct grove_error *err);
 
 /* journal_schema.c: 0 current, 1 needs migrating, or an error for a file grove must not
  * touch; and the migration to GROVE_JOURNAL_VERSION in one write transaction. */

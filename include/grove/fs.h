@@ -345,6 +345,20 @@ bool grove_fs_is_removal_name(const char *name, const char *tag);
 int grove_fs_write_new_file(int dirfd, const char *name, const char *buf, size_t len, mode_t mode,
 			    struct grove_error *err);
 
+/*
+ * A claim on the file open at fd (writable): an open-file-description write lock
+ * (F_OFD_SETLK) on its first byte, not waited for. *ret_claimed is false when another
+ * open of the file holds it. The claim goes with the last fd of this open, in this process
+ * or any, and never with another fd's close (as a POSIX lock would); SQLite's own locks lie
+ * at 1 GiB, so a database file can be claimed while SQLite works on it. For files grove
+ * makes under a temporary name: whoever claims one is its only user.
+ */
+int grove_fs_try_claim(int fd, bool *ret_claimed, struct grove_error *err);
+
+/* linkat(dirfd, from, dirfd, to, 0): a second name for a file (never a symlink followed); an
+ * existing to is -EEXIST. */
+int grove_fs_hardlink(int dirfd, const char *from, const char *to, struct grove_error *err);
+
 /* fsync(dirfd). */
 int grove_fs_sync(int fd, struct grove_error *err);
 

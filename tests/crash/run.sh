@@ -94,6 +94,10 @@ mk_file "$S/d/opt/d/bin/dx" dx
 mk_file "$S/d/opt/d/share/dy" dy
 mk_file "$S/d/opt/d/share/dz" dz
 
+# The first run on a state dir that holds no log yet: the log is made on the way (docs/journal.md,
+# "How the log is made"), so a kill before its first commit must leave no half-made log behind.
+mkdir -p "$ST"
+save_state fresh
 gr -d "$S" -t "$T" -S a c # transaction 1
 save_state base
 gr -d "$S" -t "$T" -S b # 2: unfolds bin, share, share/man, share/man/man1
@@ -134,12 +138,13 @@ targets:
     packages: [a2]
 YAML
 
-NAMES=(stow unstow unstow-all restow switch undo rollback apply stow-streamed unstow-streamed
+NAMES=(stow-first stow unstow unstow-all restow switch undo rollback apply stow-streamed unstow-streamed
 	unstow-all-streamed stow-flat-walked unstow-flat-walked undo-streamed undo-unstow-streamed
 	undo-unfold-streamed undo-fold-streamed)
-declare -A PREP_OF=([stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
+declare -A PREP_OF=([stow-first]=fresh [stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
 	[rollback]=hist [apply]=base)
 declare -A ARGS_OF=(
+	[stow-first]="-d $S -t $T -S a c"
 	[stow]="-d $S -t $T -S b"
 	[unstow]="-d $S -t $T -D b"
 	# bin/ and share/ go whole: each moved aside once and emptied there (the executor's
@@ -262,6 +267,15 @@ settle()
 		return 1
 	fi
 	log_agrees "$label" "$OUTCOME" || return 1
+	# A log made on the way by a run that was killed: recovery made it again and removed the
+	# killed run's temporary.
+	local tmp
+	for tmp in "$ST"/.grove.db.NEW-*; do
+		if [[ -e $tmp ]]; then
+			point_fail "$label: recovery left the temporary log '${tmp##*/}' in the state dir"
+			return 1
+		fi
+	done
 	rc=0
 	"$GROVE" verify -t "$T" >"$LOGS/verify.out" 2>&1 || rc=$?
 	if ((rc != 0)); then

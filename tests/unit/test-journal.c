@@ -2569,8 +2569,8 @@ assert_readonly_results(const struct fx *fx, const char *msg, int code)
 		if (strncmp(msg, want, strlen(want)) != 0)
 			fail_msg("state: %s", msg);
 		/* The empty state dir: grove.db cannot be made there. */
-		snprintf(want, sizeof(want), "|%d open state dir '%s/empty': open 'grove.db': %s",
-			 code, fx->dir, strerror(-code));
+		snprintf(want, sizeof(want), "|%d make journal '%s/empty/grove.db': %s", code,
+			 fx->dir, strerror(-code));
 		if (!strstr(msg, want))
 			fail_msg("empty: %s", msg);
 		if (!strstr(msg, "|readonly 0 read"))
