@@ -350,12 +350,14 @@ grove_fs_chase_dir(int rootfd, const char *root_path, const char *relpath, bool 
 		if (r == LOOK_MISSING || r == LOOK_NOTDIR) {
 			/* The rest is where the folder would be: no ".." in it, or no place. */
 			if (make) {
-				r = r == LOOK_NOTDIR ? grove_error_errno(err, -ENOTDIR, "open '%s'",
-									 w.relpath)
-						     : grove_error_errno(err, -ENOENT,
-									 "open '%s': a symlink on "
-									 "the way leads nowhere",
-									 w.relpath);
+				r = r == LOOK_NOTDIR
+					    ? grove_error_errno(err, -ENOTDIR, "open '%s'",
+								w.relpath)
+					    : grove_error_set(err, -ENOENT,
+							      "open '%s': a symlink on the "
+							      "way leads to a folder that "
+							      "does not exist",
+							      w.relpath);
 				break;
 			}
 			r = 0;

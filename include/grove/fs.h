@@ -16,7 +16,8 @@
  * kernel, together with grove_fs_read_config_file for user configuration).
  * Everything beneath a root goes through a directory fd plus a single name,
  * or through openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
- * RESOLVE_NO_MAGICLINKS. Every fd is O_CLOEXEC.
+ * RESOLVE_NO_MAGICLINKS (RESOLVE_IN_ROOT, or grove_fs_chase_dir's walk, where
+ * alternatives follow the root's own links, as merged /usr's). Every fd is O_CLOEXEC.
  *
  * "name" parameters are single path components (no '/', not "." or "..");
  * "relpath" parameters are relative paths beneath a root ("" or "." is the
