@@ -172,7 +172,7 @@ grove_alt_disk_chase_root(const struct grove_alt_request *req, const struct grov
  * way: its folder is walked as update-alternatives' lookup walks it, following the links in the
  * root that root or the root's owner made (merged /usr's bin -> usr/bin), never out of the root.
  * The plan, the log and every replay then name the physical path, which they reach with
- * RESOLVE_NO_SYMLINKS; *ret_dfd holds the folder when it exists (else -1).
+ * RESOLVE_NO_SYMLINKS; *ret_dfd is the folder when it exists (else -1), held by c->dirs.
  */
 static int
 phys_of(struct grove_alt_ctx *c, const char *abs, const char *rel, char **ret_phys, int *ret_dfd,
@@ -181,31 +181,45 @@ phys_of(struct grove_alt_ctx *c, const char *abs, const char *rel, char **ret_ph
 	cleanup_free char *parent = strdup(rel);
 	char *slash = parent ? strrchr(parent, '/') : NULL;
 	const char *base = slash ? rel + (slash - parent) + 1 : rel;
-	struct grove_chase ch;
+	const struct grove_alt_dir *d = NULL;
 	char *phys;
-	int r;
 
 	if (!parent)
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	if (slash)
 		*slash = '\0';
-	r = grove_fs_chase_dir(c->inst.fd, grove_alt_disk_chase_root(c->req, &c->inst),
-			       slash ? parent : "", false, 0, &ch, err);
-	if (r < 0)
-		return grove_error_prefix(err, "link '%s'", abs);
-	if (!ch.phys)
+	else
+		*parent = '\0';
+	for (size_t i = 0; i < c->n_dirs && !d; i++)
+		if (!strcmp(c->dirs[i].rel, parent))
+			d = &c->dirs[i];
+	if (!d) {
+		struct grove_alt_dir *nv = realloc(c->dirs, (c->n_dirs + 1) * sizeof(*nv));
+		struct grove_chase ch;
+		int r;
+
+		if (!nv)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		c->dirs = nv;
+		r = grove_fs_chase_dir(c->inst.fd, grove_alt_disk_chase_root(c->req, &c->inst),
+				       parent, false, 0, &ch, err);
+		if (r < 0)
+			return grove_error_prefix(err, "link '%s'", abs);
+		nv[c->n_dirs].rel = steal_ptr(parent);
+		nv[c->n_dirs].phys = ch.phys;
+		nv[c->n_dirs].fd = ch.fd;
+		d = &nv[c->n_dirs++];
+	}
+	if (!d->phys)
 		phys = strdup(rel); /* no place: the executor's lookup fails as it must */
-	else if (!*ch.phys)
+	else if (!*d->phys)
 		phys = strdup(base);
 	else
-		phys = grove_strdupf("%s/%s", ch.phys, base);
-	free(ch.phys);
-	if (!phys) {
-		grove_fd_close(ch.fd);
+		phys = grove_strdupf("%s/%s", d->phys, base);
+	if (!phys)
 		return grove_error_set(err, -ENOMEM, "out of memory");
-	}
 	*ret_phys = phys;
-	*ret_dfd = ch.fd;
+	*ret_dfd = d->fd;
 	return 0;
 }
 
@@ -217,7 +231,7 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 	const char *rel, *base;
 	struct grove_alt_rec *nv, *r;
 	cleanup_free char *phys = NULL;
-	cleanup_fd int dfd = -1;
+	int dfd = -1;
 	size_t same = 0;
 	int rc;
 
@@ -278,6 +292,14 @@ grove_alt_disk_release(struct grove_alt_ctx *c)
 	free(c->recs);
 	c->recs = NULL;
 	c->n_recs = 0;
+	for (size_t i = 0; i < c->n_dirs; i++) {
+		free(c->dirs[i].rel);
+		free(c->dirs[i].phys);
+		grove_fd_close(c->dirs[i].fd);
+	}
+	free(c->dirs);
+	c->dirs = NULL;
+	c->n_dirs = 0;
 }
 
 /* The pending state of abs: its type and link text (valid until the next rec_get). */

@@ -32,6 +32,13 @@ struct grove_alt_ctx {
 	struct grove_alt_rec *recs;
 	size_t n_recs;
 	bool oom;
+	/* The folders of the links walked so far (lexical path beneath the root, physical path,
+	 * held fd or -1 when missing): one walk per folder, not per link. */
+	struct grove_alt_dir {
+		char *rel, *phys;
+		int fd;
+	} * dirs;
+	size_t n_dirs;
 	/* Followers evolve added or moved: broken links of only these are an update
 	 * ("has changed slave links"), not a repair. */
 	const char **updated;

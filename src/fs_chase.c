@@ -314,6 +314,23 @@ grove_fs_chase_dir(int rootfd, const char *root_path, const char *relpath, bool 
 
 	ret->fd = -1;
 	ret->phys = NULL;
+	/* The common case first: no link on the way (one openat2, as every other lookup). */
+	if (!make) {
+		struct grove_error e = { 0 };
+		char *clean = rest_clean(&(struct walk){ .todo = (char *)w.relpath });
+
+		if (!clean)
+			return grove_error_errno(err, -ENOMEM, "open '%s'", w.relpath);
+		fd = strstr(clean, "..") ? -ELOOP
+					 : grove_fs_open_beneath(rootfd, clean,
+								 O_RDONLY | O_DIRECTORY, false, &e);
+		if (fd >= 0 || fd == -ENOENT || fd == -ENOTDIR) {
+			ret->fd = fd >= 0 ? fd : -1;
+			ret->phys = clean;
+			return 0;
+		}
+		free(clean);
+	}
 	if (fstat(rootfd, &rst) < 0)
 		return grove_error_errno(err, -errno, "stat root of '%s'", w.relpath);
 	w.owner = rst.st_uid;
