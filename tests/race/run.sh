@@ -214,16 +214,16 @@ round_alt() {
     ALT_ROUNDS=$((ALT_ROUNDS + 1))
     # Undisturbed first: the merged-/usr root is one the tool handles.
     local before_runs=$RUN_OK
-    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/bin/p1 10 --slave @/bin/zzs zzs @/bin/s1
+    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/usr/bin/p1 10 --slave @/bin/zzs zzs @/usr/bin/s1
     [ "$RUN_OK" -gt "$before_runs" ] ||
         die "setup: '$tool' alt --install on the merged-/usr root ($how) failed without any attacker (see $w.meta/tool.log)"
     start_swapper "$w" "$w/altroot/bin" "$link"
     run_alt "$tool" "$w" "$how" --remove-all zz
-    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/bin/p1 10 --slave @/bin/zzs zzs @/bin/s1
-    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/bin/p2 20 --slave @/bin/zzs zzs @/bin/s2
-    run_alt "$tool" "$w" "$how" --set zz @/bin/p1
+    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/usr/bin/p1 10 --slave @/bin/zzs zzs @/usr/bin/s1
+    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/usr/bin/p2 20 --slave @/bin/zzs zzs @/usr/bin/s2
+    run_alt "$tool" "$w" "$how" --set zz @/usr/bin/p1
     run_alt "$tool" "$w" "$how" --auto zz
-    run_alt "$tool" "$w" "$how" --remove zz @/bin/p2
+    run_alt "$tool" "$w" "$how" --remove zz @/usr/bin/p2
     run_alt "$tool" "$w" "$how" --remove-all zz
     stop_swapper "$w"
     ROUNDS_DONE=$((ROUNDS_DONE + 1))
@@ -329,8 +329,8 @@ if [ -x "$UA" ]; then
     new_world "$W"
     caught=0
     ALT_ROUNDS=0
-    # (update-alternatives stops early when a choice is missing through the swapped bin: more
-    # rounds than for the stand-in, which never stops)
+    # (the choices are named through usr/bin, so update-alternatives finds them whatever bin
+    # is, and writes the links through it; more rounds than for the stand-in all the same)
     for ((i = 0; i < 3 * SELFTEST_ROUNDS; i++)); do
         if ! round_alt ua "$W" 2>/dev/null; then
             caught=1
