@@ -249,6 +249,8 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 	rc = phys_of(c, abs, rel, &phys, &dfd, err);
 	if (rc < 0)
 		return rc;
+	if (!phys)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "link '%s': no path", abs);
 	for (size_t i = 0; i < c->n_recs && !same; i++)
 		if (!c->recs[i].same && strcmp(c->recs[i].rel, phys) == 0)
 			same = i + 1;
@@ -585,7 +587,7 @@ grove_alt_disk_is_broken(struct grove_alt_ctx *c, const struct grove_alt_group *
 static int
 plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error *err)
 {
-	cleanup_free char *rel = NULL, *lex = NULL;
+	cleanup_free char *rel = NULL;
 	struct grove_chase ch = { .fd = -1 };
 	const char *r = rel_of(c, c->altdir);
 	bool needed = false;
@@ -604,15 +606,14 @@ plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error
 		free(ch.phys);
 		return 0;
 	}
-	r = lex = ch.phys;
+	rel = ch.phys;
+	r = rel;
 	l = strlen(r);
 	for (size_t i = 0; i < c->n_recs && !needed; i++)
 		needed = c->recs[i].want == GROVE_FT_LINK && c->recs[i].orig != GROVE_FT_LINK &&
 			 !strncmp(c->recs[i].rel, r, l) && c->recs[i].rel[l] == '/';
 	if (!needed)
 		return 0;
-	if (!(rel = strdup(r)))
-		return grove_error_set(err, -ENOMEM, "out of memory");
 	for (char *p = rel;; p++) {
 		if (*p == '/' || !*p) {
 			char save = *p;

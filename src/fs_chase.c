@@ -146,9 +146,7 @@ splice_text(struct walk *w, const char *text)
 
 	if (!nt)
 		return -ENOMEM;
-	memcpy(nt, text, tl);
-	nt[tl] = '/';
-	memcpy(nt + tl + 1, rest, rl + 1);
+	(void)snprintf(nt, tl + rl + 2, "%s/%s", text, rest); /* sized above: nothing is cut */
 	free(w->todo);
 	w->todo = nt;
 	w->pos = 0;
