@@ -113,7 +113,24 @@ rel_of(const struct grove_alt_ctx *c, const char *abs)
 	return NULL;
 }
 
-/* What is at abs on disk now: ENOENT and a missing parent are answers (NONE). */
+/* What name in the folder dfd is: a link (with its text), nothing, or something else (REG). */
+static int
+disk_state_at(int dfd, const char *base, enum grove_ftype *ret_type, char **ret_text,
+	      struct grove_error *err)
+{
+	struct grove_stat st;
+	int r = grove_fs_stat_at(dfd, base, &st, err);
+
+	if (r < 0)
+		return r;
+	*ret_type = st.type == GROVE_FT_LINK || st.type == GROVE_FT_NONE ? st.type : GROVE_FT_REG;
+	if (st.type == GROVE_FT_LINK)
+		return grove_fs_readlink_at(dfd, base, ret_text, err);
+	return 0;
+}
+
+/* What is at the physical path rel on disk now (no symlink followed): ENOENT and a missing
+ * parent are answers (NONE). */
 static int
 disk_state(struct grove_alt_ctx *c, const char *rel, enum grove_ftype *ret_type, char **ret_text,
 	   struct grove_error *err)
@@ -122,8 +139,6 @@ disk_state(struct grove_alt_ctx *c, const char *rel, enum grove_ftype *ret_type,
 	const char *base;
 	char *slash;
 	cleanup_fd int dfd = -1;
-	struct grove_stat st;
-	int r;
 
 	*ret_type = GROVE_FT_NONE;
 	*ret_text = NULL;
@@ -143,27 +158,86 @@ disk_state(struct grove_alt_ctx *c, const char *rel, enum grove_ftype *ret_type,
 	}
 	if (dfd < 0)
 		return dfd;
-	r = grove_fs_stat_at(dfd, base, &st, err);
-	if (r < 0)
-		return r;
-	*ret_type = st.type == GROVE_FT_LINK || st.type == GROVE_FT_NONE ? st.type : GROVE_FT_REG;
-	if (st.type == GROVE_FT_LINK)
-		return grove_fs_readlink_at(dfd, base, ret_text, err);
+	return disk_state_at(dfd, base, ret_type, ret_text, err);
+}
+
+const char *
+grove_alt_disk_chase_root(const struct grove_alt_request *req, const struct grove_root *inst)
+{
+	return req->root ? NULL : inst->real ? inst->real : inst->path;
+}
+
+/*
+ * Where the link rel (beneath the root, as written in the group) lies with no symlink on the
+ * way: its folder is walked as update-alternatives' lookup walks it, following the links in the
+ * root that root or the root's owner made (merged /usr's bin -> usr/bin), never out of the root.
+ * The plan, the log and every replay then name the physical path, which they reach with
+ * RESOLVE_NO_SYMLINKS; *ret_dfd is the folder when it exists (else -1), held by c->dirs.
+ */
+static int
+phys_of(struct grove_alt_ctx *c, const char *abs, const char *rel, char **ret_phys, int *ret_dfd,
+	struct grove_error *err)
+{
+	cleanup_free char *parent = strdup(rel);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	const char *base = slash ? rel + (slash - parent) + 1 : rel;
+	const struct grove_alt_dir *d = NULL;
+	char *phys;
+
+	if (!parent)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (slash)
+		*slash = '\0';
+	else
+		*parent = '\0';
+	for (size_t i = 0; i < c->n_dirs && !d; i++)
+		if (!strcmp(c->dirs[i].rel, parent))
+			d = &c->dirs[i];
+	if (!d) {
+		struct grove_alt_dir *nv = realloc(c->dirs, (c->n_dirs + 1) * sizeof(*nv));
+		struct grove_chase ch;
+		int r;
+
+		if (!nv)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		c->dirs = nv;
+		r = grove_fs_chase_dir(c->inst.fd, grove_alt_disk_chase_root(c->req, &c->inst),
+				       parent, false, 0, &ch, err);
+		if (r < 0)
+			return grove_error_prefix(err, "link '%s'", abs);
+		nv[c->n_dirs].rel = steal_ptr(parent);
+		nv[c->n_dirs].phys = ch.phys;
+		nv[c->n_dirs].fd = ch.fd;
+		d = &nv[c->n_dirs++];
+	}
+	if (!d->phys)
+		phys = strdup(rel); /* no place: the executor's lookup fails as it must */
+	else if (!*d->phys)
+		phys = strdup(base);
+	else
+		phys = grove_strdupf("%s/%s", d->phys, base);
+	if (!phys)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	*ret_phys = phys;
+	*ret_dfd = d->fd;
 	return 0;
 }
 
-/* The record for abs, read from disk the first time. */
+/* The record for abs, read from disk the first time; two paths of one file share one. */
 static int
 rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 	struct grove_error *err)
 {
-	const char *rel;
+	const char *rel, *base;
 	struct grove_alt_rec *nv, *r;
+	cleanup_free char *phys = NULL;
+	int dfd = -1;
+	size_t same = 0;
 	int rc;
 
 	for (size_t i = 0; i < c->n_recs; i++) {
 		if (strcmp(c->recs[i].abs, abs) == 0) {
-			*ret = &c->recs[i];
+			*ret = &c->recs[c->recs[i].same ? c->recs[i].same - 1 : i];
 			return 0;
 		}
 	}
@@ -172,6 +246,14 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 		return grove_error_set(err, -GROVE_E_ESCAPE,
 				       "'%s' is outside the installation directory '%s'", abs,
 				       c->inst.path);
+	rc = phys_of(c, abs, rel, &phys, &dfd, err);
+	if (rc < 0)
+		return rc;
+	if (!phys)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "link '%s': no path", abs);
+	for (size_t i = 0; i < c->n_recs && !same; i++)
+		if (!c->recs[i].same && strcmp(c->recs[i].rel, phys) == 0)
+			same = i + 1;
 	nv = realloc(c->recs, (c->n_recs + 1) * sizeof(*nv));
 	if (!nv)
 		return grove_error_set(err, -ENOMEM, "out of memory");
@@ -179,13 +261,14 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 	r = &nv[c->n_recs];
 	memset(r, 0, sizeof(*r));
 	r->abs = strdup(abs);
-	r->rel = strdup(rel);
-	if (!r->abs || !r->rel) {
-		free(r->abs);
+	r->rel = steal_ptr(phys);
+	r->same = same;
+	if (!r->abs) {
 		free(r->rel);
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	}
-	rc = disk_state(c, rel, &r->orig, &r->orig_text, err);
+	base = strrchr(r->rel, '/') ? strrchr(r->rel, '/') + 1 : r->rel;
+	rc = same || dfd < 0 ? 0 : disk_state_at(dfd, base, &r->orig, &r->orig_text, err);
 	if (rc < 0) {
 		free(r->abs);
 		free(r->rel);
@@ -195,8 +278,30 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 	if (r->orig_text && !(r->want_text = strdup(r->orig_text)))
 		c->oom = true;
 	c->n_recs++;
-	*ret = r;
+	*ret = same ? &c->recs[same - 1] : r;
 	return 0;
+}
+
+void
+grove_alt_disk_release(struct grove_alt_ctx *c)
+{
+	for (size_t i = 0; i < c->n_recs; i++) {
+		free(c->recs[i].abs);
+		free(c->recs[i].rel);
+		free(c->recs[i].orig_text);
+		free(c->recs[i].want_text);
+	}
+	free(c->recs);
+	c->recs = NULL;
+	c->n_recs = 0;
+	for (size_t i = 0; i < c->n_dirs; i++) {
+		free(c->dirs[i].rel);
+		free(c->dirs[i].phys);
+		grove_fd_close(c->dirs[i].fd);
+	}
+	free(c->dirs);
+	c->dirs = NULL;
+	c->n_dirs = 0;
 }
 
 /* The pending state of abs: its type and link text (valid until the next rec_get). */
@@ -251,7 +356,13 @@ grove_alt_disk_file_exists(struct grove_alt_ctx *c, const char *file)
 
 	if (!rel)
 		return false;
-	r = grove_fs_stat_beneath_follow(c->inst.fd, rel, &st, &e);
+	/* A chroot's view (--root, or an instdir that is /): links are followed as the system in
+	 * the root will follow them, absolute ones from its /. */
+	if (!grove_alt_disk_chase_root(c->req, &c->inst) ||
+	    !strcmp(grove_alt_disk_chase_root(c->req, &c->inst), "/"))
+		r = grove_fs_stat_in_root(c->inst.fd, rel, &st, &e);
+	else
+		r = grove_fs_stat_beneath_follow(c->inst.fd, rel, &st, &e);
 	/* A link leaving the root cannot be checked: it exists as far as we can tell. */
 	if (r == -EXDEV)
 		return true;
@@ -477,20 +588,32 @@ static int
 plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error *err)
 {
 	cleanup_free char *rel = NULL;
+	struct grove_chase ch = { .fd = -1 };
 	const char *r = rel_of(c, c->altdir);
 	bool needed = false;
 	size_t l;
+	int rc0;
 
 	if (!r)
 		return 0;
+	/* The altdir's physical path (the records' paths are physical too). */
+	rc0 = grove_fs_chase_dir(c->inst.fd, grove_alt_disk_chase_root(c->req, &c->inst), r, false,
+				 0, &ch, err);
+	if (rc0 < 0)
+		return grove_error_prefix(err, "alternatives directory '%s'", c->altdir);
+	grove_fd_close(ch.fd);
+	if (!ch.phys || !*ch.phys) {
+		free(ch.phys);
+		return 0;
+	}
+	rel = ch.phys;
+	r = rel;
 	l = strlen(r);
 	for (size_t i = 0; i < c->n_recs && !needed; i++)
 		needed = c->recs[i].want == GROVE_FT_LINK && c->recs[i].orig != GROVE_FT_LINK &&
 			 !strncmp(c->recs[i].rel, r, l) && c->recs[i].rel[l] == '/';
 	if (!needed)
 		return 0;
-	if (!(rel = strdup(r)))
-		return grove_error_set(err, -ENOMEM, "out of memory");
 	for (char *p = rel;; p++) {
 		if (*p == '/' || !*p) {
 			char save = *p;
@@ -524,8 +647,8 @@ grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan, stru
 		const struct grove_alt_rec *r = &c->recs[i];
 		int rc = 0;
 
-		if (r->orig == r->want &&
-		    (r->orig != GROVE_FT_LINK || strcmp(r->orig_text, r->want_text) == 0))
+		if (r->same || (r->orig == r->want && (r->orig != GROVE_FT_LINK ||
+						       strcmp(r->orig_text, r->want_text) == 0)))
 			continue;
 		if (r->orig == GROVE_FT_LINK && r->want == GROVE_FT_LINK)
 			rc = grove_plan_add_op(plan, GROVE_OP_RELINK, r->rel, r->orig_text,

@@ -13,7 +13,8 @@
 #include "grove/session.h"
 #include "util.h"
 
-/* The admindir held without making it (beneath the root with --root, no symlink followed). */
+/* The admindir held without making it (with --root walked beneath the root as open_admindir
+ * walks it). */
 static int
 hold_admindir(const struct grove_alt_request *req, const struct grove_root *inst,
 	      struct grove_root *adm, struct grove_error *err)
@@ -22,7 +23,7 @@ hold_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 		req->root ? grove_alt_disk_under_root(req->root, req->admindir) : NULL;
 
 	if (rel)
-		return grove_root_open_beneath(adm, inst, rel, false, 0755, err);
+		return grove_root_open_chase(adm, inst, NULL, rel, false, 0755, err);
 	return grove_root_open(adm, req->admindir, err);
 }
 
@@ -100,13 +101,7 @@ grove_alt_predict(const struct grove_alt_request *req, struct grove_alt_result *
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	grove_alt_group_release(&w);
 	grove_alt_groups_free(all, n);
-	for (size_t i = 0; i < c.n_recs; i++) {
-		free(c.recs[i].abs);
-		free(c.recs[i].rel);
-		free(c.recs[i].orig_text);
-		free(c.recs[i].want_text);
-	}
-	free(c.recs);
+	grove_alt_disk_release(&c);
 	free(c.updated);
 	grove_root_release(&c.inst);
 	free(c.altdir);

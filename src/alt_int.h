@@ -19,6 +19,9 @@ struct grove_alt_rec {
 	char *rel; /* beneath the installation root */
 	enum grove_ftype orig, want;
 	char *orig_text, *want_text;
+	/* 1 + the index of the record of the same file reached by another path (merged /usr's
+	 * /bin/X and /usr/bin/X), whose state this one shares; 0 for a record of its own. */
+	size_t same;
 };
 
 struct grove_alt_ctx {
@@ -29,6 +32,13 @@ struct grove_alt_ctx {
 	struct grove_alt_rec *recs;
 	size_t n_recs;
 	bool oom;
+	/* The folders of the links walked so far (lexical path beneath the root, physical path,
+	 * held fd or -1 when missing): one walk per folder, not per link. */
+	struct grove_alt_dir {
+		char *rel, *phys;
+		int fd;
+	} * dirs;
+	size_t n_dirs;
 	/* Followers evolve added or moved: broken links of only these are an update
 	 * ("has changed slave links"), not a repair. */
 	const char **updated;
@@ -49,6 +59,14 @@ void grove_alt_disk_mark_updated(struct grove_alt_ctx *c, const char *name);
 
 /* A relative path without ".." components. */
 bool grove_alt_disk_rel_ok(const char *rel);
+
+/* How a command follows the symlinks on the way to its links' folders (grove_fs_chase_dir's
+ * root_path): as in a chroot with --root, else relative to the instdir's real path. */
+const char *grove_alt_disk_chase_root(const struct grove_alt_request *req,
+				      const struct grove_root *inst);
+
+/* Frees the records. */
+void grove_alt_disk_release(struct grove_alt_ctx *c);
 
 /* path's part beneath root (both as the user gave them), canonical and without "..", or NULL when
  * path is not beneath root; malloc'd. */

@@ -70,20 +70,6 @@ grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const c
 	res->msgs[res->n_msgs++].text = text;
 }
 
-static void
-recs_free(struct grove_alt_ctx *c)
-{
-	for (size_t i = 0; i < c->n_recs; i++) {
-		free(c->recs[i].abs);
-		free(c->recs[i].rel);
-		free(c->recs[i].orig_text);
-		free(c->recs[i].want_text);
-	}
-	free(c->recs);
-	c->recs = NULL;
-	c->n_recs = 0;
-}
-
 /* The group's change, for the session to log with the links and save with their commit (nothing
  * when the saved text stays the same). before is the saved text (NULL: no group). */
 static int
@@ -228,8 +214,9 @@ import_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct gro
 }
 
 /* Holds the admindir. It only names the state; holding it gives its canonical path. Inside
- * --root it is opened beneath the held root, following no symlink (an image's /var may lead
- * anywhere on the host). */
+ * --root it is walked beneath the held root as in a chroot, following only the root's owner's
+ * (or root's) symlinks and never out of the root (an image's /var may lead anywhere on the
+ * host): its canonical path is the physical one. */
 static int
 open_admindir(const struct grove_alt_request *req, const struct grove_root *inst, bool make,
 	      struct grove_root *adm, struct grove_error *err)
@@ -239,7 +226,7 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	int r;
 
 	if (adm_rel) {
-		r = grove_root_open_beneath(adm, inst, adm_rel, make, 0755, err);
+		r = grove_root_open_chase(adm, inst, NULL, adm_rel, make, 0755, err);
 	} else {
 		r = make ? grove_fs_make_dirs(req->admindir, 0755, err) : 0;
 		if (r >= 0)
@@ -438,7 +425,7 @@ out:
 	grove_plan_release(&plan);
 	grove_alt_group_release(&w);
 	grove_alt_groups_free(all, n);
-	recs_free(&c);
+	grove_alt_disk_release(&c);
 	free(c.updated);
 	grove_root_release(&adm);
 	grove_root_release(&c.inst);

@@ -384,6 +384,30 @@ grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat 
 	return 0;
 }
 
+int
+grove_fs_stat_in_root(int rootfd, const char *relpath, struct grove_stat *ret,
+		      struct grove_error *err)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	cleanup_fd int fd = openat2_retrying(rootfd, (!relpath || !*relpath) ? "." : relpath, &how);
+	struct stat st;
+
+	if (fd == -ENOENT || fd == -ENOTDIR) {
+		memset(ret, 0, sizeof(*ret));
+		ret->type = GROVE_FT_NONE;
+		return 0;
+	}
+	if (fd < 0)
+		return beneath_errmsg(err, fd, "stat", relpath ? relpath : "", true);
+	if (fstat(fd, &st) < 0)
+		return grove_error_errno(err, -errno, "stat '%s'", relpath);
+	fill_stat(ret, &st);
+	return 0;
+}
+
 /* ---- reading ---- */
 
 /* readlinkat into a fresh string; -EINVAL when name is not a link. */

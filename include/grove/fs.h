@@ -16,7 +16,8 @@
  * kernel, together with grove_fs_read_config_file for user configuration).
  * Everything beneath a root goes through a directory fd plus a single name,
  * or through openat2 with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
- * RESOLVE_NO_MAGICLINKS. Every fd is O_CLOEXEC.
+ * RESOLVE_NO_MAGICLINKS (RESOLVE_IN_ROOT, or grove_fs_chase_dir's walk, where
+ * alternatives follow the root's own links, as merged /usr's). Every fd is O_CLOEXEC.
  *
  * "name" parameters are single path components (no '/', not "." or "..");
  * "relpath" parameters are relative paths beneath a root ("" or "." is the
@@ -75,6 +76,47 @@ int grove_root_open_nofollow(struct grove_root *root, const char *path, struct g
  * root->real are parent's with relpath appended. relpath is clean and relative. */
 int grove_root_open_beneath(struct grove_root *root, const struct grove_root *parent,
 			    const char *relpath, bool make, mode_t mode, struct grove_error *err);
+
+/*
+ * Following symlinks inside a root, as update-alternatives sees an installation root (merged
+ * /usr: bin -> usr/bin). grove_fs_chase_dir walks relpath beneath rootfd one name at a time, each
+ * folder opened from the one before by its name alone (O_NOFOLLOW), and follows a symlink on the
+ * way only when it belongs to root or to the owner of the folder rootfd holds (-EPERM otherwise,
+ * naming the link); its owner and its text are read through one fd, so the link followed is the
+ * one checked. A relative text goes on from the link's folder. With root_path NULL the root is a
+ * chroot's / (openat2's RESOLVE_IN_ROOT): an absolute text starts again at the root and ".." at
+ * the root stays there. Else root_path is the root's absolute path: an absolute text beneath it
+ * starts again at the root, any other, and a ".." above the root (unless root_path is "/"), is
+ * -EXDEV. At most 40 links (-ELOOP).
+ *
+ * On success ret->phys is where relpath lies beneath the root with no symlink in it ("" is the
+ * root itself), and ret->fd holds that folder (O_RDONLY | O_DIRECTORY); a lookup of ret->phys
+ * with RESOLVE_NO_SYMLINKS reaches it without following anything. A missing part (or a file where
+ * a folder should be) is an answer, not an error: ret->fd is -1 and ret->phys the folders that
+ * exist followed by the rest as given (NULL when the rest holds a ".."). With make, missing
+ * folders are made with mode instead (as mkdir -p), except beneath a link whose target is
+ * missing (-ENOENT). grove_chase_release frees ret.
+ */
+struct grove_chase {
+	int fd;
+	char *phys;
+};
+int grove_fs_chase_dir(int rootfd, const char *root_path, const char *relpath, bool make,
+		       mode_t mode, struct grove_chase *ret, struct grove_error *err);
+void grove_chase_release(struct grove_chase *c);
+
+/* As grove_root_open_beneath, but relpath is walked with grove_fs_chase_dir (root_path as
+ * there): root->path is parent's path with relpath appended, root->real parent's real path with
+ * the physical path appended. A missing folder (when not make) is -ENOENT. */
+int grove_root_open_chase(struct grove_root *root, const struct grove_root *parent,
+			  const char *root_path, const char *relpath, bool make, mode_t mode,
+			  struct grove_error *err);
+
+/* stat of relpath beneath rootfd following every symlink as in a chroot whose / is rootfd
+ * (openat2 RESOLVE_IN_ROOT): missing is type NONE, returns 0. For reading only (whether an
+ * alternative's file exists): no owner is checked. */
+int grove_fs_stat_in_root(int rootfd, const char *relpath, struct grove_stat *ret,
+			  struct grove_error *err);
 
 /* The birth time (statx) of what fd holds, in nanoseconds, or 0 where the
  * filesystem does not keep it: every grove_root's born comes from here, so a

@@ -44,9 +44,20 @@ SLAVES = ["s0", "s1"]
 PRIOS = [0, 5, 5, 10, 10, 20, -1]
 
 
-def setup(root):
-    for d in ["I/bin", "I/alt", "I/opt", "D", "S"]:
+def merged_usr(seed):
+    """Every third sequence runs on a merged /usr (issue 38): I/bin is a link to usr/bin and the
+    altdir I/alt one to etc/alt, relative or (every other time) absolute, as on Debian 12;
+    both tools follow them. Chosen by the seed, so the random steps stay as they were."""
+    return None if seed % 3 else ("relative" if seed % 6 == 0 else "absolute")
+
+
+def setup(root, merged=None):
+    for d in ["I/opt", "D", "S"] + (["I/usr/bin", "I/etc/alt"] if merged else ["I/bin", "I/alt"]):
         os.makedirs(os.path.join(root, d), exist_ok=True)
+    if merged:
+        for link, to in [("I/bin", "usr/bin"), ("I/alt", "etc/alt")]:
+            os.symlink(to if merged == "relative" else os.path.join(root, "I", to),
+                       os.path.join(root, link))
     for k in range(4):
         open(os.path.join(root, "I/opt/p%d" % k), "w").close()
     for k in range(3):
@@ -267,8 +278,8 @@ def run_seed(seed, steps, ua_exe, gr_exe, verbose, mixed=False):
         else:
             gr = Box(os.path.join(tmp, "g"), "gr", gr_exe)
         ran = []
-        setup(ua.root)
-        setup(gr.root)
+        setup(ua.root, merged_usr(seed))
+        setup(gr.root, merged_usr(seed))
         for i in range(steps + 1):
             # The last step only reads, and compares every group's --query.
             step = random_step(rng) if i < steps else ("cmd", ["--get-selections"])

@@ -6,7 +6,7 @@
 #
 # Environment: GROVE (the binary under test), RACE_SWAPPER (tests/race/swapper.c built).
 # Optional: RACE_ROUNDS (rounds per attack mode, default 25: 3 modes x 4 runs x 25 = 300
-# runs), RACE_SELFTEST_ROUNDS (default 10), RACE_KEEP=1 to keep the work folder.
+# stow runs, and 25 x 6 grove alt runs on a merged-/usr root whose bin is swapped), RACE_SELFTEST_ROUNDS (default 10), RACE_KEEP=1 to keep the work folder.
 #
 # Before testing grove, the harness proves it can fail: it runs the same attack against a
 # deliberately unsafe stand-in (a shell script that links by path) and must see an escape.
@@ -83,6 +83,13 @@ make_roots() {
     # Its own ignore list, which grove reads through the target when it unfolds z's folders.
     put "$w/target/stow2/z/.stow-local-ignore" '\.orig$'
     ln -s "$w/victim" "$w/attack/S"
+    ln -s ../victim "$w/attack/B"
+    # A merged-/usr root for grove alt (issue 38): bin is the link usr/bin, as on Debian 12.
+    rm -rf "$w/altroot"
+    mkdir -p "$w/altroot/usr/bin" "$w/altroot/etc/alternatives" \
+        "$w/altroot/var/lib/dpkg/alternatives"
+    ln -s usr/bin "$w/altroot/bin"
+    for f in p1 p2 s1 s2; do put "$w/altroot/usr/bin/$f" "$f"; done
 }
 
 # Everything outside the roots, byte for byte: types, modes, sizes, times, link texts and
@@ -129,7 +136,7 @@ EOF
 }
 
 # Counters for the summary line.
-RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0
+RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0 ALT_ROUNDS=0 ALT_RUNS=0 ALT_OK=0
 
 run_tool() {
     local tool=$1 w=$2 rc
@@ -146,10 +153,10 @@ run_tool() {
 }
 
 start_swapper() {
-    local w=$1 folder=$2
+    local w=$1 folder=$2 link=${3:-$1/attack/S}
     rm -f "$w.meta/ready"
     mkfifo "$w.meta/ready" || die "mkfifo failed"
-    "$RACE_SWAPPER" "$folder" "$w/attack/S" >"$w.meta/ready" 2>"$w.meta/swapper.log" &
+    "$RACE_SWAPPER" "$folder" "$link" >"$w.meta/ready" 2>"$w.meta/swapper.log" &
     SWAPPER_PID=$!
     # Blocks (no sleep) until the swapper has made its first exchange.
     read -r _ <"$w.meta/ready" || die "swapper did not start"
@@ -162,6 +169,73 @@ stop_swapper() {
     SWAPPER_PID=
     n=$(sed -n 's/^swaps=\([0-9]*\).*/\1/p' "$w.meta/swapper.log")
     SWAPS=$((SWAPS + ${n:-0}))
+}
+
+# One alternatives command on the merged-/usr root: grove alt with --root (as in a chroot) or
+# with --instdir (links named by their real paths), or update-alternatives itself (the harness's
+# unsafe tool for this mode: it follows whatever bin has become).
+run_alt() {
+    local tool=$1 w=$2 how=$3 rc R=$2/altroot
+    shift 3
+    local argv=() a
+    if [ "$how" = root ]; then
+        for a in "$@"; do argv+=("${a//@/}"); done
+        set -- --root "$R" "${argv[@]}"
+    else
+        for a in "$@"; do argv+=("${a//@/$R}"); done
+        set -- --instdir "$R" --altdir "$R/etc/alternatives" \
+            --admindir "$R/var/lib/dpkg/alternatives" "${argv[@]}"
+    fi
+    if [ "$tool" = ua ]; then
+        timeout -k 5 "$RUN_TIMEOUT" "$UA" "$@" >/dev/null 2>>"$w.meta/tool.log"
+    else
+        timeout -k 5 "$RUN_TIMEOUT" "$tool" alt "$@" >/dev/null 2>>"$w.meta/tool.log"
+    fi
+    rc=$?
+    RUNS=$((RUNS + 1))
+    ALT_RUNS=$((ALT_RUNS + 1))
+    case $rc in
+    0) RUN_OK=$((RUN_OK + 1)) ALT_OK=$((ALT_OK + 1)) ;;
+    124 | 137) die "'$tool alt $*' timed out under attack (work folder: $w)" ;;
+    *) RUN_FAILED=$((RUN_FAILED + 1)) ;;
+    esac
+}
+
+# mode "alt": the attacker swaps the root's bin (the merged-/usr link usr/bin) for a link to the
+# victim, absolute in one round and relative (../victim) in the next, while grove alt installs,
+# switches and removes a group whose links live under /bin; --root and --instdir take turns.
+round_alt() {
+    local tool=$1 w=$2 how link
+    make_roots "$w"
+    rm -rf "$w.meta/state"
+    export GROVE_STATE_DIR=$w.meta/state
+    if [ $((ALT_ROUNDS % 2)) = 0 ]; then link=$w/attack/S; else link=$w/attack/B; fi
+    if [ $(((ALT_ROUNDS / 2) % 2)) = 0 ]; then how=root; else how=instdir; fi
+    ALT_ROUNDS=$((ALT_ROUNDS + 1))
+    # Undisturbed first: the merged-/usr root is one the tool handles.
+    local before_runs=$RUN_OK
+    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/usr/bin/p1 10 --slave @/bin/zzs zzs @/usr/bin/s1
+    [ "$RUN_OK" -gt "$before_runs" ] ||
+        die "setup: '$tool' alt --install on the merged-/usr root ($how) failed without any attacker (see $w.meta/tool.log)"
+    start_swapper "$w" "$w/altroot/bin" "$link"
+    run_alt "$tool" "$w" "$how" --remove-all zz
+    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/usr/bin/p1 10 --slave @/bin/zzs zzs @/usr/bin/s1
+    run_alt "$tool" "$w" "$how" --install @/bin/zz zz @/usr/bin/p2 20 --slave @/bin/zzs zzs @/usr/bin/s2
+    run_alt "$tool" "$w" "$how" --set zz @/usr/bin/p1
+    run_alt "$tool" "$w" "$how" --auto zz
+    run_alt "$tool" "$w" "$how" --remove zz @/usr/bin/p2
+    run_alt "$tool" "$w" "$how" --remove-all zz
+    stop_swapper "$w"
+    ROUNDS_DONE=$((ROUNDS_DONE + 1))
+    snapshot "$w" >"$w.meta/after"
+    if ! cmp -s "$w.meta/before" "$w.meta/after"; then
+        ESCAPES=$((ESCAPES + 1))
+        echo "race: ESCAPE in round $ROUNDS_DONE (alt mode, $how, tool $tool):" >&2
+        diff "$w.meta/before" "$w.meta/after" | head -20 >&2
+        cp "$w.meta/after" "$w.meta/before"
+        return 1
+    fi
+    return 0
 }
 
 # One round: set up the roots, stow a and b undisturbed, then attack while the tool stows,
@@ -248,19 +322,42 @@ done
 [ "$caught" = 1 ] ||
     die "self-test failed: the unsafe stand-in wrote through the symlink undetected in $SELFTEST_ROUNDS rounds"
 echo "race: self-test ok: the unsafe stand-in escaped in round $((i + 1)) and was caught"
+# And for the alternatives mode: update-alternatives itself writes through the swapped bin.
+UA=${UPDATE_ALTERNATIVES:-/usr/bin/update-alternatives}
+if [ -x "$UA" ]; then
+    W=$TOP/selftest-alt
+    new_world "$W"
+    caught=0
+    ALT_ROUNDS=0
+    # (the choices are named through usr/bin, so update-alternatives finds them whatever bin
+    # is, and writes the links through it; more rounds than for the stand-in all the same)
+    for ((i = 0; i < 3 * SELFTEST_ROUNDS; i++)); do
+        if ! round_alt ua "$W" 2>/dev/null; then
+            caught=1
+            break
+        fi
+    done
+    [ "$caught" = 1 ] ||
+        die "self-test failed: update-alternatives wrote through the swapped bin undetected in $((3 * SELFTEST_ROUNDS)) rounds"
+    echo "race: self-test ok: update-alternatives escaped through the swapped bin in round $((i + 1)) and was caught"
+else
+    echo "race: no update-alternatives at $UA: the alt mode's self-test is not run"
+fi
 
 # ---- 2. grove under attack ----
-RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0
+RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0 ALT_ROUNDS=0 ALT_RUNS=0 ALT_OK=0
 W=$TOP/grove
 new_world "$W"
 for ((i = 0; i < ROUNDS; i++)); do
     for mode in target package stow2; do
         round "$GROVE" "$W" "$mode"
     done
+    round_alt "$GROVE" "$W"
 done
 
 echo "race: $ROUNDS_DONE rounds, $RUNS grove runs (ok $RUN_OK, refused $RUN_REFUSED," \
-    "failed $RUN_FAILED), $SWAPS swaps, $ESCAPES escapes ($((SECONDS - START)) s)"
+    "failed $RUN_FAILED; of them grove alt $ALT_RUNS, ok $ALT_OK), $SWAPS swaps, $ESCAPES escapes" \
+    "($((SECONDS - START)) s)"
 [ "$SWAPS" -gt 0 ] || die "the swapper never swapped: the test proved nothing"
 [ "$ESCAPES" -eq 0 ] || die "grove changed something outside its roots ($ESCAPES rounds)"
 exit 0

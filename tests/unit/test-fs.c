@@ -961,6 +961,119 @@ test_fs_open_dir_mount(void **state)
 	assert_true(fd == -ELOOP || fd == -ENOTDIR);
 }
 
+/* Chases relpath (no make) and checks its fd and physical path (want_fd: whether it exists). */
+static void
+chase_is(struct fx *fx, const char *root_path, const char *relpath, bool want_fd,
+	 const char *want_phys)
+{
+	struct grove_chase ch;
+
+	assert_int_equal(
+		grove_fs_chase_dir(fx->root.fd, root_path, relpath, false, 0, &ch, &fx->err), 0);
+	assert_true((ch.fd >= 0) == want_fd);
+	if (want_phys)
+		assert_string_equal(ch.phys, want_phys);
+	else
+		assert_null(ch.phys);
+	grove_chase_release(&ch);
+}
+
+static void
+test_fs_chase_dir(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_chase ch;
+	char *abs_link = tu_path(fx->rootpath, "usr/sbin");
+	char *abs_out = tu_path(fx->dir, "outside");
+	struct stat st;
+
+	/* merged /usr, relative and absolute; a link to a link; '..' in a text; a loop */
+	build(fx, "d usr/bin\nd usr/sbin\nd usr/lib/x\nl bin usr/bin\nl lib /usr/lib\n"
+		  "l libx lib/x\nl up usr/bin/../lib\nl loop1 loop2\nl loop2 loop1\n"
+		  "l out ../outside\nl dang usr/nothing\nl twice dang/../bin\nf file f\n");
+	assert_int_equal(symlinkat(abs_link, fx->root.fd, "sbin"), 0);
+	assert_int_equal(symlinkat(abs_out, fx->root.fd, "absout"), 0);
+	/* As in a chroot (root_path NULL). */
+	chase_is(fx, NULL, "bin", true, "usr/bin");
+	chase_is(fx, NULL, "lib", true, "usr/lib");
+	chase_is(fx, NULL, "libx", true, "usr/lib/x");
+	chase_is(fx, NULL, "up/x", true, "usr/lib/x");
+	chase_is(fx, NULL, "", true, "");
+	chase_is(fx, NULL, "./bin/", true, "usr/bin");
+	chase_is(fx, NULL, "out", false, "outside");      /* '..' stays at the root */
+	chase_is(fx, NULL, "absout", false, abs_out + 1); /* the root's own: missing */
+	chase_is(fx, NULL, "bin/new/deeper", false, "usr/bin/new/deeper");
+	chase_is(fx, NULL, "dang/more", false, "usr/nothing/more");
+	chase_is(fx, NULL, "twice", false, NULL);      /* '..' after a missing folder: no place */
+	chase_is(fx, NULL, "file/x", false, "file/x"); /* a file on the way: not a folder */
+	assert_int_equal(grove_fs_chase_dir(fx->root.fd, NULL, "loop1", false, 0, &ch, &fx->err),
+			 -ELOOP);
+	/* With the root's real path: an absolute text beneath it is followed, others leave it. */
+	chase_is(fx, fx->root.real, "sbin", true, "usr/sbin");
+	assert_int_equal(
+		grove_fs_chase_dir(fx->root.fd, fx->root.real, "lib", false, 0, &ch, &fx->err),
+		-EXDEV);
+	assert_non_null(strstr(fx->err.msg, "leads outside the root"));
+	assert_int_equal(
+		grove_fs_chase_dir(fx->root.fd, fx->root.real, "out", false, 0, &ch, &fx->err),
+		-EXDEV);
+	/* The fd is the folder named by the physical path. */
+	assert_int_equal(grove_fs_chase_dir(fx->root.fd, NULL, "bin", false, 0, &ch, &fx->err), 0);
+	assert_int_equal(fstatat(fx->root.fd, "usr/bin", &st, 0), 0);
+	{
+		struct stat st2;
+
+		assert_int_equal(fstat(ch.fd, &st2), 0);
+		assert_true(st.st_ino == st2.st_ino);
+	}
+	grove_chase_release(&ch);
+	/* make: missing folders made where the links lead, not beneath a dangling one. */
+	assert_int_equal(
+		grove_fs_chase_dir(fx->root.fd, NULL, "bin/m/n", true, 0755, &ch, &fx->err), 0);
+	assert_string_equal(ch.phys, "usr/bin/m/n");
+	assert_true(ch.fd >= 0);
+	grove_chase_release(&ch);
+	assert_int_equal(fstatat(fx->root.fd, "usr/bin/m/n", &st, 0), 0);
+	assert_int_equal(grove_fs_chase_dir(fx->root.fd, NULL, "dang/m", true, 0755, &ch, &fx->err),
+			 -ENOENT);
+	assert_int_equal(fstatat(fx->root.fd, "usr/nothing", &st, AT_SYMLINK_NOFOLLOW), -1);
+	free(abs_link);
+	free(abs_out);
+}
+
+static void
+test_fs_chase_dir_owner(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_chase ch;
+
+	if (geteuid() != 0)
+		skip(); /* giving a link away needs root: CI runs as root */
+	build(fx, "d usr/bin\nl bin usr/bin\nl other usr/bin\n");
+	assert_int_equal(fchownat(fx->root.fd, "other", 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
+	chase_is(fx, NULL, "bin", true, "usr/bin");
+	assert_int_equal(grove_fs_chase_dir(fx->root.fd, NULL, "other/x", false, 0, &ch, &fx->err),
+			 -EPERM);
+	assert_non_null(strstr(fx->err.msg, "the symlink 'other' belongs to uid 65534"));
+	/* The root folder's owner's links are followed. */
+	assert_int_equal(fchownat(fx->root.fd, "", 65534, 65534, AT_EMPTY_PATH), 0);
+	chase_is(fx, NULL, "other", true, "usr/bin");
+	chase_is(fx, NULL, "bin", true, "usr/bin");
+}
+
+static void
+test_fs_stat_in_root(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_stat st;
+
+	build(fx, "d usr/bin\nf usr/bin/p data\nl bin /usr/bin\nl out ../outside/secret\n");
+	assert_int_equal(grove_fs_stat_in_root(fx->root.fd, "bin/p", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_REG);
+	assert_int_equal(grove_fs_stat_in_root(fx->root.fd, "out", &st, &fx->err), 0);
+	assert_int_equal(st.type, GROVE_FT_NONE); /* the root's /outside/secret */
+}
+
 int
 main(void)
 {
@@ -997,6 +1110,9 @@ main(void)
 		T(test_fs_fd_batch),
 		T(test_fs_lock_holder_at),
 		T(test_fs_replace_file_at),
+		T(test_fs_chase_dir),
+		T(test_fs_chase_dir_owner),
+		T(test_fs_stat_in_root),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
