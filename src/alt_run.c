@@ -389,6 +389,11 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 			goto out;
 	}
 	r = load_groups(&c, &s, &adm, readonly, &dir_id, &all, &n, err);
+	/* The admindir's place and identity go with the transaction: its undo, rollback and
+	 * recovery write the admin files into this folder or nowhere (DESIGN.md invariant 11). */
+	if (r >= 0 && !readonly)
+		r = grove_session_note_root(&s, GROVE_JOURNAL_ROOT_ADMINDIR, dir_id, &adm,
+					    GROVE_RESOLVE_BENEATH, err);
 	if (r < 0)
 		goto out;
 	if (readonly) {

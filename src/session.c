@@ -134,6 +134,8 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 		.n_alt = s->n_alt,
 		.pkgs = s->pkgs,
 		.n_pkgs = s->n_pkgs,
+		.roots = s->roots,
+		.n_roots = s->n_roots,
 	};
 	int64_t txn = 0;
 	int r;
@@ -177,6 +179,10 @@ rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, si
 	int r;
 
 	*ret_forward = false;
+	/* Every root the replay writes is the one the transaction used, or nothing is done. */
+	r = grove_session_check_roots(s, txn, err);
+	if (r < 0)
+		return r;
 	if (s->rollback)
 		r = s->rollback(s->rollback_ctx, txn, ret_forward, err);
 	else

@@ -25,6 +25,12 @@
 int grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, const char *tag,
 			    struct grove_error *err);
 
+/* Reopens the roots txn's replay will write (the admindir of each alternatives pair it changes)
+ * as grove_session_alt_files would, writing nothing: -GROVE_E_STUCK naming the first that is not
+ * the folder the transaction recorded (DESIGN.md invariant 11). Recovery asks first, so that a
+ * changed root stops it before anything is put back. */
+int grove_session_check_roots(struct grove_session *s, int64_t txn, struct grove_error *err);
+
 /* The groups txns changed: each group's state before the first of them and after the last, into
  * s->alt for the apply that follows. The saved group must still be as the last left it;
  * otherwise a conflict in plan. */

@@ -245,7 +245,7 @@ pkgs_as_schema10(struct fx *fx, const char *path)
 				      " ON t.id = p.txn_id WHERE t.state = 'committed'"
 				      " GROUP BY t.target_id, p.stow_dir, p.package;"
 				      "DROP TABLE txn_pkgs; DROP TABLE pkg_state;"
-				      " DROP INDEX txns_open; COMMIT",
+				      " DROP INDEX txns_open; DROP TABLE txn_roots; COMMIT",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -2018,7 +2018,7 @@ test_journal_unfinished_history(void **state)
 
 	/* Schema 11: no index; opening migrates, the answer stays. */
 	fx->j = grove_journal_close(fx->j);
-	raw_exec(db, "DROP INDEX txns_open; PRAGMA user_version = 11;");
+	raw_exec(db, "DROP INDEX txns_open; DROP TABLE txn_roots; PRAGMA user_version = 11;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	fx->j = j;
 	grove_root_release(&fx->sroot);
