@@ -185,9 +185,9 @@ enum grove_journal_root_kind {
 
 struct grove_journal_root {
 	enum grove_journal_root_kind kind;
-	int64_t dir_id;     /* the alternatives pair */
-	bool under_target;  /* beneath the transaction's target, else beneath "/" */
-	char *rel;          /* clean and relative; "" is the parent itself */
+	int64_t dir_id;    /* the alternatives pair */
+	bool under_target; /* beneath the transaction's target, else beneath "/" */
+	char *rel;         /* clean and relative; "" is the parent itself */
 	enum grove_resolve resolve;
 	struct grove_root_id id;
 };

@@ -304,8 +304,8 @@ int grove_session_exec_logged(struct grove_session_txn *t, const struct grove_ro
  * the first.
  */
 int grove_session_note_root(struct grove_session *s, enum grove_journal_root_kind kind,
-			    int64_t dir_id, const struct grove_root *root, enum grove_resolve resolve,
-			    struct grove_error *err);
+			    int64_t dir_id, const struct grove_root *root,
+			    enum grove_resolve resolve, struct grove_error *err);
 
 int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 			const struct grove_root *stow, const char *command, const char *stow_dir,
