@@ -993,6 +993,29 @@ same_root(const struct grove_root *r, const struct grove_txn *hdr)
 	       (r->born == hdr->stow_born || hdr->stow_born == 0); /* 0: logged before births */
 }
 
+/* The logged stow dir hdr->stow_dir (an absolute path without symlinks, as the run held it)
+ * reopened beneath "/" and checked against the identity hdr recorded. */
+static int
+reopen_stow(const struct grove_txn *hdr, struct grove_root *own, struct grove_error *err)
+{
+	struct grove_root slash = { .fd = -1 };
+	struct grove_root_id id = { .dev = (dev_t)hdr->stow_dev,
+				    .ino = (ino_t)hdr->stow_ino,
+				    .born = hdr->stow_born };
+	const char *rel = hdr->stow_dir + 1;
+	int r;
+
+	if (hdr->stow_dir[0] != '/' || (*rel && !grove_path_is_clean_relative(rel)))
+		return grove_error_set(err, -GROVE_E_STUCK, "'%s' is not a path grove logs",
+				       hdr->stow_dir);
+	r = grove_root_open(&slash, "/", err);
+	if (r >= 0)
+		r = grove_root_reopen(own, &slash, rel, GROVE_RESOLVE_BENEATH, &id, "stow dir",
+				      err);
+	grove_root_release(&slash);
+	return r;
+}
+
 /*
  * The stow dir an interrupted ADOPT moved files into, read back from the log:
  * never trusted by its path alone (DESIGN.md invariant 8). The command's own
@@ -1029,14 +1052,18 @@ recovery_stow(struct grove_session *s, const struct grove_txn *hdr, const struct
 				       "committed transaction of this target; if it is yours, "
 				       "run the command again with -d '%s'",
 				       hdr->stow_dir, hdr->stow_dir);
-	r = grove_root_open(own, hdr->stow_dir, err);
-	if (r < 0)
-		return grove_error_set(err, -GROVE_E_STUCK, "%s", err->msg);
-	if (!same_root(own, hdr))
+	/* Reopened as every root of a replay: beneath "/", following no symlink, and still the
+	 * folder the transaction recorded (DESIGN.md invariant 11). */
+	r = reopen_stow(hdr, own, err);
+	if (r < 0) {
+		char why[GROVE_ERROR_MSG_MAX];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
 		return grove_error_set(err, -GROVE_E_STUCK,
 				       "the stow dir '%s' is not the folder the interrupted "
-				       "transaction used (it was replaced, or is a symlink now)",
-				       hdr->stow_dir);
+				       "transaction used: %s",
+				       hdr->stow_dir, why);
+	}
 	*ret = own;
 	return 0;
 }
