@@ -175,7 +175,8 @@ find_root(const struct grove_journal_root *v, size_t n, enum grove_journal_root_
 }
 
 /*
- * Holds the admindir of the pair dir_id for a replay, into own: as rec records it (beneath the
+ * Holds the admindir of the pair dir_id (or the root rec records, of any kind) for a replay, into
+ * own: as rec records it (beneath the
  * target or "/", found the recorded way, and still the recorded folder), or, for a transaction
  * logged before schema v13 (rec NULL), by the path the log names, beneath the target when it is
  * there, else beneath "/", following no symlink: nothing can be checked of its identity then, but
@@ -218,7 +219,11 @@ reopen_admin(struct grove_session *s, int64_t dir_id, const struct grove_journal
 	}
 	if (r >= 0)
 		r = grove_root_reopen(own, parent, rel, rec ? rec->resolve : GROVE_RESOLVE_BENEATH,
-				      rec ? &rec->id : NULL, "administrative directory", err);
+				      rec ? &rec->id : NULL,
+				      rec && rec->kind == GROVE_JOURNAL_ROOT_ALTDIR
+					      ? "alternatives directory"
+					      : "administrative directory",
+				      err);
 	grove_root_release(&slash);
 	return r;
 }
@@ -254,6 +259,16 @@ check_roots(struct grove_session *s, const struct grove_journal_root *v, size_t 
 {
 	int r = 0;
 
+	/* The altdirs: their links are the transaction's ops, resolved beneath the target, but a
+	 * recorded one must still be the same folder. */
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_root own = { .fd = -1 };
+
+		if (v[i].kind != GROVE_JOURNAL_ROOT_ALTDIR)
+			continue;
+		r = reopen_admin(s, v[i].dir_id, &v[i], &own, err);
+		grove_root_release(&own);
+	}
 	for (size_t i = 0; i < n_ch && r >= 0; i++) {
 		struct grove_root own = { .fd = -1 };
 		const struct grove_root *adm = NULL;
@@ -274,6 +289,7 @@ grove_session_check_roots(struct grove_session *s, int64_t txn, struct grove_err
 	size_t n = 0, n_ch = 0;
 	int r = grove_journal_alt_changes(s->journal, txn, &ch, &n_ch, err);
 
+	/* A transaction without groups records no roots (grove alt notes them with its groups). */
 	if (r >= 0 && n_ch)
 		r = grove_journal_txn_roots(s->journal, txn, &v, &n, err);
 	if (r >= 0 && n_ch)

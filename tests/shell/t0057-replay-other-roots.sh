@@ -57,6 +57,21 @@ for mode in undo rollback recover; do
 	[[ $(readlink "$R/etc/alternatives/ed") == /prog/ed1 ]] ||
 		fail "$mode: ed's link was not put back once the altdir was"
 	check "$mode of a grove alt change: an altdir swapped for a symlink: nothing written there"
+
+	# The altdir replaced by a new folder of nobody's: not the folder the transaction used.
+	expect_exit 0 "${G[@]}" alt --root "$R" --remove-all ed
+	[[ $mode == recover ]] && interrupt "$W/state/grove.db"
+	as_nobody mv "$R/etc/alternatives" "$R/etc/alternatives.old"
+	as_nobody mkdir "$R/etc/alternatives"
+	case $mode in
+	undo) expect_exit 4 "${G[@]}" undo -t "$R" ;;
+	rollback) expect_exit 4 "${G[@]}" rollback --to 1 -t "$R" ;;
+	recover) expect_exit 4 "${G[@]}" recover -t "$R" ;;
+	esac
+	expect_err_has "alternatives directory '$R/etc/alternatives' is not the folder the transaction used"
+	[[ -z $(ls -A "$R/etc/alternatives") ]] || fail "$mode: something was written into the new altdir"
+	[[ ! -e $R/var/lib/dpkg/alternatives/ed ]] || fail "$mode: ed's admin file was written"
+	check "$mode of a grove alt change: an altdir replaced by another folder is STUCK, nothing written"
 done
 
 # ---------------------------------------------------------------- a profile's folders
