@@ -267,7 +267,7 @@ note_altdir(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id,
 
 	if (!rel || !*rel || grove_root_open_beneath(&alt, &c->inst, rel, false, 0, &ignore) < 0)
 		return 0;
-	r = grove_session_note_root(s, GROVE_JOURNAL_ROOT_ALTDIR, dir_id, &alt,
+	r = grove_session_note_root(s, GROVE_JOURNAL_ROOT_ALTDIR, dir_id, &alt, rel,
 				    GROVE_RESOLVE_BENEATH, err);
 	grove_root_release(&alt);
 	return r;
@@ -412,7 +412,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	/* The admindir's place and identity go with the transaction: its undo, rollback and
 	 * recovery write the admin files into this folder or nowhere (DESIGN.md invariant 11). */
 	if (r >= 0 && !readonly)
-		r = grove_session_note_root(&s, GROVE_JOURNAL_ROOT_ADMINDIR, dir_id, &adm,
+		r = grove_session_note_root(&s, GROVE_JOURNAL_ROOT_ADMINDIR, dir_id, &adm, NULL,
 					    GROVE_RESOLVE_BENEATH, err);
 	if (r >= 0 && !readonly)
 		r = note_altdir(&c, &s, dir_id, err);

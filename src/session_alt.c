@@ -123,21 +123,60 @@ beneath(const char *base, const char *path)
 	return path[l] ? path + l + 1 : path + l;
 }
 
+/* rel in the form the log keeps and checks (clean: no empty or "." component, no trailing '/';
+ * "" for the parent itself), malloc'd; NULL for a ".." component or out of memory (*ret_bad). */
+static char *
+clean_rel(const char *rel, bool *ret_bad)
+{
+	char *out = malloc(strlen(rel) + 1), *o = out;
+
+	*ret_bad = false;
+	if (!out)
+		return NULL;
+	while (*rel) {
+		size_t l;
+
+		while (*rel == '/')
+			rel++;
+		l = strcspn(rel, "/");
+		if ((l == 1 && rel[0] == '.') || l == 0) {
+			rel += l;
+			continue;
+		}
+		if (l == 2 && rel[0] == '.' && rel[1] == '.') {
+			*ret_bad = true;
+			free(out);
+			return NULL;
+		}
+		if (o != out)
+			*o++ = '/';
+		memcpy(o, rel, l);
+		o += l;
+		rel += l;
+	}
+	*o = '\0';
+	return out;
+}
+
 int
 grove_session_note_root(struct grove_session *s, enum grove_journal_root_kind kind, int64_t dir_id,
-			const struct grove_root *root, enum grove_resolve resolve,
-			struct grove_error *err)
+			const struct grove_root *root, const char *given,
+			enum grove_resolve resolve, struct grove_error *err)
 {
-	const char *in_target = beneath(s->target->real, root->real);
+	const char *in_target = given ? given : beneath(s->target->real, root->real);
 	const char *rel = in_target ? in_target : root->real ? root->real + 1 : NULL;
 	struct grove_journal_root *v;
+	bool bad = false;
 	char *copy;
 	size_t i;
 
 	if (!rel)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "the folder of '%s' is not known",
 				       root->path);
-	copy = strdup(rel);
+	copy = clean_rel(rel, &bad);
+	if (bad)
+		return grove_error_set(err, -GROVE_E_BADINPUT, "'%s': '..' is not allowed there",
+				       root->path);
 	if (!copy)
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < s->n_roots; i++)

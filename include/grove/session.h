@@ -297,14 +297,15 @@ int grove_session_exec_logged(struct grove_session_txn *t, const struct grove_ro
  * the log; undoes is the transaction this one undoes (0 if none).
  */
 /*
- * Notes that the next transaction uses root (of kind, for the alternatives pair dir_id), found
- * beneath s->target as resolve says when it is there, else beneath "/" (root->real names where),
- * so that its intent records the root's place and identity for the replays of the transaction
- * (undo, rollback, recovery: grove_root_reopen). A second note of the same kind and pair replaces
- * the first.
+ * Notes that the next transaction uses root (of kind, for the alternatives pair dir_id), so that
+ * its intent records the root's place and identity for the replays of the transaction (undo,
+ * rollback, recovery: grove_root_reopen). The place is rel beneath s->target when rel is given
+ * (it must be how the run found root there: a root held with GROVE_RESOLVE_IN_ROOT has no
+ * canonical path to derive it from), else derived from root->real: beneath s->target when it lies
+ * there, else beneath "/". A second note of the same kind and pair replaces the first.
  */
 int grove_session_note_root(struct grove_session *s, enum grove_journal_root_kind kind,
-			    int64_t dir_id, const struct grove_root *root,
+			    int64_t dir_id, const struct grove_root *root, const char *rel,
 			    enum grove_resolve resolve, struct grove_error *err);
 
 int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
