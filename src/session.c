@@ -993,29 +993,6 @@ same_root(const struct grove_root *r, const struct grove_txn *hdr)
 	       (r->born == hdr->stow_born || hdr->stow_born == 0); /* 0: logged before births */
 }
 
-/* The logged stow dir hdr->stow_dir (an absolute path without symlinks, as the run held it)
- * reopened beneath "/" and checked against the identity hdr recorded. */
-static int
-reopen_stow(const struct grove_txn *hdr, struct grove_root *own, struct grove_error *err)
-{
-	struct grove_root slash = { .fd = -1 };
-	struct grove_root_id id = { .dev = (dev_t)hdr->stow_dev,
-				    .ino = (ino_t)hdr->stow_ino,
-				    .born = hdr->stow_born };
-	const char *rel = hdr->stow_dir + 1;
-	int r;
-
-	if (hdr->stow_dir[0] != '/' || (*rel && !grove_path_is_clean_relative(rel)))
-		return grove_error_set(err, -GROVE_E_STUCK, "'%s' is not a path grove logs",
-				       hdr->stow_dir);
-	r = grove_root_open(&slash, "/", err);
-	if (r >= 0)
-		r = grove_root_reopen(own, &slash, rel, GROVE_RESOLVE_BENEATH, &id, "stow dir",
-				      err);
-	grove_root_release(&slash);
-	return r;
-}
-
 /*
  * The stow dir an interrupted ADOPT moved files into, read back from the log:
  * never trusted by its path alone (DESIGN.md invariant 8). The command's own
@@ -1030,6 +1007,9 @@ static int
 recovery_stow(struct grove_session *s, const struct grove_txn *hdr, const struct grove_root *stow,
 	      struct grove_root *own, const struct grove_root **ret, struct grove_error *err)
 {
+	struct grove_root_id id = { .dev = (dev_t)hdr->stow_dev,
+				    .ino = (ino_t)hdr->stow_ino,
+				    .born = hdr->stow_born };
 	bool used = false;
 	int r;
 
@@ -1054,7 +1034,7 @@ recovery_stow(struct grove_session *s, const struct grove_txn *hdr, const struct
 				       hdr->stow_dir, hdr->stow_dir);
 	/* Reopened as every root of a replay: beneath "/", following no symlink, and still the
 	 * folder the transaction recorded (DESIGN.md invariant 11). */
-	r = reopen_stow(hdr, own, err);
+	r = grove_session_reopen_path(s, hdr->stow_dir, &id, "stow dir", own, err);
 	if (r < 0) {
 		char why[GROVE_ERROR_MSG_MAX];
 

@@ -8,7 +8,6 @@
 
 #include "grove/fs.h"
 #include "grove/journal.h"
-#include "grove/path.h"
 #include "grove/session.h"
 #include "session_int.h"
 #include "util.h"
@@ -107,101 +106,6 @@ remove_temps(int dfd, const char *tag, struct grove_error *err)
 
 /* ---- the roots a replay reopens (DESIGN.md invariant 11) ---- */
 
-/* path's part beneath base (both canonical), or NULL when it is not beneath it; "" is base. */
-static const char *
-beneath(const char *base, const char *path)
-{
-	size_t l;
-
-	if (!base || !path || path[0] != '/')
-		return NULL;
-	if (!strcmp(base, "/"))
-		return path + 1;
-	l = strlen(base);
-	if (strncmp(path, base, l) != 0 || (path[l] != '/' && path[l] != '\0'))
-		return NULL;
-	return path[l] ? path + l + 1 : path + l;
-}
-
-/* rel in the form the log keeps and checks (clean: no empty or "." component, no trailing '/';
- * "" for the parent itself), malloc'd; NULL for a ".." component or out of memory (*ret_bad). */
-static char *
-clean_rel(const char *rel, bool *ret_bad)
-{
-	char *out = malloc(strlen(rel) + 1), *o = out;
-
-	*ret_bad = false;
-	if (!out)
-		return NULL;
-	while (*rel) {
-		size_t l;
-
-		while (*rel == '/')
-			rel++;
-		l = strcspn(rel, "/");
-		if ((l == 1 && rel[0] == '.') || l == 0) {
-			rel += l;
-			continue;
-		}
-		if (l == 2 && rel[0] == '.' && rel[1] == '.') {
-			*ret_bad = true;
-			free(out);
-			return NULL;
-		}
-		if (o != out)
-			*o++ = '/';
-		memcpy(o, rel, l);
-		o += l;
-		rel += l;
-	}
-	*o = '\0';
-	return out;
-}
-
-int
-grove_session_note_root(struct grove_session *s, enum grove_journal_root_kind kind, int64_t dir_id,
-			const struct grove_root *root, const char *given,
-			enum grove_resolve resolve, struct grove_error *err)
-{
-	const char *in_target = given ? given : beneath(s->target->real, root->real);
-	const char *rel = in_target ? in_target : root->real ? root->real + 1 : NULL;
-	struct grove_journal_root *v;
-	bool bad = false;
-	char *copy;
-	size_t i;
-
-	if (!rel)
-		return grove_error_set(err, -GROVE_E_INTERNAL, "the folder of '%s' is not known",
-				       root->path);
-	copy = clean_rel(rel, &bad);
-	if (bad)
-		return grove_error_set(err, -GROVE_E_BADINPUT, "'%s': '..' is not allowed there",
-				       root->path);
-	if (!copy)
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < s->n_roots; i++)
-		if (s->roots[i].kind == kind && s->roots[i].dir_id == dir_id)
-			break;
-	if (i == s->n_roots) {
-		v = realloc(s->roots, (s->n_roots + 1) * sizeof(*v));
-		if (!v) {
-			free(copy);
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		}
-		s->roots = v;
-		s->n_roots++;
-	} else {
-		free(s->roots[i].rel);
-	}
-	s->roots[i] = (struct grove_journal_root){ .kind = kind,
-						   .dir_id = dir_id,
-						   .under_target = in_target != NULL,
-						   .rel = copy,
-						   .resolve = resolve,
-						   .id = grove_root_id_of(root) };
-	return 0;
-}
-
 /* The root of kind and pair dir_id in v[0..n), or NULL. */
 static const struct grove_journal_root *
 find_root(const struct grove_journal_root *v, size_t n, enum grove_journal_root_kind kind,
@@ -215,56 +119,26 @@ find_root(const struct grove_journal_root *v, size_t n, enum grove_journal_root_
 
 /*
  * Holds the admindir of the pair dir_id (or the root rec records, of any kind) for a replay, into
- * own: as rec records it (beneath the
- * target or "/", found the recorded way, and still the recorded folder), or, for a transaction
- * logged before schema v13 (rec NULL), by the path the log names, beneath the target when it is
- * there, else beneath "/", following no symlink: nothing can be checked of its identity then, but
- * a symlink put in its place or above it leads nowhere. Anything else is -GROVE_E_STUCK.
+ * own: as rec records it (grove_session_reopen_recorded), or, for a transaction logged before
+ * schema v13 (rec NULL), by the path the log names (grove_session_reopen_path, no identity to
+ * check). Anything else is -GROVE_E_STUCK.
  */
 static int
 reopen_admin(struct grove_session *s, int64_t dir_id, const struct grove_journal_root *rec,
 	     struct grove_root *own, struct grove_error *err)
 {
-	struct grove_root slash = { .fd = -1 };
+	const char *what = rec && rec->kind == GROVE_JOURNAL_ROOT_ALTDIR
+				   ? "alternatives directory"
+				   : "administrative directory";
 	cleanup_free char *path = NULL;
-	const struct grove_root *parent = s->target;
-	const char *rel = rec ? rec->rel : NULL;
-	int r = 0;
+	int r;
 
-	if (!rec) {
-		r = grove_journal_alt_admindir(s->journal, dir_id, &path, err);
-		if (r < 0)
-			return r;
-		if (!path || path[0] != '/')
-			return grove_error_set(
-				err, -GROVE_E_STUCK,
-				"journal names no admindir for alternatives pair %lld",
-				(long long)dir_id);
-		rel = beneath(s->target->real, path);
-		if (!rel) {
-			rel = path + 1;
-			parent = NULL;
-		}
-		if (*rel && !grove_path_is_clean_relative(rel))
-			return grove_error_set(err, -GROVE_E_STUCK,
-					       "journal names an admindir '%s' grove would not use",
-					       path);
-	} else if (!rec->under_target) {
-		parent = NULL;
-	}
-	if (!parent) {
-		r = grove_root_open(&slash, "/", err);
-		parent = &slash;
-	}
-	if (r >= 0)
-		r = grove_root_reopen(own, parent, rel, rec ? rec->resolve : GROVE_RESOLVE_BENEATH,
-				      rec ? &rec->id : NULL,
-				      rec && rec->kind == GROVE_JOURNAL_ROOT_ALTDIR
-					      ? "alternatives directory"
-					      : "administrative directory",
-				      err);
-	grove_root_release(&slash);
-	return r;
+	if (rec)
+		return grove_session_reopen_recorded(s, rec, what, own, err);
+	r = grove_journal_alt_admindir(s->journal, dir_id, &path, err);
+	if (r < 0)
+		return r;
+	return grove_session_reopen_path(s, path, NULL, what, own, err);
 }
 
 /* Holds the admindir of the pair dir_id for txn: the one the command holds when it is that
