@@ -66,20 +66,20 @@ clean_rel(const char *rel, bool *ret_bad)
 
 int
 grove_session_note_root(struct grove_session *s, enum grove_journal_root_kind kind, int64_t dir_id,
-			const struct grove_root *root, const char *given,
-			enum grove_resolve resolve, struct grove_error *err)
+			const struct grove_root *root, const char *rel, enum grove_resolve resolve,
+			struct grove_error *err)
 {
-	const char *in_target = given ? given : beneath(s->target->real, root->real);
-	const char *rel = in_target ? in_target : root->real ? root->real + 1 : NULL;
+	const char *in_target = rel ? rel : beneath(s->target->real, root->real);
+	const char *place = in_target ? in_target : root->real ? root->real + 1 : NULL;
 	struct grove_journal_root *v;
 	bool bad = false;
 	char *copy;
 	size_t i;
 
-	if (!rel)
+	if (!place)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "the folder of '%s' is not known",
 				       root->path);
-	copy = clean_rel(rel, &bad);
+	copy = clean_rel(place, &bad);
 	if (bad)
 		return grove_error_set(err, -GROVE_E_BADINPUT, "'%s': '..' is not allowed there",
 				       root->path);
