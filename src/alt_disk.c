@@ -668,3 +668,9 @@ grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan, stru
 	}
 	return 0;
 }
+
+const char *
+grove_alt_disk_rel_of(const struct grove_alt_ctx *c, const char *abs)
+{
+	return rel_of(c, abs);
+}

@@ -72,6 +72,10 @@ void grove_alt_disk_release(struct grove_alt_ctx *c);
  * path is not beneath root; malloc'd. */
 char *grove_alt_disk_under_root(const char *root, const char *path);
 
+/* abs beneath the installation root (as the command's links are found there), or NULL when it
+ * is not beneath it. */
+const char *grove_alt_disk_rel_of(const struct grove_alt_ctx *c, const char *abs);
+
 /* What update-alternatives puts before a path in some messages: its --root. */
 const char *grove_alt_disk_rootp(const struct grove_alt_ctx *c);
 

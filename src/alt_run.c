@@ -240,6 +240,30 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	return r;
 }
 
+/* The admindir's place and identity go with the transaction: its undo, rollback and recovery write
+ * the admin files into this folder or nowhere (DESIGN.md invariant 11). So does the altdir, when
+ * it is there: its replays check it is still that folder. One that is missing (made by this
+ * transaction's MKDIR ops) or that cannot be held following no symlink is not recorded: the
+ * plan's own ops stop at it. */
+static int
+note_roots(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
+	   int64_t dir_id, struct grove_error *err)
+{
+	const char *rel = grove_alt_disk_rel_of(c, c->altdir);
+	struct grove_root alt = { .fd = -1 };
+	struct grove_error ignore = { 0 };
+	int r = grove_session_note_root(s, GROVE_JOURNAL_ROOT_ADMINDIR, dir_id, adm, NULL,
+					GROVE_RESOLVE_BENEATH, err);
+
+	if (r < 0 || !rel || !*rel ||
+	    grove_root_open_beneath(&alt, &c->inst, rel, false, 0, &ignore) < 0)
+		return r;
+	r = grove_session_note_root(s, GROVE_JOURNAL_ROOT_ALTDIR, dir_id, &alt, rel,
+				    GROVE_RESOLVE_BENEATH, err);
+	grove_root_release(&alt);
+	return r;
+}
+
 /* Holds the root and the admindir, locks the admindir (a writer) and opens the session. Readers
  * make nothing: a missing root, admindir or journal is -ENOENT, no group (as for
  * update-alternatives, whose groups are files of the admindir). */
@@ -376,6 +400,8 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 			goto out;
 	}
 	r = load_groups(&c, &s, &adm, readonly, &dir_id, &all, &n, err);
+	if (r >= 0 && !readonly)
+		r = note_roots(&c, &s, &adm, dir_id, err);
 	if (r < 0)
 		goto out;
 	if (readonly) {

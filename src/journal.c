@@ -118,6 +118,11 @@ static const char *const stmt_sql[ST_COUNT] = {
 			     " AND stow_dir = ?2 ORDER BY first",
 	[ST_PKG_STATE_PUT] = "INSERT OR REPLACE INTO pkg_state (target_id, stow_dir, first, n,"
 			     " body) VALUES (?1, ?2, ?3, ?4, ?5)",
+	/* The roots a transaction used besides its target (schema 13). */
+	[ST_ROOTS_PUT] = "INSERT INTO txn_roots (txn_id, kind, dir_id, parent, rel, resolve, dev,"
+			 " ino, born) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_ROOTS_GET] = "SELECT kind, dir_id, parent, rel, resolve, dev, ino, born FROM txn_roots"
+			 " WHERE txn_id = ?1 ORDER BY kind, dir_id",
 };
 
 /* ---- errors ---- */

@@ -66,6 +66,8 @@ enum stmt_id {
 	ST_PKG_RECORDED,
 	ST_PKG_STATE_GET,
 	ST_PKG_STATE_PUT,
+	ST_ROOTS_PUT,
+	ST_ROOTS_GET,
 	ST_COUNT,
 };
 
@@ -202,6 +204,10 @@ int grove_journal_alt_commit_txn(struct grove_journal *j, int64_t txn, struct gr
 
 /* journal_pkgs.c: logs the packages a transaction stows or unstows (inside the caller's write
  * transaction). */
+/* Logs txn's roots (journal_roots.c; inside the caller's write transaction). */
+int grove_journal_roots_put(struct grove_journal *j, int64_t txn,
+			    const struct grove_journal_root *v, size_t n, struct grove_error *err);
+
 int grove_journal_pkgs_put(struct grove_journal *j, int64_t txn, const struct grove_journal_pkg *v,
 			   size_t n, struct grove_error *err);
 

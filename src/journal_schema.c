@@ -202,6 +202,25 @@ static const char *const migrations[] = {
 	 * (600 transactions: 0.5 M instructions). Only open transactions are in this index: a
 	 * seek. */
 	"CREATE INDEX txns_open ON txns (target_id, id) WHERE state IN ('intent', 'stuck');",
+	/* 12 -> 13: the roots a transaction uses besides its target and stow dir (an
+	 * alternatives pair's admindir and altdir), each as its parent (the target, or "/") and
+	 * the path beneath it, how it was found there (no symlink followed, or inside the root)
+	 * and which folder it was (device, inode, birth time), so that undo, rollback and
+	 * recovery reopen it beneath that parent and write nothing when another folder or a
+	 * symlink stands there now (docs/journal.md, "Roots"). Transactions logged before have
+	 * no rows: a replay reopens their roots by the path the log names, beneath their parent,
+	 * following no symlink. */
+	"CREATE TABLE txn_roots ("
+	"  txn_id INTEGER NOT NULL REFERENCES txns(id),"
+	"  kind TEXT NOT NULL CHECK (kind IN ('admindir', 'altdir')),"
+	"  dir_id INTEGER NOT NULL,"
+	"  parent TEXT NOT NULL CHECK (parent IN ('target', '/')),"
+	"  rel TEXT NOT NULL,"
+	"  resolve TEXT NOT NULL CHECK (resolve IN ('beneath', 'in_root')),"
+	"  dev INTEGER NOT NULL,"
+	"  ino INTEGER NOT NULL,"
+	"  born INTEGER NOT NULL,"
+	"  PRIMARY KEY (txn_id, kind, dir_id)) WITHOUT ROWID;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -427,6 +427,8 @@ intent_rows(struct grove_journal *j, const struct grove_journal_intent *in, doub
 		r = grove_journal_alt_changes_put(j, id, in->alt, in->n_alt, err);
 	if (r >= 0)
 		r = grove_journal_pkgs_put(j, id, in->pkgs, in->n_pkgs, err);
+	if (r >= 0)
+		r = grove_journal_roots_put(j, id, in->roots, in->n_roots, err);
 	if (r < 0) {
 		grove_journal_rollback(j);
 		return r;

@@ -134,6 +134,8 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 		.n_alt = s->n_alt,
 		.pkgs = s->pkgs,
 		.n_pkgs = s->n_pkgs,
+		.roots = s->roots,
+		.n_roots = s->n_roots,
 	};
 	int64_t txn = 0;
 	int r;
@@ -177,6 +179,10 @@ rollback(struct grove_session *s, const struct grove_root *stow, int64_t txn, si
 	int r;
 
 	*ret_forward = false;
+	/* Every root the replay writes is the one the transaction used, or nothing is done. */
+	r = grove_session_check_roots(s, txn, err);
+	if (r < 0)
+		return r;
 	if (s->rollback)
 		r = s->rollback(s->rollback_ctx, txn, ret_forward, err);
 	else
@@ -1001,6 +1007,9 @@ static int
 recovery_stow(struct grove_session *s, const struct grove_txn *hdr, const struct grove_root *stow,
 	      struct grove_root *own, const struct grove_root **ret, struct grove_error *err)
 {
+	struct grove_root_id id = { .dev = (dev_t)hdr->stow_dev,
+				    .ino = (ino_t)hdr->stow_ino,
+				    .born = hdr->stow_born };
 	bool used = false;
 	int r;
 
@@ -1023,14 +1032,18 @@ recovery_stow(struct grove_session *s, const struct grove_txn *hdr, const struct
 				       "committed transaction of this target; if it is yours, "
 				       "run the command again with -d '%s'",
 				       hdr->stow_dir, hdr->stow_dir);
-	r = grove_root_open(own, hdr->stow_dir, err);
-	if (r < 0)
-		return grove_error_set(err, -GROVE_E_STUCK, "%s", err->msg);
-	if (!same_root(own, hdr))
+	/* Reopened as every root of a replay: beneath "/", following no symlink, and still the
+	 * folder the transaction recorded (DESIGN.md invariant 11). */
+	r = grove_session_reopen_path(s, hdr->stow_dir, &id, "stow dir", own, err);
+	if (r < 0) {
+		char why[GROVE_ERROR_MSG_MAX];
+
+		snprintf(why, sizeof(why), "%s", err->msg);
 		return grove_error_set(err, -GROVE_E_STUCK,
 				       "the stow dir '%s' is not the folder the interrupted "
-				       "transaction used (it was replaced, or is a symlink now)",
-				       hdr->stow_dir);
+				       "transaction used: %s",
+				       hdr->stow_dir, why);
+	}
 	*ret = own;
 	return 0;
 }

@@ -104,33 +104,112 @@ remove_temps(int dfd, const char *tag, struct grove_error *err)
 	return r;
 }
 
-/* Holds the admindir of the pair dir_id: the one the command holds, else the one the log
- * names. */
-static int
-open_admin(struct grove_session *s, int64_t dir_id, struct grove_root *own,
-	   const struct grove_root **ret, struct grove_error *err)
-{
-	cleanup_free char *path = NULL;
-	int r = grove_journal_alt_admindir(s->journal, dir_id, &path, err);
+/* ---- the roots a replay reopens (DESIGN.md invariant 11) ---- */
 
+/* The root of kind and pair dir_id in v[0..n), or NULL. */
+static const struct grove_journal_root *
+find_root(const struct grove_journal_root *v, size_t n, enum grove_journal_root_kind kind,
+	  int64_t dir_id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].kind == kind && v[i].dir_id == dir_id)
+			return &v[i];
+	return NULL;
+}
+
+/*
+ * Holds the admindir of the pair dir_id (or the root rec records, of any kind) for a replay, into
+ * own: as rec records it (grove_session_reopen_recorded), or, for a transaction logged before
+ * schema v13 (rec NULL), by the path the log names (grove_session_reopen_path, no identity to
+ * check). Anything else is -GROVE_E_STUCK.
+ */
+static int
+reopen_admin(struct grove_session *s, int64_t dir_id, const struct grove_journal_root *rec,
+	     struct grove_root *own, struct grove_error *err)
+{
+	const char *what = rec && rec->kind == GROVE_JOURNAL_ROOT_ALTDIR
+				   ? "alternatives directory"
+				   : "administrative directory";
+	cleanup_free char *path = NULL;
+	int r;
+
+	if (rec)
+		return grove_session_reopen_recorded(s, rec, what, own, err);
+	r = grove_journal_alt_admindir(s->journal, dir_id, &path, err);
 	if (r < 0)
 		return r;
-	if (!path || path[0] != '/')
-		return grove_error_set(err, -GROVE_E_BADINPUT,
-				       "journal names no admindir for alternatives pair %lld",
-				       (long long)dir_id);
-	if (s->alt_admin && s->alt_admin->real && !strcmp(s->alt_admin->real, path)) {
+	return grove_session_reopen_path(s, path, NULL, what, own, err);
+}
+
+/* Holds the admindir of the pair dir_id for txn: the one the command holds when it is that
+ * very folder, else reopened (reopen_admin). */
+static int
+open_admin(struct grove_session *s, int64_t dir_id, const struct grove_journal_root *roots,
+	   size_t n_roots, struct grove_root *own, const struct grove_root **ret,
+	   struct grove_error *err)
+{
+	const struct grove_journal_root *rec =
+		find_root(roots, n_roots, GROVE_JOURNAL_ROOT_ADMINDIR, dir_id);
+	int r;
+
+	if (s->alt_admin && rec && grove_root_is(s->alt_admin, &rec->id)) {
 		*ret = s->alt_admin;
 		return 0;
 	}
 	grove_root_release(own);
-	r = grove_root_open(own, path, err);
-	if (r < 0) {
-		grove_error_prefix(err, "open administrative directory '%s'", path);
+	r = reopen_admin(s, dir_id, rec, own, err);
+	if (r < 0)
 		return r;
-	}
 	*ret = own;
 	return 0;
+}
+
+/* Reopens every root of v[0..n) and the admindir of every pair of changes[0..n_ch) as a replay
+ * would (nothing is written): -GROVE_E_STUCK naming the first that is not as recorded. */
+static int
+check_roots(struct grove_session *s, const struct grove_journal_root *v, size_t n,
+	    const struct grove_journal_alt_change *ch, size_t n_ch, struct grove_error *err)
+{
+	int r = 0;
+
+	/* The altdirs: their links are the transaction's ops, resolved beneath the target, but a
+	 * recorded one must still be the same folder. */
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		struct grove_root own = { .fd = -1 };
+
+		if (v[i].kind != GROVE_JOURNAL_ROOT_ALTDIR)
+			continue;
+		r = reopen_admin(s, v[i].dir_id, &v[i], &own, err);
+		grove_root_release(&own);
+	}
+	for (size_t i = 0; i < n_ch && r >= 0; i++) {
+		struct grove_root own = { .fd = -1 };
+		const struct grove_root *adm = NULL;
+
+		if (i > 0 && ch[i].dir_id == ch[i - 1].dir_id)
+			continue;
+		r = open_admin(s, ch[i].dir_id, v, n, &own, &adm, err);
+		grove_root_release(&own);
+	}
+	return r;
+}
+
+int
+grove_session_check_roots(struct grove_session *s, int64_t txn, struct grove_error *err)
+{
+	struct grove_journal_alt_change *ch = NULL;
+	struct grove_journal_root *v = NULL;
+	size_t n = 0, n_ch = 0;
+	int r = grove_journal_alt_changes(s->journal, txn, &ch, &n_ch, err);
+
+	/* A transaction without groups records no roots (grove alt notes them with its groups). */
+	if (r >= 0 && n_ch)
+		r = grove_journal_txn_roots(s->journal, txn, &v, &n, err);
+	if (r >= 0 && n_ch)
+		r = check_roots(s, v, n, ch, n_ch, err);
+	grove_journal_roots_free(v, n);
+	grove_journal_alt_changes_free(ch, n_ch);
+	return r;
 }
 
 int
@@ -140,9 +219,13 @@ grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, cons
 	struct grove_journal_alt_change *v = NULL;
 	struct grove_root own = { .fd = -1 };
 	const struct grove_root *adm = NULL;
+	struct grove_journal_root *roots = NULL;
 	int64_t dir = 0;
-	size_t n = 0;
+	size_t n = 0, n_roots = 0;
 	int r = grove_journal_alt_changes(s->journal, txn, &v, &n, err);
+
+	if (r >= 0 && n)
+		r = grove_journal_txn_roots(s->journal, txn, &roots, &n_roots, err);
 
 	/* The changes come ordered by pair: one folder at a time, synced before the next. */
 	for (size_t i = 0; i < n && r >= 0; i++) {
@@ -159,7 +242,8 @@ grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, cons
 			if (adm && (r = grove_fs_sync(adm->fd, err)) < 0)
 				break;
 			dir = v[i].dir_id;
-			if ((r = open_admin(s, dir, &own, &adm, err)) < 0)
+			adm = NULL;
+			if ((r = open_admin(s, dir, roots, n_roots, &own, &adm, err)) < 0)
 				break;
 			if (!forward && (r = remove_temps(adm->fd, tag, err)) < 0)
 				break;
@@ -190,6 +274,7 @@ grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, cons
 	if (r < 0 && adm)
 		grove_error_prefix(err, "administrative directory '%s'", adm->path);
 	grove_root_release(&own);
+	grove_journal_roots_free(roots, n_roots);
 	grove_journal_alt_changes_free(v, n);
 	return r;
 }
@@ -201,14 +286,40 @@ grove_session_revert_groups(struct grove_session *s, const int64_t *txns, size_t
 			    struct grove_plan *plan, struct grove_error *err)
 {
 	struct grove_journal_alt_change *acc = NULL;
-	size_t n_acc = 0;
+	struct grove_journal_root *roots = NULL;
+	size_t n_acc = 0, n_roots = 0;
 	int r = 0;
 
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_journal_alt_change *v = NULL;
-		size_t nv = 0;
+		struct grove_journal_root *rv = NULL;
+		size_t nv = 0, nrv = 0;
 
-		r = grove_journal_alt_changes(s->journal, txns[i], &v, &nv, err);
+		/* The revert uses each root as the newest of txns recorded it. */
+		r = grove_journal_txn_roots(s->journal, txns[i], &rv, &nrv, err);
+		for (size_t k = 0; k < nrv && r >= 0; k++) {
+			struct grove_journal_root *o = (struct grove_journal_root *)find_root(
+				roots, n_roots, rv[k].kind, rv[k].dir_id);
+			struct grove_journal_root *nr;
+
+			if (o) {
+				free(o->rel);
+				*o = rv[k];
+				rv[k].rel = NULL;
+				continue;
+			}
+			nr = realloc(roots, (n_roots + 1) * sizeof(*nr));
+			if (!nr) {
+				r = grove_error_set(err, -ENOMEM, "out of memory");
+				break;
+			}
+			roots = nr;
+			roots[n_roots++] = rv[k];
+			rv[k].rel = NULL;
+		}
+		grove_journal_roots_free(rv, nrv);
+		if (r >= 0)
+			r = grove_journal_alt_changes(s->journal, txns[i], &v, &nv, err);
 		for (size_t k = 0; k < nv && r >= 0; k++) {
 			size_t a;
 
@@ -256,12 +367,20 @@ grove_session_revert_groups(struct grove_session *s, const int64_t *txns, size_t
 		acc[a].before = acc[a].after;
 		acc[a].after = t;
 	}
+	/* Every admindir the revert will write is checked before anything is logged or changed:
+	 * one that is not the folder the transactions used stops it with nothing written. */
+	if (r >= 0 && n_acc)
+		r = check_roots(s, roots, n_roots, acc, n_acc, err);
 	if (r < 0) {
+		grove_journal_roots_free(roots, n_roots);
 		grove_journal_alt_changes_free(acc, n_acc);
 		return r;
 	}
 	grove_journal_alt_changes_free(s->alt, s->n_alt);
 	s->alt = acc;
 	s->n_alt = n_acc;
+	grove_journal_roots_free(s->roots, s->n_roots);
+	s->roots = roots;
+	s->n_roots = n_roots;
 	return 0;
 }

@@ -25,6 +25,27 @@
 int grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, const char *tag,
 			    struct grove_error *err);
 
+/*
+ * A root for a replay, through grove_root_reopen (session_roots.c): as rec records it (beneath the
+ * target or "/", found the recorded way, and still the recorded folder); or by path, an absolute
+ * canonical path read from the log, beneath the target when it lies there, else beneath "/",
+ * following no symlink, and checked against id when it is not NULL (a transaction logged before
+ * schema v13 has none for its admindir: a symlink put in its place or above it still leads
+ * nowhere). what names the root in messages; anything else than that folder is -GROVE_E_STUCK.
+ */
+int grove_session_reopen_recorded(struct grove_session *s, const struct grove_journal_root *rec,
+				  const char *what, struct grove_root *own,
+				  struct grove_error *err);
+int grove_session_reopen_path(struct grove_session *s, const char *path,
+			      const struct grove_root_id *id, const char *what,
+			      struct grove_root *own, struct grove_error *err);
+
+/* Reopens the roots txn's replay will write (the admindir of each alternatives pair it changes)
+ * as grove_session_alt_files would, writing nothing: -GROVE_E_STUCK naming the first that is not
+ * the folder the transaction recorded (DESIGN.md invariant 11). Recovery asks first, so that a
+ * changed root stops it before anything is put back. */
+int grove_session_check_roots(struct grove_session *s, int64_t txn, struct grove_error *err);
+
 /* The groups txns changed: each group's state before the first of them and after the last, into
  * s->alt for the apply that follows. The saved group must still be as the last left it;
  * otherwise a conflict in plan. */

@@ -19,6 +19,9 @@ grove_session_forget_changes(struct grove_session *s)
 	grove_journal_pkgs_free(s->pkgs, s->n_pkgs);
 	s->pkgs = NULL;
 	s->n_pkgs = 0;
+	grove_journal_roots_free(s->roots, s->n_roots);
+	s->roots = NULL;
+	s->n_roots = 0;
 }
 
 static bool

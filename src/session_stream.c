@@ -60,6 +60,8 @@ stream_flush(struct grove_plan_sink *sink, struct grove_plan *plan)
 			.n_alt = s->n_alt,
 			.pkgs = st->pkgs,
 			.n_pkgs = st->n_pkgs,
+			.roots = s->roots,
+			.n_roots = s->n_roots,
 		};
 
 		r = grove_journal_stream_open(s->journal, &in, &st->log, &sink->err);

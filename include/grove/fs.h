@@ -117,6 +117,40 @@ int grove_root_open_chase(struct grove_root *root, const struct grove_root *pare
  * alternative's file exists): no owner is checked. */
 int grove_fs_stat_in_root(int rootfd, const char *relpath, struct grove_stat *ret,
 			  struct grove_error *err);
+/* Which folder a root was when a transaction used it (recorded with the transaction, schema
+ * v13): device, inode and birth time (0 where the filesystem keeps none). */
+struct grove_root_id {
+	dev_t dev;
+	ino_t ino;
+	int64_t born;
+};
+
+/* How a root is found beneath its parent: following no symlink at all (every root so far), or
+ * following symlinks that stay inside the parent (RESOLVE_IN_ROOT, for a layout that needs
+ * them, as merged /usr in an installation root). A replay reopens a root the way the run that
+ * recorded it opened it. */
+enum grove_resolve {
+	GROVE_RESOLVE_BENEATH = 0,
+	GROVE_RESOLVE_IN_ROOT,
+};
+
+/*
+ * The one way a replay (undo, rollback, recovery) holds a root again (DESIGN.md invariant 11):
+ * relpath beneath parent ("" is parent itself), found as resolve says and never made, and, when
+ * id is not NULL, checked to be that very folder (device, inode, and birth time where both sides
+ * have one). Anything else -- a symlink in the way, a missing folder, another folder in its
+ * place -- is -GROVE_E_STUCK with a message naming the root as what (e.g. "administrative
+ * directory") and saying that nothing was written; the caller writes nothing then.
+ */
+int grove_root_reopen(struct grove_root *root, const struct grove_root *parent, const char *relpath,
+		      enum grove_resolve resolve, const struct grove_root_id *id, const char *what,
+		      struct grove_error *err);
+
+/* Whether root is the folder id records (born compared only where both are known). */
+bool grove_root_is(const struct grove_root *root, const struct grove_root_id *id);
+
+/* root's identity, to record with a transaction. */
+struct grove_root_id grove_root_id_of(const struct grove_root *root);
 
 /* The birth time (statx) of what fd holds, in nanoseconds, or 0 where the
  * filesystem does not keep it: every grove_root's born comes from here, so a

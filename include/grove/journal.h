@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 12
+#define GROVE_JOURNAL_VERSION 13
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -172,6 +172,34 @@ void grove_journal_pkgs_free(struct grove_journal_pkg *v, size_t n);
 /* Everything a transaction's intent logs (grove_journal_begin_intent): the command line, the
  * stow dir (may be NULL), the transaction undone (or 0), the plan's ops, the alternatives
  * groups it changes and the packages it stows or unstows (each list may be empty). */
+/*
+ * A root a transaction uses besides its target and stow dir (schema v13, docs/journal.md
+ * "Roots"): an alternatives pair's admindir or altdir. Recorded with the intent; undo, rollback
+ * and recovery reopen it with grove_root_reopen beneath its parent (the transaction's target,
+ * else "/") and check it is still that folder.
+ */
+enum grove_journal_root_kind {
+	GROVE_JOURNAL_ROOT_ADMINDIR = 0,
+	GROVE_JOURNAL_ROOT_ALTDIR,
+};
+
+struct grove_journal_root {
+	enum grove_journal_root_kind kind;
+	int64_t dir_id;    /* the alternatives pair */
+	bool under_target; /* beneath the transaction's target, else beneath "/" */
+	char *rel;         /* clean and relative; "" is the parent itself */
+	enum grove_resolve resolve;
+	struct grove_root_id id;
+};
+
+/* The roots txn recorded, ordered by (kind, dir_id); none for a transaction logged before
+ * schema v13. A row that fails its checks (a rel that is not clean and relative, an unknown
+ * kind, parent or resolve mode) is -GROVE_E_CONFIG naming the transaction. */
+int grove_journal_txn_roots(struct grove_journal *j, int64_t txn, struct grove_journal_root **ret,
+			    size_t *ret_n, struct grove_error *err);
+
+void grove_journal_roots_free(struct grove_journal_root *v, size_t n);
+
 struct grove_journal_intent {
 	int64_t target_id;
 	const char *command;
@@ -182,6 +210,8 @@ struct grove_journal_intent {
 	size_t n_alt;
 	const struct grove_journal_pkg *pkgs;
 	size_t n_pkgs;
+	const struct grove_journal_root *roots;
+	size_t n_roots;
 };
 
 /* grove_journal_begin with everything an intent may carry. */

@@ -56,6 +56,11 @@ struct grove_session {
 	 * transaction changes are written beneath it by the commit; without it (recovery from
 	 * another command) the admindir the log names is opened. */
 	const struct grove_root *alt_admin;
+	/* The roots besides the target the next intent records (owned; the intent consumes
+	 * them, docs/journal.md "Roots"): grove_session_note_root adds one a run holds;
+	 * grove_session_plan_revert fills them with those of the reverted transactions. */
+	struct grove_journal_root *roots;
+	size_t n_roots;
 	/* Told after each op grove_session_apply executes (a progress line); set by the caller
 	 * after grove_session_open, may stay NULL. */
 	grove_exec_progress_fn progress;
@@ -291,6 +296,18 @@ int grove_session_exec_logged(struct grove_session_txn *t, const struct grove_ro
  * unless it carries group changes (s->alt). command is the command line for
  * the log; undoes is the transaction this one undoes (0 if none).
  */
+/*
+ * Notes that the next transaction uses root (of kind, for the alternatives pair dir_id), so that
+ * its intent records the root's place and identity for the replays of the transaction (undo,
+ * rollback, recovery: grove_root_reopen). The place is rel beneath s->target when rel is given
+ * (it must be how the run found root there: a root held with GROVE_RESOLVE_IN_ROOT has no
+ * canonical path to derive it from), else derived from root->real: beneath s->target when it lies
+ * there, else beneath "/". A second note of the same kind and pair replaces the first.
+ */
+int grove_session_note_root(struct grove_session *s, enum grove_journal_root_kind kind,
+			    int64_t dir_id, const struct grove_root *root, const char *rel,
+			    enum grove_resolve resolve, struct grove_error *err);
+
 int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 			const struct grove_root *stow, const char *command, const char *stow_dir,
 			int64_t undoes, int64_t *ret_txn, struct grove_error *err);

@@ -44,9 +44,10 @@ for c in a b; do
 done
 
 # The installation root is never replaced (grove knows a target by device and inode), only its
-# contents, as are those of the admindir and the state dir.
+# contents, as are those of the admindir, the altdir (the log records both with each transaction,
+# and a replay refuses another folder in their place: journal.md, "Roots") and the state dir.
 SAVED=(w state)
-EMPTIED=("$I" "$ADM" "$ST")
+EMPTIED=("$I" "$I/alt" "$ADM" "$ST")
 
 # Every entry of W with the content of every file: the admin files (ADMINDIR/NAME, what
 # update-alternatives reads) must be old or new together with the links. tree_now sets NOW.

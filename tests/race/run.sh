@@ -6,7 +6,13 @@
 #
 # Environment: GROVE (the binary under test), RACE_SWAPPER (tests/race/swapper.c built).
 # Optional: RACE_ROUNDS (rounds per attack mode, default 25: 3 modes x 4 runs x 25 = 300
-# stow runs, and 25 x 6 grove alt runs on a merged-/usr root whose bin is swapped), RACE_SELFTEST_ROUNDS (default 10), RACE_KEEP=1 to keep the work folder.
+# stow runs, and 25 x 6 grove alt runs on a merged-/usr root whose bin is swapped),
+# RACE_REPLAY_ROUNDS (rounds of the replay mode, default 40: 5 runs each = 200 runs),
+# RACE_SELFTEST_ROUNDS (default 10), RACE_KEEP=1 to keep the work folder.
+#
+# The replay mode (DESIGN.md invariant 11): the admindir and the altdir of a `grove alt --root`
+# tree and a profile's generations folder are swapped for symlinks to the victim, all three at
+# once, while grove undoes, rolls back and recovers alternatives and profile changes there.
 #
 # Before testing grove, the harness proves it can fail: it runs the same attack against a
 # deliberately unsafe stand-in (a shell script that links by path) and must see an escape.
@@ -14,6 +20,7 @@
 set -u
 
 ROUNDS=${RACE_ROUNDS:-25}
+REPLAY_ROUNDS=${RACE_REPLAY_ROUNDS:-40}
 SELFTEST_ROUNDS=${RACE_SELFTEST_ROUNDS:-10}
 RUN_TIMEOUT=60
 START=$SECONDS
@@ -150,6 +157,28 @@ run_tool() {
     124 | 137) die "'$tool $*' timed out under attack (work folder: $w)" ;;
     *) RUN_FAILED=$((RUN_FAILED + 1)) ;;
     esac
+}
+
+# run_grove W ARGS...: one grove run under attack, counted as run_tool counts it.
+run_grove() {
+    local w=$1 rc
+    shift
+    timeout -k 5 "$RUN_TIMEOUT" "$GROVE" "$@" >/dev/null 2>>"$w.meta/tool.log"
+    rc=$?
+    RUNS=$((RUNS + 1))
+    case $rc in
+    0) RUN_OK=$((RUN_OK + 1)) ;;
+    1) RUN_REFUSED=$((RUN_REFUSED + 1)) ;;
+    124 | 137) die "'grove $*' timed out under attack (work folder: $w)" ;;
+    *) RUN_FAILED=$((RUN_FAILED + 1)) ;;
+    esac
+}
+
+# interrupt DB: the log's last transaction becomes one a crash left unfinished (its intent only),
+# for the next command's recovery.
+interrupt() {
+    sqlite3 "$1" "update txns set state = 'intent', finished = null
+                  where id = (select max(id) from txns)" || die "sqlite3 failed on $1"
 }
 
 start_swapper() {
@@ -299,6 +328,61 @@ round() {
     return 0
 }
 
+# One round of the replay mode: an installation root with ed installed twice and removed, and a
+# profile built twice, inside the target (so that the names next to the roots stay fixed); then,
+# with the admindir, the altdir and the generations folder each swapped by its own attacker, undo,
+# rollback and recovery of the alternatives changes and rollback and recovery of the profile.
+replay_round() {
+    local w=$1 R P k pids=() n
+    make_roots "$w"
+    R=$w/target/R
+    P=$w/target/prof/p
+    rm -rf "$w.meta/state" "$w.meta/pstate"
+    mkdir -p "$R/usr/bin" "$R/prog" "$R/etc" "$R/var/lib/dpkg" "$w/target/prof"
+    put "$R/prog/ed1" "ed one"
+    put "$R/prog/ed2" "ed two"
+    local A=("$GROVE" --state "$w.meta/state") F=("$GROVE" --state "$w.meta/pstate")
+    { "${A[@]}" alt --root "$R" --install /usr/bin/ed ed /prog/ed1 10 &&
+        "${A[@]}" alt --root "$R" --install /usr/bin/ed ed /prog/ed2 20 &&
+        "${A[@]}" alt --root "$R" --remove-all ed &&
+        "${F[@]}" profile -p "$P" build -d "$w/stow" a &&
+        "${F[@]}" profile -p "$P" build -d "$w/stow" a b; } >/dev/null 2>>"$w.meta/tool.log" ||
+        die "setup: grove alt or profile failed without any attacker (see $w.meta/tool.log)"
+    k=0
+    for folder in "$R/var/lib/dpkg/alternatives" "$R/etc/alternatives" "$P.generations"; do
+        k=$((k + 1))
+        ln -s "$w/victim" "$w/attack/R$k"
+        rm -f "$w.meta/ready$k"
+        mkfifo "$w.meta/ready$k" || die "mkfifo failed"
+        "$RACE_SWAPPER" "$folder" "$w/attack/R$k" >"$w.meta/ready$k" 2>"$w.meta/swapper$k.log" &
+        pids+=($!)
+        read -r _ <"$w.meta/ready$k" || die "swapper $k did not start"
+    done
+    run_grove "$w" --state "$w.meta/state" undo -t "$R"
+    run_grove "$w" --state "$w.meta/state" rollback --to 1 -t "$R"
+    interrupt "$w.meta/state/grove.db"
+    run_grove "$w" --state "$w.meta/state" recover -t "$R"
+    run_grove "$w" --state "$w.meta/pstate" profile -p "$P" rollback
+    interrupt "$w.meta/pstate/grove.db"
+    run_grove "$w" --state "$w.meta/pstate" profile -p "$P" switch 1
+    for k in 1 2 3; do
+        kill -TERM "${pids[k - 1]}" 2>/dev/null
+        wait "${pids[k - 1]}" 2>/dev/null
+        n=$(sed -n 's/^swaps=\([0-9]*\).*/\1/p' "$w.meta/swapper$k.log")
+        SWAPS=$((SWAPS + ${n:-0}))
+    done
+    ROUNDS_DONE=$((ROUNDS_DONE + 1))
+    snapshot "$w" >"$w.meta/after"
+    if ! cmp -s "$w.meta/before" "$w.meta/after"; then
+        ESCAPES=$((ESCAPES + 1))
+        echo "race: ESCAPE in round $ROUNDS_DONE (replay mode):" >&2
+        diff "$w.meta/before" "$w.meta/after" | head -20 >&2
+        cp "$w.meta/after" "$w.meta/before"
+        return 1
+    fi
+    return 0
+}
+
 new_world() {
     local w=$1
     # Harness files live in $w.meta, so the listing next to the roots stays fixed.
@@ -360,4 +444,17 @@ echo "race: $ROUNDS_DONE rounds, $RUNS grove runs (ok $RUN_OK, refused $RUN_REFU
     "($((SECONDS - START)) s)"
 [ "$SWAPS" -gt 0 ] || die "the swapper never swapped: the test proved nothing"
 [ "$ESCAPES" -eq 0 ] || die "grove changed something outside its roots ($ESCAPES rounds)"
+
+# ---- 3. undo, rollback and recovery under attack (the replay mode) ----
+command -v sqlite3 >/dev/null || die "sqlite3 (the command) is needed to interrupt a transaction"
+RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0
+REPLAY_START=$SECONDS
+for ((i = 0; i < REPLAY_ROUNDS; i++)); do
+    replay_round "$W"
+done
+echo "race: replay mode: $ROUNDS_DONE rounds, $RUNS grove runs (ok $RUN_OK, refused" \
+    "$RUN_REFUSED, failed $RUN_FAILED), $SWAPS swaps, $ESCAPES escapes" \
+    "($((SECONDS - REPLAY_START)) s)"
+[ "$SWAPS" -gt 0 ] || die "the replay mode's swappers never swapped: the test proved nothing"
+[ "$ESCAPES" -eq 0 ] || die "grove changed something outside its roots in the replay mode ($ESCAPES rounds)"
 exit 0

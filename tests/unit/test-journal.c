@@ -245,7 +245,7 @@ pkgs_as_schema10(struct fx *fx, const char *path)
 				      " ON t.id = p.txn_id WHERE t.state = 'committed'"
 				      " GROUP BY t.target_id, p.stow_dir, p.package;"
 				      "DROP TABLE txn_pkgs; DROP TABLE pkg_state;"
-				      " DROP INDEX txns_open; COMMIT",
+				      " DROP INDEX txns_open; DROP TABLE txn_roots; COMMIT",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
 	sqlite3_close(db);
@@ -1694,6 +1694,94 @@ test_journal_intent_refs(void **state)
 	free(db);
 }
 
+/* The roots an intent carries (schema 13) come back as written; a log of schema 12 gains the
+ * table and its transactions have none; a row grove would not write is refused, naming the
+ * transaction. */
+static void
+test_journal_roots(void **state)
+{
+	struct fx *fx = *state;
+	char *db = tu_path(fx->state, "grove.db");
+	struct grove_root root = { .fd = -1 };
+	struct grove_journal *j = NULL;
+	struct grove_journal_root in[2] = {
+		{ .kind = GROVE_JOURNAL_ROOT_ADMINDIR,
+		  .dir_id = 7,
+		  .under_target = true,
+		  .rel = (char *)"var/lib/dpkg/alternatives",
+		  .resolve = GROVE_RESOLVE_BENEATH,
+		  .id = { .dev = 65024, .ino = 123456, .born = 1796667293813005645 } },
+		{ .kind = GROVE_JOURNAL_ROOT_ALTDIR,
+		  .dir_id = 7,
+		  .under_target = false,
+		  .rel = (char *)"",
+		  .resolve = GROVE_RESOLVE_IN_ROOT,
+		  .id = { .dev = 1, .ino = 2, .born = 0 } },
+	};
+	struct grove_journal_intent intent = {
+		.target_id = fx->tid, .command = "t", .roots = in, .n_roots = 2
+	};
+	struct grove_journal_root *v = NULL;
+	struct grove_plan p;
+	int64_t id = 0, old;
+	size_t n = 9;
+	const char *forged[] = {
+		"UPDATE txn_roots SET rel = '../etc'",
+		"UPDATE txn_roots SET rel = '/etc'",
+		"UPDATE txn_roots SET rel = 'a//b'",
+		"PRAGMA ignore_check_constraints = 1; UPDATE txn_roots SET kind = 'profile'",
+		"PRAGMA ignore_check_constraints = 1; UPDATE txn_roots SET parent = '..'",
+		"PRAGMA ignore_check_constraints = 1; UPDATE txn_roots SET resolve = 'follow'",
+	};
+
+	grove_plan_init(&p);
+	add(&p, GROVE_OP_MKDIR, "a", NULL, NULL, NULL, NULL);
+	intent.plan = &p;
+	old = log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
+	/* Schema 12: no table; opening migrates, the old transaction has no roots. */
+	fx->j = grove_journal_close(fx->j);
+	raw_exec(db, "DROP TABLE txn_roots; PRAGMA user_version = 12;");
+	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
+	fx->j = j;
+	grove_root_release(&fx->sroot);
+	fx->sroot = root;
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
+	assert_int_equal(grove_journal_txn_roots(fx->j, old, &v, &n, &fx->err), 0);
+	assert_int_equal(n, 0);
+	grove_journal_roots_free(v, n);
+
+	assert_int_equal(grove_journal_begin_intent(fx->j, &intent, &id, &fx->err), 0);
+	assert_int_equal(grove_journal_txn_roots(fx->j, id, &v, &n, &fx->err), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(v[i].kind, in[i].kind);
+		assert_int_equal(v[i].dir_id, in[i].dir_id);
+		assert_int_equal(v[i].under_target, in[i].under_target);
+		assert_string_equal(v[i].rel, in[i].rel);
+		assert_int_equal(v[i].resolve, in[i].resolve);
+		assert_int_equal(v[i].id.dev, in[i].id.dev);
+		assert_int_equal(v[i].id.ino, in[i].id.ino);
+		assert_int_equal(v[i].id.born, in[i].id.born);
+	}
+	grove_journal_roots_free(v, n);
+	assert_int_equal(grove_journal_finish(fx->j, id, GROVE_TXN_COMMITTED, NULL, &fx->err), 0);
+
+	for (size_t k = 0; k < sizeof(forged) / sizeof(forged[0]); k++) {
+		raw_exec(db, "DELETE FROM txn_roots");
+		raw_exec(db, "INSERT INTO txn_roots VALUES (1, 'admindir', 7, 'target', 'var/adm',"
+			     " 'beneath', 1, 2, 3)");
+		raw_exec(db, forged[k]);
+		v = NULL;
+		n = 0;
+		assert_int_equal(grove_journal_txn_roots(fx->j, 1, &v, &n, &fx->err),
+				 -GROVE_E_CONFIG);
+		assert_non_null(strstr(fx->err.msg, "transaction 1 records a root"));
+		assert_null(v);
+	}
+	grove_plan_release(&p);
+	free(db);
+}
+
 /* A log of schema 8 holding package rows: the migrations to 9 (the index by package dropped,
  * pkg_latest filled) and on to 11 (both packed) keep every reader's answers. */
 static void
@@ -2018,7 +2106,7 @@ test_journal_unfinished_history(void **state)
 
 	/* Schema 11: no index; opening migrates, the answer stays. */
 	fx->j = grove_journal_close(fx->j);
-	raw_exec(db, "DROP INDEX txns_open; PRAGMA user_version = 11;");
+	raw_exec(db, "DROP INDEX txns_open; DROP TABLE txn_roots; PRAGMA user_version = 11;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	fx->j = j;
 	grove_root_release(&fx->sroot);
@@ -3598,6 +3686,7 @@ main(void)
 		T(test_journal_pkgs_many),
 		T(test_journal_pkgs_state_chunks),
 		T(test_journal_pkgs_forged),
+		T(test_journal_roots),
 		T(test_journal_migrates_pkgs_packed),
 		T(test_journal_intent_refs),
 		T(test_journal_migrates_pkg_latest),
