@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grove/altfile.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/session.h"
@@ -29,12 +30,15 @@ same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The text of the admin file name (NULL: none, or empty, which update-alternatives reads as no
- * group either). */
+/* What the admin file name means (grove_altfile_meaning; NULL: no file, or an empty one, which
+ * update-alternatives reads as no group either). The journal keeps each group as what its file
+ * means, so a file update-alternatives reads alike (its choices in another order than grove
+ * writes them, a priority written "010", text after the last choice) is the text grove keeps,
+ * and one it cannot read is none. */
 static int
 read_admin(int dfd, const char *name, char **ret, struct grove_error *err)
 {
-	char *text = NULL;
+	cleanup_free char *text = NULL;
 	size_t len = 0;
 	int r = grove_fs_read_file_at(dfd, name, ADMIN_FILE_MAX, &text, &len, err);
 
@@ -43,17 +47,13 @@ read_admin(int dfd, const char *name, char **ret, struct grove_error *err)
 		grove_error_clear(err);
 		return 0;
 	}
-	if (r < 0)
-		return r;
-	if (len == 0 || strlen(text) != len) {
-		free(text);
-		/* A NUL inside is no text grove wrote: never equal to one. */
-		if (len)
-			*ret = strdup("\n");
-		return len && !*ret ? grove_error_set(err, -ENOMEM, "out of memory") : 0;
-	}
-	*ret = text;
-	return 0;
+	if (r < 0 || len == 0)
+		return r < 0 ? r : 0;
+	r = grove_altfile_meaning(text, len, ret);
+	/* Unreadable for update-alternatives: no text grove keeps, never equal to one. */
+	if (r == -EINVAL)
+		*ret = strdup("\n");
+	return !*ret ? grove_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /*
