@@ -43,10 +43,11 @@ enum { GROVE_ALT_NOT_BROKEN, GROVE_ALT_BROKEN, GROVE_ALT_SLAVES_CHANGED };
 void grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* The text w is saved as after the command, as update-alternatives saves a group: *ret_changed
- * false when the saved text before stays (the command changed nothing in the group, or what it
- * saves is before), else *ret_after the new text in update-alternatives' order (w normalized),
- * NULL when the group goes (no choice left). 0 or -ENOMEM. */
+/* The text w is saved as after the command, as update-alternatives saves a group (its modified
+ * flag): *ret_changed false when the command changed nothing in the group (before stays, and its
+ * file as it is), else *ret_after the text in update-alternatives' order (w normalized; it may be
+ * before again, an --install of a choice as it was), NULL when the group goes (no choice left).
+ * 0 or -ENOMEM. */
 int grove_alt_run_saved_text(const struct grove_alt_ctx *c, const char *before,
 			     struct grove_alt_group *w, bool *ret_changed, char **ret_after);
 

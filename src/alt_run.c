@@ -108,13 +108,11 @@ grove_alt_run_saved_text(const struct grove_alt_ctx *c, const char *before,
 		if (!strcmp(exact, before))
 			return 0;
 	}
+	/* Saved, also when its text stays: the file is then written in update-alternatives' form
+	 * if it is in another (session_alt.c). */
 	grove_alt_group_normalize(w);
 	if (grove_alt_group_format(w, &after) < 0)
 		return -ENOMEM;
-	if (before && !strcmp(before, after)) {
-		free(after);
-		return 0;
-	}
 	*ret_changed = true;
 	*ret_after = after;
 	return 0;
