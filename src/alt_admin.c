@@ -108,8 +108,6 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 		*ret_take = saved != NULL;
 		return 0;
 	}
-	if (saved && len == strlen(saved) && !memcmp(file, saved, len))
-		return (*ret = strdup(saved)) ? 0 : -ENOMEM;
 	if (!(src = grove_strdupf("%s/%s", adm->path, name)))
 		return -ENOMEM;
 	r = grove_alt_group_parse_cut(name, file, len, src, &g, err);
@@ -120,6 +118,9 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 					   named && !c->req->lax_load, err);
 		grove_alt_group_release(&g);
 	}
+	/* (checked also when it is grove's text: a missing choice's file may be back) */
+	if (r >= 0 && saved && len == strlen(saved) && !memcmp(file, saved, len))
+		return (*ret = strdup(saved)) ? 0 : -ENOMEM;
 	if (r >= 0)
 		r = grove_altfile_meaning(file, len, &meaning);
 	if (r == -ENOMEM)
