@@ -84,37 +84,35 @@ form()
 	done
 }
 H=$'auto\n@/i/bin/x\n'
-# The commands every accepted form goes through (each list in fresh sandboxes); the first of a
-# list changes the group or only reads it, the ones after show that nothing is wedged.
+# The commands every accepted form goes through, each list in fresh sandboxes: readers, then
+# changes and more changes after them (nothing is wedged).
 READERS="--query x;--display x;--list x;--get-selections"
 CHANGES=(
-	"--set x @/i/opt/b;--query x;--auto x;--display x"
-	"--auto x;--install @/i/bin/x x @/i/opt/d 1;--query x"
+	"$READERS;--auto x;--set x @/i/opt/b;--query x"
 	"--install @/i/bin/x x @/i/opt/d 100;--install @/i/bin/x x @/i/opt/c 5;--get-selections"
-	"--install @/i/bin/y y @/i/opt/d 1;--remove x @/i/opt/a;--query x"
-	"--remove x @/i/opt/zz;--query x;--remove-all x;--query x"
+	"--install @/i/bin/y y @/i/opt/d 1;--remove x @/i/opt/a;--remove x @/i/opt/zz;--query x;--remove-all x;--query x"
 )
 form "choices out of order" \
 	$'auto\n@/i/bin/x\nx.1\n@/i/man/x.1\n\n@/i/opt/b\n5\n@/i/opt/b.1\n@/i/opt/a\n5\n@/i/opt/a.1\n\n' \
-	"$READERS" "${CHANGES[@]}"
+	"${CHANGES[@]}"
 form "followers out of order" \
 	"$H"$'y.1\n@/i/man/y.1\nx.1\n@/i/man/x.1\n\n@/i/opt/a\n5\n@/i/opt/a.1\n@/i/opt/a.1\n@/i/opt/b\n1\n\n@/i/opt/b.1\n\n' \
-	"$READERS" "${CHANGES[@]}"
+	"${CHANGES[@]}"
 form "priorities 010, +5, ' 7', -0" \
 	"$H"$'\n@/i/opt/a\n010\n@/i/opt/b\n+5\n@/i/opt/c\n 7\n@/i/opt/d\n-0\n\n' \
-	"$READERS" "${CHANGES[@]}"
+	"${CHANGES[@]}"
 form "text and a NUL byte after the last choice" \
-	"$H"$'\n@/i/opt/a\n10\n\njunk\n\n@/i/opt/c\n99\nx@NUL@y' "$READERS" "${CHANGES[@]}"
-form "a group with no choice" $'auto\n@/i/bin/x\n\n\n' "$READERS" "${CHANGES[@]}" \
+	"$H"$'\n@/i/opt/a\n10\n\njunk\n\n@/i/opt/c\n99\nx@NUL@y' "${CHANGES[@]}"
+form "a group with no choice" $'auto\n@/i/bin/x\n\n\n' "${CHANGES[@]}" \
 	"--config x;--query x" "--set x @/i/opt/a"
 form "a manual group with no choice and a follower" $'manual\n@/i/bin/x\nx.1\n@/i/man/x.1\n\n\n' \
-	"$READERS" "${CHANGES[@]}"
+	"${CHANGES[@]}"
 form "a missing choice with a priority that is no integer" \
-	"$H"$'\n@/i/opt/zz\nten\n@/i/opt/b\n5\n\n' "$READERS" "${CHANGES[@]}"
+	"$H"$'\n@/i/opt/zz\nten\n@/i/opt/b\n5\n\n' "${CHANGES[@]}"
 form "a missing choice written twice, its follower file junk" \
 	"$H"$'x.1\n@/i/man/x.1\n\n@/i/opt/zz\n1\njunk\n@/i/opt/zz\n2\n\n@/i/opt/a\n3\n@/i/opt/a.1\n\n' \
-	"$READERS" "${CHANGES[@]}"
-form "every choice missing" "$H"$'\n@/i/opt/zz\n1\n@/i/opt/zy\n2\n\n' "$READERS" "${CHANGES[@]}"
+	"${CHANGES[@]}"
+form "every choice missing" "$H"$'\n@/i/opt/zz\n1\n@/i/opt/zy\n2\n\n' "${CHANGES[@]}"
 check "$n_steps steps over admin files in the forms update-alternatives reads: the same status, output, links and admin files"
 
 # Forms update-alternatives refuses: its words, exit 2, the same files after.
