@@ -93,7 +93,7 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	   char **ret, bool *ret_take, struct grove_error *err)
 {
 	const char *saved = st ? st->text : NULL;
-	bool named = c->req->name && !strcmp(c->req->name, name);
+	bool named = c->req->name && name && !strcmp(c->req->name, name);
 	cleanup_free char *src = NULL, *meaning = NULL;
 	struct grove_alt_group g = { 0 };
 	int r;
