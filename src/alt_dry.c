@@ -89,7 +89,9 @@ grove_alt_predict(const struct grove_alt_request *req, struct grove_alt_result *
 
 		if (grove_alt_run_saved_text(&c, before, &w, &changed, &after) < 0)
 			r = grove_error_set(err, -ENOMEM, "out of memory");
-		if (r >= 0 && changed && !(before && after && !strcmp(before, after))) {
+		/* (saved as it was, too: the run then writes its file in update-alternatives'
+		 * form, as update-alternatives saves a group a command modified) */
+		if (r >= 0 && changed) {
 			res->group_name = strdup(w.name);
 			res->group_before = steal_ptr(before);
 			res->group_after = steal_ptr(after);
