@@ -356,6 +356,58 @@ test_alt_parse_keeps_what_ua_reads(void **state)
 	grove_alt_group_release(&g);
 }
 
+static unsigned int
+next_rand(unsigned int *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 16;
+}
+
+/* On random texts of admin-file lines: whatever the parser reads, grove_altfile_meaning reads
+ * alike (the parsed group written back is the file's meaning), and a meaning means itself. */
+static void
+test_alt_meaning_is_what_parse_reads(void **state)
+{
+	static const char *const words[] = {
+		"manual", "",   "",    "",   "/a", "/b", "/c", "s",
+		"t",      "10", "010", "+3", " 7", "-0", "x9", "\x01"
+	};
+	unsigned int seed = 12345;
+	size_t n_parsed = 0;
+
+	(void)state;
+	for (int round = 0; round < 20000; round++) {
+		char text[512];
+		size_t len = 0;
+		unsigned int lines = 2 + next_rand(&seed) % 14;
+		struct grove_alt_group g = { 0 };
+		struct grove_error err = { 0 };
+		char *m = NULL, *f = NULL;
+
+		for (unsigned int l = 0; l < lines; l++) {
+			unsigned int k = next_rand(&seed) % (sizeof(words) / sizeof(words[0]));
+			const char *w = l == 0 && k % 4 ? "auto" : words[k];
+
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\n", w);
+		}
+		if (next_rand(&seed) % 5 == 0)
+			len--; /* sometimes the last line has no newline */
+		if (grove_alt_group_parse("n", text, len, "F", &g, &err) == 0) {
+			n_parsed++;
+			assert_int_equal(grove_altfile_meaning(text, len, &m), 0);
+			assert_int_equal(grove_alt_group_format(&g, &f), 0);
+			assert_string_equal(f, m);
+			free(f);
+			assert_int_equal(grove_altfile_meaning(m, strlen(m), &f), 0);
+			assert_string_equal(f, m);
+			free(f);
+			free(m);
+			grove_alt_group_release(&g);
+		}
+	}
+	assert_true(n_parsed > 100);
+}
+
 /* A transaction's group change is saved by its commit, and only by it. */
 static void
 test_alt_group_saved_with_commit(void **state)
@@ -423,6 +475,7 @@ main(void)
 		cmocka_unit_test(test_alt_format_parse_round_trip),
 		cmocka_unit_test(test_alt_parse_refuses_corrupt),
 		cmocka_unit_test(test_alt_parse_keeps_what_ua_reads),
+		cmocka_unit_test(test_alt_meaning_is_what_parse_reads),
 		cmocka_unit_test(test_alt_group_saved_with_commit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
