@@ -16,9 +16,11 @@
 
 #define ADMIN_FILE_MAX (16u << 20)
 
-/* A group's text as the command must see it. */
+/* A group's text as the command must see it, and the group when it was parsed already (the
+ * file's: it reads as its meaning does). */
 struct truth {
 	char *name, *text;
+	struct grove_alt_group g;
 };
 
 struct take_in {
@@ -34,6 +36,7 @@ take_in_release(struct take_in *t)
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].name);
 		free(t->v[i].text);
+		grove_alt_group_release(&t->v[i].g);
 	}
 	free(t->v);
 	grove_journal_alt_changes_free(t->ch, t->n_ch);
@@ -45,7 +48,7 @@ take_in_release(struct take_in *t)
  * never written: an unwritten group). */
 static int
 add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, const char *text,
-    bool take)
+    bool take, struct grove_alt_group *g)
 {
 	if (text) {
 		struct truth *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
@@ -55,6 +58,8 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
 		t->v = nv;
 		nv[t->n].name = strdup(name);
 		nv[t->n].text = strdup(text);
+		nv[t->n].g = *g; /* (moved in: a zeroed group when none was parsed) */
+		memset(g, 0, sizeof(*g));
 		t->n++;
 		if (!nv[t->n - 1].name || !nv[t->n - 1].text)
 			return -ENOMEM;
@@ -90,7 +95,7 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
 static int
 file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	   const struct grove_journal_alt_state *st, const char *name, const char *file, size_t len,
-	   char **ret, bool *ret_take, struct grove_error *err)
+	   char **ret, bool *ret_take, struct grove_alt_group *ret_group, struct grove_error *err)
 {
 	const char *saved = st ? st->text : NULL;
 	bool named = c->req->name && name && !strcmp(c->req->name, name);
@@ -113,16 +118,22 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	r = grove_alt_group_parse_cut(name, file, len, src, &g, err);
 	if (r >= 0) {
 		struct grove_error cut = *err;
+		bool was_cut = r == 1;
 
-		r = grove_alt_select_check(c, &g, src, r == 1 ? &cut : NULL,
+		r = grove_alt_select_check(c, &g, src, was_cut ? &cut : NULL,
 					   named && !c->req->lax_load, err);
-		grove_alt_group_release(&g);
+		if (r < 0 || was_cut)
+			grove_alt_group_release(&g);
 	}
 	/* (checked also when it is grove's text: a missing choice's file may be back) */
 	if (r >= 0 && saved && len == strlen(saved) && !memcmp(file, saved, len))
-		return (*ret = strdup(saved)) ? 0 : -ENOMEM;
-	if (r >= 0)
+		meaning = strdup(saved);
+	else if (r >= 0)
 		r = grove_altfile_meaning(file, len, &meaning);
+	if (r >= 0 && !meaning)
+		r = -ENOMEM;
+	if (r < 0)
+		grove_alt_group_release(&g);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
@@ -134,6 +145,7 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	}
 	*ret_take = *ret_take || !saved || strcmp(saved, meaning) != 0;
 	*ret = steal_ptr(meaning);
+	*ret_group = g;
 	return 0;
 }
 
@@ -156,6 +168,7 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 		const char *name = sv ? sv->name : fname;
 		const char *saved = sv ? sv->text : NULL;
 		bool take = false;
+		struct grove_alt_group g = { 0 };
 		size_t len = 0;
 
 		if (cmp >= 0) {
@@ -182,9 +195,10 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 		}
 		if (cmp <= 0)
 			i++;
-		r = file_truth(c, adm, sv, name, file, len, &truth, &take, err);
+		r = file_truth(c, adm, sv, name, file, len, &truth, &take, &g, err);
 		if (r >= 0)
-			r = add(t, dir_id, name, saved, truth, take);
+			r = add(t, dir_id, name, saved, truth, take, &g);
+		grove_alt_group_release(&g);
 	}
 	grove_dirents_free(ents, n_ents);
 	if (r == -ENOMEM)
@@ -225,10 +239,16 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 	}
 	if (r >= 0 && t.n && !(v = calloc(t.n, sizeof(*v))))
 		r = grove_error_set(err, -ENOMEM, "out of memory");
-	for (; r >= 0 && n < t.n; n++)
+	for (; r >= 0 && n < t.n; n++) {
+		if (t.v[n].g.name) {
+			v[n] = t.v[n].g;
+			memset(&t.v[n].g, 0, sizeof(t.v[n].g));
+			continue;
+		}
 		r = grove_alt_group_parse(t.v[n].name, t.v[n].text, strlen(t.v[n].text),
 					  s ? grove_journal_name(s->journal) : adm->path, &v[n],
 					  err);
+	}
 	if (r >= 0) {
 		*ret = steal_ptr(v);
 		*ret_n = n;
