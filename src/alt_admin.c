@@ -7,6 +7,7 @@
 
 #include "alt_int.h"
 #include "grove/alt.h"
+#include "grove/altfile.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/plan.h"
@@ -15,9 +16,11 @@
 
 #define ADMIN_FILE_MAX (16u << 20)
 
-/* A group's text as the command must see it. */
+/* A group's text as the command must see it, and the group when it was parsed already (the
+ * file's: it reads as its meaning does). */
 struct truth {
 	char *name, *text;
+	struct grove_alt_group g;
 };
 
 struct take_in {
@@ -33,23 +36,19 @@ take_in_release(struct take_in *t)
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->v[i].name);
 		free(t->v[i].text);
+		grove_alt_group_release(&t->v[i].g);
 	}
 	free(t->v);
 	grove_journal_alt_changes_free(t->ch, t->n_ch);
 	memset(t, 0, sizeof(*t));
 }
 
-static bool
-same(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
-/* Notes that group name reads as text (NULL: no group), changed from saved (the journal's), or
- * with force, to be saved (and its file written) even when it stays the same. */
+/* Notes that group name reads as text (NULL: no group, or one passed over), and with take, that
+ * its change from saved (the journal's) to text is to be taken in (its file written when it was
+ * never written: an unwritten group). */
 static int
 add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, const char *text,
-    bool force)
+    bool take, struct grove_alt_group *g)
 {
 	if (text) {
 		struct truth *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
@@ -59,11 +58,13 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
 		t->v = nv;
 		nv[t->n].name = strdup(name);
 		nv[t->n].text = strdup(text);
+		nv[t->n].g = *g; /* (moved in: a zeroed group when none was parsed) */
+		memset(g, 0, sizeof(*g));
 		t->n++;
 		if (!nv[t->n - 1].name || !nv[t->n - 1].text)
 			return -ENOMEM;
 	}
-	if (force || !same(saved, text)) {
+	if (take) {
 		struct grove_journal_alt_change *nc = realloc(t->ch, (t->n_ch + 1) * sizeof(*nc));
 
 		if (!nc)
@@ -82,47 +83,70 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
 
 /*
  * The group name as its admin file says (file: its text, NULL when there is none or it is
- * empty, as update-alternatives reads an empty file), where it differs from saved. A corrupt
- * file is an error for the group the command names (update-alternatives' words, exit 2) and is
- * passed over for the others, as update-alternatives' lax reading of the other groups does.
+ * empty, as update-alternatives reads an empty file): *ret its meaning (grove_altfile_meaning:
+ * what update-alternatives reads, in the file's order), and *ret_take whether that differs from
+ * saved in meaning (a file update-alternatives wrote, or a hand edit), so it must be taken in.
+ * The file itself is left as it is: grove writes its own form only when a command changes the
+ * group. A file update-alternatives would refuse (its parser is the reference) is an error for
+ * the group the command names (its words, exit 2) and is passed over for the others (no group,
+ * the journal's record untouched), as update-alternatives' lax reading of the other groups
+ * skips it.
  */
 static int
 file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	   const struct grove_journal_alt_state *st, const char *name, const char *file, size_t len,
-	   char **ret, bool *ret_force, struct grove_error *err)
+	   char **ret, bool *ret_take, struct grove_alt_group *ret_group, struct grove_error *err)
 {
 	const char *saved = st ? st->text : NULL;
-	cleanup_free char *src = NULL;
+	bool named = c->req->name && name && !strcmp(c->req->name, name);
+	cleanup_free char *src = NULL, *meaning = NULL;
 	struct grove_alt_group g = { 0 };
 	int r;
 
 	*ret = NULL;
 	/* A group saved before grove wrote admin files (schema v6) has none yet: it stays, and
 	 * the next mutating command writes its file. */
-	*ret_force = st && st->unwritten;
-	if ((!file || len == 0) && *ret_force)
+	*ret_take = st && st->unwritten;
+	if ((!file || len == 0) && *ret_take)
 		return (*ret = strdup(saved)) ? 0 : -ENOMEM;
-	if (!file || len == 0)
+	if (!file || len == 0) {
+		*ret_take = saved != NULL;
 		return 0;
-	if (saved && len == strlen(saved) && !memcmp(file, saved, len))
-		return (*ret = strdup(saved)) ? 0 : -ENOMEM;
+	}
 	if (!(src = grove_strdupf("%s/%s", adm->path, name)))
 		return -ENOMEM;
-	r = grove_alt_group_parse(name, file, len, src, &g, err);
+	r = grove_alt_group_parse_cut(name, file, len, src, &g, err);
+	if (r >= 0) {
+		struct grove_error cut = *err;
+		bool was_cut = r == 1;
+
+		r = grove_alt_select_check(c, &g, src, was_cut ? &cut : NULL,
+					   named && !c->req->lax_load, err);
+		if (r < 0 || was_cut)
+			grove_alt_group_release(&g);
+	}
+	/* (checked also when it is grove's text: a missing choice's file may be back) */
+	if (r >= 0 && saved && len == strlen(saved) && !memcmp(file, saved, len))
+		meaning = strdup(saved);
+	else if (r >= 0)
+		r = grove_altfile_meaning(file, len, &meaning);
+	if (r >= 0 && !meaning)
+		r = -ENOMEM;
+	if (r < 0)
+		grove_alt_group_release(&g);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		if (c->req->name && !strcmp(c->req->name, name))
+		if (named)
 			return r;
 		grove_error_clear(err);
-		*ret_force = false;
-		return (*ret = saved ? strdup(saved) : NULL) || !saved ? 0 : -ENOMEM;
+		*ret_take = false;
+		return 0;
 	}
-	grove_alt_group_normalize(&g);
-	if (g.n_choices && grove_alt_group_format(&g, ret) < 0)
-		r = -ENOMEM;
-	grove_alt_group_release(&g);
-	return r;
+	*ret_take = *ret_take || !saved || strcmp(saved, meaning) != 0;
+	*ret = steal_ptr(meaning);
+	*ret_group = g;
+	return 0;
 }
 
 /* Walks the journal's groups and the admindir's files together, both sorted by name. */
@@ -143,7 +167,8 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 		const struct grove_journal_alt_state *sv = cmp <= 0 ? &st[i] : NULL;
 		const char *name = sv ? sv->name : fname;
 		const char *saved = sv ? sv->text : NULL;
-		bool force = false;
+		bool take = false;
+		struct grove_alt_group g = { 0 };
 		size_t len = 0;
 
 		if (cmp >= 0) {
@@ -170,9 +195,10 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 		}
 		if (cmp <= 0)
 			i++;
-		r = file_truth(c, adm, sv, name, file, len, &truth, &force, err);
+		r = file_truth(c, adm, sv, name, file, len, &truth, &take, &g, err);
 		if (r >= 0)
-			r = add(t, dir_id, name, saved, truth, force);
+			r = add(t, dir_id, name, saved, truth, take, &g);
+		grove_alt_group_release(&g);
 	}
 	grove_dirents_free(ents, n_ents);
 	if (r == -ENOMEM)
@@ -213,10 +239,16 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 	}
 	if (r >= 0 && t.n && !(v = calloc(t.n, sizeof(*v))))
 		r = grove_error_set(err, -ENOMEM, "out of memory");
-	for (; r >= 0 && n < t.n; n++)
+	for (; r >= 0 && n < t.n; n++) {
+		if (t.v[n].g.name) {
+			v[n] = t.v[n].g;
+			memset(&t.v[n].g, 0, sizeof(t.v[n].g));
+			continue;
+		}
 		r = grove_alt_group_parse(t.v[n].name, t.v[n].text, strlen(t.v[n].text),
 					  s ? grove_journal_name(s->journal) : adm->path, &v[n],
 					  err);
+	}
 	if (r >= 0) {
 		*ret = steal_ptr(v);
 		*ret_n = n;

@@ -86,10 +86,13 @@ grove_alt_predict(const struct grove_alt_request *req, struct grove_alt_result *
 	if (r >= 0)
 		r = grove_alt_disk_build_plan(&c, &res->plan, err);
 	if (r >= 0 && save && w.name) {
-		grove_alt_group_normalize(&w);
-		if (w.n_choices && grove_alt_group_format(&w, &after) < 0)
+		bool changed = false;
+
+		if (grove_alt_run_saved_text(&c, before, &w, &changed, &after) < 0)
 			r = grove_error_set(err, -ENOMEM, "out of memory");
-		if (r >= 0 && !(before && after && !strcmp(before, after)) && (before || after)) {
+		/* (saved as it was, too: the run then writes its file in update-alternatives'
+		 * form, as update-alternatives saves a group a command modified) */
+		if (r >= 0 && changed) {
 			res->group_name = strdup(w.name);
 			res->group_before = steal_ptr(before);
 			res->group_after = steal_ptr(after);

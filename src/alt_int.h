@@ -53,6 +53,14 @@ enum { GROVE_ALT_NOT_BROKEN, GROVE_ALT_BROKEN, GROVE_ALT_SLAVES_CHANGED };
 void grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* The text w is saved as after the command, as update-alternatives saves a group (its modified
+ * flag): *ret_changed false when the command changed nothing in the group (before stays, and its
+ * file as it is), else *ret_after the text in update-alternatives' order (w normalized; it may be
+ * before again, an --install of a choice as it was), NULL when the group goes (no choice left).
+ * 0 or -ENOMEM. */
+int grove_alt_run_saved_text(const struct grove_alt_ctx *c, const char *before,
+			     struct grove_alt_group *w, bool *ret_changed, char **ret_after);
+
 /* alt_disk.c */
 /* Notes that evolve added or moved follower name (c->updated). */
 void grove_alt_disk_mark_updated(struct grove_alt_ctx *c, const char *name);
@@ -125,6 +133,18 @@ int grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan,
 /* The group called name in v, or NULL. */
 struct grove_alt_group *grove_alt_select_find_group(struct grove_alt_group *v, size_t n,
 						    const char *name);
+
+/* What update-alternatives' load of g decides with the files at hand, for a group whose text
+ * has a path twice or a priority that is no integer, or was cut short (cut: the error where it
+ * was, grove_alt_group_parse_cut; nothing to check otherwise): a path kept
+ * before (its file exists) written again is "SOURCE corrupt: duplicate path P", an existing
+ * choice's priority that is no integer "SOURCE corrupt: priority of P: TEXT" (or "… is out of
+ * range: TEXT"); a missing file's choice is dropped unread. With warn, the warning for each
+ * choice dropped before the error, as update-alternatives prints it. 0 when update-alternatives
+ * reads the group, else its error (cut's, when nothing stops it before the cut). */
+int grove_alt_select_check(struct grove_alt_ctx *c, const struct grove_alt_group *g,
+			   const char *source, const struct grove_error *cut, bool warn,
+			   struct grove_error *err);
 
 /* update-alternatives drops, when it loads a group, the choices whose file is gone. */
 void grove_alt_select_prune(struct grove_alt_ctx *c, struct grove_alt_group *g);

@@ -12,6 +12,7 @@
 
 #include "alt_int.h"
 #include "grove/alt.h"
+#include "grove/altfile.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/path.h"
@@ -70,6 +71,39 @@ grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const c
 	res->msgs[res->n_msgs++].text = text;
 }
 
+int
+grove_alt_run_saved_text(const struct grove_alt_ctx *c, const char *before,
+			 struct grove_alt_group *w, bool *ret_changed, char **ret_after)
+{
+	cleanup_free char *exact = NULL;
+	char *after = NULL;
+
+	*ret_changed = false;
+	*ret_after = NULL;
+	/* update-alternatives removes a group left without choices rather than saving it. */
+	if (!w->n_choices) {
+		*ret_changed = before != NULL;
+		return 0;
+	}
+	/* It saves a group only when the command changed it (an --install always does), and then
+	 * in its own order: a file in another form (choices in another order, say) that the
+	 * command leaves as it was stays as it is. */
+	if (c->req->action != GROVE_ALT_INSTALL && before) {
+		if (grove_alt_group_format(w, &exact) < 0)
+			return -ENOMEM;
+		if (!strcmp(exact, before))
+			return 0;
+	}
+	/* Saved, also when its text stays: the file is then written in update-alternatives' form
+	 * if it is in another (session_alt.c). */
+	grove_alt_group_normalize(w);
+	if (grove_alt_group_format(w, &after) < 0)
+		return -ENOMEM;
+	*ret_changed = true;
+	*ret_after = after;
+	return 0;
+}
+
 /* The group's change, for the session to log with the links and save with their commit (nothing
  * when the saved text stays the same). before is the saved text (NULL: no group). */
 static int
@@ -78,11 +112,11 @@ group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, c
 {
 	struct grove_journal_alt_change *ch;
 	cleanup_free char *after = NULL;
+	bool changed = false;
 
-	grove_alt_group_normalize(w);
-	if (w->n_choices && grove_alt_group_format(w, &after) < 0)
+	if (grove_alt_run_saved_text(c, before, w, &changed, &after) < 0)
 		return grove_error_set(err, -ENOMEM, "out of memory");
-	if ((!before && !after) || (before && after && strcmp(before, after) == 0))
+	if (!changed)
 		return 0;
 	ch = calloc(1, sizeof(*ch));
 	if (!ch || !(ch->name = strdup(w->name)) || (before && !(ch->before = strdup(before)))) {
@@ -92,7 +126,6 @@ group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, c
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	}
 	ch->dir_id = dir_id;
-	/* update-alternatives removes a group left without choices rather than saving it. */
 	if (after)
 		grove_alt_run_msg(c, GROVE_ALT_DEBUG, "%s is modified and will be saved", w->name);
 	ch->after = steal_ptr(after);
@@ -189,13 +222,14 @@ import_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct gro
 			r = grove_error_set(err, -ENOMEM, "out of memory");
 			break;
 		}
+		/* Taken as update-alternatives reads it (grove_altfile_meaning), as the take-in
+		 * does: the file is left as it is. */
 		r = grove_alt_group_parse(name, text, len, src, &g, err);
-		if (r < 0)
-			break;
-		grove_alt_group_normalize(&g);
-		if (g.n_choices && grove_alt_group_format(&g, &after) < 0)
-			r = grove_error_set(err, -ENOMEM, "out of memory");
+		if (r >= 0)
+			r = grove_alt_select_check(c, &g, src, NULL, false, err);
 		grove_alt_group_release(&g);
+		if (r >= 0 && grove_altfile_meaning(text, len, &after) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
 		if (r < 0)
 			break;
 		for (size_t k = 0; k < n; k++)

@@ -12,6 +12,7 @@
 
 #include "alt_int.h"
 #include "grove/alt.h"
+#include "grove/altfile.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/path.h"
@@ -187,6 +188,84 @@ evolve(struct grove_alt_ctx *c, struct grove_alt_group *g, const char *cur, stru
 			return grove_error_set(err, -ENOMEM, "out of memory");
 	}
 	return 0;
+}
+
+static int
+cmp_path_index(const void *a, const void *b, void *ctx)
+{
+	const struct grove_alt_group *g = ctx;
+
+	return strcmp(g->choices[*(const size_t *)a].path, g->choices[*(const size_t *)b].path);
+}
+
+int
+grove_alt_select_check(struct grove_alt_ctx *c, const struct grove_alt_group *g, const char *source,
+		       const struct grove_error *cut, bool warn, struct grove_error *err)
+{
+	cleanup_free size_t *idx = NULL;
+	cleanup_free bool *dup = NULL, *kept = NULL;
+	bool odd = cut != NULL;
+	size_t fail_at = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < g->n_choices && !odd; i++)
+		odd = g->choices[i].priority_text != NULL;
+	idx = calloc(g->n_choices + 1, sizeof(*idx));
+	dup = calloc(g->n_choices + 1, sizeof(*dup));
+	kept = calloc(g->n_choices + 1, sizeof(*kept));
+	if (!idx || !dup || !kept)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	/* A path written twice, found by sorting (update-alternatives compares each path with
+	 * every one kept before it). */
+	for (size_t i = 0; i < g->n_choices; i++)
+		idx[i] = i;
+	qsort_r(idx, g->n_choices, sizeof(*idx), cmp_path_index, (void *)g);
+	for (size_t i = 1; i < g->n_choices; i++)
+		if (!strcmp(g->choices[idx[i]].path, g->choices[idx[i - 1]].path))
+			odd = dup[idx[i]] = dup[idx[i - 1]] = true;
+	if (!odd)
+		return 0;
+	/* update-alternatives' load: in the file's order, a path kept before is a duplicate, a
+	 * missing file is dropped (its priority never read), and an existing one's priority must
+	 * be an integer. */
+	for (size_t i = 0; i < g->n_choices && r >= 0; i++) {
+		const struct grove_alt_choice *ch = &g->choices[i];
+		int prio;
+
+		fail_at = i;
+		for (size_t k = 0; dup[i] && k < i && r >= 0; k++)
+			if (kept[k] && !strcmp(g->choices[k].path, ch->path))
+				r = grove_error_set(err, -GROVE_E_CONFIG,
+						    "%s corrupt: duplicate path %s", source,
+						    ch->path);
+		if (r < 0)
+			break;
+		if (!grove_alt_disk_file_exists(c, ch->path))
+			continue;
+		if (ch->priority_text &&
+		    grove_altfile_priority(ch->priority_text, &prio) == -ERANGE)
+			r = grove_error_set(err, -GROVE_E_CONFIG,
+					    "%s corrupt: priority of %s is out of range: %s",
+					    source, ch->path, ch->priority_text);
+		else if (ch->priority_text)
+			r = grove_error_set(err, -GROVE_E_CONFIG, "%s corrupt: priority of %s: %s",
+					    source, ch->path, ch->priority_text);
+		kept[i] = r >= 0;
+	}
+	/* Read to the cut without an error before it: the cut's own. */
+	if (r >= 0 && cut) {
+		fail_at = g->n_choices;
+		r = grove_error_set(err, cut->code, "%s", cut->msg);
+	}
+	/* The choices dropped before the error were warned about as update-alternatives read
+	 * them (when the group loads, grove_alt_select_prune says so instead). */
+	for (size_t i = 0; r < 0 && warn && i < fail_at; i++)
+		if (!kept[i])
+			grove_alt_run_msg(c, GROVE_ALT_WARNING,
+					  "alternative %s (part of link group %s) doesn't exist; "
+					  "removing from list of alternatives",
+					  g->choices[i].path, g->name);
+	return r;
 }
 
 /* update-alternatives drops, when it loads a group, the choices whose file is gone. */

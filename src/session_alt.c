@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grove/altfile.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/session.h"
@@ -29,31 +30,32 @@ same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The text of the admin file name (NULL: none, or empty, which update-alternatives reads as no
- * group either). */
+/* What the admin file name means (grove_altfile_meaning; NULL: no file, or an empty one, which
+ * update-alternatives reads as no group either). The journal keeps each group as what its file
+ * means, so a file update-alternatives reads alike (its choices in another order than grove
+ * writes them, a priority written "010", text after the last choice) is the text grove keeps,
+ * and one it cannot read is none. */
 static int
-read_admin(int dfd, const char *name, char **ret, struct grove_error *err)
+read_admin(int dfd, const char *name, char **ret, bool *ret_exact, struct grove_error *err)
 {
-	char *text = NULL;
+	cleanup_free char *text = NULL;
 	size_t len = 0;
 	int r = grove_fs_read_file_at(dfd, name, ADMIN_FILE_MAX, &text, &len, err);
 
 	*ret = NULL;
+	*ret_exact = true;
 	if (r == -ENOENT) {
 		grove_error_clear(err);
 		return 0;
 	}
-	if (r < 0)
-		return r;
-	if (len == 0 || strlen(text) != len) {
-		free(text);
-		/* A NUL inside is no text grove wrote: never equal to one. */
-		if (len)
-			*ret = strdup("\n");
-		return len && !*ret ? grove_error_set(err, -ENOMEM, "out of memory") : 0;
-	}
-	*ret = text;
-	return 0;
+	if (r < 0 || len == 0)
+		return r < 0 ? r : 0;
+	r = grove_altfile_meaning(text, len, ret);
+	/* Unreadable for update-alternatives: no text grove keeps, never equal to one. */
+	if (r == -EINVAL)
+		*ret = strdup("\n");
+	*ret_exact = *ret && len == strlen(*ret) && !memcmp(text, *ret, len);
+	return !*ret ? grove_error_set(err, -ENOMEM, "out of memory") : 0;
 }
 
 /*
@@ -232,6 +234,7 @@ grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, cons
 		const char *want = forward ? v[i].after : v[i].before;
 		const char *other = forward ? v[i].before : v[i].after;
 		cleanup_free char *now = NULL;
+		bool exact = true;
 
 		if (!name_ok(v[i].name)) {
 			r = grove_error_set(err, -GROVE_E_BADINPUT,
@@ -248,10 +251,13 @@ grove_session_alt_files(struct grove_session *s, int64_t txn, bool forward, cons
 			if (!forward && (r = remove_temps(adm->fd, tag, err)) < 0)
 				break;
 		}
-		r = read_admin(adm->fd, v[i].name, &now, err);
+		r = read_admin(adm->fd, v[i].name, &now, &exact, err);
 		if (r < 0)
 			break;
-		if (same(now, want))
+		/* A file that means what is wanted stays as it is (a take-in leaves
+		 * update-alternatives' file alone), unless the group is saved as it was: then,
+		 * as update-alternatives saves a group it changed, in its own form. */
+		if (same(now, want) && (exact || !forward || !same(now, other)))
 			continue;
 		/* Putting back touches only a file as the transaction left it; anything else
 		 * was written since by someone else (update-alternatives), and is theirs. */

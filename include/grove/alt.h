@@ -36,6 +36,10 @@ struct grove_alt_slave {
 struct grove_alt_choice {
 	char *path;
 	int priority;
+	/* As the admin file wrote it, when it is no integer (priority is then 0):
+	 * update-alternatives accepts that for a choice whose file is missing, which loading the
+	 * group drops. */
+	char *priority_text;
 	struct grove_alt_slave *slaves; /* follower name -> file; only those the choice has */
 	size_t n_slaves;
 };
@@ -66,6 +70,11 @@ int grove_alt_choice_set_slave(struct grove_alt_choice *c, const char *name, con
 
 /* The file of follower name in choice c, or NULL when it has none. */
 const char *grove_alt_choice_slave(const struct grove_alt_choice *c, const char *name);
+
+/* The files of every choice for g's followers, in g's order, in one malloc'd array (*ret, NULL
+ * when g has no follower or no choice): (*ret)[i * g->n_slaves + k] is the file of follower k in
+ * choice i, or NULL when it has none; borrowed from g. Linear in the group's size. 0 or -ENOMEM. */
+int grove_alt_group_files(const struct grove_alt_group *g, const char ***ret);
 
 /* The link of follower name in g, or NULL. */
 const char *grove_alt_group_slave_link(const struct grove_alt_group *g, const char *name);
@@ -99,10 +108,22 @@ size_t grove_alt_group_normalize(struct grove_alt_group *g);
 /* The text of g (malloc'd, into *ret). 0 or -ENOMEM. */
 int grove_alt_group_format(const struct grove_alt_group *g, char **ret);
 
-/* Parses text (len bytes) as group name; source names it in errors
- * ("SOURCE corrupt: WHY", GROVE_E_CONFIG). *ret is written only on success. */
+/* Parses text (len bytes) as group name, as update-alternatives 1.21 reads it: lines ended by a
+ * newline without a NUL byte, up to the empty line that ends the choices (what follows is not
+ * read); the choices in the file's order, a path written twice kept twice and a priority that
+ * is no integer kept as written (priority_text), since update-alternatives accepts both for
+ * choices whose file is missing (grove_alt_select_check decides, with the files at hand).
+ * source names it in errors ("SOURCE corrupt: WHY", GROVE_E_CONFIG). *ret is written only on
+ * success. Linear in the text's size. */
 int grove_alt_group_parse(const char *name, const char *text, size_t len, const char *source,
 			  struct grove_alt_group *ret, struct grove_error *err);
+
+/* As grove_alt_group_parse, but a text cut short in its list of choices (a line missing or not
+ * terminated) gives 1 with the error in err and *ret holding what was read before it, the last
+ * choice as far as it was read (its path at least): update-alternatives reads those choices
+ * first, and one of them may stop it before the cut (grove_alt_select_check). */
+int grove_alt_group_parse_cut(const char *name, const char *text, size_t len, const char *source,
+			      struct grove_alt_group *ret, struct grove_error *err);
 
 /* True for a valid group or follower name: non-empty, no '/' and no space. */
 bool grove_alt_name_ok(const char *name);

@@ -110,10 +110,12 @@ usage(void)
 	       PROG);
 }
 
-static void
+/* 0, or -ENOMEM (nothing printed of the choices). */
+static int
 print_query(const struct grove_alt_group *g, const char *current, bool failed)
 {
 	ssize_t best = grove_alt_best(g, current);
+	const char **files = NULL;
 
 	printf("Name: %s\nLink: %s\n", g->name, g->link);
 	if (g->n_slaves) {
@@ -123,10 +125,13 @@ print_query(const struct grove_alt_group *g, const char *current, bool failed)
 	}
 	printf("Status: %s\n", g->manual ? "manual" : "auto");
 	if (failed)
-		return; /* update-alternatives stops here when it cannot read the current value */
+		return 0; /* update-alternatives stops here when it cannot read the current value */
 	if (best >= 0)
 		printf("Best: %s\n", g->choices[best].path);
 	printf("Value: %s\n", current ? current : "none");
+	/* (each choice's files in the group's order at once: linear in the followers) */
+	if (grove_alt_group_files(g, &files) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < g->n_choices; i++) {
 		const struct grove_alt_choice *c = &g->choices[i];
 
@@ -135,22 +140,26 @@ print_query(const struct grove_alt_group *g, const char *current, bool failed)
 			continue;
 		printf("Slaves:\n");
 		for (size_t k = 0; k < g->n_slaves; k++) {
-			const char *f = grove_alt_choice_slave(c, g->slaves[k].name);
+			const char *f = files[i * g->n_slaves + k];
 
 			if (f)
 				printf(" %s %s\n", g->slaves[k].name, f);
 		}
 	}
+	free(files);
+	return 0;
 }
 
-static void
+/* 0, or -ENOMEM (nothing printed of the choices). */
+static int
 print_display(const struct grove_alt_group *g, const char *current, bool failed)
 {
 	ssize_t best = grove_alt_best(g, current);
+	const char **files = NULL;
 
 	printf("%s - %s\n", g->name, g->manual ? "manual mode" : "auto mode");
 	if (failed)
-		return;
+		return 0;
 	if (best >= 0)
 		printf("  link best version is %s\n", g->choices[best].path);
 	else
@@ -162,17 +171,21 @@ print_display(const struct grove_alt_group *g, const char *current, bool failed)
 	printf("  link %s is %s\n", g->name, g->link);
 	for (size_t i = 0; i < g->n_slaves; i++)
 		printf("  slave %s is %s\n", g->slaves[i].name, g->slaves[i].path);
+	if (grove_alt_group_files(g, &files) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < g->n_choices; i++) {
 		const struct grove_alt_choice *c = &g->choices[i];
 
 		printf("%s - priority %d\n", c->path, c->priority);
 		for (size_t k = 0; k < g->n_slaves; k++) {
-			const char *f = grove_alt_choice_slave(c, g->slaves[k].name);
+			const char *f = files[i * g->n_slaves + k];
 
 			if (f)
 				printf("  slave %s: %s\n", g->slaves[k].name, f);
 		}
 	}
+	free(files);
+	return 0;
 }
 
 static int
@@ -549,10 +562,8 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	print_msgs(res, ctx->verbose, ctx->debug, stdout);
 	*ret = GROVE_ALT_ANSWER_KEEP;
 	*ret_path = NULL;
-	if (display_only) {
-		print_display(g, current, false);
-		return 0;
-	}
+	if (display_only)
+		return print_display(g, current, false);
 	for (;;) {
 		ssize_t got;
 		char *end;
@@ -678,18 +689,17 @@ run_one(struct grove_alt_request *q, struct grove_alt_result *res)
 			       res->sel[i].manual ? "manual" : "auto",
 			       res->sel[i].current ? res->sel[i].current : "");
 	if (r < 0 && res->current_failed && q->action == GROVE_ALT_QUERY)
-		print_query(&res->group, res->current, true);
+		(void)print_query(&res->group, res->current, true);
 	else if (r < 0 && res->current_failed)
-		print_display(&res->group, res->current, true);
+		(void)print_display(&res->group, res->current, true);
 	if (r < 0)
 		return fail("%s", err.msg);
 	if (q->dry_run && q->action != GROVE_ALT_QUERY && q->action != GROVE_ALT_DISPLAY &&
 	    q->action != GROVE_ALT_LIST && q->action != GROVE_ALT_GET_SELECTIONS)
 		print_prediction(q, res, q->json);
-	if (q->action == GROVE_ALT_QUERY)
-		print_query(&res->group, res->current, false);
-	else if (q->action == GROVE_ALT_DISPLAY)
-		print_display(&res->group, res->current, false);
+	if ((q->action == GROVE_ALT_QUERY && print_query(&res->group, res->current, false) < 0) ||
+	    (q->action == GROVE_ALT_DISPLAY && print_display(&res->group, res->current, false) < 0))
+		return fail("out of memory");
 	else if (q->action == GROVE_ALT_LIST)
 		for (size_t i = 0; i < res->group.n_choices; i++)
 			printf("%s\n", res->group.choices[i].path);
@@ -830,26 +840,32 @@ invalid:
 	return GROVE_EXIT_OK;
 }
 
+/* update-alternatives 1.21 reads --set-selections' lines with fgets into 1,024 bytes: a line of
+ * more than 1,022 bytes (its newline aside) is "too long", and so is a NUL byte in one (its
+ * fgets loop reads up to the NUL). grove holds no more of a line than that either. */
+#define SELECTION_LINE_MAX 1024
+
 /* --set-selections: the lines of stdin, each an --auto or a --set. */
 static int
 set_selections(const struct grove_alt_request *base)
 {
 	struct grove_alt_result sel = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
+	char line[SELECTION_LINE_MAX];
 	int status = group_names(base, &sel);
 
 	if (status == GROVE_EXIT_OK)
 		status = log_run_with(base);
 	while (status == GROVE_EXIT_OK) {
-		ssize_t got = getline(&line, &cap, stdin);
+		size_t got;
 
-		if (got < 0) {
+		errno = 0;
+		if (!fgets(line, sizeof(line), stdin)) {
 			if (ferror(stdin))
 				status =
 					fail("read error in <standard input>: %s", strerror(errno));
 			break;
 		}
+		got = strlen(line);
 		if (got == 0 || line[got - 1] != '\n') {
 			status = fail("line too long or not terminated while trying to read "
 				      "<standard input>");
@@ -858,7 +874,6 @@ set_selections(const struct grove_alt_request *base)
 		line[got - 1] = '\0';
 		status = set_selection(base, &sel, line);
 	}
-	free(line);
 	grove_alt_result_release(&sel);
 	return status;
 }

@@ -225,6 +225,73 @@ def gone(root, step):
         os.unlink(p)
 
 
+FORMS = ["reverse", "followers", "priorities", "trailing", "missing-junk", "missing-twice",
+         "empty"]
+
+
+def random_form(rng):
+    """An admin file rewritten in a form update-alternatives reads but does not write (issue 37
+    item 4): drawn from its own generator, so the commands of a seed stay the ones they were."""
+    return ("form", rng.choice(GROUPS), rng.choice(FORMS), rng.randrange(1 << 30))
+
+
+def reform(root, step):
+    """Rewrites ADMINDIR/NAME in the form the step names (the same bytes in both sandboxes, their
+    root aside): choices or followers in reverse order, priorities written 0N, +N or ' N', text and
+    a NUL byte after the last choice, a missing choice whose priority is no integer or that is
+    written twice, or, where there is no file, a group with no choice."""
+    _, g, form, k = step
+    rng = random.Random(k)
+    p = os.path.join(root, "D", g)
+    if not os.path.exists(p):
+        if form == "empty":
+            with open(p, "w") as f:
+                f.write("auto\n%s/I/bin/%s\n\n\n" % (root, g))
+        return
+    with open(p, "rb") as f:
+        lines = f.read().split(b"\n")
+    head, i = lines[:2], 2
+    slaves = []
+    while i < len(lines) and lines[i]:
+        slaves.append(lines[i:i + 2])
+        i += 2
+    i += 1
+    choices = []
+    while i < len(lines) and lines[i]:
+        choices.append([lines[i], lines[i + 1], lines[i + 2:i + 2 + len(slaves)]])
+        i += 2 + len(slaves)
+    tail = b""
+    if form == "reverse":
+        choices.reverse()
+    elif form == "followers":
+        slaves.reverse()
+        for c in choices:
+            c[2].reverse()
+    elif form == "priorities":
+        for c in choices:
+            if not c[1].lstrip(b"-").isdigit():
+                continue  # (a missing choice's priority that is no integer stays)
+            n = int(c[1])
+            c[1] = rng.choice([b"0%d" % n if n >= 0 else b"-0%d" % -n, b"+%d" % n if n >= 0
+                               else b"%d" % n, b" %d" % n, b"\t%d" % n])
+    elif form == "trailing":
+        tail = b"junk\n\n\x00after\n"
+    elif form in ("missing-junk", "missing-twice"):
+        junk = [b"@/I/opt/zz".replace(b"@", root.encode()), b"ten" if form == "missing-junk"
+                else b"3", [b"junk"] * len(slaves)]
+        for _ in range(1 if form == "missing-junk" else 2):
+            choices.insert(rng.randrange(len(choices) + 1), list(junk))
+    out = head
+    for sl in slaves:
+        out += sl
+    out.append(b"")
+    for c in choices:
+        out += [c[0], c[1]] + c[2]
+    out.append(b"")
+    with open(p, "wb") as f:
+        f.write(b"\n".join(out) + b"\n" + tail)
+
+
 def log_lines(root):
     """The --log file without each line's program name and time stamp."""
     try:
@@ -268,7 +335,7 @@ def classify(before, ua_snap, gr_snap, step=None, saved=None, a=None, b=None, ad
     return None
 
 
-def run_seed(seed, steps, ua_exe, gr_exe, verbose, mixed=False):
+def run_seed(seed, steps, ua_exe, gr_exe, verbose, mixed=False, with_forms=True):
     rng = random.Random(seed)
     tmp = tempfile.mkdtemp(prefix="altdiff.")
     try:
@@ -280,9 +347,13 @@ def run_seed(seed, steps, ua_exe, gr_exe, verbose, mixed=False):
         ran = []
         setup(ua.root, merged_usr(seed))
         setup(gr.root, merged_usr(seed))
+        forms = random.Random(seed * 7919 + 17) if with_forms else None
         for i in range(steps + 1):
             # The last step only reads, and compares every group's --query.
             step = random_step(rng) if i < steps else ("cmd", ["--get-selections"])
+            if forms and i < steps and forms.random() < 0.2:
+                for box in (ua, gr):
+                    reform(box.root, random_form(random.Random(seed * 1000 + i)))
             before = snapshot(gr.root)
             saved = os.listdir(os.path.join(ua.root, "D"))
             if step[0] in ("tamper", "gone"):
@@ -357,6 +428,10 @@ def main():
     ap.add_argument("--also", default="",
                     help="comma-separated seeds run as well (sequences that once found a difference)")
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--no-forms", action="store_true",
+                    help="leave the admin files in the form update-alternatives writes them "
+                    "(by default, before a fifth of the steps, a group's file is rewritten in "
+                    "another form it reads: FORMS)")
     ap.add_argument("--mixed", action="store_true",
                     help="each step run by update-alternatives or grove at random, on one "
                     "sandbox, against update-alternatives alone")
@@ -366,7 +441,9 @@ def main():
     counts = {}
     also = [int(x) for x in o.also.split(",") if x]
     for seed in list(range(o.first, o.first + o.seeds)) + also:
-        kind = run_seed(seed, o.steps, ua_exe, gr_exe, o.v, o.mixed) or "same"
+        # (the sequences of --also as they were found, without admin files in other forms)
+        kind = run_seed(seed, o.steps, ua_exe, gr_exe, o.v, o.mixed,
+                        not o.no_forms and seed not in also) or "same"
         counts[kind] = counts.get(kind, 0) + 1
     print("alt-differential%s: %d sequences, %d same, %s"
           % (" (mixed)" if o.mixed else "", o.seeds + len(also), counts.get("same", 0),
