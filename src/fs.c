@@ -362,16 +362,15 @@ grove_fs_stat_at(int dirfd, const char *name, struct grove_stat *ret, struct gro
 	return 0;
 }
 
-int
-grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat *ret,
-			     struct grove_error *err)
+/* What the O_PATH fd of relpath's lookup says, into ret; absent (the lookup found nothing there)
+ * is an answer: GROVE_FT_NONE. The fd stays the caller's. */
+static int
+stat_opened(int fd, bool absent, const char *relpath, struct grove_stat *ret,
+	    struct grove_error *err)
 {
-	cleanup_fd int fd = -1;
 	struct stat st;
 
-	/* O_PATH follows a final symlink too; RESOLVE_BENEATH keeps every hop inside. */
-	fd = openat2_beneath(rootfd, relpath, O_PATH, true, 0);
-	if (fd == -ENOENT) {
+	if (absent) {
 		memset(ret, 0, sizeof(*ret));
 		ret->type = GROVE_FT_NONE;
 		return 0;
@@ -385,6 +384,16 @@ grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat 
 }
 
 int
+grove_fs_stat_beneath_follow(int rootfd, const char *relpath, struct grove_stat *ret,
+			     struct grove_error *err)
+{
+	/* O_PATH follows a final symlink too; RESOLVE_BENEATH keeps every hop inside. */
+	cleanup_fd int fd = openat2_beneath(rootfd, relpath, O_PATH, true, 0);
+
+	return stat_opened(fd, fd == -ENOENT, relpath, ret, err);
+}
+
+int
 grove_fs_stat_in_root(int rootfd, const char *relpath, struct grove_stat *ret,
 		      struct grove_error *err)
 {
@@ -393,19 +402,8 @@ grove_fs_stat_in_root(int rootfd, const char *relpath, struct grove_stat *ret,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
 	cleanup_fd int fd = openat2_retrying(rootfd, (!relpath || !*relpath) ? "." : relpath, &how);
-	struct stat st;
 
-	if (fd == -ENOENT || fd == -ENOTDIR) {
-		memset(ret, 0, sizeof(*ret));
-		ret->type = GROVE_FT_NONE;
-		return 0;
-	}
-	if (fd < 0)
-		return beneath_errmsg(err, fd, "stat", relpath ? relpath : "", true);
-	if (fstat(fd, &st) < 0)
-		return grove_error_errno(err, -errno, "stat '%s'", relpath);
-	fill_stat(ret, &st);
-	return 0;
+	return stat_opened(fd, fd == -ENOENT || fd == -ENOTDIR, relpath, ret, err);
 }
 
 /* ---- reading ---- */
