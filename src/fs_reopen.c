@@ -3,12 +3,9 @@
  * found it, and checked to be the folder the transaction recorded (DESIGN.md invariant 11). */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "grove/fs.h"
@@ -55,45 +52,6 @@ dup_root(struct grove_root *root, const struct grove_root *parent, struct grove_
 	return 0;
 }
 
-/* relpath inside parent, symlinks followed but kept inside it (RESOLVE_IN_ROOT): the
- * installation root's own layout (merged /usr). */
-static int
-open_in_root(struct grove_root *root, const struct grove_root *parent, const char *relpath,
-	     struct grove_error *err)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	size_t pl = strlen(parent->path) + strlen(relpath) + 2;
-	struct stat st;
-	long fd;
-
-	do
-		fd = syscall(SYS_openat2, parent->fd, relpath, &how, sizeof(how));
-	while (fd < 0 && (errno == EAGAIN || errno == EINTR));
-	if (fd < 0)
-		return grove_error_errno(err, -errno, "open '%s/%s'", parent->path, relpath);
-	if (fstat((int)fd, &st) < 0) {
-		int r = -errno;
-
-		grove_fd_close((int)fd);
-		return grove_error_errno(err, r, "open '%s/%s'", parent->path, relpath);
-	}
-	root->path = malloc(pl);
-	root->real = NULL; /* symlinks inside: no canonical path to claim */
-	if (!root->path) {
-		grove_fd_close((int)fd);
-		return grove_error_errno(err, -ENOMEM, "open '%s/%s'", parent->path, relpath);
-	}
-	(void)snprintf(root->path, pl, "%s/%s", parent->path, relpath);
-	root->fd = (int)fd;
-	root->dev = st.st_dev;
-	root->ino = st.st_ino;
-	root->born = grove_fd_born(root->fd);
-	return 0;
-}
-
 int
 grove_root_reopen(struct grove_root *root, const struct grove_root *parent, const char *relpath,
 		  enum grove_resolve resolve, const struct grove_root_id *id, const char *what,
@@ -106,7 +64,9 @@ grove_root_reopen(struct grove_root *root, const struct grove_root *parent, cons
 	if (!*rel)
 		r = dup_root(&got, parent, err);
 	else if (resolve == GROVE_RESOLVE_IN_ROOT)
-		r = open_in_root(&got, parent, rel, err);
+		/* The installation root's own layout (merged /usr), walked as the run walks it:
+		 * symlinks kept inside parent, and only root's or parent's owner's followed. */
+		r = grove_root_open_chase(&got, parent, NULL, rel, false, 0, err);
 	else
 		r = grove_root_open_beneath(&got, parent, rel, false, 0, err);
 	if (r < 0) {

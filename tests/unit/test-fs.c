@@ -1074,6 +1074,46 @@ test_fs_stat_in_root(void **state)
 	assert_int_equal(st.type, GROVE_FT_NONE); /* the root's /outside/secret */
 }
 
+/* A replay's reopening (DESIGN.md invariant 11): beneath its parent following no link, or inside
+ * it as the run walked it (merged /usr: only root's or the root owner's links), and the very
+ * folder the transaction recorded, else stuck with nothing opened. */
+static void
+test_fs_root_reopen(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_root usr = { .fd = -1 }, got = { .fd = -1 };
+	struct grove_root_id usr_id;
+
+	if (geteuid() != 0)
+		skip(); /* giving a link away needs root: CI runs as root */
+	build(fx, "d usr/bin\nl bin usr/bin\nl other usr/bin\nd var/adm\n");
+	assert_int_equal(grove_root_open_beneath(&usr, &fx->root, "usr/bin", false, 0, &fx->err),
+			 0);
+	usr_id = grove_root_id_of(&usr);
+	grove_root_release(&usr);
+	assert_int_equal(grove_root_reopen(&got, &fx->root, "usr/bin", GROVE_RESOLVE_BENEATH,
+					   &usr_id, "admindir", &fx->err),
+			 0);
+	grove_root_release(&got);
+	assert_int_equal(grove_root_reopen(&got, &fx->root, "bin", GROVE_RESOLVE_BENEATH, &usr_id,
+					   "admindir", &fx->err),
+			 -GROVE_E_STUCK);
+	assert_int_equal(grove_root_reopen(&got, &fx->root, "bin", GROVE_RESOLVE_IN_ROOT, &usr_id,
+					   "admindir", &fx->err),
+			 0);
+	grove_root_release(&got);
+	assert_int_equal(grove_root_reopen(&got, &fx->root, "var/adm", GROVE_RESOLVE_BENEATH,
+					   &usr_id, "admindir", &fx->err),
+			 -GROVE_E_STUCK);
+	assert_non_null(strstr(fx->err.msg, "is not the folder the transaction used"));
+	assert_int_equal(fchownat(fx->root.fd, "other", 65534, 65534, AT_SYMLINK_NOFOLLOW), 0);
+	assert_int_equal(grove_root_reopen(&got, &fx->root, "other", GROVE_RESOLVE_IN_ROOT, &usr_id,
+					   "admindir", &fx->err),
+			 -GROVE_E_STUCK);
+	assert_non_null(strstr(fx->err.msg, "belongs to uid 65534"));
+	assert_int_equal(got.fd, -1);
+}
+
 int
 main(void)
 {
@@ -1113,6 +1153,7 @@ main(void)
 		T(test_fs_chase_dir),
 		T(test_fs_chase_dir_owner),
 		T(test_fs_stat_in_root),
+		T(test_fs_root_reopen),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
