@@ -113,6 +113,86 @@ rel_of(const struct grove_alt_ctx *c, const char *abs)
 	return NULL;
 }
 
+int
+grove_alt_disk_set_altdir(struct grove_alt_ctx *c, const char *altdir)
+{
+	size_t len = strlen(altdir);
+
+	while (len > 1 && altdir[len - 1] == '/')
+		len--;
+	c->altdir = strndup(altdir, len);
+	return c->altdir ? 0 : -ENOMEM;
+}
+
+int
+grove_alt_disk_place_altdir(struct grove_alt_ctx *c, struct grove_error *err)
+{
+	struct grove_root cwd = { .fd = -1 };
+	const char *in;
+	size_t l;
+	int r;
+
+	if (c->altdir[0] == '/')
+		return 0;
+	/* update-alternatives takes a relative altdir against the current folder (its links'
+	 * folders and the generic links' text "altdir/name" alike); grove holds that folder once,
+	 * and the links are still made beneath the installation root. */
+	r = grove_root_open(&cwd, ".", err);
+	if (r < 0)
+		return grove_error_prefix(err, "alternatives directory '%s'", c->altdir);
+	in = cwd.real;
+	if (c->req->root) {
+		/* --root: the current folder's place inside the root, if it is inside. */
+		l = c->inst.real ? strlen(c->inst.real) : 0;
+		while (l > 0 && c->inst.real[l - 1] == '/')
+			l--;
+		in = c->inst.real && !strncmp(in, c->inst.real, l) && (!in[l] || in[l] == '/')
+			     ? in + l
+			     : NULL;
+	}
+	if (in) {
+		cleanup_free char *base = strdup(in), *rel = grove_path_canon(c->altdir);
+		const char *p = rel;
+		char *slash;
+
+		/* Leading ".." from the current folder's real path (the kernel's walk): one
+		 * folder up each, never above the root. */
+		while (p && base && (!strcmp(p, "..") || !strncmp(p, "../", 3))) {
+			p += p[2] ? 3 : 2;
+			slash = strrchr(base, '/');
+			if (slash)
+				*slash = '\0';
+		}
+		if (p && base) {
+			cleanup_free char *j = grove_strdupf("%s/%s", base, p);
+
+			c->altdir_abs = j ? grove_path_canon(j) : NULL;
+		}
+		if (!c->altdir_abs)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	grove_root_release(&cwd);
+	return r < 0 ? r : 0;
+}
+
+/* Where abs is found (absolute, as rel_of takes it): a path in a relative altdir is at the
+ * current folder's place; *owned frees it. */
+static const char *
+placed(const struct grove_alt_ctx *c, const char *abs, char **owned)
+{
+	size_t l = strlen(c->altdir);
+
+	*owned = NULL;
+	if (abs[0] == '/' || !c->altdir_abs)
+		return abs;
+	if (!strcmp(abs, c->altdir))
+		return c->altdir_abs;
+	if (strncmp(abs, c->altdir, l) != 0 || abs[l] != '/')
+		return abs;
+	*owned = grove_strdupf("%s%s", c->altdir_abs, abs + l);
+	return *owned ? *owned : abs;
+}
+
 /* What name in the folder dfd is: a link (with its text), nothing, or something else (REG). */
 static int
 disk_state_at(int dfd, const char *base, enum grove_ftype *ret_type, char **ret_text,
@@ -230,7 +310,7 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 {
 	const char *rel, *base;
 	struct grove_alt_rec *nv, *r;
-	cleanup_free char *phys = NULL;
+	cleanup_free char *phys = NULL, *where = NULL;
 	int dfd = -1;
 	size_t same = 0;
 	int rc;
@@ -241,7 +321,7 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 			return 0;
 		}
 	}
-	rel = rel_of(c, abs);
+	rel = rel_of(c, placed(c, abs, &where));
 	if (!rel)
 		return grove_error_set(err, -GROVE_E_ESCAPE,
 				       "'%s' is outside the installation directory '%s'", abs,
@@ -302,6 +382,8 @@ grove_alt_disk_release(struct grove_alt_ctx *c)
 	free(c->dirs);
 	c->dirs = NULL;
 	c->n_dirs = 0;
+	free(c->altdir_abs);
+	c->altdir_abs = NULL;
 }
 
 /* The pending state of abs: its type and link text (valid until the next rec_get). */
@@ -589,7 +671,7 @@ plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error
 {
 	cleanup_free char *rel = NULL;
 	struct grove_chase ch = { .fd = -1 };
-	const char *r = rel_of(c, c->altdir);
+	const char *r = rel_of(c, c->altdir_abs ? c->altdir_abs : c->altdir);
 	bool needed = false;
 	size_t l;
 	int rc0;

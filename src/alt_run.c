@@ -283,7 +283,7 @@ static int
 note_roots(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
 	   int64_t dir_id, struct grove_error *err)
 {
-	const char *rel = grove_alt_disk_rel_of(c, c->altdir);
+	const char *rel = grove_alt_disk_rel_of(c, c->altdir_abs ? c->altdir_abs : c->altdir);
 	struct grove_root alt = { .fd = -1 };
 	struct grove_error ignore = { 0 };
 	int r = grove_session_note_root(s, GROVE_JOURNAL_ROOT_ADMINDIR, dir_id, adm, NULL,
@@ -308,6 +308,8 @@ open_all(struct grove_alt_ctx *c, const struct grove_session_opts *so, struct gr
 	const struct grove_alt_request *req = c->req;
 	int r = grove_root_open(&c->inst, req->root ? req->root : req->instdir, err);
 
+	if (r >= 0)
+		r = grove_alt_disk_place_altdir(c, err);
 	if (r >= 0)
 		r = open_admindir(req, &c->inst, !so->read_only, adm, err);
 	/* One writer per admindir, first: update-alternatives has no lock, so two
@@ -402,7 +404,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 					 .command = req->command_line };
 	bool session = false, save = false;
 	cleanup_free char *before = NULL;
-	size_t n = 0, len;
+	size_t n = 0;
 	int64_t dir_id = 0;
 	int lock_fd = -1, log_fd = 0;
 	int r;
@@ -410,12 +412,9 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	if (req->dry_run && !readonly && req->action != GROVE_ALT_IMPORT)
 		return grove_alt_predict(req, res, err);
 	grove_plan_init(&plan);
-	len = strlen(req->altdir);
-	while (len > 1 && req->altdir[len - 1] == '/')
-		len--;
-	c.altdir = strndup(req->altdir, len);
-	r = c.altdir ? open_all(&c, &so, &adm, &lock_fd, &s, err)
-		     : grove_error_set(err, -ENOMEM, "out of memory");
+	r = grove_alt_disk_set_altdir(&c, req->altdir) < 0
+		    ? grove_error_set(err, -ENOMEM, "out of memory")
+		    : open_all(&c, &so, &adm, &lock_fd, &s, err);
 	if (r == -ENOENT && readonly) {
 		/* No root or admindir: no group; no journal yet: the admin files alone. */
 		grove_error_clear(err);
