@@ -343,6 +343,7 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 	r->abs = strdup(abs);
 	r->rel = steal_ptr(phys);
 	r->same = same;
+	r->nodir = !same && dfd < 0;
 	if (!r->abs) {
 		free(r->rel);
 		return grove_error_set(err, -ENOMEM, "out of memory");
@@ -575,6 +576,28 @@ grove_alt_disk_link_text(struct grove_alt_ctx *c, const char *abs, char **ret,
 	return 0;
 }
 
+/* Why the missing folder of the link at rel (beneath the root) is missing: -ENOTDIR (a file on
+ * the way) or -ENOENT; -ENOMEM. */
+static int
+folder_errno(struct grove_alt_ctx *c, const char *rel)
+{
+	cleanup_free char *parent = strdup(rel);
+	struct grove_root dir = { .fd = -1 };
+	struct grove_error ignore = { 0 };
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	int e;
+
+	if (!parent)
+		return -ENOMEM;
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	e = grove_root_open_beneath(&dir, &c->inst, parent, false, 0, &ignore);
+	grove_root_release(&dir);
+	grove_error_clear(&ignore);
+	return e == -ENOTDIR ? e : -ENOENT;
+}
+
 /* The current value (what ALTDIR/NAME points to). Like update-alternatives, anything there
  * that is not a link is an error ("cannot stat file '…': Invalid argument"). */
 int
@@ -582,6 +605,7 @@ grove_alt_disk_current_of(struct grove_alt_ctx *c, const char *name, char **ret,
 			  struct grove_error *err)
 {
 	cleanup_free char *fn = grove_alt_disk_path(c, name);
+	struct grove_alt_rec *rec;
 	enum grove_ftype t;
 	const char *text;
 	int r;
@@ -589,6 +613,13 @@ grove_alt_disk_current_of(struct grove_alt_ctx *c, const char *name, char **ret,
 	*ret = NULL;
 	if (!fn)
 		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = rec_get(c, fn, &rec, err);
+	if (r < 0)
+		return r;
+	/* A file where the altdir should be: update-alternatives' lstat(2) of the link fails. */
+	if (rec->nodir && folder_errno(c, rec->rel) == -ENOTDIR)
+		return grove_error_set(err, -ENOTDIR, "cannot stat file '%s': %s", fn,
+				       strerror(ENOTDIR));
 	r = grove_alt_disk_state(c, fn, &t, &text, err);
 	if (r < 0)
 		return r;
@@ -718,11 +749,56 @@ plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error
 	return 0;
 }
 
+/* Whether the plan makes the folder that rel is in (a missing altdir). */
+static bool
+plan_makes_parent(const struct grove_plan *plan, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t l = slash ? (size_t)(slash - rel) : 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == GROVE_OP_MKDIR && strlen(plan->ops[i].path) == l &&
+		    !strncmp(plan->ops[i].path, rel, l))
+			return true;
+	return false;
+}
+
+/* A link to be made in a folder that is missing (and that the plan does not make): refused
+ * before anything is done, in update-alternatives' words for the same cause, then grove's note
+ * (update-alternatives leaves its temporary links behind). The first such link in
+ * update-alternatives' order (the records' order) is named: a file on the way fails its lstat(2)
+ * ("cannot stat file"), a missing folder the link's making, where update-alternatives names the
+ * temporary link it makes beside it ("….dpkg-tmp"), which grove never makes. */
+static int
+check_folders(struct grove_alt_ctx *c, const struct grove_plan *plan, struct grove_error *err)
+{
+	for (size_t i = 0; i < c->n_recs; i++) {
+		const struct grove_alt_rec *r = &c->recs[i];
+		int e;
+
+		if (!r->nodir || r->want != GROVE_FT_LINK || plan_makes_parent(plan, r->rel))
+			continue;
+		e = folder_errno(c, r->rel);
+		if (e == -ENOMEM)
+			return grove_error_set(err, e, "out of memory");
+		if (e == -ENOTDIR)
+			return grove_error_set(err, e,
+					       "cannot stat file '%s%s': %s; nothing was changed",
+					       grove_alt_disk_rootp(c), r->abs, strerror(ENOTDIR));
+		return grove_error_set(
+			err, e, "error creating symbolic link '%s%s': %s; nothing was changed",
+			grove_alt_disk_rootp(c), r->abs, strerror(ENOENT));
+	}
+	return 0;
+}
+
 int
 grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error *err)
 {
 	int r0 = plan_altdir(c, plan, err);
 
+	if (r0 >= 0)
+		r0 = check_folders(c, plan, err);
 	if (r0 < 0)
 		return r0;
 	for (size_t i = 0; i < c->n_recs; i++) {

@@ -22,6 +22,7 @@ struct grove_alt_rec {
 	/* 1 + the index of the record of the same file reached by another path (merged /usr's
 	 * /bin/X and /usr/bin/X), whose state this one shares; 0 for a record of its own. */
 	size_t same;
+	bool nodir; /* its folder is missing */
 };
 
 struct grove_alt_ctx {

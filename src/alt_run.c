@@ -268,6 +268,14 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	}
 	if (r == -ENOENT && !make)
 		return r;
+	/* A file where the admindir should be: update-alternatives fails to read the group's
+	 * file, or to list the folder when it reads them all. */
+	if (r == -ENOTDIR && req->name && req->action != GROVE_ALT_INSTALL)
+		return grove_error_set(err, r, "unable to open file '%s/%s': %s", req->admindir,
+				       req->name, strerror(ENOTDIR));
+	if (r == -ENOTDIR)
+		return grove_error_set(err, r, "cannot scan directory '%s': %s", req->admindir,
+				       strerror(ENOTDIR));
 	if (r < 0)
 		return grove_error_prefix(err, "cannot create administrative directory '%s'",
 					  req->admindir);
