@@ -338,9 +338,20 @@ load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove
 	    bool readonly, int64_t *dir_id, struct grove_alt_group **all, size_t *n,
 	    struct grove_error *err)
 {
-	int r = s ? grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
-					  dir_id, err)
-		  : 0; /* (no journal yet: a reader, the admin files alone) */
+	const struct grove_alt_request *req = c->req;
+	struct grove_stat st = { 0 };
+	int r;
+
+	/* A folder named as the command's group: update-alternatives fails reading it. */
+	if (req->name && req->action != GROVE_ALT_GET_SELECTIONS &&
+	    req->action != GROVE_ALT_IMPORT &&
+	    grove_fs_stat_at(adm->fd, req->name, &st, err) >= 0 && st.type == GROVE_FT_DIR)
+		return grove_error_set(err, -EISDIR, "%s/%s corrupt: while reading status: %s",
+				       req->admindir, req->name, strerror(EISDIR));
+	grove_error_clear(err);
+	r = s ? grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
+				      dir_id, err)
+	      : 0; /* (no journal yet: a reader, the admin files alone) */
 
 	if (r >= 0 && s && c->req->action == GROVE_ALT_IMPORT)
 		r = grove_alt_state_load(s->journal, *dir_id, all, n, err);

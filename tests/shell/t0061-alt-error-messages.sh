@@ -121,5 +121,13 @@ for a in "--install @/i/bin/x x @/i/opt/other 1" "--set ed @/i/opt/ed" "--auto e
 	# shellcheck disable=SC2086 # the words of a
 	case_ "admindir a file: ${a%% @*}" $a
 done
+# A folder in the admindir named as the group: update-alternatives fails reading it.
+export PRE='mkdir "$S/adm/zz"'
+for a in "--install @/i/bin/x zz @/i/opt/other 1" "--set zz @/i/opt/ed" "--auto zz" \
+	"--remove zz @/i/opt/ed" "--remove-all zz" "--display zz" "--query zz" "--list zz" \
+	"--config zz"; do
+	# shellcheck disable=SC2086 # the words of a
+	case_ "a folder as the group's admin file: ${a%% @*}" $a
+done
 unset PRE
 echo "# $TEST_NAME: $n_cases error paths, as update-alternatives words them"
