@@ -442,6 +442,24 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 			r = answer(&c, all, n, err);
 		goto out;
 	}
+	if (r == -ENOENT && c.inst.fd < 0 && req->root && req->action != GROVE_ALT_IMPORT) {
+		/* No root: update-alternatives finds no group in its admindir there, and no
+		 * choice's file for --install; so does grove, having changed nothing. */
+		grove_error_clear(err);
+		if (req->action == GROVE_ALT_INSTALL) {
+			r = grove_error_set(err, -GROVE_E_BADINPUT,
+					    "alternative path %s%s doesn't exist", req->root,
+					    req->path);
+		} else if (req->action == GROVE_ALT_REMOVE) {
+			grove_alt_run_msg(&c, GROVE_ALT_VERBOSE, "no alternatives for %s",
+					  req->name);
+			r = 0;
+		} else {
+			r = grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s",
+					    req->name);
+		}
+		goto out;
+	}
 	if (r < 0)
 		goto out;
 	session = true;

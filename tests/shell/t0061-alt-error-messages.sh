@@ -43,14 +43,18 @@ prepare()
 }
 
 n_cases=0
-# case [--undone] DESC ARGS...: "@/" in ARGS stands for the sandbox. With --undone,
+# case [--undone] [--ok] DESC ARGS...: "@/" in ARGS stands for the sandbox. With --undone,
 # update-alternatives fails half-way: grove's line is its line without ".dpkg-tmp" and with
-# "; nothing was changed" at the end.
+# "; nothing was changed" at the end. With --ok, update-alternatives may exit 0.
 case_()
 {
-	local undone=false desc s urc rc
+	local undone=false ok=false desc s urc rc
 	if [[ $1 == --undone ]]; then
 		undone=true
+		shift
+	fi
+	if [[ $1 == --ok ]]; then
+		ok=true
 		shift
 	fi
 	desc=$1
@@ -73,7 +77,7 @@ case_()
 		sed -i -E "/error: /{s/\.dpkg-tmp'/'/; s/$/; nothing was changed/}" "$U.err"
 	fi
 	urc=$(cat "$U.rc")
-	((urc != 0)) || fail "$desc: update-alternatives exited 0 (the case is wrong)"
+	((urc != 0)) || $ok || fail "$desc: update-alternatives exited 0 (the case is wrong)"
 	for s in "$G" "$H"; do
 		[[ $(cat "$s.rc") == "$urc" ]] ||
 			fail "${s##*/}: $desc: exit $(cat "$s.rc"), update-alternatives $urc: $(cat "$s.err")"
@@ -130,4 +134,12 @@ for a in "--install @/i/bin/x zz @/i/opt/other 1" "--set zz @/i/opt/ed" "--auto 
 	case_ "a folder as the group's admin file: ${a%% @*}" $a
 done
 unset PRE
+# A missing --root: no group in its admindir, no choice's file in it.
+for a in "--install /bin/x x /opt/other 1" "--set ed /opt/ed" "--auto ed" "--remove-all ed" \
+	"--config ed" "--display ed"; do
+	# shellcheck disable=SC2086 # the words of a
+	case_ "a missing root: ${a%% /*}" --root @/nonexist $a
+done
+case_ --ok "a missing root: --remove (nothing to do, exit 0)" --root @/nonexist --verbose \
+	--remove ed /opt/ed
 echo "# $TEST_NAME: $n_cases error paths, as update-alternatives words them"
