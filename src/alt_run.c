@@ -396,6 +396,24 @@ show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_erro
 	return r;
 }
 
+/* A --root that does not exist: update-alternatives finds no group in its admindir there, and no
+ * choice's file for --install; so does grove, having changed nothing. */
+static int
+missing_root(struct grove_alt_ctx *c, struct grove_error *err)
+{
+	const struct grove_alt_request *req = c->req;
+
+	grove_error_clear(err);
+	if (req->action == GROVE_ALT_INSTALL)
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "alternative path %s%s doesn't exist", req->root, req->path);
+	if (req->action == GROVE_ALT_REMOVE) {
+		grove_alt_run_msg(c, GROVE_ALT_VERBOSE, "no alternatives for %s", req->name);
+		return 0;
+	}
+	return grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s", req->name);
+}
+
 int
 grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	      struct grove_error *err)
@@ -443,21 +461,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		goto out;
 	}
 	if (r == -ENOENT && c.inst.fd < 0 && req->root && req->action != GROVE_ALT_IMPORT) {
-		/* No root: update-alternatives finds no group in its admindir there, and no
-		 * choice's file for --install; so does grove, having changed nothing. */
-		grove_error_clear(err);
-		if (req->action == GROVE_ALT_INSTALL) {
-			r = grove_error_set(err, -GROVE_E_BADINPUT,
-					    "alternative path %s%s doesn't exist", req->root,
-					    req->path);
-		} else if (req->action == GROVE_ALT_REMOVE) {
-			grove_alt_run_msg(&c, GROVE_ALT_VERBOSE, "no alternatives for %s",
-					  req->name);
-			r = 0;
-		} else {
-			r = grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s",
-					    req->name);
-		}
+		r = missing_root(&c, err);
 		goto out;
 	}
 	if (r < 0)
