@@ -113,6 +113,86 @@ rel_of(const struct grove_alt_ctx *c, const char *abs)
 	return NULL;
 }
 
+int
+grove_alt_disk_set_altdir(struct grove_alt_ctx *c, const char *altdir)
+{
+	size_t len = strlen(altdir);
+
+	while (len > 1 && altdir[len - 1] == '/')
+		len--;
+	c->altdir = strndup(altdir, len);
+	return c->altdir ? 0 : -ENOMEM;
+}
+
+int
+grove_alt_disk_place_altdir(struct grove_alt_ctx *c, struct grove_error *err)
+{
+	struct grove_root cwd = { .fd = -1 };
+	const char *in;
+	size_t l;
+	int r;
+
+	if (c->altdir[0] == '/')
+		return 0;
+	/* update-alternatives takes a relative altdir against the current folder (its links'
+	 * folders and the generic links' text "altdir/name" alike); grove holds that folder once,
+	 * and the links are still made beneath the installation root. */
+	r = grove_root_open(&cwd, ".", err);
+	if (r < 0)
+		return grove_error_prefix(err, "alternatives directory '%s'", c->altdir);
+	in = cwd.real;
+	if (c->req->root) {
+		/* --root: the current folder's place inside the root, if it is inside. */
+		l = c->inst.real ? strlen(c->inst.real) : 0;
+		while (l > 0 && c->inst.real[l - 1] == '/')
+			l--;
+		in = c->inst.real && !strncmp(in, c->inst.real, l) && (!in[l] || in[l] == '/')
+			     ? in + l
+			     : NULL;
+	}
+	if (in) {
+		cleanup_free char *base = strdup(in), *rel = grove_path_canon(c->altdir);
+		const char *p = rel;
+		char *slash;
+
+		/* Leading ".." from the current folder's real path (the kernel's walk): one
+		 * folder up each, never above the root. */
+		while (p && base && (!strcmp(p, "..") || !strncmp(p, "../", 3))) {
+			p += p[2] ? 3 : 2;
+			slash = strrchr(base, '/');
+			if (slash)
+				*slash = '\0';
+		}
+		if (p && base) {
+			cleanup_free char *j = grove_strdupf("%s/%s", base, p);
+
+			c->altdir_abs = j ? grove_path_canon(j) : NULL;
+		}
+		if (!c->altdir_abs)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	grove_root_release(&cwd);
+	return r < 0 ? r : 0;
+}
+
+/* Where abs is found (absolute, as rel_of takes it): a path in a relative altdir is at the
+ * current folder's place; *owned frees it. */
+static const char *
+placed(const struct grove_alt_ctx *c, const char *abs, char **owned)
+{
+	size_t l = strlen(c->altdir);
+
+	*owned = NULL;
+	if (abs[0] == '/' || !c->altdir_abs)
+		return abs;
+	if (!strcmp(abs, c->altdir))
+		return c->altdir_abs;
+	if (strncmp(abs, c->altdir, l) != 0 || abs[l] != '/')
+		return abs;
+	*owned = grove_strdupf("%s%s", c->altdir_abs, abs + l);
+	return *owned ? *owned : abs;
+}
+
 /* What name in the folder dfd is: a link (with its text), nothing, or something else (REG). */
 static int
 disk_state_at(int dfd, const char *base, enum grove_ftype *ret_type, char **ret_text,
@@ -230,7 +310,7 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 {
 	const char *rel, *base;
 	struct grove_alt_rec *nv, *r;
-	cleanup_free char *phys = NULL;
+	cleanup_free char *phys = NULL, *where = NULL;
 	int dfd = -1;
 	size_t same = 0;
 	int rc;
@@ -241,7 +321,7 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 			return 0;
 		}
 	}
-	rel = rel_of(c, abs);
+	rel = rel_of(c, placed(c, abs, &where));
 	if (!rel)
 		return grove_error_set(err, -GROVE_E_ESCAPE,
 				       "'%s' is outside the installation directory '%s'", abs,
@@ -263,6 +343,7 @@ rec_get(struct grove_alt_ctx *c, const char *abs, struct grove_alt_rec **ret,
 	r->abs = strdup(abs);
 	r->rel = steal_ptr(phys);
 	r->same = same;
+	r->nodir = !same && dfd < 0;
 	if (!r->abs) {
 		free(r->rel);
 		return grove_error_set(err, -ENOMEM, "out of memory");
@@ -302,6 +383,8 @@ grove_alt_disk_release(struct grove_alt_ctx *c)
 	free(c->dirs);
 	c->dirs = NULL;
 	c->n_dirs = 0;
+	free(c->altdir_abs);
+	c->altdir_abs = NULL;
 }
 
 /* The pending state of abs: its type and link text (valid until the next rec_get). */
@@ -493,6 +576,28 @@ grove_alt_disk_link_text(struct grove_alt_ctx *c, const char *abs, char **ret,
 	return 0;
 }
 
+/* Why the missing folder of the link at rel (beneath the root) is missing: -ENOTDIR (a file on
+ * the way) or -ENOENT; -ENOMEM. */
+static int
+folder_errno(struct grove_alt_ctx *c, const char *rel)
+{
+	cleanup_free char *parent = strdup(rel);
+	struct grove_root dir = { .fd = -1 };
+	struct grove_error ignore = { 0 };
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	int e;
+
+	if (!parent)
+		return -ENOMEM;
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	e = grove_root_open_beneath(&dir, &c->inst, parent, false, 0, &ignore);
+	grove_root_release(&dir);
+	grove_error_clear(&ignore);
+	return e == -ENOTDIR ? e : -ENOENT;
+}
+
 /* The current value (what ALTDIR/NAME points to). Like update-alternatives, anything there
  * that is not a link is an error ("cannot stat file '…': Invalid argument"). */
 int
@@ -500,6 +605,7 @@ grove_alt_disk_current_of(struct grove_alt_ctx *c, const char *name, char **ret,
 			  struct grove_error *err)
 {
 	cleanup_free char *fn = grove_alt_disk_path(c, name);
+	struct grove_alt_rec *rec;
 	enum grove_ftype t;
 	const char *text;
 	int r;
@@ -507,6 +613,13 @@ grove_alt_disk_current_of(struct grove_alt_ctx *c, const char *name, char **ret,
 	*ret = NULL;
 	if (!fn)
 		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = rec_get(c, fn, &rec, err);
+	if (r < 0)
+		return r;
+	/* A file where the altdir should be: update-alternatives' lstat(2) of the link fails. */
+	if (rec->nodir && folder_errno(c, rec->rel) == -ENOTDIR)
+		return grove_error_set(err, -ENOTDIR, "cannot stat file '%s': %s", fn,
+				       strerror(ENOTDIR));
 	r = grove_alt_disk_state(c, fn, &t, &text, err);
 	if (r < 0)
 		return r;
@@ -589,7 +702,7 @@ plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error
 {
 	cleanup_free char *rel = NULL;
 	struct grove_chase ch = { .fd = -1 };
-	const char *r = rel_of(c, c->altdir);
+	const char *r = rel_of(c, c->altdir_abs ? c->altdir_abs : c->altdir);
 	bool needed = false;
 	size_t l;
 	int rc0;
@@ -636,11 +749,56 @@ plan_altdir(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error
 	return 0;
 }
 
+/* Whether the plan makes the folder that rel is in (a missing altdir). */
+static bool
+plan_makes_parent(const struct grove_plan *plan, const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t l = slash ? (size_t)(slash - rel) : 0;
+
+	for (size_t i = 0; i < plan->n_ops; i++)
+		if (plan->ops[i].kind == GROVE_OP_MKDIR && strlen(plan->ops[i].path) == l &&
+		    !strncmp(plan->ops[i].path, rel, l))
+			return true;
+	return false;
+}
+
+/* A link to be made in a folder that is missing (and that the plan does not make): refused
+ * before anything is done, in update-alternatives' words for the same cause, then grove's note
+ * (update-alternatives leaves its temporary links behind). The first such link in
+ * update-alternatives' order (the records' order) is named: a file on the way fails its lstat(2)
+ * ("cannot stat file"), a missing folder the link's making, where update-alternatives names the
+ * temporary link it makes beside it ("….dpkg-tmp"), which grove never makes. */
+static int
+check_folders(struct grove_alt_ctx *c, const struct grove_plan *plan, struct grove_error *err)
+{
+	for (size_t i = 0; i < c->n_recs; i++) {
+		const struct grove_alt_rec *r = &c->recs[i];
+		int e;
+
+		if (!r->nodir || r->want != GROVE_FT_LINK || plan_makes_parent(plan, r->rel))
+			continue;
+		e = folder_errno(c, r->rel);
+		if (e == -ENOMEM)
+			return grove_error_set(err, e, "out of memory");
+		if (e == -ENOTDIR)
+			return grove_error_set(err, e,
+					       "cannot stat file '%s%s': %s; nothing was changed",
+					       grove_alt_disk_rootp(c), r->abs, strerror(ENOTDIR));
+		return grove_error_set(
+			err, e, "error creating symbolic link '%s%s': %s; nothing was changed",
+			grove_alt_disk_rootp(c), r->abs, strerror(ENOENT));
+	}
+	return 0;
+}
+
 int
 grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan, struct grove_error *err)
 {
 	int r0 = plan_altdir(c, plan, err);
 
+	if (r0 >= 0)
+		r0 = check_folders(c, plan, err);
 	if (r0 < 0)
 		return r0;
 	for (size_t i = 0; i < c->n_recs; i++) {

@@ -67,15 +67,13 @@ grove_alt_predict(const struct grove_alt_request *req, struct grove_alt_result *
 	struct grove_alt_group *all = NULL, w = { 0 }, *g;
 	cleanup_free char *before = NULL, *after = NULL;
 	bool save = false;
-	size_t n = 0, len = strlen(req->altdir);
-	int r;
+	size_t n = 0;
+	int r = grove_alt_disk_set_altdir(&c, req->altdir) < 0
+			? grove_error_set(err, -ENOMEM, "out of memory")
+			: grove_root_open(&c.inst, req->root ? req->root : req->instdir, err);
 
-	while (len > 1 && req->altdir[len - 1] == '/')
-		len--;
-	c.altdir = strndup(req->altdir, len);
-	if (!c.altdir)
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	r = grove_root_open(&c.inst, req->root ? req->root : req->instdir, err);
+	if (r >= 0)
+		r = grove_alt_disk_place_altdir(&c, err);
 	if (r >= 0)
 		r = load_groups(&c, &all, &n, err);
 	g = r >= 0 ? grove_alt_select_find_group(all, n, req->name) : NULL;

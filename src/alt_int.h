@@ -22,6 +22,7 @@ struct grove_alt_rec {
 	/* 1 + the index of the record of the same file reached by another path (merged /usr's
 	 * /bin/X and /usr/bin/X), whose state this one shares; 0 for a record of its own. */
 	size_t same;
+	bool nodir; /* its folder is missing */
 };
 
 struct grove_alt_ctx {
@@ -29,6 +30,10 @@ struct grove_alt_ctx {
 	struct grove_alt_result *res;
 	struct grove_root inst;
 	char *altdir; /* without trailing '/' */
+	/* A relative altdir (update-alternatives writes it into the generic links as given)
+	 * taken against the current folder: absolute, in the links' space (inside --root);
+	 * NULL when altdir is absolute or the current folder is outside the root. */
+	char *altdir_abs;
 	struct grove_alt_rec *recs;
 	size_t n_recs;
 	bool oom;
@@ -72,6 +77,13 @@ bool grove_alt_disk_rel_ok(const char *rel);
  * root_path): as in a chroot with --root, else relative to the instdir's real path. */
 const char *grove_alt_disk_chase_root(const struct grove_alt_request *req,
 				      const struct grove_root *inst);
+
+/* Sets c->altdir from altdir, without trailing '/' (0 or -ENOMEM). */
+int grove_alt_disk_set_altdir(struct grove_alt_ctx *c, const char *altdir);
+
+/* A relative c->altdir: c->altdir_abs from the current folder, held as a root once (c->inst
+ * held first). */
+int grove_alt_disk_place_altdir(struct grove_alt_ctx *c, struct grove_error *err);
 
 /* Frees the records. */
 void grove_alt_disk_release(struct grove_alt_ctx *c);

@@ -268,6 +268,14 @@ open_admindir(const struct grove_alt_request *req, const struct grove_root *inst
 	}
 	if (r == -ENOENT && !make)
 		return r;
+	/* A file where the admindir should be: update-alternatives fails to read the group's
+	 * file, or to list the folder when it reads them all. */
+	if (r == -ENOTDIR && req->name && req->action != GROVE_ALT_INSTALL)
+		return grove_error_set(err, r, "unable to open file '%s/%s': %s", req->admindir,
+				       req->name, strerror(ENOTDIR));
+	if (r == -ENOTDIR)
+		return grove_error_set(err, r, "cannot scan directory '%s': %s", req->admindir,
+				       strerror(ENOTDIR));
 	if (r < 0)
 		return grove_error_prefix(err, "cannot create administrative directory '%s'",
 					  req->admindir);
@@ -283,7 +291,7 @@ static int
 note_roots(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
 	   int64_t dir_id, struct grove_error *err)
 {
-	const char *rel = grove_alt_disk_rel_of(c, c->altdir);
+	const char *rel = grove_alt_disk_rel_of(c, c->altdir_abs ? c->altdir_abs : c->altdir);
 	struct grove_root alt = { .fd = -1 };
 	struct grove_error ignore = { 0 };
 	int r = grove_session_note_root(s, GROVE_JOURNAL_ROOT_ADMINDIR, dir_id, adm, NULL,
@@ -309,6 +317,8 @@ open_all(struct grove_alt_ctx *c, const struct grove_session_opts *so, struct gr
 	int r = grove_root_open(&c->inst, req->root ? req->root : req->instdir, err);
 
 	if (r >= 0)
+		r = grove_alt_disk_place_altdir(c, err);
+	if (r >= 0)
 		r = open_admindir(req, &c->inst, !so->read_only, adm, err);
 	/* One writer per admindir, first: update-alternatives has no lock, so two
 	 * of its runs can interleave their reads and writes of a group. */
@@ -328,9 +338,20 @@ load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove
 	    bool readonly, int64_t *dir_id, struct grove_alt_group **all, size_t *n,
 	    struct grove_error *err)
 {
-	int r = s ? grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
-					  dir_id, err)
-		  : 0; /* (no journal yet: a reader, the admin files alone) */
+	const struct grove_alt_request *req = c->req;
+	struct grove_stat st = { 0 };
+	int r;
+
+	/* A folder named as the command's group: update-alternatives fails reading it. */
+	if (req->name && req->action != GROVE_ALT_GET_SELECTIONS &&
+	    req->action != GROVE_ALT_IMPORT &&
+	    grove_fs_stat_at(adm->fd, req->name, &st, err) >= 0 && st.type == GROVE_FT_DIR)
+		return grove_error_set(err, -EISDIR, "%s/%s corrupt: while reading status: %s",
+				       req->admindir, req->name, strerror(EISDIR));
+	grove_error_clear(err);
+	r = s ? grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
+				      dir_id, err)
+	      : 0; /* (no journal yet: a reader, the admin files alone) */
 
 	if (r >= 0 && s && c->req->action == GROVE_ALT_IMPORT)
 		r = grove_alt_state_load(s->journal, *dir_id, all, n, err);
@@ -375,6 +396,24 @@ show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_erro
 	return r;
 }
 
+/* A --root that does not exist: update-alternatives finds no group in its admindir there, and no
+ * choice's file for --install; so does grove, having changed nothing. */
+static int
+missing_root(struct grove_alt_ctx *c, struct grove_error *err)
+{
+	const struct grove_alt_request *req = c->req;
+
+	grove_error_clear(err);
+	if (req->action == GROVE_ALT_INSTALL)
+		return grove_error_set(err, -GROVE_E_BADINPUT,
+				       "alternative path %s%s doesn't exist", req->root, req->path);
+	if (req->action == GROVE_ALT_REMOVE) {
+		grove_alt_run_msg(c, GROVE_ALT_VERBOSE, "no alternatives for %s", req->name);
+		return 0;
+	}
+	return grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s", req->name);
+}
+
 int
 grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	      struct grove_error *err)
@@ -402,7 +441,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 					 .command = req->command_line };
 	bool session = false, save = false;
 	cleanup_free char *before = NULL;
-	size_t n = 0, len;
+	size_t n = 0;
 	int64_t dir_id = 0;
 	int lock_fd = -1, log_fd = 0;
 	int r;
@@ -410,18 +449,19 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 	if (req->dry_run && !readonly && req->action != GROVE_ALT_IMPORT)
 		return grove_alt_predict(req, res, err);
 	grove_plan_init(&plan);
-	len = strlen(req->altdir);
-	while (len > 1 && req->altdir[len - 1] == '/')
-		len--;
-	c.altdir = strndup(req->altdir, len);
-	r = c.altdir ? open_all(&c, &so, &adm, &lock_fd, &s, err)
-		     : grove_error_set(err, -ENOMEM, "out of memory");
+	r = grove_alt_disk_set_altdir(&c, req->altdir) < 0
+		    ? grove_error_set(err, -ENOMEM, "out of memory")
+		    : open_all(&c, &so, &adm, &lock_fd, &s, err);
 	if (r == -ENOENT && readonly) {
 		/* No root or admindir: no group; no journal yet: the admin files alone. */
 		grove_error_clear(err);
 		r = adm.fd >= 0 ? load_groups(&c, NULL, &adm, true, &dir_id, &all, &n, err) : 0;
 		if (r >= 0)
 			r = answer(&c, all, n, err);
+		goto out;
+	}
+	if (r == -ENOENT && c.inst.fd < 0 && req->root && req->action != GROVE_ALT_IMPORT) {
+		r = missing_root(&c, err);
 		goto out;
 	}
 	if (r < 0)

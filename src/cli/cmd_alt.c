@@ -472,7 +472,7 @@ parse(int argc, char **argv, struct grove_alt_request *q, bool *ret_help, bool *
 static int
 check_args(const struct grove_alt_request *q)
 {
-	if (q->name && !grove_alt_name_ok(q->name))
+	if (q->name && *q->name && !grove_alt_name_ok(q->name))
 		return fail("alternative name (%s) must not contain '/' and spaces", q->name);
 	if (q->action == GROVE_ALT_INSTALL && q->link && q->link[0] != '/')
 		return fail("alternative link is not absolute as it should be: %s", q->link);
@@ -489,6 +489,10 @@ check_args(const struct grove_alt_request *q)
 			return fail("alternative path is not absolute as it should be: %s",
 				    q->slaves[s].path);
 	}
+	/* An empty name passes update-alternatives' checks; reading its admin file then reads
+	 * the admindir itself. */
+	if (q->name && !*q->name)
+		return fail("%s/ corrupt: while reading status: %s", q->admindir, strerror(EISDIR));
 	return 0;
 }
 
@@ -744,10 +748,11 @@ static int
 config_all(const struct grove_alt_request *base)
 {
 	struct grove_alt_result sel = { 0 };
-	int status = group_names(base, &sel);
+	/* "run with" first, as update-alternatives logs it before it reads the groups */
+	int status = log_run_with(base);
 
 	if (status == GROVE_EXIT_OK)
-		status = log_run_with(base);
+		status = group_names(base, &sel);
 	for (size_t i = 0; i < sel.n_sel && status == GROVE_EXIT_OK; i++) {
 		struct grove_alt_request q = *base;
 		struct grove_alt_result res = { 0 };
@@ -851,10 +856,11 @@ set_selections(const struct grove_alt_request *base)
 {
 	struct grove_alt_result sel = { 0 };
 	char line[SELECTION_LINE_MAX];
-	int status = group_names(base, &sel);
+	/* "run with" first, as update-alternatives logs it before it reads the groups */
+	int status = log_run_with(base);
 
 	if (status == GROVE_EXIT_OK)
-		status = log_run_with(base);
+		status = group_names(base, &sel);
 	while (status == GROVE_EXIT_OK) {
 		size_t got;
 

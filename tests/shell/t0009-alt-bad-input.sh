@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # grove alt's bad-input tier against the real update-alternatives: every case runs in two
 # sandboxes prepared alike (u for update-alternatives, g for grove, same path lengths); both must
-# exit 2 with the same output (prefix and sandbox names aside), and grove's sandbox, its journal
-# and its log must be exactly as before.
+# exit 2 with the same output (prefix and sandbox names aside), grove both as grove alt and as
+# update-alternatives (argv[0]), and grove's sandbox, its journal and its log must be exactly as
+# before.
 source "$(dirname "$0")/lib.sh"
 
 need_ua
@@ -21,6 +22,13 @@ ua()
 gr()
 {
 	"$GROVE" alt --altdir "$G/i/alt" --admindir "$G/adm" --instdir "$G/i" "$@"
+}
+# grove run as update-alternatives (argv[0]), in the same sandbox.
+mkdir -p "$ROOT/bin"
+ln -s "$GROVE" "$ROOT/bin/update-alternatives"
+gua()
+{
+	"$ROOT/bin/update-alternatives" --altdir "$G/i/alt" --admindir "$G/adm" --instdir "$G/i" "$@"
 }
 # The same arguments in both sandboxes: "@/" stands for the sandbox.
 both_ok()
@@ -42,7 +50,7 @@ journal()
 n_cases=0
 bad()
 {
-	local desc=$1 urc=0 grc=0
+	local desc=$1 urc=0 grc=0 hrc
 	shift
 	n_cases=$((n_cases + 1))
 	snapshot "$G"
@@ -54,6 +62,12 @@ bad()
 	sed -e "s|$U/|$G/|g" -e 's/update-alternatives/grove alt/g' "$ROOT/u.out" >"$ROOT/u.norm"
 	diff "$ROOT/u.norm" "$ROOT/g.out" >"$ROOT/out.diff" ||
 		fail "$desc: output differs (- update-alternatives, + grove alt):"$'\n'"$(cat "$ROOT/out.diff")"
+	hrc=0
+	gua "${@//@\//$G/}" >"$ROOT/h.out" 2>&1 || hrc=$?
+	((hrc == 2)) || fail "$desc: grove as update-alternatives exited $hrc, not 2: $(cat "$ROOT/h.out")"
+	sed -e "s|$U/|$G/|g" "$ROOT/u.out" >"$ROOT/u.norm"
+	diff "$ROOT/u.norm" "$ROOT/h.out" >"$ROOT/out.diff" ||
+		fail "$desc: output differs (- update-alternatives, + grove as update-alternatives):"$'\n'"$(cat "$ROOT/out.diff")"
 	expect_unchanged "$G"
 	journal >"$ROOT/j.after" 2>&1
 	diff "$ROOT/j.before" "$ROOT/j.after" >/dev/null ||
