@@ -345,7 +345,8 @@ alt_request(const struct grove_apply_steps *st, struct grove_alt_request *q,
 	q->name = name;
 	q->altdir = st->altdir;
 	q->admindir = st->admindir;
-	q->instdir = st->alt_root;
+	q->root = st->alt_root;
+	q->instdir = "/";
 	q->state_opt = st->o.state_opt;
 	q->wait_seconds = st->o.wait_seconds;
 	q->command_line = st->o.command;
@@ -412,6 +413,17 @@ plan_group(struct grove_apply_steps *st, const struct grove_manifest_alt_group *
 	return r;
 }
 
+/* root's length without its trailing slashes. */
+static size_t
+root_len(const char *root)
+{
+	size_t l = strlen(root);
+
+	while (l > 0 && root[l - 1] == '/')
+		l--;
+	return l;
+}
+
 int
 grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_error *err)
 {
@@ -420,13 +432,37 @@ grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_e
 
 	if (!m->n_groups)
 		return 0;
-	st->altdir = m->altdir ? resolve(st, m->altdir) : strdup("/etc/alternatives");
-	st->admindir =
-		m->admindir ? resolve(st, m->admindir)
-			    : grove_strdupf("%s/alternatives", adm && *adm ? adm : "/var/lib/dpkg");
-	st->alt_root = m->alt_root ? resolve(st, m->alt_root) : strdup("/");
-	if (!st->altdir || !st->admindir || !st->alt_root)
-		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (m->alt_root) {
+		/* update-alternatives' --root: every path of the section is inside the root, the
+		 * altdir and admindir too (their defaults the root's own). */
+		const char *bad = m->altdir && m->altdir[0] != '/'       ? m->altdir
+				  : m->admindir && m->admindir[0] != '/' ? m->admindir
+									 : NULL;
+
+		if (bad)
+			return grove_error_set(err, -GROVE_E_CONFIG,
+					       "%s: alternatives: '%s' is not an absolute path "
+					       "(with 'root', 'altdir' and 'admindir' are paths "
+					       "inside the root)",
+					       st->o.manifest_path, bad);
+		st->alt_root = resolve(st, m->alt_root);
+		st->altdir = strdup(m->altdir ? m->altdir : "/etc/alternatives");
+		st->admindir =
+			st->alt_root
+				? grove_strdupf("%.*s%s", (int)root_len(st->alt_root), st->alt_root,
+						m->admindir ? m->admindir
+							    : "/var/lib/dpkg/alternatives")
+				: NULL;
+		if (!st->alt_root || !st->altdir || !st->admindir)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	} else {
+		st->altdir = m->altdir ? resolve(st, m->altdir) : strdup("/etc/alternatives");
+		st->admindir = m->admindir ? resolve(st, m->admindir)
+					   : grove_strdupf("%s/alternatives",
+							   adm && *adm ? adm : "/var/lib/dpkg");
+		if (!st->altdir || !st->admindir)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < m->n_groups; i++) {
 		const struct grove_manifest_alt_group *g = &m->groups[i];
 		struct grove_alt_request q;
