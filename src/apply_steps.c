@@ -516,40 +516,60 @@ install_followers(const struct grove_manifest_alt_group *g,
 	return 0;
 }
 
+/* The request of step as (followers and their links allocated into *slaves and *links). */
+static int
+step_request(const struct grove_apply_steps *st, const struct grove_apply_alt_step *as,
+	     struct grove_alt_request *q, struct grove_alt_slave **slaves, const char ***links,
+	     struct grove_error *err)
+{
+	const struct grove_manifest_alt_group *g = as->group;
+	const struct grove_manifest_alt_choice *mc = NULL;
+
+	alt_request(st, q, as->action, g->name);
+	q->path = as->path;
+	if (as->action != GROVE_ALT_INSTALL)
+		return 0;
+	for (size_t k = 0; k < g->n_choices; k++)
+		if (!strcmp(g->choices[k].path, as->path))
+			mc = &g->choices[k];
+	if (!mc)
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "alternatives group '%s': '%s' is not a choice of the "
+				       "manifest",
+				       g->name, as->path);
+	if (install_followers(g, mc, slaves, links) < 0)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	q->link = g->link;
+	q->priority = as->priority;
+	q->slaves = *slaves;
+	q->slave_links = *links;
+	q->n_slaves = mc->n_followers;
+	return 0;
+}
+
 int
 grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_error *err)
 {
+	const struct grove_manifest_alt_group *g = st->alts[i].group;
 	struct grove_apply_alt_step *as = &st->alts[i];
-	const struct grove_manifest_alt_group *g = as->group;
-	struct grove_alt_request q;
 	struct grove_alt_result res = { 0 };
-	struct grove_alt_slave *slaves = NULL;
-	const char **links = NULL;
-	int r;
+	struct grove_alt_request *q;
+	struct grove_alt_slave **slaves;
+	const char ***links;
+	size_t n = 0;
+	int r = 0;
 
-	alt_request(st, &q, as->action, g->name);
-	q.path = as->path;
-	if (as->action == GROVE_ALT_INSTALL) {
-		const struct grove_manifest_alt_choice *mc = NULL;
-
-		for (size_t k = 0; k < g->n_choices; k++)
-			if (!strcmp(g->choices[k].path, as->path))
-				mc = &g->choices[k];
-		if (!mc)
-			return grove_error_set(
-				err, -GROVE_E_INTERNAL,
-				"alternatives group '%s': '%s' is not a choice of the "
-				"manifest",
-				g->name, as->path);
-		if (install_followers(g, mc, &slaves, &links) < 0)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		q.link = g->link;
-		q.priority = as->priority;
-		q.slaves = slaves;
-		q.slave_links = links;
-		q.n_slaves = mc->n_followers;
-	}
-	r = grove_alt_run(&q, &res, err);
+	while (i + n < st->n_alts && st->alts[i + n].group == g)
+		n++;
+	q = calloc(n, sizeof(*q));
+	slaves = calloc(n, sizeof(*slaves));
+	links = calloc(n, sizeof(*links));
+	if (!q || !slaves || !links)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t k = 0; k < n && r >= 0; k++)
+		r = step_request(st, &st->alts[i + k], &q[k], &slaves[k], &links[k], err);
+	if (r >= 0)
+		r = grove_alt_run_group(q, n, &res, err);
 	for (size_t k = 0; k < res.n_msgs; k++) {
 		char **nw;
 
@@ -561,13 +581,22 @@ grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_e
 		if (nw && (nw[as->n_warnings] = strdup(res.msgs[k].text)))
 			as->n_warnings++;
 	}
-	as->txn = res.txn;
+	for (size_t k = 0; k < n; k++) {
+		st->alts[i + k].txn = res.txn;
+		if (slaves)
+			free(slaves[k]);
+		if (links)
+			free(links[k]);
+	}
 	grove_alt_result_release(&res);
+	free(q);
 	free(slaves);
 	free(links);
-	if (r < 0)
+	if (r < 0) {
 		grove_error_prefix(err, "alternatives group '%s'", g->name);
-	return r;
+		return r;
+	}
+	return (int)n;
 }
 
 /* ---- profiles ---- */
