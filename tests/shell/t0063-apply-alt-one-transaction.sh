@@ -134,3 +134,40 @@ expect_err_has "alternative path $G/usr/bin/ed.e doesn't exist"
 	fail "a failure at the second request changed the group: $(diff <(echo "$after") <(state "$G"))"
 [[ $(n_txns) == "$txns" ]] || fail "a failed apply left a transaction"
 check "a failure at the group's second request leaves the group as it was"
+
+# Killed at each link made (symlinkat), exchanged (renameat2) or removed (unlinkat), the admin
+# file's rename (renameat) and each sync of the group's four requests, then recovered: the group is
+# as before the apply or as after it, never some requests made.
+if strace -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO -- true 2>/dev/null; then
+	expect_exit 0 "$GROVE" undo -t /
+	[[ $(state "$G") == "$before" ]] || fail "the undo before the kills did not give back the start"
+	manifest ed.b:40 ed.c:30 ed.d:20*
+	n_before=0 n_after=0 n_kills=0
+	for sc in symlinkat renameat2 unlinkat renameat fsync fdatasync; do
+		for ((k = 1; k <= 40; k++)); do
+			run env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+				strace -f -qq -o /dev/null -e trace=$sc \
+				-e inject=$sc:signal=SIGKILL:when=$k -- "$GROVE" apply -f "$ROOT/grove.yaml"
+			((RC == 137)) || break # k is past the last call: the run went through
+			n_kills=$((n_kills + 1))
+			expect_exit 0 "$GROVE" recover -t /
+			now=$(state "$G")
+			if [[ $now == "$before" ]]; then
+				n_before=$((n_before + 1))
+			elif [[ $now == "$after" ]]; then
+				n_after=$((n_after + 1))
+				expect_exit 0 "$GROVE" undo -t /
+			else
+				fail "killed at $sc #$k and recovered, the group is neither as before nor as after: $(diff <(echo "$after") <(echo "$now"))"
+			fi
+		done
+		((RC == 0)) || fail "$sc: the apply after the kills exited $RC: $(cat "$ERR")"
+		[[ $(state "$G") == "$after" ]] || fail "$sc: the apply after the kills did not make the group"
+		expect_exit 0 "$GROVE" undo -t /
+	done
+	((n_before >= 3 && n_after >= 1)) ||
+		fail "the kills fell $n_before times before the commit and $n_after times after it"
+	check "killed at each of its $n_kills calls and recovered, the group's apply is all or nothing ($n_before before, $n_after after)"
+else
+	echo "ok - # SKIP recovery: strace fault injection is not available"
+fi
