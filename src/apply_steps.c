@@ -561,9 +561,9 @@ grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_e
 
 	while (i + n < st->n_alts && st->alts[i + n].group == g)
 		n++;
-	q = calloc(n, sizeof(*q));
-	slaves = calloc(n, sizeof(*slaves));
-	links = calloc(n, sizeof(*links));
+	q = calloc(n + 1, sizeof(*q));
+	slaves = calloc(n + 1, sizeof(*slaves));
+	links = calloc(n + 1, sizeof(*links));
 	if (!q || !slaves || !links)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	for (size_t k = 0; k < n && r >= 0; k++)
