@@ -104,37 +104,6 @@ grove_alt_run_saved_text(const struct grove_alt_ctx *c, const char *before,
 	return 0;
 }
 
-/* The group's change, for the session to log with the links and save with their commit (nothing
- * when the saved text stays the same). before is the saved text (NULL: no group). */
-static int
-group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, char *before,
-	     struct grove_alt_group *w, struct grove_error *err)
-{
-	struct grove_journal_alt_change *ch;
-	cleanup_free char *after = NULL;
-	bool changed = false;
-
-	if (grove_alt_run_saved_text(c, before, w, &changed, &after) < 0)
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	if (!changed)
-		return 0;
-	ch = calloc(1, sizeof(*ch));
-	if (!ch || !(ch->name = strdup(w->name)) || (before && !(ch->before = strdup(before)))) {
-		if (ch)
-			free(ch->name);
-		free(ch);
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	}
-	ch->dir_id = dir_id;
-	if (after)
-		grove_alt_run_msg(c, GROVE_ALT_DEBUG, "%s is modified and will be saved", w->name);
-	ch->after = steal_ptr(after);
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = ch;
-	s->n_alt = 1;
-	return 0;
-}
-
 static int
 get_selections(struct grove_alt_ctx *c, const struct grove_alt_group *all, size_t n,
 	       struct grove_error *err)
@@ -165,8 +134,8 @@ get_selections(struct grove_alt_ctx *c, const struct grove_alt_group *all, size_
 
 /* Appends the change of group name (before: its saved text, or NULL) to text after. */
 static int
-add_change(struct grove_session *s, int64_t dir_id, const char *name, char *before, char *after,
-	   struct grove_error *err)
+add_change(struct grove_session *s, int64_t dir_id, const char *name, const char *before,
+	   const char *after, struct grove_error *err)
 {
 	struct grove_journal_alt_change *nv = realloc(s->alt, (s->n_alt + 1) * sizeof(*nv));
 
@@ -183,6 +152,58 @@ add_change(struct grove_session *s, int64_t dir_id, const char *name, char *befo
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	}
 	s->n_alt++;
+	return 0;
+}
+
+/* The group's change, for the session to log with the links and save with their commit: its saved
+ * text before (NULL: no group) and after (NULL: the group goes); nothing when both are NULL. */
+static int
+group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, const char *name,
+	     const char *before, const char *after, struct grove_error *err)
+{
+	if (!before && !after)
+		return 0;
+	if (after)
+		grove_alt_run_msg(c, GROVE_ALT_DEBUG, "%s is modified and will be saved", name);
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = NULL;
+	s->n_alt = 0;
+	return add_change(s, dir_id, name, before, after, err);
+}
+
+/* The group w becomes in all (*n groups, sorted by name) what the next step of a run sees: it
+ * replaces its namesake, or is added in its place, or, left without a choice, goes. w is taken
+ * (emptied); -ENOMEM. */
+static int
+groups_put(struct grove_alt_group **all, size_t *n, struct grove_alt_group *w)
+{
+	struct grove_alt_group *g = grove_alt_select_find_group(*all, *n, w->name), *nv;
+	size_t i;
+
+	if (g)
+		grove_alt_group_release(g);
+	if (!w->n_choices) {
+		if (g) {
+			memmove(g, g + 1, (*n - (size_t)(g - *all) - 1) * sizeof(*g));
+			(*n)--;
+		}
+		grove_alt_group_release(w);
+		return 0;
+	}
+	if (g) {
+		*g = *w;
+		memset(w, 0, sizeof(*w));
+		return 0;
+	}
+	nv = realloc(*all, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*all = nv;
+	for (i = *n; i > 0 && strcmp(nv[i - 1].name, w->name) > 0; i--)
+		nv[i] = nv[i - 1];
+	nv[i] = *w;
+	(*n)++;
+	memset(w, 0, sizeof(*w));
 	return 0;
 }
 
@@ -360,6 +381,42 @@ load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove
 	return r;
 }
 
+/* One step of a mutating run: request q decided on the groups all (and the records of the steps
+ * before it); when it changes the group's saved text, *changed is set and *after is the text
+ * after it (NULL: the group goes). With more, the group as q leaves it goes into all for the
+ * next step. */
+static int
+run_step(struct grove_alt_ctx *c, const struct grove_alt_request *q, struct grove_alt_group **all,
+	 size_t *n, bool more, bool *changed, char **after, struct grove_error *err)
+{
+	struct grove_alt_group w = { 0 }, *g = grove_alt_select_find_group(*all, *n, q->name);
+	cleanup_free char *before = NULL, *after_q = NULL;
+	bool save = false, changed_q = false;
+	int r = 0;
+
+	c->req = q;
+	free(c->updated);
+	c->updated = NULL;
+	c->n_updated = 0;
+	if (g && grove_alt_group_format(g, &before) < 0)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	if (r >= 0)
+		r = grove_alt_select_decide(c, *all, *n, &w, &save, err);
+	if (r >= 0 && c->oom)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	if (r >= 0 && save && grove_alt_run_saved_text(c, before, &w, &changed_q, &after_q) < 0)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	if (r >= 0 && changed_q) {
+		*changed = true;
+		free(*after);
+		*after = steal_ptr(after_q);
+		if (more && groups_put(all, n, &w) < 0)
+			r = grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	grove_alt_group_release(&w);
+	return r;
+}
+
 static int show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_error *err);
 
 /* A reader's answer from the groups. */
@@ -396,6 +453,31 @@ show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_erro
 	return r;
 }
 
+/*
+ * The change of one group by its n_reqs steps, as the plan of its links and the group's change
+ * noted with the session. The steps decide in turn, each on the links and the group the ones
+ * before it leave: the records hold the pending state of every path, so one plan takes the disk
+ * from what it is to what the last step wants, and the group is saved once, at its commit.
+ */
+static int
+change_group(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_alt_request *reqs,
+	     size_t n_reqs, int64_t dir_id, struct grove_alt_group **all, size_t *n,
+	     const char *before, struct grove_plan *plan, struct grove_error *err)
+{
+	cleanup_free char *after = NULL;
+	bool changed = false;
+	int r = 0;
+
+	for (size_t k = 0; k < n_reqs && r >= 0; k++)
+		r = run_step(c, &reqs[k], all, n, k + 1 < n_reqs, &changed, &after, err);
+	c->req = &reqs[0];
+	if (r >= 0)
+		r = grove_alt_disk_build_plan(c, plan, err);
+	if (r >= 0 && changed)
+		r = group_change(c, s, dir_id, reqs[0].name, before, after, err);
+	return r;
+}
+
 /* A --root that does not exist: update-alternatives finds no group in its admindir there, and no
  * choice's file for --install; so does grove, having changed nothing. */
 static int
@@ -414,14 +496,16 @@ missing_root(struct grove_alt_ctx *c, struct grove_error *err)
 	return grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s", req->name);
 }
 
-int
-grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
-	      struct grove_error *err)
+/* A command, or the n_reqs mutating steps of one group (reqs[0] says where and how). */
+static int
+run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result *res,
+    struct grove_error *err)
 {
+	const struct grove_alt_request *req = &reqs[0];
 	struct grove_alt_ctx c = { .req = req, .res = res, .inst = { .fd = -1 } };
 	struct grove_root adm = { .fd = -1 };
 	struct grove_session s = { .lock_fd = -1, .state = { .fd = -1 } };
-	struct grove_alt_group *all = NULL, w = { 0 }, *g;
+	struct grove_alt_group *all = NULL, *g;
 	struct grove_plan plan;
 	struct grove_error lerr = { 0 };
 	bool readonly = req->action == GROVE_ALT_QUERY || req->action == GROVE_ALT_DISPLAY ||
@@ -439,7 +523,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 					 .shared_target = true,
 					 .lock_wait = &lw,
 					 .command = req->command_line };
-	bool session = false, save = false;
+	bool session = false;
 	cleanup_free char *before = NULL;
 	size_t n = 0;
 	int64_t dir_id = 0;
@@ -499,13 +583,7 @@ grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
 		r = log_fd;
 		goto out;
 	}
-	r = grove_alt_select_decide(&c, all, n, &w, &save, err);
-	if (r >= 0 && c.oom)
-		r = grove_error_set(err, -ENOMEM, "out of memory");
-	if (r >= 0)
-		r = grove_alt_disk_build_plan(&c, &plan, err);
-	if (r >= 0 && save)
-		r = group_change(&c, &s, dir_id, before, &w, err);
+	r = change_group(&c, &s, reqs, n_reqs, dir_id, &all, &n, before, &plan, err);
 	if (r >= 0)
 		r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0, &res->txn,
 					err);
@@ -523,7 +601,6 @@ out:
 	if (lock_fd >= 0)
 		grove_fd_close(lock_fd);
 	grove_plan_release(&plan);
-	grove_alt_group_release(&w);
 	grove_alt_groups_free(all, n);
 	grove_alt_disk_release(&c);
 	free(c.updated);
@@ -531,4 +608,41 @@ out:
 	grove_root_release(&c.inst);
 	free(c.altdir);
 	return r;
+}
+
+int
+grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *res,
+	      struct grove_error *err)
+{
+	return run(req, 1, res, err);
+}
+
+/* Whether a and b are one path, or both absent. */
+static bool
+same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+int
+grove_alt_run_group(const struct grove_alt_request *reqs, size_t n, struct grove_alt_result *res,
+		    struct grove_error *err)
+{
+	if (!n)
+		return grove_error_set(err, -GROVE_E_INTERNAL, "alternatives: no request");
+	for (size_t k = 0; k < n; k++) {
+		const struct grove_alt_request *q = &reqs[k];
+
+		if ((q->action != GROVE_ALT_INSTALL && q->action != GROVE_ALT_REMOVE &&
+		     q->action != GROVE_ALT_SET && q->action != GROVE_ALT_AUTO) ||
+		    q->dry_run || q->selection || !same_str(q->name, reqs[0].name) ||
+		    !same_str(q->root, reqs[0].root) || !same_str(q->altdir, reqs[0].altdir) ||
+		    !same_str(q->admindir, reqs[0].admindir) ||
+		    !same_str(q->instdir, reqs[0].instdir) || !same_str(q->log, reqs[0].log) ||
+		    !same_str(q->state_opt, reqs[0].state_opt))
+			return grove_error_set(err, -GROVE_E_INTERNAL,
+					       "alternatives: the requests of one run must be "
+					       "changes of one group in one place");
+	}
+	return run(reqs, n, res, err);
 }

@@ -345,7 +345,8 @@ alt_request(const struct grove_apply_steps *st, struct grove_alt_request *q,
 	q->name = name;
 	q->altdir = st->altdir;
 	q->admindir = st->admindir;
-	q->instdir = st->alt_root;
+	q->root = st->alt_root;
+	q->instdir = "/";
 	q->state_opt = st->o.state_opt;
 	q->wait_seconds = st->o.wait_seconds;
 	q->command_line = st->o.command;
@@ -412,6 +413,17 @@ plan_group(struct grove_apply_steps *st, const struct grove_manifest_alt_group *
 	return r;
 }
 
+/* root's length without its trailing slashes. */
+static size_t
+root_len(const char *root)
+{
+	size_t l = strlen(root);
+
+	while (l > 0 && root[l - 1] == '/')
+		l--;
+	return l;
+}
+
 int
 grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_error *err)
 {
@@ -420,13 +432,37 @@ grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_e
 
 	if (!m->n_groups)
 		return 0;
-	st->altdir = m->altdir ? resolve(st, m->altdir) : strdup("/etc/alternatives");
-	st->admindir =
-		m->admindir ? resolve(st, m->admindir)
-			    : grove_strdupf("%s/alternatives", adm && *adm ? adm : "/var/lib/dpkg");
-	st->alt_root = m->alt_root ? resolve(st, m->alt_root) : strdup("/");
-	if (!st->altdir || !st->admindir || !st->alt_root)
-		return grove_error_set(err, -ENOMEM, "out of memory");
+	if (m->alt_root) {
+		/* update-alternatives' --root: every path of the section is inside the root, the
+		 * altdir and admindir too (their defaults the root's own). */
+		const char *bad = m->altdir && m->altdir[0] != '/'       ? m->altdir
+				  : m->admindir && m->admindir[0] != '/' ? m->admindir
+									 : NULL;
+
+		if (bad)
+			return grove_error_set(err, -GROVE_E_CONFIG,
+					       "%s: alternatives: '%s' is not an absolute path "
+					       "(with 'root', 'altdir' and 'admindir' are paths "
+					       "inside the root)",
+					       st->o.manifest_path, bad);
+		st->alt_root = resolve(st, m->alt_root);
+		st->altdir = strdup(m->altdir ? m->altdir : "/etc/alternatives");
+		st->admindir =
+			st->alt_root
+				? grove_strdupf("%.*s%s", (int)root_len(st->alt_root), st->alt_root,
+						m->admindir ? m->admindir
+							    : "/var/lib/dpkg/alternatives")
+				: NULL;
+		if (!st->alt_root || !st->altdir || !st->admindir)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	} else {
+		st->altdir = m->altdir ? resolve(st, m->altdir) : strdup("/etc/alternatives");
+		st->admindir = m->admindir ? resolve(st, m->admindir)
+					   : grove_strdupf("%s/alternatives",
+							   adm && *adm ? adm : "/var/lib/dpkg");
+		if (!st->altdir || !st->admindir)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < m->n_groups; i++) {
 		const struct grove_manifest_alt_group *g = &m->groups[i];
 		struct grove_alt_request q;
@@ -480,40 +516,60 @@ install_followers(const struct grove_manifest_alt_group *g,
 	return 0;
 }
 
+/* The request of step as (followers and their links allocated into *slaves and *links). */
+static int
+step_request(const struct grove_apply_steps *st, const struct grove_apply_alt_step *as,
+	     struct grove_alt_request *q, struct grove_alt_slave **slaves, const char ***links,
+	     struct grove_error *err)
+{
+	const struct grove_manifest_alt_group *g = as->group;
+	const struct grove_manifest_alt_choice *mc = NULL;
+
+	alt_request(st, q, as->action, g->name);
+	q->path = as->path;
+	if (as->action != GROVE_ALT_INSTALL)
+		return 0;
+	for (size_t k = 0; k < g->n_choices; k++)
+		if (!strcmp(g->choices[k].path, as->path))
+			mc = &g->choices[k];
+	if (!mc)
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "alternatives group '%s': '%s' is not a choice of the "
+				       "manifest",
+				       g->name, as->path);
+	if (install_followers(g, mc, slaves, links) < 0)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	q->link = g->link;
+	q->priority = as->priority;
+	q->slaves = *slaves;
+	q->slave_links = *links;
+	q->n_slaves = mc->n_followers;
+	return 0;
+}
+
 int
 grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_error *err)
 {
+	const struct grove_manifest_alt_group *g = st->alts[i].group;
 	struct grove_apply_alt_step *as = &st->alts[i];
-	const struct grove_manifest_alt_group *g = as->group;
-	struct grove_alt_request q;
 	struct grove_alt_result res = { 0 };
-	struct grove_alt_slave *slaves = NULL;
-	const char **links = NULL;
-	int r;
+	struct grove_alt_request *q;
+	struct grove_alt_slave **slaves;
+	const char ***links;
+	size_t n = 0;
+	int r = 0;
 
-	alt_request(st, &q, as->action, g->name);
-	q.path = as->path;
-	if (as->action == GROVE_ALT_INSTALL) {
-		const struct grove_manifest_alt_choice *mc = NULL;
-
-		for (size_t k = 0; k < g->n_choices; k++)
-			if (!strcmp(g->choices[k].path, as->path))
-				mc = &g->choices[k];
-		if (!mc)
-			return grove_error_set(
-				err, -GROVE_E_INTERNAL,
-				"alternatives group '%s': '%s' is not a choice of the "
-				"manifest",
-				g->name, as->path);
-		if (install_followers(g, mc, &slaves, &links) < 0)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		q.link = g->link;
-		q.priority = as->priority;
-		q.slaves = slaves;
-		q.slave_links = links;
-		q.n_slaves = mc->n_followers;
-	}
-	r = grove_alt_run(&q, &res, err);
+	while (i + n < st->n_alts && st->alts[i + n].group == g)
+		n++;
+	q = calloc(n + 1, sizeof(*q));
+	slaves = calloc(n + 1, sizeof(*slaves));
+	links = calloc(n + 1, sizeof(*links));
+	if (!q || !slaves || !links)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t k = 0; k < n && r >= 0; k++)
+		r = step_request(st, &st->alts[i + k], &q[k], &slaves[k], &links[k], err);
+	if (r >= 0)
+		r = grove_alt_run_group(q, n, &res, err);
 	for (size_t k = 0; k < res.n_msgs; k++) {
 		char **nw;
 
@@ -525,13 +581,22 @@ grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_e
 		if (nw && (nw[as->n_warnings] = strdup(res.msgs[k].text)))
 			as->n_warnings++;
 	}
-	as->txn = res.txn;
+	for (size_t k = 0; k < n; k++) {
+		st->alts[i + k].txn = res.txn;
+		if (slaves)
+			free(slaves[k]);
+		if (links)
+			free(links[k]);
+	}
 	grove_alt_result_release(&res);
+	free(q);
 	free(slaves);
 	free(links);
-	if (r < 0)
+	if (r < 0) {
 		grove_error_prefix(err, "alternatives group '%s'", g->name);
-	return r;
+		return r;
+	}
+	return (int)n;
 }
 
 /* ---- profiles ---- */

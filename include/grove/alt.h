@@ -271,6 +271,16 @@ int grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *
 		  struct grove_error *err);
 
 /*
+ * The n changes of one group (INSTALL, REMOVE, SET or AUTO; one name, root, instdir, altdir and
+ * admindir; no dry run) as one logged transaction, as grove apply makes a group what its manifest
+ * says: each request is decided on the links and the group the ones before it leave (in memory),
+ * the links are changed by one plan and the group is saved once, at its commit. A failure of any
+ * request changes nothing; `grove undo` reverts them all. res gathers every request's messages.
+ */
+int grove_alt_run_group(const struct grove_alt_request *reqs, size_t n,
+			struct grove_alt_result *res, struct grove_error *err);
+
+/*
  * A dry run of a mutating command (grove_alt_run calls it for req->dry_run): decides as the real
  * run would on what is there now, into res->plan (the links) and res->group_* (the group's saved
  * text before and after), making and locking nothing, writing no log. An interrupted transaction

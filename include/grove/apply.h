@@ -112,8 +112,8 @@ struct grove_apply_alt_step {
 	enum grove_alt_action action; /* INSTALL, REMOVE, SET or AUTO */
 	char *path;                   /* INSTALL, REMOVE, SET; NULL for AUTO */
 	int priority;                 /* INSTALL */
-	int64_t txn;                  /* after grove_apply_steps_run_alt: its transaction, or 0 */
-	char **warnings;              /* after grove_apply_steps_run_alt: update-alternatives' */
+	int64_t txn;     /* after grove_apply_steps_run_alt: its group's transaction, or 0 */
+	char **warnings; /* after grove_apply_steps_run_alt: update-alternatives' */
 	size_t n_warnings;
 };
 
@@ -150,7 +150,7 @@ struct grove_apply_steps {
  *   grove_apply_steps_plan_alternatives(&st, err);      also when a target has conflicts
  *   grove_apply_steps_plan_profiles(&st, err);
  *   then, to apply: grove_apply_execute(&targets[i].run) for each target, in order,
- *   grove_apply_steps_run_alt(&st, i, err) for each alternatives step, in order,
+ *   i += grove_apply_steps_run_alt(&st, i, err) from the first alternatives step, in order,
  *   grove_apply_steps_build_profile(&st, i, conflicts, err) for each profile step;
  *   grove_apply_steps_release(&st) always, also after a failure.
  *
@@ -178,8 +178,9 @@ int grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct gro
  * manifest asks (its record: stow dir, packages, options). Changes nothing. */
 int grove_apply_steps_plan_profiles(struct grove_apply_steps *st, struct grove_error *err);
 
-/* Runs alternatives step i as one logged transaction; fills its txn and warnings (also when it
- * fails). */
+/* Runs alternatives step i and the steps after it of the same group as one logged transaction
+ * (grove_alt_run_group: all or nothing, one `grove undo`); fills their txn and step i's warnings
+ * (also when it fails). The number of steps run, or an error. */
 int grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_error *err);
 
 /* Builds and switches to profile step i's generation (none when the current one already is);

@@ -326,7 +326,8 @@ print_text(const struct apply *ap, bool applied)
 		if (as->txn)
 			printf(" (transaction %lld)", (long long)as->txn);
 		putchar('\n');
-		n_txn += as->txn != 0;
+		/* The steps of one group share its transaction. */
+		n_txn += as->txn != 0 && (i == 0 || st->alts[i - 1].txn != as->txn);
 	}
 	for (size_t i = 0; i < st->n_profiles; i++) {
 		const struct grove_apply_profile_step *ps = &st->profiles[i];
@@ -581,7 +582,7 @@ run_steps(struct apply *ap)
 			return status;
 		}
 	}
-	for (size_t i = 0; i < st->n_alts; i++) {
+	for (size_t i = 0; i < st->n_alts; i += (size_t)r) {
 		r = grove_apply_steps_run_alt(st, i, &err);
 		for (size_t k = 0; k < st->alts[i].n_warnings; k++)
 			fprintf(stderr, "grove: alternatives: warning: %s\n",

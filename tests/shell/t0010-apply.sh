@@ -44,20 +44,20 @@ alt_block()
 	cat <<YAML
 alternatives:
   root: $A
-  altdir: $A/etc/alternatives
-  admindir: $A/admin
+  altdir: /etc/alternatives
+  admindir: /admin
   groups:
     - name: editor
-      link: $A/usr/bin/editor
+      link: /usr/bin/editor
       followers:
         - name: editor.1.gz
-          link: $A/usr/share/man/man1/editor.1.gz
+          link: /usr/share/man/man1/editor.1.gz
       choices:
-        - path: $A/usr/bin/vim.basic
+        - path: /usr/bin/vim.basic
           priority: 50
           followers:
-            editor.1.gz: $A/usr/share/man/man1/vim.1.gz
-        - path: $A/usr/bin/nano
+            editor.1.gz: /usr/share/man/man1/vim.1.gz
+        - path: /usr/bin/nano
           priority: 40
 YAML
 }
@@ -81,9 +81,9 @@ expect_exit 0 "$GROVE" apply
 expect_exit 0 "$GROVE" stow -d "$S" -t "$REF" vim zsh tmux
 expect_same_tree "$H" "$REF"
 [[ $(ntxn "$H") == 1 ]] || fail "the first apply did not make exactly one transaction"
-[[ $(readlink "$A/etc/alternatives/editor") == "$A/usr/bin/vim.basic" ]] ||
+[[ $(readlink "$A/etc/alternatives/editor") == /usr/bin/vim.basic ]] ||
 	fail "editor is not vim in auto mode"
-[[ $(readlink "$A/usr/bin/editor") == "$A/etc/alternatives/editor" ]] || fail "no editor link"
+[[ $(readlink "$A/usr/bin/editor") == /etc/alternatives/editor ]] || fail "no editor link"
 check "apply stows the packages as grove stow does, in one transaction, and installs the group"
 
 # ---- idempotence ----
@@ -112,7 +112,7 @@ YAML
 	alt_block
 	cat <<YAML
       mode: manual
-      choice: $A/usr/bin/nano
+      choice: /usr/bin/nano
 YAML
 } >"$M"
 expect_exit 1 "$GROVE" --json apply --check
@@ -141,7 +141,7 @@ expect_exit 0 "$GROVE" stow --no-folding -d "$S" -t "$REF" vim
 expect_same_tree "$H" "$REF"
 [[ -d $H/.vim && ! -L $H/.vim ]] || fail "vim was not restowed without folding"
 [[ $(ntxn "$H") == 2 ]] || fail "the second apply did not make exactly one transaction"
-[[ $(readlink "$A/etc/alternatives/editor") == "$A/usr/bin/nano" ]] || fail "editor is not nano"
+[[ $(readlink "$A/etc/alternatives/editor") == /usr/bin/nano ]] || fail "editor is not nano"
 check "apply after dropping, adding and re-optioning packages equals unstow/stow/restow; the group switches"
 
 expect_exit 0 "$GROVE" apply --check
@@ -165,7 +165,7 @@ check "grove undo reverts an apply; applying again converges"
 mv "$M.new" "$M"
 expect_exit 0 "$GROVE" apply
 expect_out_has "alternatives editor: auto"
-[[ $(readlink "$A/etc/alternatives/editor") == "$A/usr/bin/vim.basic" ]] || fail "auto did not pick vim"
+[[ $(readlink "$A/etc/alternatives/editor") == /usr/bin/vim.basic ]] || fail "auto did not pick vim"
 expect_exit 0 "$GROVE" apply
 expect_out_has "nothing to change"
 check "mode auto returns the group to the best choice"

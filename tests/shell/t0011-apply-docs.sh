@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Idempotence on every example manifest in docs/: each block starting "# grove.yaml" is applied on
-# a few hosts and tags (its system paths moved under a temporary root); the second apply right
-# after the first must change nothing and say so.
+# a few hosts and tags (its system paths moved under a temporary root, which is also the
+# alternatives' root); the second apply right after the first must change nothing and say so.
 source "$(dirname "$0")/lib.sh"
 
 : "${MANIFEST_PROBE:?MANIFEST_PROBE must name the manifest-probe helper}"
@@ -36,9 +36,16 @@ for doc in "${docs[@]}"; do
 		SYS=$EX/sys
 		export HOME=$EX/home
 		mkdir -p "$HOME" "$SYS"
-		sed -e "s#: /usr/#: $SYS/usr/#" -e "s#: /etc/#: $SYS/etc/#" \
-			-e "s#: /var/#: $SYS/var/#" -e "s#^\( *root:\) / *\$#\1 $SYS#" \
-			"$block" >"$EX/grove.yaml"
+		# System paths of targets and profiles move under $SYS; the alternatives section's are
+		# inside its root (update-alternatives' --root), which becomes $SYS.
+		awk -v sys="$SYS" '
+			/^[^ #]/ { alt = /^alternatives:/ }
+			alt && /^alternatives:/ { print; print "  root: " sys; next }
+			alt && /^  root:/ { next }
+			!alt { sub(/: \/usr\//, ": " sys "/usr/"); sub(/: \/etc\//, ": " sys "/etc/")
+			       sub(/: \/var\//, ": " sys "/var/") }
+			{ print }
+		' "$block" >"$EX/grove.yaml"
 		expect_exit 0 "$MANIFEST_PROBE" "$EX/grove.yaml"
 		while read -r kind a b c; do
 			case $kind in
@@ -49,7 +56,7 @@ for doc in "${docs[@]}"; do
 				if [[ $c == 1 ]]; then mk_file "$d/dot-${b}rc" "$b"; else mk_file "$d/.${b}rc" "$b"; fi
 				mk_file "$d/bin/$b" "$b"
 				;;
-			file) mk_file "$a" "$a" ;;
+			file) mk_file "$SYS$a" "$a" ;; # an alternatives file, inside the root
 			esac
 		done <"$OUT"
 		mkdir -p "$SYS/etc/alternatives" "$SYS/var/lib/dpkg/alternatives"

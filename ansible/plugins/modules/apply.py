@@ -140,7 +140,9 @@ def transactions_of(doc):
         if t.get('txn'):
             out.append(dict(kind='target', target=t.get('target'), txn=t['txn']))
     for a in doc.get('alternatives') or []:
-        if a.get('txn'):
+        # A group's requests share its one transaction: listed once.
+        if a.get('txn') and not (out and out[-1].get('kind') == 'alternative' and
+                                 out[-1]['txn'] == a['txn']):
             out.append(dict(kind='alternative', group=a.get('group'), txn=a['txn']))
     return out
 
