@@ -26,7 +26,7 @@ struct truth {
 
 struct take_in {
 	struct truth *v;
-	size_t n;
+	size_t n, cap;
 	struct grove_journal_alt_change *ch;
 	size_t n_ch;
 };
@@ -52,11 +52,16 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
     bool take, struct grove_alt_group *g)
 {
 	if (text) {
-		struct truth *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
+		struct truth *nv = t->v;
 
-		if (!nv)
-			return -ENOMEM;
-		t->v = nv;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 16;
+
+			if (!(nv = realloc(t->v, cap * sizeof(*nv))))
+				return -ENOMEM;
+			t->v = nv;
+			t->cap = cap;
+		}
 		nv[t->n].name = strdup(name);
 		nv[t->n].text = strdup(text);
 		nv[t->n].g = *g; /* (moved in: a zeroed group when none was parsed) */
@@ -295,6 +300,17 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 	return r;
 }
 
+/* Whether the command looks at its named group only: every one but --install (whose arguments
+ * are checked against every group), --get-selections and import. */
+static bool
+one_group(const struct grove_alt_ctx *c)
+{
+	enum grove_alt_action a = c->req->action;
+
+	return c->req->name && a != GROVE_ALT_INSTALL && a != GROVE_ALT_GET_SELECTIONS &&
+	       a != GROVE_ALT_IMPORT;
+}
+
 int
 grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
 		     int64_t dir_id, bool readonly, struct grove_alt_group **ret, size_t *ret_n,
@@ -334,15 +350,19 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 		grove_alt_stamps_save(s->state.fd, dir_id, &old, &stamps);
 	if (r >= 0 && t.n && !(v = calloc(t.n, sizeof(*v))))
 		r = grove_error_set(err, -ENOMEM, "out of memory");
-	for (; r >= 0 && n < t.n; n++) {
-		if (t.v[n].g.name) {
-			v[n] = t.v[n].g;
-			memset(&t.v[n].g, 0, sizeof(t.v[n].g));
+	for (size_t k = 0; r >= 0 && k < t.n; k++) {
+		/* A command on one group reads no other (as update-alternatives loads only it). */
+		if (one_group(c) && strcmp(t.v[k].name, c->req->name) != 0)
+			continue;
+		if (t.v[k].g.name) {
+			v[n++] = t.v[k].g;
+			memset(&t.v[k].g, 0, sizeof(t.v[k].g));
 			continue;
 		}
-		r = grove_alt_group_parse(t.v[n].name, t.v[n].text, strlen(t.v[n].text),
+		r = grove_alt_group_parse(t.v[k].name, t.v[k].text, strlen(t.v[k].text),
 					  s ? grove_journal_name(s->journal) : adm->path, &v[n],
 					  err);
+		n++;
 	}
 	if (r >= 0) {
 		*ret = steal_ptr(v);

@@ -140,7 +140,7 @@ struct grove_alt_stamp {
 };
 struct grove_alt_stamps {
 	struct grove_alt_stamp *v; /* sorted by name */
-	size_t n;
+	size_t n, cap;
 	char *buf; /* the loaded file */
 };
 
@@ -195,7 +195,8 @@ int grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all
  * transaction without ops (logged, undoable; its commit rewrites the files as grove formats them).
  * A corrupt file of the group the command names is update-alternatives' error ("FILE corrupt:
  * …"), nothing changed; one of another group is passed over. Sorted by name; the caller frees
- * with grove_alt_groups_free. */
+ * with grove_alt_groups_free. A command on one group (all but --install, --get-selections and
+ * import) gets that group alone (or none): the others are taken in but not parsed. */
 int grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s,
 			 const struct grove_root *adm, int64_t dir_id, bool readonly,
 			 struct grove_alt_group **ret, size_t *ret_n, struct grove_error *err);

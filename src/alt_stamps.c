@@ -29,6 +29,22 @@ file_name(int64_t dir_id, const char *suffix)
 	return grove_strdupf("alt-stamps-%" PRId64 "%s", dir_id, suffix);
 }
 
+/* Room for one more entry. */
+static int
+grow(struct grove_alt_stamps *s)
+{
+	struct grove_alt_stamp *nv;
+	size_t cap = s->cap ? 2 * s->cap : 64;
+
+	if (s->n < s->cap)
+		return 0;
+	if (!(nv = realloc(s->v, cap * sizeof(*nv))))
+		return -ENOMEM;
+	s->v = nv;
+	s->cap = cap;
+	return 0;
+}
+
 /* One number of a record's head, ending in end ('\n' for the last). */
 static bool
 number(const char **p, const char *stop, char end, uint64_t *ret)
@@ -66,8 +82,6 @@ grove_alt_stamps_load(int state_fd, int64_t dir_id, struct grove_alt_stamps *ret
 	for (p = ret->buf + hl, stop = ret->buf + len; p < stop;) {
 		uint64_t nl, tl, mt, ct;
 		struct grove_alt_stamp e = { 0 };
-		struct grove_alt_stamp *nv;
-
 		if (!number(&p, stop, ' ', &nl) || !number(&p, stop, ' ', &tl) ||
 		    !number(&p, stop, ' ', &e.st.dev) || !number(&p, stop, ' ', &e.st.ino) ||
 		    !number(&p, stop, ' ', &e.st.size) || !number(&p, stop, ' ', &mt) ||
@@ -77,10 +91,8 @@ grove_alt_stamps_load(int state_fd, int64_t dir_id, struct grove_alt_stamps *ret
 			goto bad;
 		e.st.mtime_ns = (int64_t)mt;
 		e.st.ctime_ns = (int64_t)ct;
-		nv = realloc(ret->v, (ret->n + 1) * sizeof(*nv));
-		if (!nv)
+		if (grow(ret) < 0)
 			goto bad;
-		ret->v = nv;
 		e.name = p;
 		e.text = p + nl + 1;
 		p += nl + tl + 2;
@@ -111,16 +123,12 @@ int
 grove_alt_stamps_add(struct grove_alt_stamps *s, const char *name, const char *text,
 		     const struct grove_fs_stamp *st)
 {
-	struct grove_alt_stamp *nv;
-
 	/* Added in name order; one out of order (never, from the walk) is left out. */
 	if (s->n && strcmp(s->v[s->n - 1].name, name) >= 0)
 		return 0;
-	nv = realloc(s->v, (s->n + 1) * sizeof(*nv));
-	if (!nv)
+	if (grow(s) < 0)
 		return -ENOMEM;
-	s->v = nv;
-	nv[s->n++] = (struct grove_alt_stamp){ .name = name, .text = text, .st = *st };
+	s->v[s->n++] = (struct grove_alt_stamp){ .name = name, .text = text, .st = *st };
 	return 0;
 }
 
