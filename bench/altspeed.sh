@@ -7,7 +7,9 @@
 # run alternately so the machine's load falls on both alike. Prints the median and range of each
 # tool's wall and CPU (user + sys) per command and of the per-round ratios grove/u-a, then the
 # `strace -c -f` counts (syscalls, opens, syncs) of one more --set of each.
-# Usage: bench/altspeed.sh [GROVE] [ROUNDS] [GROUPS] [DIR]
+# With OLD_GROVE set, an older grove runs too, on a third twin, in the same rounds (old/u-a
+# beside grove/u-a: a before and after under the same load).
+# Usage: [OLD_GROVE=OLD] bench/altspeed.sh [GROVE] [ROUNDS] [GROUPS] [DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 GROVE=${1:-$here/../build/grove} ROUNDS=${2:-30} GROUPS_N=${3:-300}
@@ -23,7 +25,9 @@ for i in $(seq "$GROUPS_N"); do
 		chmod 755 "$W/files/cmd$i-$c"
 	done
 done
-for tool in ua grove; do
+TWINS="ua grove"
+[ -n "${OLD_GROVE:-}" ] && TWINS="ua grove old"
+for tool in $TWINS; do
 	d=$W/$tool
 	mkdir -p "$d/adm" "$d/alt" "$d/bin" "$d/state"
 	for i in $(seq "$GROUPS_N"); do
@@ -40,8 +44,12 @@ gr() {
 	"$GROVE" --state "$W/grove/state" alt --altdir "$W/grove/alt" --admindir "$W/grove/adm" \
 		--log "$W/grove/log" "$@"
 }
-# grove's first command takes in the 300 groups update-alternatives wrote (not measured).
+# grove's first command takes in the groups update-alternatives wrote (not measured).
 gr --set cmd1 "$W/files/cmd1-b" >/dev/null
+if [ -n "${OLD_GROVE:-}" ]; then
+	"$OLD_GROVE" --state "$W/old/state" alt --altdir "$W/old/alt" --admindir "$W/old/adm" \
+		--log "$W/old/log" --set cmd1 "$W/files/cmd1-b" >/dev/null
+fi
 set_args() { # round -> the group and the choice it is set to (each --set changes something)
 	local i=$(($1 % GROUPS_N + 1)) c=a
 	[ $((($1 / GROUPS_N) % 2)) = 1 ] && c=b
@@ -55,6 +63,12 @@ for r in $(seq 0 $((ROUNDS - 1))); do
 	"$TIMEIT" "$W/results" "grove:$r" 60 "$GROVE" --state "$W/grove/state" alt \
 		--altdir "$W/grove/alt" --admindir "$W/grove/adm" --log "$W/grove/log" \
 		--set $(set_args "$r") >/dev/null
+	if [ -n "${OLD_GROVE:-}" ]; then
+		# shellcheck disable=SC2046
+		"$TIMEIT" "$W/results" "old:$r" 60 "$OLD_GROVE" --state "$W/old/state" alt \
+			--altdir "$W/old/alt" --admindir "$W/old/adm" --log "$W/old/log" \
+			--set $(set_args "$r") >/dev/null
+	fi
 done
 # Both twins must end alike (the same groups, the same choices).
 diff <(ua --get-selections) <(gr --get-selections) >/dev/null ||
@@ -68,7 +82,8 @@ for line in open(sys.argv[1]):
         sys.exit(f"altspeed.sh: {label} failed")
     tool, r = label.split(":")
     m[int(r)][tool] = (float(w) * 1000, float(c) * 1000)
-rounds = sorted(r for r in m if len(m[r]) == 2)
+rounds = sorted(r for r in m if "ua" in m[r] and "grove" in m[r])
+old = all("old" in m[r] for r in rounds) and any("old" in m[r] for r in rounds)
 def show(name, v, unit):
     q = sorted(v)
     print(f"{name:22} median {st.median(v):7.3f}{unit}  range {q[0]:7.3f} .. {q[-1]:7.3f}")
@@ -76,6 +91,9 @@ for k, what in ((0, "wall"), (1, "cpu")):
     show(f"u-a {what} (ms)", [m[r]["ua"][k] for r in rounds], "")
     show(f"grove {what} (ms)", [m[r]["grove"][k] for r in rounds], "")
     show(f"grove/u-a {what}", [m[r]["grove"][k] / m[r]["ua"][k] for r in rounds], "x")
+    if old:
+        show(f"old {what} (ms)", [m[r]["old"][k] for r in rounds], "")
+        show(f"old/u-a {what}", [m[r]["old"][k] / m[r]["ua"][k] for r in rounds], "x")
 print(f"(rounds: {len(rounds)})")
 PY
 if command -v strace >/dev/null; then

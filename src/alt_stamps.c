@@ -11,9 +11,16 @@
 #include "util.h"
 
 #define STAMPS_MAX (64u << 20)
-/* The file: this head, then per entry the line "NAME_LEN TEXT_LEN DEV INO SIZE MTIME_NS
- * CTIME_NS" and the name and the text, each with its NUL (read in place). */
-#define STAMPS_HEAD "grove alt stamps 1\n"
+/* The file: this head (its last 8 bytes the number 1 in the machine's byte order: a cache
+ * carried to another machine reads as none), then per entry its head (struct rec, in the
+ * machine's order) and the name and the text, each with its NUL (read in place). */
+#define STAMPS_MAGIC    "grove alt stamp\n" /* 16 bytes */
+#define STAMPS_HEAD_LEN 24
+
+struct rec {
+	uint64_t name_len, text_len, dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+};
 
 void
 grove_alt_stamps_release(struct grove_alt_stamps *s)
@@ -27,6 +34,16 @@ static char *
 file_name(int64_t dir_id, const char *suffix)
 {
 	return grove_strdupf("alt-stamps-%" PRId64 "%s", dir_id, suffix);
+}
+
+/* The head: the text and the number 1. */
+static void
+head(char buf[STAMPS_HEAD_LEN])
+{
+	uint64_t one = 1;
+
+	memcpy(buf, STAMPS_MAGIC, 16);
+	memcpy(buf + 16, &one, sizeof(one));
 }
 
 /* Room for one more entry. */
@@ -45,62 +62,49 @@ grow(struct grove_alt_stamps *s)
 	return 0;
 }
 
-/* One number of a record's head, ending in end ('\n' for the last). */
-static bool
-number(const char **p, const char *stop, char end, uint64_t *ret)
-{
-	uint64_t v = 0;
-	const char *q = *p;
-
-	if (q >= stop || *q < '0' || *q > '9')
-		return false;
-	for (; q < stop && *q >= '0' && *q <= '9'; q++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*q - '0');
-	}
-	if (q >= stop || *q != end)
-		return false;
-	*p = q + 1;
-	*ret = v;
-	return true;
-}
-
 void
 grove_alt_stamps_load(int state_fd, int64_t dir_id, struct grove_alt_stamps *ret)
 {
 	cleanup_free char *name = file_name(dir_id, "");
 	struct grove_error err = { 0 };
-	size_t len = 0, hl = strlen(STAMPS_HEAD);
+	char h[STAMPS_HEAD_LEN];
+	size_t len = 0;
 	const char *p, *stop;
 
 	memset(ret, 0, sizeof(*ret));
 	if (!name || grove_fs_read_file_at(state_fd, name, STAMPS_MAX, &ret->buf, &len, &err) < 0)
 		return;
-	if (len < hl || memcmp(ret->buf, STAMPS_HEAD, hl) != 0)
+	head(h);
+	if (len < sizeof(h) || memcmp(ret->buf, h, sizeof(h)) != 0)
 		goto bad;
-	for (p = ret->buf + hl, stop = ret->buf + len; p < stop;) {
-		uint64_t nl, tl, mt, ct;
+	for (p = ret->buf + sizeof(h), stop = ret->buf + len; p < stop;) {
 		struct grove_alt_stamp e = { 0 };
-		if (!number(&p, stop, ' ', &nl) || !number(&p, stop, ' ', &tl) ||
-		    !number(&p, stop, ' ', &e.st.dev) || !number(&p, stop, ' ', &e.st.ino) ||
-		    !number(&p, stop, ' ', &e.st.size) || !number(&p, stop, ' ', &mt) ||
-		    !number(&p, stop, '\n', &ct) || nl == 0 || nl >= (uint64_t)(stop - p) ||
-		    tl >= (uint64_t)(stop - p) - nl - 1 || mt > INT64_MAX || ct > INT64_MAX ||
-		    p[nl] != '\0' || p[nl + 1 + tl] != '\0')
+		struct rec rc;
+		size_t left = (size_t)(stop - p);
+
+		if (left < sizeof(rc))
 			goto bad;
-		e.st.mtime_ns = (int64_t)mt;
-		e.st.ctime_ns = (int64_t)ct;
-		if (grow(ret) < 0)
+		memcpy(&rc, p, sizeof(rc));
+		p += sizeof(rc);
+		left -= sizeof(rc);
+		/* name NUL text NUL, within the file */
+		if (rc.name_len == 0 || rc.name_len >= left ||
+		    rc.text_len >= left - rc.name_len - 1 || p[rc.name_len] != '\0' ||
+		    p[rc.name_len + 1 + rc.text_len] != '\0')
 			goto bad;
 		e.name = p;
-		e.text = p + nl + 1;
-		p += nl + tl + 2;
-		ret->v[ret->n++] = e;
-		/* (sorted by name, each once: bsearch finds them) */
-		if (strlen(e.name) != nl || strlen(e.text) != tl ||
-		    (ret->n > 1 && strcmp(ret->v[ret->n - 2].name, e.name) >= 0))
+		e.text = p + rc.name_len + 1;
+		e.st = (struct grove_fs_stamp){ .dev = rc.dev,
+						.ino = rc.ino,
+						.size = rc.size,
+						.mtime_ns = rc.mtime_ns,
+						.ctime_ns = rc.ctime_ns };
+		p += rc.name_len + rc.text_len + 2;
+		/* (no NUL inside; sorted by name, each once: bsearch finds them) */
+		if (strlen(e.name) != rc.name_len || strlen(e.text) != rc.text_len ||
+		    (ret->n && strcmp(ret->v[ret->n - 1].name, e.name) >= 0) || grow(ret) < 0)
 			goto bad;
+		ret->v[ret->n++] = e;
 	}
 	return;
 bad:
@@ -139,22 +143,6 @@ grove_alt_stamp_eq(const struct grove_fs_stamp *a, const struct grove_fs_stamp *
 	       a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }
 
-/* Writes v in decimal and then end; returns the end. */
-static char *
-put_number(char *p, uint64_t v, char end)
-{
-	char d[20];
-	size_t n = 0;
-
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n)
-		*p++ = d[--n];
-	*p++ = end;
-	return p;
-}
-
 static bool
 same(const struct grove_alt_stamps *a, const struct grove_alt_stamps *b)
 {
@@ -174,35 +162,34 @@ grove_alt_stamps_save(int state_fd, int64_t dir_id, const struct grove_alt_stamp
 	cleanup_free char *name = file_name(dir_id, ""), *tmp = file_name(dir_id, ".tmp");
 	cleanup_free char *buf = NULL;
 	struct grove_error err = { 0 };
-	size_t len = strlen(STAMPS_HEAD), cap = len;
+	size_t len = STAMPS_HEAD_LEN;
 	char *p;
 
 	if (!name || !tmp || same(old, s))
 		return;
 	for (size_t i = 0; i < s->n; i++)
-		cap += 7 * 21 + strlen(s->v[i].name) + strlen(s->v[i].text) + 2;
-	if (!(buf = malloc(cap)))
+		len += sizeof(struct rec) + strlen(s->v[i].name) + strlen(s->v[i].text) + 2;
+	if (!(buf = malloc(len)))
 		return;
-	memcpy(buf, STAMPS_HEAD, len);
-	p = buf + len;
+	head(buf);
+	p = buf + STAMPS_HEAD_LEN;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct grove_alt_stamp *e = &s->v[i];
-		size_t nl = strlen(e->name), tl = strlen(e->text);
+		struct rec rc = { .name_len = strlen(e->name),
+				  .text_len = strlen(e->text),
+				  .dev = e->st.dev,
+				  .ino = e->st.ino,
+				  .size = e->st.size,
+				  .mtime_ns = e->st.mtime_ns,
+				  .ctime_ns = e->st.ctime_ns };
 
-		p = put_number(p, nl, ' ');
-		p = put_number(p, tl, ' ');
-		p = put_number(p, e->st.dev, ' ');
-		p = put_number(p, e->st.ino, ' ');
-		p = put_number(p, e->st.size, ' ');
-		/* (never negative: grove alt keeps no stamp from before 1970) */
-		p = put_number(p, (uint64_t)e->st.mtime_ns, ' ');
-		p = put_number(p, (uint64_t)e->st.ctime_ns, '\n');
-		memcpy(p, e->name, nl + 1);
-		p += nl + 1;
-		memcpy(p, e->text, tl + 1);
-		p += tl + 1;
+		memcpy(p, &rc, sizeof(rc));
+		p += sizeof(rc);
+		memcpy(p, e->name, rc.name_len + 1);
+		p += rc.name_len + 1;
+		memcpy(p, e->text, rc.text_len + 1);
+		p += rc.text_len + 1;
 	}
-	len = (size_t)(p - buf);
 	/* A cache: when it cannot be written, the next command reads the files. */
 	(void)grove_fs_write_cache_file(state_fd, name, tmp, buf, len, &err);
 }
