@@ -11,11 +11,11 @@
 #include "util.h"
 
 #define STAMPS_MAX (64u << 20)
-/* The file: this head (its last 8 bytes the number 1 in the machine's byte order: a cache
- * carried to another machine reads as none), then per entry its head (struct rec, in the
+/* The file: a head of 24 bytes (the magic, then the number 1 in the machine's byte order: a
+ * cache carried to another machine reads as none), then per entry its head (struct rec, in the
  * machine's order) and the name and the text, each with its NUL (read in place). */
-#define STAMPS_MAGIC    "grove alt stamp\n" /* 16 bytes */
 #define STAMPS_HEAD_LEN 24
+static const unsigned char stamps_magic[16] = "grove alt stamp\n"; /* (no NUL) */
 
 struct rec {
 	uint64_t name_len, text_len, dev, ino, size;
@@ -42,8 +42,8 @@ head(char buf[STAMPS_HEAD_LEN])
 {
 	uint64_t one = 1;
 
-	memcpy(buf, STAMPS_MAGIC, 16);
-	memcpy(buf + 16, &one, sizeof(one));
+	memcpy(buf, stamps_magic, sizeof(stamps_magic));
+	memcpy(buf + sizeof(stamps_magic), &one, sizeof(one));
 }
 
 /* Room for one more entry. */
@@ -149,7 +149,8 @@ same(const struct grove_alt_stamps *a, const struct grove_alt_stamps *b)
 	if (a->n != b->n)
 		return false;
 	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i].name, b->v[i].name) || strcmp(a->v[i].text, b->v[i].text) ||
+		if (strcmp(a->v[i].name, b->v[i].name) != 0 ||
+		    strcmp(a->v[i].text, b->v[i].text) != 0 ||
 		    !grove_alt_stamp_eq(&a->v[i].st, &b->v[i].st))
 			return false;
 	return true;
