@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alt_int.h"
 #include "grove/alt.h"
@@ -25,7 +26,7 @@ struct truth {
 
 struct take_in {
 	struct truth *v;
-	size_t n;
+	size_t n, cap;
 	struct grove_journal_alt_change *ch;
 	size_t n_ch;
 };
@@ -51,11 +52,16 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
     bool take, struct grove_alt_group *g)
 {
 	if (text) {
-		struct truth *nv = realloc(t->v, (t->n + 1) * sizeof(*nv));
+		struct truth *nv = t->v;
 
-		if (!nv)
-			return -ENOMEM;
-		t->v = nv;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 16;
+
+			if (!(nv = realloc(t->v, cap * sizeof(*nv))))
+				return -ENOMEM;
+			t->v = nv;
+			t->cap = cap;
+		}
 		nv[t->n].name = strdup(name);
 		nv[t->n].text = strdup(text);
 		nv[t->n].g = *g; /* (moved in: a zeroed group when none was parsed) */
@@ -81,6 +87,21 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
 	return 0;
 }
 
+/* Whether update-alternatives reads g whatever the files on disk: no priority that is no
+ * integer, no path twice (grove_alt_select_check looks at the disk only for those). */
+static bool
+plain(const struct grove_alt_group *g)
+{
+	for (size_t i = 0; i < g->n_choices; i++) {
+		if (g->choices[i].priority_text)
+			return false;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(g->choices[k].path, g->choices[i].path))
+				return false;
+	}
+	return true;
+}
+
 /*
  * The group name as its admin file says (file: its text, NULL when there is none or it is
  * empty, as update-alternatives reads an empty file): *ret its meaning (grove_altfile_meaning:
@@ -95,7 +116,8 @@ add(struct take_in *t, int64_t dir_id, const char *name, const char *saved, cons
 static int
 file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	   const struct grove_journal_alt_state *st, const char *name, const char *file, size_t len,
-	   char **ret, bool *ret_take, struct grove_alt_group *ret_group, struct grove_error *err)
+	   char **ret, bool *ret_take, struct grove_alt_group *ret_group, bool *ret_plain,
+	   struct grove_error *err)
 {
 	const char *saved = st ? st->text : NULL;
 	bool named = c->req->name && name && !strcmp(c->req->name, name);
@@ -104,6 +126,7 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	int r;
 
 	*ret = NULL;
+	*ret_plain = false;
 	/* A group saved before grove wrote admin files (schema v6) has none yet: it stays, and
 	 * the next mutating command writes its file. */
 	*ret_take = st && st->unwritten;
@@ -119,6 +142,8 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	if (r >= 0) {
 		struct grove_error cut = *err;
 		bool was_cut = r == 1;
+
+		*ret_plain = !was_cut && plain(&g);
 
 		r = grove_alt_select_check(c, &g, src, was_cut ? &cut : NULL,
 					   named && !c->req->lax_load, err);
@@ -149,14 +174,68 @@ file_truth(struct grove_alt_ctx *c, const struct grove_root *adm,
 	return 0;
 }
 
+/* The kernel's clock for file times (a file changed from now on gets a change time no
+ * earlier), in ns. */
+static int64_t
+coarse_now(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) < 0)
+		return INT64_MIN;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * Whether a file read with stamp st, taken before now, can be known unchanged by its stamp
+ * alone later: its change time is before now (racy otherwise, as git's index says: a change
+ * within the same tick could keep every field), and two seconds before it on a filesystem
+ * that keeps whole seconds.
+ */
+static bool
+stamp_settled(const struct grove_fs_stamp *st, int64_t now)
+{
+	int64_t margin = st->ctime_ns % 1000000000 == 0 ? 2000000000 : 0;
+
+	return now != INT64_MIN && st->ctime_ns >= 0 && st->mtime_ns >= 0 &&
+	       st->ctime_ns < now - margin;
+}
+
+/*
+ * The stamp cache's answer for the admin file fname of the saved group sv: true when the file
+ * is as it was when it read as sv's text (its stamp the same), so neither its reading nor its
+ * meaning can differ from what the journal holds. Only for a group whose text is plain and
+ * not the command's own group (whose file is read for its messages); any doubt (no entry, a
+ * stat that fails) says false, and the file is read.
+ */
+static bool
+unchanged(const struct grove_alt_stamps *old, const struct grove_root *adm,
+	  const struct grove_journal_alt_state *sv, const char *fname, bool named,
+	  struct grove_fs_stamp *ret_st)
+{
+	const struct grove_alt_stamp *e =
+		old->n && sv && !sv->unwritten && !named ? grove_alt_stamps_find(old, fname) : NULL;
+	struct grove_error err = { 0 };
+	enum grove_ftype ft;
+
+	if (!e || strcmp(e->text, sv->text) != 0)
+		return false;
+	if (grove_fs_stamp_at(adm->fd, fname, ret_st, &ft, &err) < 0)
+		return false;
+	return ft == GROVE_FT_REG && grove_alt_stamp_eq(ret_st, &e->st);
+}
+
 /* Walks the journal's groups and the admindir's files together, both sorted by name. */
 static int
 collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
-	const struct grove_journal_alt_state *st, size_t n_st, struct take_in *t,
+	const struct grove_journal_alt_state *st, size_t n_st, bool apply,
+	const struct grove_alt_stamps *old, struct grove_alt_stamps *stamps, struct take_in *t,
 	struct grove_error *err)
 {
 	struct grove_dirent *ents = NULL;
 	size_t n_ents = 0, i = 0, k = 0;
+	/* (before any file's stamp is taken) */
+	int64_t now = coarse_now();
 	int r = grove_fs_list(adm->fd, &ents, &n_ents, err);
 
 	while (r >= 0 && (i < n_st || k < n_ents)) {
@@ -167,8 +246,9 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 		const struct grove_journal_alt_state *sv = cmp <= 0 ? &st[i] : NULL;
 		const char *name = sv ? sv->name : fname;
 		const char *saved = sv ? sv->text : NULL;
-		bool take = false;
+		bool take = false, plain_text = false, named = false;
 		struct grove_alt_group g = { 0 };
+		struct grove_fs_stamp fst = { 0 };
 		size_t len = 0;
 
 		if (cmp >= 0) {
@@ -179,9 +259,17 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 				    (ty != GROVE_FT_REG && ty != GROVE_FT_UNKNOWN) ||
 				    !grove_alt_name_ok(fname);
 
+			named = c->req->name && !strcmp(c->req->name, fname);
+			if (!skip && cmp == 0 && unchanged(old, adm, sv, fname, named, &fst)) {
+				i++;
+				r = grove_alt_stamps_add(stamps, sv->name, sv->text, &fst);
+				if (r >= 0)
+					r = add(t, dir_id, fname, saved, saved, false, &g);
+				continue;
+			}
 			if (!skip)
-				r = grove_fs_read_file_at(adm->fd, fname, ADMIN_FILE_MAX, &file,
-							  &len, err);
+				r = grove_fs_read_file_stamped_at(adm->fd, fname, ADMIN_FILE_MAX,
+								  &file, &len, &fst, err);
 			/* Without d_type, reading tells: not a regular file is no admin file. */
 			if (r < 0 && ty == GROVE_FT_UNKNOWN && r != -ENOMEM) {
 				grove_error_clear(err);
@@ -195,15 +283,32 @@ collect(struct grove_alt_ctx *c, const struct grove_root *adm, int64_t dir_id,
 		}
 		if (cmp <= 0)
 			i++;
-		r = file_truth(c, adm, sv, name, file, len, &truth, &take, &g, err);
+		r = file_truth(c, adm, sv, name, file, len, &truth, &take, &g, &plain_text, err);
+		/* What the journal will hold for the file, as it read (when the take-in is
+		 * made), and a stamp that will tell a later change. */
 		if (r >= 0)
 			r = add(t, dir_id, name, saved, truth, take, &g);
+		if (r >= 0 && file && truth && plain_text && !(sv && sv->unwritten) &&
+		    (!take || apply) && stamp_settled(&fst, now))
+			r = grove_alt_stamps_add(stamps, t->v[t->n - 1].name, t->v[t->n - 1].text,
+						 &fst);
 		grove_alt_group_release(&g);
 	}
 	grove_dirents_free(ents, n_ents);
 	if (r == -ENOMEM)
 		grove_error_set(err, r, "out of memory");
 	return r;
+}
+
+/* Whether the command looks at its named group only: every one but --install (whose arguments
+ * are checked against every group), --get-selections and import. */
+static bool
+one_group(const struct grove_alt_ctx *c)
+{
+	enum grove_alt_action a = c->req->action;
+
+	return c->req->name && a != GROVE_ALT_INSTALL && a != GROVE_ALT_GET_SELECTIONS &&
+	       a != GROVE_ALT_IMPORT;
 }
 
 int
@@ -214,14 +319,17 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 	struct grove_journal_alt_state *st = NULL;
 	struct take_in t = { 0 };
 	struct grove_alt_group *v = NULL;
+	struct grove_alt_stamps old = { 0 }, stamps = { 0 };
 	struct grove_plan plan;
 	size_t n_st = 0, n = 0;
 	/* (No session: a reader whose journal does not exist yet; the files alone.) */
 	int r = s ? grove_journal_alt_states(s->journal, dir_id, &st, &n_st, err) : 0;
 
 	grove_plan_init(&plan);
+	if (r >= 0 && s)
+		grove_alt_stamps_load(s->state.fd, dir_id, &old);
 	if (r >= 0)
-		r = collect(c, adm, dir_id, st, n_st, &t, err);
+		r = collect(c, adm, dir_id, st, n_st, !readonly && s, &old, &stamps, &t, err);
 	/* What update-alternatives changed becomes grove's, undoably, before anything else. */
 	if (r >= 0 && t.n_ch && !readonly && s) {
 		cleanup_free char *cmd =
@@ -237,17 +345,24 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 			r = grove_session_apply(s, &plan, NULL, cmd, NULL, 0, NULL, err);
 		}
 	}
+	/* (after the take-in: the journal holds the texts the stamps were read as) */
+	if (r >= 0 && s)
+		grove_alt_stamps_save(s->state.fd, dir_id, &old, &stamps);
 	if (r >= 0 && t.n && !(v = calloc(t.n, sizeof(*v))))
 		r = grove_error_set(err, -ENOMEM, "out of memory");
-	for (; r >= 0 && n < t.n; n++) {
-		if (t.v[n].g.name) {
-			v[n] = t.v[n].g;
-			memset(&t.v[n].g, 0, sizeof(t.v[n].g));
+	for (size_t k = 0; r >= 0 && k < t.n; k++) {
+		/* A command on one group reads no other (as update-alternatives loads only it). */
+		if (one_group(c) && strcmp(t.v[k].name, c->req->name) != 0)
+			continue;
+		if (t.v[k].g.name) {
+			v[n++] = t.v[k].g;
+			memset(&t.v[k].g, 0, sizeof(t.v[k].g));
 			continue;
 		}
-		r = grove_alt_group_parse(t.v[n].name, t.v[n].text, strlen(t.v[n].text),
+		r = grove_alt_group_parse(t.v[k].name, t.v[k].text, strlen(t.v[k].text),
 					  s ? grove_journal_name(s->journal) : adm->path, &v[n],
 					  err);
+		n++;
 	}
 	if (r >= 0) {
 		*ret = steal_ptr(v);
@@ -256,6 +371,8 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 		grove_alt_groups_free(v, n);
 	}
 	grove_plan_release(&plan);
+	grove_alt_stamps_release(&old);
+	grove_alt_stamps_release(&stamps);
 	take_in_release(&t);
 	grove_journal_alt_states_free(st, n_st);
 	return r;

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "grove/alt.h"
 #include "grove/error.h"
@@ -141,6 +142,40 @@ int grove_alt_disk_is_broken(struct grove_alt_ctx *c, const struct grove_alt_gro
 int grove_alt_disk_build_plan(struct grove_alt_ctx *c, struct grove_plan *plan,
 			      struct grove_error *err);
 
+/* alt_stamps.c: per (journal, admindir) a cache in the state dir of the admin files taken in:
+ * each file's stamp when it was read and the group text it read as. An entry holds as long as
+ * the file keeps its stamp and the journal its text; the cache is never synced, and a lost,
+ * old or unreadable one only makes the next command read the files again. */
+struct grove_alt_stamp {
+	const char *name, *text; /* borrowed: the loaded file's, or the caller's */
+	struct grove_fs_stamp st;
+};
+struct grove_alt_stamps {
+	struct grove_alt_stamp *v; /* sorted by name */
+	size_t n, cap;
+	char *buf; /* the loaded file */
+};
+
+/* The cache of dir_id (empty when there is none or it cannot be read). */
+void grove_alt_stamps_load(int state_fd, int64_t dir_id, struct grove_alt_stamps *ret);
+
+/* The entry of name, or NULL. */
+const struct grove_alt_stamp *grove_alt_stamps_find(const struct grove_alt_stamps *s,
+						    const char *name);
+
+/* Adds an entry (names in increasing order; name and text are borrowed, and must outlive s).
+ * 0 or -ENOMEM. */
+int grove_alt_stamps_add(struct grove_alt_stamps *s, const char *name, const char *text,
+			 const struct grove_fs_stamp *st);
+
+bool grove_alt_stamp_eq(const struct grove_fs_stamp *a, const struct grove_fs_stamp *b);
+
+/* Writes s as dir_id's cache unless it is old's again; failures are ignored. */
+void grove_alt_stamps_save(int state_fd, int64_t dir_id, const struct grove_alt_stamps *old,
+			   const struct grove_alt_stamps *s);
+
+void grove_alt_stamps_release(struct grove_alt_stamps *s);
+
 /* alt_select.c */
 /* The group called name in v, or NULL. */
 struct grove_alt_group *grove_alt_select_find_group(struct grove_alt_group *v, size_t n,
@@ -172,7 +207,8 @@ int grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all
  * transaction without ops (logged, undoable; its commit rewrites the files as grove formats them).
  * A corrupt file of the group the command names is update-alternatives' error ("FILE corrupt:
  * …"), nothing changed; one of another group is passed over. Sorted by name; the caller frees
- * with grove_alt_groups_free. */
+ * with grove_alt_groups_free. A command on one group (all but --install, --get-selections and
+ * import) gets that group alone (or none): the others are taken in but not parsed. */
 int grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s,
 			 const struct grove_root *adm, int64_t dir_id, bool readonly,
 			 struct grove_alt_group **ret, size_t *ret_n, struct grove_error *err);

@@ -747,6 +747,58 @@ read_fd(int fd, const char *what, size_t max, char **ret_buf, size_t *ret_len,
 	return 0;
 }
 
+static void
+stamp_of(const struct stat *st, struct grove_fs_stamp *ret)
+{
+	ret->dev = (uint64_t)st->st_dev;
+	ret->ino = (uint64_t)st->st_ino;
+	ret->size = (uint64_t)st->st_size;
+	ret->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	ret->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+int
+grove_fs_stamp_at(int dirfd, const char *name, struct grove_fs_stamp *ret,
+		  enum grove_ftype *ret_type, struct grove_error *err)
+{
+	struct stat st;
+
+	memset(ret, 0, sizeof(*ret));
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT) {
+			*ret_type = GROVE_FT_NONE;
+			return 0;
+		}
+		return grove_error_errno(err, -errno, "stat '%s'", name);
+	}
+	*ret_type = S_ISREG(st.st_mode)   ? GROVE_FT_REG
+		    : S_ISDIR(st.st_mode) ? GROVE_FT_DIR
+		    : S_ISLNK(st.st_mode) ? GROVE_FT_LINK
+					  : GROVE_FT_OTHER;
+	stamp_of(&st, ret);
+	return 0;
+}
+
+int
+grove_fs_read_file_stamped_at(int dirfd, const char *name, size_t max, char **ret_buf,
+			      size_t *ret_len, struct grove_fs_stamp *ret_stamp,
+			      struct grove_error *err)
+{
+	cleanup_fd int fd = -1;
+	struct stat st;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return grove_error_set(err, -ELOOP, "read '%s': it is a symlink", name);
+		return grove_error_errno(err, -errno, "read '%s'", name);
+	}
+	if (fstat(fd, &st) < 0)
+		return grove_error_errno(err, -errno, "read '%s'", name);
+	stamp_of(&st, ret_stamp);
+	return read_fd(fd, name, max, ret_buf, ret_len, err);
+}
+
 int
 grove_fs_read_file_at(int dirfd, const char *name, size_t max, char **ret_buf, size_t *ret_len,
 		      struct grove_error *err)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The fs layer's one writer of file contents: a new small file made durable (profile records);
  * and what publishing a file made under a temporary name needs (the journal's first making): a
- * claim on the file while it is being made, and a second name for it. */
+ * claim on the file while it is being made, and a second name for it; a cache file replaced
+ * unsynced (grove alt's stamps). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "grove/fs.h"
@@ -74,5 +76,40 @@ grove_fs_hardlink(int dirfd, const char *from, const char *to, struct grove_erro
 {
 	if (linkat(dirfd, from, dirfd, to, 0) < 0)
 		return grove_error_errno(err, -errno, "link '%s' as '%s'", from, to);
+	return 0;
+}
+
+int
+grove_fs_write_cache_file(int dirfd, const char *name, const char *tmpname, const char *buf,
+			  size_t len, struct grove_error *err)
+{
+	size_t done = 0;
+	int fd;
+
+	if (unlinkat(dirfd, tmpname, 0) < 0 && errno != ENOENT)
+		return grove_error_errno(err, -errno, "remove '%s'", tmpname);
+	fd = grove_fs_open_file_at(dirfd, tmpname, O_WRONLY | O_CREAT | O_EXCL, 0600, err);
+	if (fd < 0)
+		return fd;
+	while (done < len) {
+		ssize_t w = write(fd, buf + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			int e = -errno;
+
+			close(fd);
+			unlinkat(dirfd, tmpname, 0);
+			return grove_error_errno(err, e, "write '%s'", tmpname);
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) < 0 || renameat(dirfd, tmpname, dirfd, name) < 0) {
+		int e = -errno;
+
+		unlinkat(dirfd, tmpname, 0);
+		return grove_error_errno(err, e, "replace '%s'", name);
+	}
 	return 0;
 }

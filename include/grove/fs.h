@@ -326,6 +326,32 @@ bool grove_fs_fills_listings(int dirfd);
 int grove_fs_read_file_at(int dirfd, const char *name, size_t max, char **ret_buf, size_t *ret_len,
 			  struct grove_error *err);
 
+/*
+ * What tells a file's content changed without reading it: its inode, size, and change and
+ * modification times in ns. A file rewritten in place gets a new change time, one renamed over
+ * it (as update-alternatives writes its admin files) a new inode or a new change time.
+ */
+struct grove_fs_stamp {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+};
+
+/* lstat of name in dirfd as a stamp; *ret_type its type (GROVE_FT_NONE when missing, then 0). */
+int grove_fs_stamp_at(int dirfd, const char *name, struct grove_fs_stamp *ret,
+		      enum grove_ftype *ret_type, struct grove_error *err);
+
+/* grove_fs_read_file_at that also gives the stamp of the file it read (fstat of the fd read,
+ * before the read). */
+int grove_fs_read_file_stamped_at(int dirfd, const char *name, size_t max, char **ret_buf,
+				  size_t *ret_len, struct grove_fs_stamp *ret_stamp,
+				  struct grove_error *err);
+
+/* Replaces name in dirfd by a file holding buf, written as tmpname (removed first when a
+ * crash left it) and renamed over name; never synced: for caches only, whose loss or an old
+ * copy costs a slower run, never a wrong one. */
+int grove_fs_write_cache_file(int dirfd, const char *name, const char *tmpname, const char *buf,
+			      size_t len, struct grove_error *err);
+
 /* Reads a user configuration file by path (.stowrc, ~/.stow-global-ignore,
  * config.yaml, grove.yaml). Missing: returns 0 with *ret_buf = NULL. One that another
  * user can write is refused as grove_fs_open_config says. */
