@@ -183,6 +183,10 @@ snap()
 		echo "rc $rc"
 		[[ -z $out ]] || sed 's/^/out /' "$out"
 		sys "$r" update-alternatives --get-selections 2>&1 | sed 's/^/sel /'
+		# shellcheck disable=SC2016 # expanded in the root's shell
+		sys "$r" sh -c 'for f in /var/lib/dpkg/alternatives/*; do
+			n=${f##*/}; case $n in *.dpkg-tmp) continue ;; esac
+			update-alternatives --query "$n" 2>&1 | sed "s|^|query $n |"; done'
 		(cd "$r/etc/alternatives" && find . -mindepth 1 -printf 'link %P %y %l\n' | LC_ALL=C sort)
 		for f in "$r"/var/lib/dpkg/alternatives/* "$r"/var/lib/dpkg/alternatives/.[!.]*; do
 			[[ -e $f || -L $f ]] || continue
@@ -209,10 +213,22 @@ known_difference()
 	esac
 }
 
+# While grove is in place in G, dpkg's own program (its diverted name) reads grove's admin files
+# as grove does.
+cross_read()
+{
+	local what=$1
+	[[ -L $G$UA && -f $G$UA.dpkg-real ]] || return 0
+	sys "$G" update-alternatives --get-selections >"$W/sel-grove" 2>&1 || true
+	sys "$G" update-alternatives.dpkg-real --get-selections >"$W/sel-real" 2>&1 || true
+	diff "$W/sel-real" "$W/sel-grove" >&2 || fail "$what: in G, dpkg's program and grove read the admin files differently"
+}
+
 compare()
 {
 	local what=$1 line kind
 	steps=$((steps + 1))
+	cross_read "$what"
 	if diff "$W/snap-d" "$W/snap-g" >"$W/diff"; then
 		echo "ok $steps - $what ($((SECONDS - start)) s)"
 		return 0
@@ -244,7 +260,8 @@ both()
 		rc=0
 		sys "$r" sh -c "$cmd" >"$W/out-$k" 2>&1 || rc=$?
 		if [[ -z $ua ]]; then
-			((rc == 0)) || echo "# $k: '$cmd' exited $rc: $(tail -5 "$W/out-$k")"
+			# An apt run must succeed (two equal failures would compare equal).
+			((rc == 0)) || fail "$what: '$cmd' exited $rc in ${k^^}: $(tail -5 "$W/out-$k")"
 			snap "$r" "$k" "$rc" "" >"$W/snap-$k"
 		else
 			snap "$r" "$k" "$rc" "$W/out-$k" >"$W/snap-$k"
@@ -295,6 +312,22 @@ NEW=/root/debs/up
 # ---- the steps ---------------------------------------------------------------------------------
 
 both "the starting roots" "true"
+# The comparison sees a difference: a link in /etc/alternatives, a log line and an exit status
+# that only G has.
+ln -s /nowhere "$G/etc/alternatives/grove-twin-canary"
+echo "update-alternatives 2026-01-01 00:00:00: grove-twin canary" >>"$G/var/log/alternatives.log"
+snap "$D" d 0 "" >"$W/snap-d"
+snap "$G" g 1 "" >"$W/snap-g"
+canary=$(diff "$W/snap-d" "$W/snap-g" | grep -c '^>' || true)
+((canary == 3)) || fail "the canary: $canary differences seen, not 3: $(diff "$W/snap-d" "$W/snap-g")"
+rm "$G/etc/alternatives/grove-twin-canary"
+if [[ -s $D/var/log/alternatives.log ]]; then
+	sed -i '$d' "$G/var/log/alternatives.log"
+else
+	rm "$G/var/log/alternatives.log"
+fi
+logn[g]=${logn[d]}
+note "the canary: a link, a log line and an exit status of G's alone are 3 differences"
 in_g "grove and grove-alternatives installed" "$APT install /root/debs/grove_*.deb /root/debs/grove-alternatives_*.deb"
 expect_ua grove
 both "apt-get install ${#PKGS[@]} packages with alternatives" "$APT install ${PKGS[*]}"
