@@ -35,10 +35,32 @@ same_selections()
 		fail "$1: grove reads '$(cat "$OUT")', update-alternatives '$u'"
 }
 
-# Two commands take everything in (the second the files the first read in their own tick);
-# the third reads its own group's file and the one the second wrote.
+# A file is known unchanged by its stamp only once the coarse clock (which stamps files) has moved
+# past its change time (git's "racily clean" rule, src/alt_admin.c's stamp_settled): a command
+# that starts in the same tick as a change reads that file again. settled waits for exactly
+# that condition on every admin file, so that what the next command may skip does not depend on
+# how fast the machine runs the commands.
+settled()
+{
+	"$GROVE_TEST_PY" - "$G/adm" <<'PY' || fail "the coarse clock did not pass the admin files' change times"
+import os, sys, time
+d = sys.argv[1]
+newest = max(os.lstat(os.path.join(d, f)).st_ctime_ns for f in os.listdir(d))
+deadline = time.monotonic() + 10
+while time.clock_gettime_ns(5) <= newest:  # 5: CLOCK_REALTIME_COARSE (Linux)
+    if time.monotonic() > deadline:
+        sys.exit(1)
+    time.sleep(0.001)
+PY
+}
+
+# Two commands take everything in (the second the file the first wrote); the third reads its own
+# group's file and the one the second wrote.
+settled
 expect_exit 0 gr --set g1 "$G/i/opt/g1-a"
+settled
 expect_exit 0 gr --set g2 "$G/i/opt/g2-a"
+settled
 # (LeakSanitizer does not run under ptrace)
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	strace -f -qq -o "$ROOT/set.strace" -e trace=open,openat,openat2 \
