@@ -140,6 +140,8 @@ check "a name diverted by someone else: the configure refuses, naming it, and ch
 
 # 1. A configure that fails: grove's state dir is unusable (a file), so grove alt import fails;
 # dpkg's program stays in place, nothing is diverted, and the package is left half-configured.
+# (In the overlay: a /var/lib/grove of the machine running the test is hidden, never touched.)
+rm -rf "$M/var/lib/grove"
 : >"$M/var/lib/grove"
 traced dpkg -i "$G" "$A"
 ((RC != 0)) || fail "dpkg -i with an unusable state dir succeeded"
