@@ -145,33 +145,33 @@ EOF
 # Counters for the summary line.
 RUNS=0 RUN_OK=0 RUN_REFUSED=0 RUN_FAILED=0 SWAPS=0 ESCAPES=0 ROUNDS_DONE=0 ALT_ROUNDS=0 ALT_RUNS=0 ALT_OK=0
 
-run_tool() {
-    local tool=$1 w=$2 rc
-    shift 2
-    timeout -k 5 "$RUN_TIMEOUT" "$tool" -d "$w/stow" -t "$w/target" "$@" >/dev/null 2>>"$w.meta/tool.log"
+# run_counted W CMD...: one run under attack, its exit status counted (ok, refused, failed).
+run_counted() {
+    local w=$1 rc
+    shift
+    timeout -k 5 "$RUN_TIMEOUT" "$@" >/dev/null 2>>"$w.meta/tool.log"
     rc=$?
     RUNS=$((RUNS + 1))
     case $rc in
     0) RUN_OK=$((RUN_OK + 1)) ;;
     1) RUN_REFUSED=$((RUN_REFUSED + 1)) ;;
-    124 | 137) die "'$tool $*' timed out under attack (work folder: $w)" ;;
+    124 | 137) die "'$*' timed out under attack (work folder: $w)" ;;
     *) RUN_FAILED=$((RUN_FAILED + 1)) ;;
     esac
 }
 
-# run_grove W ARGS...: one grove run under attack, counted as run_tool counts it.
+# run_tool TOOL W ARGS...: a Stow-like tool on W's stow dir and target.
+run_tool() {
+    local tool=$1 w=$2
+    shift 2
+    run_counted "$w" "$tool" -d "$w/stow" -t "$w/target" "$@"
+}
+
+# run_grove W ARGS...: one grove run under attack.
 run_grove() {
-    local w=$1 rc
+    local w=$1
     shift
-    timeout -k 5 "$RUN_TIMEOUT" "$GROVE" "$@" >/dev/null 2>>"$w.meta/tool.log"
-    rc=$?
-    RUNS=$((RUNS + 1))
-    case $rc in
-    0) RUN_OK=$((RUN_OK + 1)) ;;
-    1) RUN_REFUSED=$((RUN_REFUSED + 1)) ;;
-    124 | 137) die "'grove $*' timed out under attack (work folder: $w)" ;;
-    *) RUN_FAILED=$((RUN_FAILED + 1)) ;;
-    esac
+    run_counted "$w" "$GROVE" "$@"
 }
 
 # interrupt DB: the log's last transaction becomes one a crash left unfinished (its intent only),
