@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Benchmark, run by hand (never in CI): peak RSS and time of a streamed stow whose unfold block
 # holds a whole big package, of its undo, and of the recovery of the same stow killed part-way
-# (docs/performance.md, "Issue 18: tenth pass").
+# (bench/HISTORY.md, "Issue 18: tenth pass").
 #
 #   bench/unfold-rss.sh GROVE [SHAPE] [KILL_SECONDS]
 #

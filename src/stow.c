@@ -199,7 +199,7 @@ walk_fits(const struct grove_stow_request *req, const struct grove_stow_run *run
 	 * Without folding only. The walk also takes a request with folding that only stows (an
 	 * unstow folds, and a fold depends on what the folders beneath it became), but such a
 	 * request's memory is already bounded where it matters (the scan drops the big folders it
-	 * folds), and the walk cost multi800's stow 32 % more CPU (docs/performance.md).
+	 * folds), and the walk cost multi800's stow 32 % more CPU (bench/HISTORY.md).
 	 */
 	return run->pkgs[0].layout.no_folding;
 }

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Packages big enough (over 1,024 entries) that the scan drops the entries of folders the plan
-# folds into one link (docs/performance.md, "What changed"): the trees grove leaves must be GNU
+# folds into one link (bench/HISTORY.md, "What changed"): the trees grove leaves must be GNU
 # Stow 2.4.1's, fifos and escaping links deep inside a folded folder must still be refused, and
 # folders another package or the target makes the plan enter must be read whole.
 set -euo pipefail
