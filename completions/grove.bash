@@ -70,6 +70,63 @@ _grove_pass()
 	done
 }
 
+# The state dir grove would use: --state, else $GROVE_STATE_DIR, else the system's for root, else
+# $XDG_STATE_HOME/grove (grove(1), ENVIRONMENT).
+_grove_state_dir()
+{
+	local i w dir=
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		w=${COMP_WORDS[i]}
+		case $w in
+		--state)
+			[[ ${COMP_WORDS[i + 1]} == = ]] && ((i++))
+			dir=${COMP_WORDS[i + 1]}
+			;;
+		--state=*) dir=${w#--state=} ;;
+		esac
+	done
+	if [[ -z $dir ]]; then
+		if [[ -n ${GROVE_STATE_DIR:-} ]]; then
+			dir=$GROVE_STATE_DIR
+		elif ((EUID == 0)); then
+			dir=${GROVE_SYSTEM_STATE_DIR:-/var/lib/grove}
+		else
+			dir=${XDG_STATE_HOME:-$HOME/.local/state}/grove
+		fi
+	fi
+	[[ $dir == "~" || $dir == "~/"* ]] && dir=$HOME${dir#\~}
+	printf '%s\n' "$dir"
+}
+
+# The profiles of the state dir: its profiles/NAME links (not the generations' NAME-N-link).
+_grove_profiles()
+{
+	local dir p
+	dir=$(_grove_state_dir)/profiles
+	for p in "$dir"/*; do
+		[[ -L $p && $p != *.generations ]] || continue
+		[[ ${p##*/} =~ -[0-9]+-link$ ]] && continue # a generation's link (NAME-N-link)
+		printf '%s\n' "${p##*/}"
+	done
+}
+
+# The packages stowed into the target (grove --json status with the command line's -d and -t):
+# those grove logged, and those of the stow dir whose links it finds (GNU Stow's, before import);
+# every package when grove cannot say.
+_grove_stowed()
+{
+	local IFS=$'\n' json
+	json=$(_grove_query --json status $(_grove_pass -d --dir -t --target))
+	if [[ $json != *'"stow_packages"'* ]]; then
+		_grove_packages # grove cannot say (not found, or no log): every package
+		return
+	fi
+	{
+		grep -o '{"package": "[^"]*", "links"' <<<"$json"
+		grep -o '{"package": "[^"]*", "state": "[^"]*"' <<<"$json" | grep -v '"not stowed"$'
+	} | cut -d'"' -f4 | LC_ALL=C sort -u
+}
+
 _grove_groups()
 {
 	local IFS=$'\n' name rest
@@ -168,6 +225,19 @@ _grove()
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
 		return
 		;;
+	-p | --profile | --profile=)
+		if [[ $cmd == profile ]]; then
+			COMPREPLY=($(compgen -W "$(_grove_profiles)" -- "$cur"))
+			return
+		fi
+		;;
+	--host | --host=)
+		COMPREPLY=($(compgen -A hostname -- "$cur"))
+		return
+		;;
+	--tag | --tag=)
+		return
+		;;
 	--to | --to=)
 		COMPREPLY=($(compgen -W "$(_grove_transactions)" -- "$cur"))
 		return
@@ -180,32 +250,34 @@ _grove()
 	case $cmd in
 	"")
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$global $pkgopts" -- "$cur"))
+			COMPREPLY=($(compgen -W "$global $pkgopts" -- "$cur" | LC_ALL=C sort -u))
 		else
 			COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 		fi
 		;;
 	stow | unstow | restow | switch | plan | import)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$pkgopts" -- "$cur"))
+			COMPREPLY=($(compgen -W "$pkgopts $global" -- "$cur" | LC_ALL=C sort -u))
 		elif [[ $cmd == plan && -z $sub ]]; then
 			COMPREPLY=($(compgen -W "stow unstow restow $(_grove_packages)" -- "$cur"))
+		elif [[ $cmd == unstow || ($cmd == plan && $sub == unstow) ]]; then
+			COMPREPLY=($(compgen -W "$(_grove_stowed)" -- "$cur"))
 		else
 			COMPREPLY=($(compgen -W "$(_grove_packages)" -- "$cur"))
 		fi
 		;;
 	log | status | verify | undo | recover)
-		COMPREPLY=($(compgen -W "$logopts --dry-run --force" -- "$cur"))
+		COMPREPLY=($(compgen -W "$logopts $global --force" -- "$cur" | LC_ALL=C sort -u))
 		;;
 	show)
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$logopts" -- "$cur"))
+			COMPREPLY=($(compgen -W "$logopts $global" -- "$cur" | LC_ALL=C sort -u))
 		else
 			COMPREPLY=($(compgen -W "$(_grove_transactions)" -- "$cur"))
 		fi
 		;;
 	rollback)
-		COMPREPLY=($(compgen -W "$logopts --to --dry-run" -- "$cur"))
+		COMPREPLY=($(compgen -W "$logopts $global --to" -- "$cur" | LC_ALL=C sort -u))
 		;;
 	alt)
 		case $prev in
@@ -214,7 +286,7 @@ _grove()
 			;;
 		*)
 			if [[ $cur == -* || -z $cur ]]; then
-				COMPREPLY=($(compgen -W "$altcmds $altopts" -- "$cur"))
+				COMPREPLY=($(compgen -W "$altcmds $altopts --state --wait --color --dry-run" -- "$cur"))
 			else
 				COMPREPLY=($(compgen -f -- "$cur"))
 			fi
@@ -225,14 +297,14 @@ _grove()
 		case $sub in
 		"")
 			if [[ $cur == -* ]]; then
-				COMPREPLY=($(compgen -W "--profile -p --help" -- "$cur"))
+				COMPREPLY=($(compgen -W "--profile -p $global" -- "$cur" | LC_ALL=C sort -u))
 			else
 				COMPREPLY=($(compgen -W "$profcmds" -- "$cur"))
 			fi
 			;;
 		build | install | remove)
 			if [[ $cur == -* ]]; then
-				COMPREPLY=($(compgen -W "--dir -d --no-folding --dotfiles" -- "$cur"))
+				COMPREPLY=($(compgen -W "--dir -d --no-folding --dotfiles --link --no-link $global" -- "$cur" | LC_ALL=C sort -u))
 			else
 				COMPREPLY=($(compgen -W "$(_grove_packages)" -- "$cur"))
 			fi
@@ -243,7 +315,8 @@ _grove()
 		esac
 		;;
 	apply)
-		COMPREPLY=($(compgen -W "--file -f --check --diff --json --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "--file -f --check --diff --tag --host --dir -d --no-folding --dotfiles
+			--adopt --ignore --defer --override $global" -- "$cur" | LC_ALL=C sort -u))
 		;;
 	help)
 		COMPREPLY=($(compgen -W "$commands" -- "$cur"))

@@ -70,6 +70,50 @@ function __grove_pass
     end
 end
 
+# The state dir grove would use: --state, else $GROVE_STATE_DIR, else the system's for root, else
+# $XDG_STATE_HOME/grove (grove(1), ENVIRONMENT).
+function __grove_state_dir
+    set -l dir (__grove_pass --state)[2]
+    if test -z "$dir"
+        if set -q GROVE_STATE_DIR[1]; and test -n "$GROVE_STATE_DIR"
+            set dir $GROVE_STATE_DIR
+        else if test (id -u) -eq 0
+            set dir /var/lib/grove
+            set -q GROVE_SYSTEM_STATE_DIR[1]; and test -n "$GROVE_SYSTEM_STATE_DIR"; and set dir $GROVE_SYSTEM_STATE_DIR
+        else if set -q XDG_STATE_HOME[1]; and test -n "$XDG_STATE_HOME"
+            set dir $XDG_STATE_HOME/grove
+        else
+            set dir $HOME/.local/state/grove
+        end
+    end
+    string replace -r '^~(?=/|$)' -- $HOME $dir
+end
+
+# The profiles of the state dir: its profiles/NAME links (not the generations' NAME-N-link).
+function __grove_profiles
+    for p in (__grove_state_dir)/profiles/*
+        test -L $p; or continue
+        set -l name (basename -- $p)
+        string match -qr -- '(\.generations|-[0-9]+-link)$' $name; and continue
+        echo $name
+    end
+end
+
+# The packages stowed into the target (grove --json status with the command line's -d and -t):
+# those grove logged, and those of the stow dir whose links it finds (GNU Stow's, before import);
+# every package when grove cannot say.
+function __grove_stowed
+    set -l json (__grove_query --json status (__grove_pass -d --dir -t --target))
+    if not string match -q -- '*"stow_packages"*' "$json"
+        __grove_packages # grove cannot say (not found, or no log): every package
+        return
+    end
+    begin
+        string match -ar '\{"package": "[^"]*", "links"' -- $json
+        string match -ar '\{"package": "[^"]*", "state": "[^"]*"' -- $json | string match -v -- '*"not stowed"'
+    end | string split -f4 '"' | sort -u
+end
+
 function __grove_groups
     __grove_query alt (__grove_pass --altdir --admindir --instdir --root) --get-selections | string replace -r '\s.*' ''
 end
@@ -115,15 +159,15 @@ set -l __grove_commands stow unstow restow plan switch import log show status ve
 complete -c grove -f
 
 # Global options.
-complete -c grove -n __fish_use_subcommand -l state -r -a '(__fish_complete_directories)' -d 'keep the transaction log in DIR'
-complete -c grove -n __fish_use_subcommand -l json -d 'machine-readable output'
-complete -c grove -n __fish_use_subcommand -s v -l verbose -d 'more verbose'
-complete -c grove -n __fish_use_subcommand -s q -l quiet -d 'no progress line'
-complete -c grove -n __fish_use_subcommand -s n -l dry-run -d 'change nothing'
-complete -c grove -n __fish_use_subcommand -l wait -x -d 'seconds to wait for a locked target'
-complete -c grove -n __fish_use_subcommand -l color -x -a 'auto always never' -d 'colour'
-complete -c grove -n __fish_use_subcommand -l version -d 'show the version'
-complete -c grove -n __fish_use_subcommand -l help -d 'show the help'
+complete -c grove -l state -r -a '(__fish_complete_directories)' -d 'keep the transaction log in DIR'
+complete -c grove -l json -d 'machine-readable output'
+complete -c grove -s v -l verbose -d 'more verbose'
+complete -c grove -s q -l quiet -d 'no progress line'
+complete -c grove -s n -l dry-run -d 'change nothing'
+complete -c grove -l wait -x -d 'seconds to wait for a locked target'
+complete -c grove -l color -x -a 'auto always never' -d 'colour'
+complete -c grove -l version -d 'show the version'
+complete -c grove -l help -d 'show the help'
 
 # Commands.
 complete -c grove -n __fish_use_subcommand -a stow -d 'link packages into the target'
@@ -146,7 +190,8 @@ complete -c grove -n __fish_use_subcommand -a help -d "a command's help"
 
 # Packages commands (and GNU Stow's spelling, options first).
 set -l pkgcond "__grove_is stow unstow restow plan switch import"
-complete -c grove -n "not __fish_use_subcommand; and __grove_is stow unstow restow plan switch import" -a '(__grove_packages)' -d package
+complete -c grove -n "not __fish_use_subcommand; and __grove_is stow restow plan switch import" -a '(__grove_packages)' -d package
+complete -c grove -n "not __fish_use_subcommand; and __grove_is unstow" -a '(__grove_stowed)' -d 'stowed package'
 complete -c grove -n "__grove_is plan" -a 'stow unstow restow'
 complete -c grove -n $pkgcond -s d -l dir -r -a '(__fish_complete_directories)' -d 'the stow dir'
 complete -c grove -n $pkgcond -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
@@ -188,7 +233,12 @@ complete -c grove -n "__grove_is alt; and not __fish_seen_argument -l install -l
 # grove profile.
 set -l profsubs build install remove switch rollback list diff delete gc
 complete -c grove -n "__grove_is profile; and not __fish_seen_subcommand_from $profsubs" -a "$profsubs"
-complete -c grove -n "__grove_is profile" -s p -l profile -x -d 'the profile'
+complete -c grove -n "__grove_is profile" -s p -l profile -x -a '(__grove_profiles)' -d 'the profile'
+complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from build install remove" -s d -l dir -r -a '(__fish_complete_directories)' -d 'the stow dir'
+complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from build install" -l no-folding -d 'never link a folder'
+complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from build install" -l dotfiles -d "dot-x is linked as .x"
+complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from build install" -l link -r -d "the user's link to the profile"
+complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from build install" -l no-link -d 'make no user link'
 complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from build install remove" -a '(__grove_packages)' -d package
 complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from switch diff delete" -a '(__grove_generations)' -d generation
 
@@ -196,6 +246,15 @@ complete -c grove -n "__grove_is profile; and __fish_seen_subcommand_from switch
 complete -c grove -n "__grove_is apply" -s f -l file -r -F -d 'the manifest'
 complete -c grove -n "__grove_is apply" -l check -d 'exit 1 if something would change'
 complete -c grove -n "__grove_is apply" -l diff -d 'print what would change'
+complete -c grove -n "__grove_is apply" -l tag -x -d 'turn on a tag (repeatable)'
+complete -c grove -n "__grove_is apply" -l host -x -a '(__fish_print_hostnames)' -d 'select entries for host NAME'
+complete -c grove -n "__grove_is apply" -s d -l dir -r -a '(__fish_complete_directories)' -d 'the stow dir'
+complete -c grove -n "__grove_is apply" -l no-folding -d 'never link a folder'
+complete -c grove -n "__grove_is apply" -l dotfiles -d "dot-x is linked as .x"
+complete -c grove -n "__grove_is apply" -l adopt -d 'move existing files into the package'
+complete -c grove -n "__grove_is apply" -l ignore -x -d 'ignore paths ending in REGEX'
+complete -c grove -n "__grove_is apply" -l defer -x -d 'leave paths starting with REGEX to others'
+complete -c grove -n "__grove_is apply" -l override -x -d 'take over paths starting with REGEX'
 
 # grove help.
 complete -c grove -n "__grove_is help" -a "$__grove_commands"

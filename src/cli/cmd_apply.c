@@ -43,9 +43,9 @@ struct apply {
 static void
 usage(FILE *out)
 {
-	fputs("usage: grove [--state DIR] [--json] apply [-f FILE] [--check] [--diff] [--json]\n"
-	      "             [--tag TAG]... [--host NAME] [-d DIR] [--no-folding] [--dotfiles]\n"
-	      "             [--adopt] [--ignore RE] [--defer RE] [--override RE]\n"
+	fputs("Usage: grove apply [-f FILE] [--check] [--diff] [--tag TAG ...] [--host NAME]\n"
+	      "                   [-d DIR] [--no-folding] [--dotfiles] [--adopt]\n"
+	      "                   [--ignore REGEX] [--defer REGEX] [--override REGEX]\n"
 	      "The manifest: -f FILE, else $GROVE_MANIFEST, else config.yaml's, else ./grove.yaml,\n"
 	      "else $XDG_CONFIG_HOME/grove/grove.yaml.\n"
 	      "Exit status: 0 done or nothing to change; 1 conflicts (nothing changed), or with\n"

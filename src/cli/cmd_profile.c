@@ -27,13 +27,14 @@ struct profile_args {
 static void
 profile_usage(FILE *out)
 {
-	fputs("usage: grove profile [-p PROFILE] COMMAND …\n"
-	      "  build [-d DIR] [--no-folding] [--dotfiles] [--link PATH|--no-link] PKG…\n"
-	      "  install [-d DIR] … PKG…      the current generation's packages and PKG…\n"
-	      "  remove PKG…                  the current generation's packages but PKG…\n"
-	      "  switch N | rollback | list [--json] | diff A B\n"
-	      "  delete N…|old|+N|Nd | gc | recover\n"
-	      "grove -n profile … prints what would change and changes nothing; --json prints\n"
+	fputs("Usage: grove profile [-p PROFILE] COMMAND ...\n"
+	      "    build [-d DIR] [--no-folding] [--dotfiles] [--link PATH|--no-link] PACKAGE ...\n"
+	      "    install [-d DIR] [OPTION ...] PACKAGE ...\n"
+	      "                           the current generation's packages and PACKAGE ...\n"
+	      "    remove PACKAGE ...     the current generation's packages but PACKAGE ...\n"
+	      "    switch N | rollback | list [--json] | diff A B\n"
+	      "    delete N ...|old|+N|Nd | gc | recover\n"
+	      "grove -n profile ... prints what would change and changes nothing; --json prints\n"
 	      "one document (docs/json.md).\n",
 	      out);
 }
@@ -555,7 +556,7 @@ cmd_delete(struct grove_profile *p, const struct profile_args *a,
 
 	r = a->n_pos ? grove_profile_generations(p, &gens, &n, &cur, &err)
 		     : grove_error_set(&err, -GROVE_E_USAGE,
-				       "profile delete: needs N…, 'old', '+N' or 'Nd'");
+				       "profile delete: needs N ..., 'old', '+N' or 'Nd'");
 	for (size_t i = 0; i < a->n_pos && r >= 0; i++)
 		r = grove_profile_select(gens, n, a->pos[i], (double)time(NULL), &nums, &n_nums,
 					 &err);

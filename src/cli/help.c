@@ -209,8 +209,8 @@ grove_help(FILE *out)
 	      "\n"
 	      "Options are also read from ~/.stowrc and ./.stowrc, as GNU Stow reads them.\n"
 	      "Exit status: 0 done, 1 refused (nothing changed), 2 usage, 3 failed and rolled back,\n"
-	      "4 needs attention, 6 apply --check found conflicts, 75 locked, 78 bad\n"
-	      "configuration. grove alt exits 0 or 2.\n"
+	      "4 needs attention, 5 done but the log's last sync failed, 6 apply --check found\n"
+	      "conflicts, 75 locked, 78 bad configuration. grove alt exits 0 or 2.\n"
 	      "See grove(1), grove-stow(1), grove-alt(1), grove-profile(1), grove.yaml(5).\n",
 	      out);
 }

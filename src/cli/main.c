@@ -51,7 +51,7 @@ cmd_switch(int argc, char **argv, const struct grove_global_opts *global)
 		}
 	}
 	if (np != 2) {
-		fputs("grove: usage: grove switch [OPTIONS] OLD NEW\n", stderr);
+		fputs("grove: usage: grove switch [OPTION ...] OLD NEW\n", stderr);
 		free(v);
 		return GROVE_EXIT_USAGE;
 	}

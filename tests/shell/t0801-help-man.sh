@@ -23,12 +23,13 @@ check "--help prints the overview, exit 0"
 cmds=$(sed -n '/^Commands:/,/^$/s/^    \([a-z][a-z-]*\).*/\1/p' "$ROOT/help.txt")
 [[ $(wc -w <<<"$cmds") -ge 14 ]] || fail "expected the commands in --help, got: $cmds"
 for c in $cmds; do
-	case $c in
-	profile | apply) continue ;; # issue 5 and 6 print their own help
-	esac
 	expect_exit 0 "$GROVE" help "$c"
 	[[ -s $OUT ]] || fail "'grove help $c' printed nothing"
-	grep -q "$c" "$OUT" || fail "'grove help $c' does not name the command: $(cat "$OUT")"
+	# One spelling of usage lines: "Usage: grove CMD", and "..." (never "…") for repetition.
+	[[ $(head -1 "$OUT") == "Usage: grove $c"* ]] ||
+		fail "'grove help $c' does not start with 'Usage: grove $c': $(head -1 "$OUT")"
+	! grep -q '…' "$OUT" || fail "'grove help $c' spells a repetition '…': $(grep '…' "$OUT")"
+	! grep -q '^usage' "$OUT" || fail "'grove help $c' has a lower-case usage line"
 	if [[ $c != help ]]; then
 		cp "$OUT" "$ROOT/page"
 		expect_exit 0 "$GROVE" "$c" --help
@@ -39,7 +40,21 @@ expect_exit 0 "$GROVE" log -h
 expect_out_has "Usage: grove log"
 expect_exit 2 "$GROVE" help frobnicate
 expect_err_has "unknown command 'frobnicate'"
-check "every command has its help (grove help CMD = grove CMD --help); an unknown one is exit 2"
+! grep -q '…' "$ROOT/help.txt" || fail "grove --help spells a repetition '…'"
+expect_exit 2 "$GROVE" switch onlyone
+expect_err_has "usage: grove switch [OPTION ...] OLD NEW"
+check "every command has its help (grove help CMD = grove CMD --help), each starting 'Usage: grove CMD'; an unknown one is exit 2"
+
+# README, --help and grove(1) list the same exit statuses, those src/cli/cli.h defines.
+"$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/man/check-exit.py" "$GROVE_SOURCE_ROOT/src/cli/cli.h" \
+	"$GROVE_SOURCE_ROOT/README.md" "$ROOT/help.txt" "$GROVE_SOURCE_ROOT/docs/man/grove.1.scd" >"$OUT" 2>&1 ||
+	fail "the exit statuses differ: $(cat "$OUT")"
+sed 's/^\(Exit status: 0 done\), 1 refused (nothing changed)/\1/' "$ROOT/help.txt" >"$ROOT/help-no-1.txt"
+! "$GROVE_TEST_PY" "$GROVE_SOURCE_ROOT/tests/man/check-exit.py" "$GROVE_SOURCE_ROOT/src/cli/cli.h" \
+	"$GROVE_SOURCE_ROOT/README.md" "$ROOT/help-no-1.txt" "$GROVE_SOURCE_ROOT/docs/man/grove.1.scd" >"$OUT" 2>&1 ||
+	fail "the exit-status check passed on a help without status 1"
+grep -q "grove --help: missing \[1\]" "$OUT" || fail "the check did not name the missing status: $(cat "$OUT")"
+check "README, grove --help and grove(1) list the same exit statuses as src/cli/cli.h (and the check can fail)"
 
 for p in grove.1 grove-stow.1 grove-alt.1 grove-profile.1 grove.yaml.5; do
 	[[ -s $MAN/$p ]] || fail "man page $p was not built in $MAN"

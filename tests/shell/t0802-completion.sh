@@ -125,3 +125,43 @@ expect_bash "editor pager " "$GROVE" alt "${ALT[@]}" --set ""
 expect_bash "pager " "$GROVE" alt "${ALT[@]}" --display p
 expect_fish "editor pager " "$GROVE alt ${ALT[*]} --query "
 check "bash and fish: alternatives group names for --set, --display, --query"
+
+# Profile names after profile -p: the state dir's profiles (--state, else $GROVE_STATE_DIR), not
+# their generations' links (NAME-N-link) or folders (NAME.generations).
+"$GROVE" profile -p work build --no-link -d stow vim >/dev/null
+"$GROVE" profile -p home build --no-link -d stow zsh >/dev/null
+"$GROVE" profile -p home install --no-link -d stow vim >/dev/null
+[[ -L $GROVE_STATE_DIR/profiles/home-2-link ]] || fail "expected generation links beside the profiles"
+expect_bash "home work " "$GROVE" profile -p ""
+expect_bash "work " "$GROVE" profile --profile = w
+mkdir -p "$ROOT/st2"
+"$GROVE" --state "$ROOT/st2" profile -p solo build --no-link -d stow vim >/dev/null
+expect_bash "solo " "$GROVE" --state "$ROOT/st2" profile -p ""
+expect_fish "home work " "$GROVE profile -p "
+expect_fish "solo " "$GROVE --state $ROOT/st2 profile -p "
+zcomp "$GROVE --state $ROOT/st2 profile -p s" "*solo*" || fail "zsh: 'profile -p s' did not complete to solo"
+check "bash, fish and zsh: profile names after profile -p, from the command line's state dir"
+
+# unstow offers only the packages stowed into the target (grove's status, with -d and -t); stow all.
+"$GROVE" unstow -d stow -t target zsh >/dev/null
+expect_bash "vim " "$GROVE" unstow -d stow -t target ""
+expect_bash "vim zsh " "$GROVE" stow -d stow -t target ""
+expect_fish "vim " "$GROVE unstow -d stow -t target "
+expect_fish "vim zsh " "$GROVE restow -d stow -t target "
+zcomp "$GROVE unstow -d stow -t target " "*vim*" || fail "zsh: unstow did not offer vim"
+check "bash, fish and zsh: unstow offers the stowed packages only"
+
+# apply's --tag and --host, and the global options after every command.
+expect_bash "--tag " grove apply --ta
+expect_bash "--host " grove apply --ho
+expect_bash "--state --stow " grove stow --st
+expect_bash "--wait " grove log --wa
+expect_bash "--json " grove profile install --js
+expect_bash "--color " grove verify --co
+expect_fish "--tag " "grove apply --ta"
+expect_fish "--host " "grove apply --ho"
+expect_fish "--state --stow " "grove stow --st"
+expect_fish "--wait " "grove log --wa"
+zcomp "grove apply --ta" "*--tag*" || fail "zsh: apply --ta did not complete to --tag"
+zcomp "grove log --wa" "*--wait*" || fail "zsh: log --wa did not complete to --wait"
+check "bash, fish and zsh: apply's --tag and --host, global options after every command"
