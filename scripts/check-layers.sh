@@ -9,9 +9,13 @@
 #  4. no include cycle between modules (a module: include/grove/NAME.h, src/NAME.c, src/NAME_*.c
 #     and src/NAME_*.h, a longer public name winning: profile_log_names.h is profile_log's; the
 #     CLI is one module);
-#  5. no file of src/ over 1,200 lines and no function over 120, unless a comment says why: in a
-#     file's first 5 lines "grove: long file: REASON", in the comment right above a function
-#     "grove: long function: REASON".
+#  5. files of src/ over 1,200 lines and functions over 120 are listed for a reviewer to read
+#     (warnings, never a failure: code is split where its responsibilities part, never to fit a
+#     number; a comment "grove: long file: REASON" in a file's first 5 lines, or "grove: long
+#     function: REASON" right above a function, says why and silences it);
+#  6. every .c of src/ includes banned.h itself, after its other includes.
+# What the object files say (exported names, calls between modules) is scripts/check-symbols.py's,
+# run on a build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 status=0
@@ -38,6 +42,12 @@ bad=$(grep -nE '\bgrove_journal_(begin|begin_alt|begin_intent|finish)\s*\(' $(gi
       grep -vE '^src/(session|journal[a-z_]*)\.c:' || true)
 [ -z "$bad" ] || fail "journal transactions opened or finished outside session.c:
 $bad"
+
+# 6.
+for f in $(git ls-files 'src/*.c'); do
+    last=$(grep -n '^#include' "$f" | tail -1)
+    [[ $last == *'banned.h"'* ]] || fail "$f: banned.h is not its last include (#include \"banned.h\" /* last */)"
+done
 
 # 4. and 5.
 python3 - <<'PY' || status=1
@@ -92,8 +102,7 @@ for m in sorted(edges):
 for f in sorted(glob.glob("src/*.c") + glob.glob("src/cli/*.c")):
     lines = open(f).read().split("\n")
     if len(lines) > 1201 and not any("grove: long file:" in l for l in lines[:5]):
-        print(f"{f}: {len(lines) - 1} lines (over 1,200; say why at its top or split it)")
-        ok = False
+        print(f"warning: {f}: {len(lines) - 1} lines (over 1,200: do its responsibilities part?)")
     i = 0
     while i < len(lines):
         m = re.match(r"^([a-z_][a-z0-9_]*)\(", lines[i])
@@ -112,8 +121,7 @@ for f in sorted(glob.glob("src/*.c") + glob.glob("src/cli/*.c")):
                     above.append(lines[a])
                     a -= 1
                 if n > 120 and not any("grove: long function:" in l for l in above):
-                    print(f"{f}:{i + 1}: {m.group(1)} is {n} lines (over 120; say why above it or split it)")
-                    ok = False
+                    print(f"warning: {f}:{i + 1}: {m.group(1)} is {n} lines (over 120: does it do one thing?)")
                 i = k
         i += 1
 sys.exit(0 if ok else 1)

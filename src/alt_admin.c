@@ -15,6 +15,8 @@
 #include "grove/session.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 #define ADMIN_FILE_MAX (16u << 20)
 
 /* A group's text as the command must see it, and the group when it was parsed already (the

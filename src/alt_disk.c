@@ -19,6 +19,8 @@
 #include "grove/session.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 void
 grove_alt_disk_mark_updated(struct grove_alt_ctx *c, const char *name)
 {

@@ -13,6 +13,8 @@
 #include "grove/session.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* The admindir held without making it (with --root walked beneath the root as open_admindir
  * walks it). */
 static int

@@ -18,6 +18,8 @@
 #include "grove/session.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* ---- --log FILE ---- */
 
 /* Opens req->log for appending beneath its held folder: the fd, 0 when there is no log or it

@@ -20,6 +20,8 @@
 #include "grove/session.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 void
 grove_alt_result_release(struct grove_alt_result *res)
 {

@@ -20,6 +20,8 @@
 #include "grove/session.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 struct grove_alt_group *
 grove_alt_select_find_group(struct grove_alt_group *v, size_t n, const char *name)
 {

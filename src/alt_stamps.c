@@ -10,6 +10,8 @@
 #include "grove/fs.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 #define STAMPS_MAX (64u << 20)
 /* The file: a head of 24 bytes (the magic, then the number 1 in the machine's byte order: a
  * cache carried to another machine reads as none), then per entry its head (struct rec, in the

@@ -9,6 +9,8 @@
 #include "grove/journal.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 int
 grove_alt_state_load(struct grove_journal *j, int64_t dir_id, struct grove_alt_group **ret,
 		     size_t *ret_n, struct grove_error *err)

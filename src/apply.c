@@ -13,6 +13,8 @@
 #include "grove/world.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 void
 grove_apply_run_release(struct grove_apply_run *run)
 {

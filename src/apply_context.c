@@ -7,6 +7,8 @@
 #include "grove/manifest.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 void
 grove_apply_context_init(struct grove_apply_context *c)
 {

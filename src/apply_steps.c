@@ -12,6 +12,8 @@
 #include "grove/profile.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* "~" and "~/x" from HOME; relative to the manifest's folder; absolute as is. */
 static char *
 resolve(const struct grove_apply_steps *st, const char *p)

@@ -29,13 +29,13 @@
 
 /* The tag of the temporary entries this run makes (the options' temp_tag). */
 const char *
-exec_tag(const struct exec *ex)
+grove_exec_tag(const struct exec *ex)
 {
 	return ex->opts ? ex->opts->temp_tag : NULL;
 }
 
 bool
-exec_under(const char *path, const char *prefix)
+grove_exec_under(const char *path, const char *prefix)
 {
 	size_t n = strlen(prefix);
 
@@ -78,14 +78,14 @@ ex_dupn(struct exec *ex, const char *s, size_t n)
 
 /* s copied into the arena; NULL stays NULL (and is what a failed copy gives). */
 const char *
-exec_dup(struct exec *ex, const char *s)
+grove_exec_dup(struct exec *ex, const char *s)
 {
 	return s ? ex_dupn(ex, s, strlen(s)) : NULL;
 }
 
 /* "dir/name" (or name, when dir is the root's "") in the arena. */
 const char *
-exec_join(struct exec *ex, const char *dir, const char *name)
+grove_exec_join(struct exec *ex, const char *dir, const char *name)
 {
 	size_t d = strlen(dir), n = strlen(name);
 	char *p;
@@ -104,7 +104,7 @@ exec_join(struct exec *ex, const char *dir, const char *name)
 /* Splits path into its parent ("" for the root), in the arena, and a pointer to its last
  * component (inside path). */
 int
-exec_split(struct exec *ex, const char *path, const char **ret_dir, const char **ret_name)
+grove_exec_split(struct exec *ex, const char *path, const char **ret_dir, const char **ret_name)
 {
 	const char *slash = strrchr(path, '/');
 	const char *dir = slash ? ex_dupn(ex, path, (size_t)(slash - path)) : "";
@@ -119,11 +119,11 @@ exec_split(struct exec *ex, const char *path, const char **ret_dir, const char *
 /* The path an op acts on: its own (the plan's string, which outlives the run), or re-rooted from a
  * block's folder to where that is being built (in the arena). */
 const char *
-exec_map_path(struct exec *ex, const char *path, const char *from, const char *to)
+grove_exec_map_path(struct exec *ex, const char *path, const char *from, const char *to)
 {
 	if (!from)
 		return path;
-	return exec_join(ex, to, path + strlen(from) + 1);
+	return grove_exec_join(ex, to, path + strlen(from) + 1);
 }
 
 static void
@@ -150,7 +150,7 @@ append(struct grove_error *err, const char *fmt, ...)
 
 /* Reserves room so that recording a change that already happened cannot fail. */
 int
-exec_undo_reserve(struct exec *ex, size_t more, struct grove_error *err)
+grove_exec_undo_reserve(struct exec *ex, size_t more, struct grove_error *err)
 {
 	if (ex->n_undo + more > ex->cap_undo) {
 		size_t cap = ex->cap_undo ? ex->cap_undo * 2 : 64;
@@ -169,7 +169,7 @@ exec_undo_reserve(struct exec *ex, size_t more, struct grove_error *err)
 
 /* Records a change that just happened; room was reserved by undo_reserve. */
 struct undo *
-exec_undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *name)
+grove_exec_undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char *name)
 {
 	struct undo *u = &ex->undo[ex->n_undo++];
 
@@ -177,8 +177,8 @@ exec_undo_push(struct exec *ex, enum undo_kind kind, const char *dir, const char
 	u->kind = kind;
 	/* On allocation failure the strings stay NULL and the undo step fails
 	 * loudly (STUCK) rather than silently doing the wrong thing. */
-	u->dir = exec_dup(ex, dir);
-	u->name = exec_dup(ex, name);
+	u->dir = grove_exec_dup(ex, dir);
+	u->name = grove_exec_dup(ex, name);
 	return u;
 }
 
@@ -194,12 +194,12 @@ cache_for(struct exec *ex, bool stow)
  * root, no symlinks on the way) and last name, with room for `undos` undo
  * records. Returns the parent's fd (cached; not the caller's to close). */
 int
-exec_enter_parent(struct exec *ex, const char *path, size_t undos, const char **ret_dir,
-		  const char **ret_name, struct grove_error *err)
+grove_exec_enter_parent(struct exec *ex, const char *path, size_t undos, const char **ret_dir,
+			const char **ret_name, struct grove_error *err)
 {
 	*ret_name = NULL;
-	if (exec_split(ex, path, ret_dir, ret_name) < 0 || exec_undo_reserve(ex, undos, err) < 0 ||
-	    !*ret_name) {
+	if (grove_exec_split(ex, path, ret_dir, ret_name) < 0 ||
+	    grove_exec_undo_reserve(ex, undos, err) < 0 || !*ret_name) {
 		grove_error_errno(err, -ENOMEM, "record undo");
 		return -ENOMEM;
 	}
@@ -213,13 +213,13 @@ op_link(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	const char *name;
 	int fd, r;
 
-	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_LINK, dir, name)->text = exec_dup(ex, op->text);
+	grove_exec_undo_push(ex, U_LINK, dir, name)->text = grove_exec_dup(ex, op->text);
 	return 0;
 }
 
@@ -231,13 +231,13 @@ op_mkdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	mode_t mode = ex->opts && ex->opts->dir_mode ? ex->opts->dir_mode : 0777;
 	int fd, nfd;
 
-	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	nfd = grove_fs_mkdir(fd, name, mode, err);
 	if (nfd < 0)
 		return grove_exec_as_precondition(err, nfd);
-	exec_undo_push(ex, U_MKDIR, dir, name);
+	grove_exec_undo_push(ex, U_MKDIR, dir, name);
 	return grove_dcache_put(&ex->tc, path, nfd, true, err);
 }
 
@@ -248,15 +248,15 @@ op_unlink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	const char *name;
 	int fd, r;
 
-	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	/* In a folder moved aside the link is out of everyone's way already: check and unlink. */
 	r = ex->aside ? grove_fs_link_remove_aside(fd, name, op->old_text, err)
-		      : grove_fs_link_remove(fd, name, op->old_text, exec_tag(ex), err);
+		      : grove_fs_link_remove(fd, name, op->old_text, grove_exec_tag(ex), err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_UNLINK, dir, name)->text = exec_dup(ex, op->old_text);
+	grove_exec_undo_push(ex, U_UNLINK, dir, name)->text = grove_exec_dup(ex, op->old_text);
 	return 0;
 }
 
@@ -268,27 +268,28 @@ op_relink(struct exec *ex, const struct grove_op *op, const char *path, struct g
 	struct undo *u;
 	int fd, r;
 
-	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
-	r = grove_fs_link_replace(fd, name, op->old_text, op->text, exec_tag(ex), err);
+	r = grove_fs_link_replace(fd, name, op->old_text, op->text, grove_exec_tag(ex), err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	u = exec_undo_push(ex, U_RELINK, dir, name);
-	u->text = exec_dup(ex, op->text);
-	u->old_text = exec_dup(ex, op->old_text);
+	u = grove_exec_undo_push(ex, U_RELINK, dir, name);
+	u->text = grove_exec_dup(ex, op->text);
+	u->old_text = grove_exec_dup(ex, op->old_text);
 	return 0;
 }
 
 /* Removes the empty folder dir/name, recording its mode so undo can remake it. */
 int
-exec_remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_error *err)
+grove_exec_remove_folder(struct exec *ex, const char *dir, const char *name,
+			 struct grove_error *err)
 {
-	const char *path = exec_join(ex, dir, name);
+	const char *path = grove_exec_join(ex, dir, name);
 	struct grove_stat st;
 	int fd, r;
 
-	if (!path || exec_undo_reserve(ex, 1, err) < 0)
+	if (!path || grove_exec_undo_reserve(ex, 1, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
@@ -308,7 +309,7 @@ exec_remove_folder(struct exec *ex, const char *dir, const char *name, struct gr
 			"remove folder '%s': it holds entries the plan did not expect", name);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_RMDIR, dir, name)->mode = st.mode & 07777;
+	grove_exec_undo_push(ex, U_RMDIR, dir, name)->mode = st.mode & 07777;
 	return 0;
 }
 
@@ -319,9 +320,9 @@ op_rmdir(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	const char *name;
 
 	(void)op;
-	if (exec_split(ex, path, &dir, &name) < 0)
+	if (grove_exec_split(ex, path, &dir, &name) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
-	return exec_remove_folder(ex, dir, name, err);
+	return grove_exec_remove_folder(ex, dir, name, err);
 }
 
 /* WRITE: a new regular file holding op->text (O_EXCL: whatever is there stays). */
@@ -332,13 +333,13 @@ op_write(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	const char *name;
 	int fd, r;
 
-	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_write_new_file(fd, name, op->text, strlen(op->text), 0644, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_WRITE, dir, name)->text = exec_dup(ex, op->text);
+	grove_exec_undo_push(ex, U_WRITE, dir, name)->text = grove_exec_dup(ex, op->text);
 	return 0;
 }
 
@@ -352,7 +353,7 @@ op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	size_t len = 0, want = strlen(op->old_text);
 	int fd, r;
 
-	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	r = grove_fs_read_file_at(fd, name, want + 1, &have, &len, err);
@@ -364,7 +365,7 @@ op_erase(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_unlink_file(fd, name, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_ERASE, dir, name)->text = exec_dup(ex, op->old_text);
+	grove_exec_undo_push(ex, U_ERASE, dir, name)->text = grove_exec_dup(ex, op->old_text);
 	return 0;
 }
 
@@ -383,10 +384,10 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	r = grove_dcache_settle(&ex->tc, path, err);
 	if (r < 0)
 		return r;
-	fd2 = exec_enter_parent(ex, op->text, 0, &dir2, &name2, err);
+	fd2 = grove_exec_enter_parent(ex, op->text, 0, &dir2, &name2, err);
 	if (fd2 < 0)
 		return fd2;
-	fd = exec_enter_parent(ex, path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, path, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
 	/* (Looking fd up may have evicted fd2 from the cache: look it up again.) */
@@ -397,10 +398,10 @@ op_move(struct exec *ex, const struct grove_op *op, const char *path, struct gro
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
 	{
-		struct undo *u = exec_undo_push(ex, U_MOVE, dir, name);
+		struct undo *u = grove_exec_undo_push(ex, U_MOVE, dir, name);
 
-		u->dir2 = exec_dup(ex, dir2);
-		u->name2 = exec_dup(ex, name2);
+		u->dir2 = grove_exec_dup(ex, dir2);
+		u->name2 = grove_exec_dup(ex, name2);
 	}
 	r = grove_fs_sync(fd2, err);
 	if (r >= 0 && strcmp(dir, dir2) != 0)
@@ -422,8 +423,9 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	if (!ex->stow || !op->stow_path)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "adopt '%s': no stow dir given",
 				       path);
-	if (exec_split(ex, path, &dir, &name) < 0 ||
-	    exec_split(ex, op->stow_path, &sdir, &sname) < 0 || exec_undo_reserve(ex, 3, err) < 0)
+	if (grove_exec_split(ex, path, &dir, &name) < 0 ||
+	    grove_exec_split(ex, op->stow_path, &sdir, &sname) < 0 ||
+	    grove_exec_undo_reserve(ex, 3, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
@@ -449,14 +451,14 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	 * instead and delete it only once the whole plan is done, so a failure
 	 * later on can still give the package its file back. */
 	if (sst.type != GROVE_FT_NONE) {
-		grove_fs_temp_name(aside, sizeof(aside), exec_tag(ex), sname);
+		grove_fs_temp_name(aside, sizeof(aside), grove_exec_tag(ex), sname);
 		r = grove_fs_move(sfd, sname, sfd, aside, RENAME_NOREPLACE, err);
 		if (r < 0)
 			return grove_exec_as_precondition(err, r);
-		u = exec_undo_push(ex, U_MOVE, sdir, sname);
+		u = grove_exec_undo_push(ex, U_MOVE, sdir, sname);
 		u->in_stow = u->to_stow = true;
-		u->dir2 = exec_dup(ex, sdir);
-		u->name2 = exec_dup(ex, aside);
+		u->dir2 = grove_exec_dup(ex, sdir);
+		u->name2 = grove_exec_dup(ex, aside);
 		if (ex->n_asides == ex->cap_asides) {
 			size_t cap = ex->cap_asides ? ex->cap_asides * 2 : 8;
 			struct aside *na = realloc(ex->asides, cap * sizeof(*na));
@@ -473,10 +475,10 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_move(fd, name, sfd, sname, RENAME_NOREPLACE, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	u = exec_undo_push(ex, U_MOVE, dir, name);
+	u = grove_exec_undo_push(ex, U_MOVE, dir, name);
 	u->to_stow = true;
-	u->dir2 = exec_dup(ex, sdir);
-	u->name2 = exec_dup(ex, sname);
+	u->dir2 = grove_exec_dup(ex, sdir);
+	u->name2 = grove_exec_dup(ex, sname);
 	/* The move is atomic, but what it moved may have been swapped in after our
 	 * check: only a regular file is adopted (undo moves anything else back). */
 	r = grove_fs_stat_at(sfd, sname, &sst, err);
@@ -488,7 +490,7 @@ op_adopt(struct exec *ex, const struct grove_op *op, const char *path, struct gr
 	r = grove_fs_link_create(fd, name, op->text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_LINK, dir, name)->text = exec_dup(ex, op->text);
+	grove_exec_undo_push(ex, U_LINK, dir, name)->text = grove_exec_dup(ex, op->text);
 	return 0;
 }
 
@@ -506,19 +508,19 @@ op_recorded(struct exec *ex, const struct grove_op *op, const char *path, struct
 
 	if (op->kind != GROVE_OP_LINK && op->kind != GROVE_OP_UNLINK)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "a recorded op must be a link's");
-	if (exec_split(ex, path, &dir, &name) < 0 || !name)
+	if (grove_exec_split(ex, path, &dir, &name) < 0 || !name)
 		return grove_error_errno(err, -ENOMEM, "check");
 	fd = grove_dcache_get(&ex->tc, dir, false, err);
 	if (fd < 0)
 		return grove_exec_as_precondition(err, fd);
-	r = exec_check_link(fd, name, text, err);
+	r = grove_exec_check_link(fd, name, text, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
 	return r ? 0 : -GROVE_E_PRECONDITION;
 }
 
 void
-exec_progress(struct exec *ex, const struct grove_op *op)
+grove_exec_progress(struct exec *ex, const struct grove_op *op)
 {
 	ex->done++;
 	if (ex->opts && ex->opts->progress)
@@ -564,7 +566,7 @@ find_removed_folders(struct exec *ex)
 		ex->rm_start[j] = RM_NONE;
 		if (d->kind != GROVE_OP_RMDIR || !is_removal(d))
 			continue;
-		while (ok && s > 0 && exec_under(p->ops[s - 1].path, d->path)) {
+		while (ok && s > 0 && grove_exec_under(p->ops[s - 1].path, d->path)) {
 			if (!is_removal(&p->ops[s - 1]))
 				ok = false;
 			else if (p->ops[s - 1].kind == GROVE_OP_RMDIR)
@@ -626,22 +628,22 @@ op_remove_aside(struct exec *ex, size_t i, size_t end, struct grove_error *err)
 	struct undo *u;
 	int fd, afd, r = -EEXIST;
 
-	fd = exec_enter_parent(ex, op->path, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, op->path, 1, &dir, &name, err);
 	if (fd < 0)
 		return removal_failed(ex, op, err);
 	grove_dcache_forget(&ex->tc, op->path);
 	for (int k = 0; k < 16 && r == -EEXIST; k++) {
-		grove_fs_temp_name(tmp, sizeof(tmp), exec_tag(ex), name);
+		grove_fs_temp_name(tmp, sizeof(tmp), grove_exec_tag(ex), name);
 		r = grove_fs_move(fd, name, fd, tmp, RENAME_NOREPLACE, err);
 	}
 	if (r < 0) {
 		grove_exec_as_precondition(err, r);
 		return removal_failed(ex, op, err);
 	}
-	u = exec_undo_push(ex, U_MOVE, dir, name);
-	u->dir2 = exec_dup(ex, dir);
-	u->name2 = exec_dup(ex, tmp);
-	tmp_path = exec_join(ex, dir, tmp);
+	u = grove_exec_undo_push(ex, U_MOVE, dir, name);
+	u->dir2 = grove_exec_dup(ex, dir);
+	u->name2 = grove_exec_dup(ex, tmp);
+	tmp_path = grove_exec_join(ex, dir, tmp);
 	if (!tmp_path) {
 		grove_error_errno(err, -ENOMEM, "move aside");
 		return removal_failed(ex, op, err);
@@ -655,19 +657,19 @@ op_remove_aside(struct exec *ex, size_t i, size_t end, struct grove_error *err)
 	if (grove_dcache_put(&ex->tc, tmp_path, afd, false, err) < 0)
 		return removal_failed(ex, op, err);
 	ex->aside = true;
-	r = exec_run_range(ex, i, end - 1, op->path, tmp_path, err);
+	r = grove_exec_run_range(ex, i, end - 1, op->path, tmp_path, err);
 	ex->aside = false;
 	if (r < 0)
 		return r;
-	r = exec_remove_folder(ex, dir, tmp, err);
+	r = grove_exec_remove_folder(ex, dir, tmp, err);
 	if (r < 0)
 		return removal_failed(ex, op, err);
-	exec_progress(ex, op);
+	grove_exec_progress(ex, op);
 	return 0;
 }
 
 int
-exec_check_op(const struct grove_op *op, const char *from, struct grove_error *err)
+grove_exec_check_op(const struct grove_op *op, const char *from, struct grove_error *err)
 {
 	bool needs_text = op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_RELINK ||
 			  op->kind == GROVE_OP_FOLD || op->kind == GROVE_OP_ADOPT ||
@@ -675,7 +677,7 @@ exec_check_op(const struct grove_op *op, const char *from, struct grove_error *e
 	bool needs_old = op->kind == GROVE_OP_UNLINK || op->kind == GROVE_OP_RELINK ||
 			 op->kind == GROVE_OP_UNFOLD || op->kind == GROVE_OP_ERASE;
 
-	if (!op->path || !*op->path || (from && !exec_under(op->path, from)) ||
+	if (!op->path || !*op->path || (from && !grove_exec_under(op->path, from)) ||
 	    (needs_text && !op->text) || (needs_old && !op->old_text))
 		return grove_error_set(err, -GROVE_E_INTERNAL, "%s '%s': malformed op in plan",
 				       grove_op_kind_name(op->kind), op->path ? op->path : "");
@@ -684,8 +686,8 @@ exec_check_op(const struct grove_op *op, const char *from, struct grove_error *e
 
 /* Runs ops [start, end); inside a block, paths under from are re-rooted to to. */
 int
-exec_run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
-	       struct grove_error *err)
+grove_exec_run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
+		     struct grove_error *err)
 {
 	for (size_t i = start; i < end;) {
 		const struct grove_op *op = &ex->plan->ops[i];
@@ -693,9 +695,9 @@ exec_run_range(struct exec *ex, size_t start, size_t end, const char *from, cons
 		size_t next = i + 1, whole = from ? i : removal_end(ex, i, end);
 		int r;
 
-		if (exec_check_op(op, from, err) < 0)
+		if (grove_exec_check_op(op, from, err) < 0)
 			return err->code;
-		path = exec_map_path(ex, op->path, from, to);
+		path = grove_exec_map_path(ex, op->path, from, to);
 		if (!path)
 			return grove_error_errno(err, -ENOMEM, "%s '%s'",
 						 grove_op_kind_name(op->kind), op->path);
@@ -736,7 +738,7 @@ exec_run_range(struct exec *ex, size_t start, size_t end, const char *from, cons
 				break;
 			case GROVE_OP_UNFOLD:
 			case GROVE_OP_FOLD:
-				r = exec_op_block(ex, i, path, end, &next, err);
+				r = grove_exec_op_block(ex, i, path, end, &next, err);
 				break;
 			default:
 				r = grove_error_set(err, -GROVE_E_INTERNAL, "unknown op kind %d",
@@ -751,7 +753,7 @@ exec_run_range(struct exec *ex, size_t start, size_t end, const char *from, cons
 			return r;
 		}
 		if (whole == i) /* (a folder removed whole counted its own ops) */
-			exec_progress(ex, op);
+			grove_exec_progress(ex, op);
 		i = next;
 	}
 	return 0;
@@ -779,13 +781,14 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		return grove_error_errno(err, -ENOMEM, "undo");
 	switch (u->kind) {
 	case U_LINK:
-		return grove_fs_link_remove(fd, u->name, u->text, exec_tag(ex), err);
+		return grove_fs_link_remove(fd, u->name, u->text, grove_exec_tag(ex), err);
 	case U_UNLINK:
 		return grove_fs_link_create(fd, u->name, u->text, err);
 	case U_RELINK:
-		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, exec_tag(ex), err);
+		return grove_fs_link_replace(fd, u->name, u->text, u->old_text, grove_exec_tag(ex),
+					     err);
 	case U_MKDIR: {
-		const char *path = exec_join(ex, u->dir, u->name);
+		const char *path = grove_exec_join(ex, u->dir, u->name);
 
 		if (path)
 			grove_dcache_forget(c, path);
@@ -820,8 +823,8 @@ undo_one(struct exec *ex, const struct undo *u, struct grove_error *err)
 		r = grove_fs_move(fd2, u->name2, fd, u->name, RENAME_NOREPLACE, err);
 		if (r >= 0 && !u->in_stow && !u->to_stow) {
 			/* (A folder moved back: no cached fd may outlive a name.) */
-			const char *from = exec_join(ex, u->dir2, u->name2);
-			const char *to = exec_join(ex, u->dir, u->name);
+			const char *from = grove_exec_join(ex, u->dir2, u->name2);
+			const char *to = grove_exec_join(ex, u->dir, u->name);
 
 			if (from)
 				grove_dcache_forget(c, from);
@@ -949,8 +952,8 @@ grove_exec_apply(const struct grove_plan *plan, const struct grove_root *target,
 		err = &local;
 	grove_error_clear(err);
 	find_removed_folders(&ex);
-	r = opts && opts->blocks ? exec_run_batch(&ex, err)
-				 : exec_run_range(&ex, 0, plan->n_ops, NULL, NULL, err);
+	r = opts && opts->blocks ? grove_exec_run_batch(&ex, err)
+				 : grove_exec_run_range(&ex, 0, plan->n_ops, NULL, NULL, err);
 	if (r == 0)
 		r = grove_dcache_flush(&ex.tc, true, err);
 	if (r == 0)

@@ -17,10 +17,10 @@
  * folder an UNFOLD builds before it swaps it in, the old folder a FOLD swapped out and empties.
  * Each has two halves, a begin that makes the temporary entry and a finish that swaps or removes
  * it, and the block's ops run between them, re-rooted into the temporary entry. In one plan the
- * three follow each other (exec_op_block). A streamed plan comes in batches of the budget
+ * three follow each other (grove_exec_op_block). A streamed plan comes in batches of the budget
  * (session_stream.c), and a block may be longer than one: a block that reaches the batch's end
- * with more batches to come is begun and left open (exec_run_batch), its state in the caller's
- * stack of open blocks, and the next batches run their ops under it in the temporary entry
+ * with more batches to come is begun and left open (grove_exec_run_batch), its state in the
+ * caller's stack of open blocks, and the next batches run their ops under it in the temporary entry
  * until the first op past it comes, which finishes it first. So no batch holds more than the
  * budget, whatever a block's length, and a crash between batches leaves what a crash inside a
  * block always left: the path as it was and a temporary entry, which recovery finds by the
@@ -32,13 +32,13 @@ block_end(const struct grove_plan *plan, size_t i, size_t end)
 {
 	size_t j = i + 1;
 
-	while (j < end && exec_under(plan->ops[j].path, plan->ops[i].path))
+	while (j < end && grove_exec_under(plan->ops[j].path, plan->ops[i].path))
 		j++;
 	return j;
 }
 
 int
-exec_check_link(int fd, const char *name, const char *text, struct grove_error *err)
+grove_exec_check_link(int fd, const char *name, const char *text, struct grove_error *err)
 {
 	char *have = NULL;
 	struct grove_stat st;
@@ -83,21 +83,21 @@ unfold_begin(struct exec *ex, const char *at, const char *old_text, const char *
 	char tmp[NAME_MAX + 1];
 	int fd, nfd, r;
 
-	fd = exec_enter_parent(ex, at, 1, &dir, &name, err);
+	fd = grove_exec_enter_parent(ex, at, 1, &dir, &name, err);
 	if (fd < 0)
 		return fd;
-	r = exec_check_link(fd, name, old_text, err);
+	r = grove_exec_check_link(fd, name, old_text, err);
 	if (r <= 0)
 		return r < 0 ? r : err->code;
 
-	grove_fs_temp_name(tmp, sizeof(tmp), exec_tag(ex), name);
-	tmp_path = exec_join(ex, dir, tmp);
+	grove_fs_temp_name(tmp, sizeof(tmp), grove_exec_tag(ex), name);
+	tmp_path = grove_exec_join(ex, dir, tmp);
 	if (!tmp_path)
 		return grove_error_errno(err, -ENOMEM, "unfold");
 	nfd = grove_fs_mkdir(fd, tmp, mode, err);
 	if (nfd < 0)
 		return grove_exec_as_precondition(err, nfd);
-	exec_undo_push(ex, U_MKDIR, dir, tmp);
+	grove_exec_undo_push(ex, U_MKDIR, dir, tmp);
 	*ret_tmp = tmp_path;
 	return grove_dcache_put(&ex->tc, tmp_path, nfd, true, err);
 }
@@ -112,35 +112,36 @@ unfold_finish(struct exec *ex, const char *at, const char *tmp_path, const char 
 	const char *name, *tmp;
 	int fd, r;
 
-	if (exec_split(ex, at, &dir, &name) < 0 || exec_split(ex, tmp_path, &tdir, &tmp) < 0)
+	if (grove_exec_split(ex, at, &dir, &name) < 0 ||
+	    grove_exec_split(ex, tmp_path, &tdir, &tmp) < 0)
 		return grove_error_errno(err, -ENOMEM, "unfold");
 	/* Durable before visible; and the exchange below renames folders we may
 	 * hold fds for, so the cache must not survive it anyway. */
 	r = grove_dcache_flush(&ex->tc, true, err);
 	if (r < 0)
 		return r;
-	if (exec_undo_reserve(ex, 2, err) < 0)
+	if (grove_exec_undo_reserve(ex, 2, err) < 0)
 		return err->code;
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
 		return fd;
-	r = exec_check_link(fd, name, old_text, err);
+	r = grove_exec_check_link(fd, name, old_text, err);
 	if (r <= 0)
 		return r < 0 ? r : err->code;
 	r = grove_fs_exchange(fd, tmp, name, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = exec_dup(ex, name);
+	grove_exec_undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = grove_exec_dup(ex, name);
 
 	/* The check above and the exchange are two syscalls: verify what the
 	 * exchange actually displaced. If it is not the old link, undo swaps it back. */
-	r = exec_check_link(fd, tmp, old_text, err);
+	r = grove_exec_check_link(fd, tmp, old_text, err);
 	if (r <= 0)
 		return r < 0 ? r : err->code;
-	r = grove_fs_link_remove(fd, tmp, old_text, exec_tag(ex), err);
+	r = grove_fs_link_remove(fd, tmp, old_text, grove_exec_tag(ex), err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_UNLINK, dir, tmp)->text = exec_dup(ex, old_text);
+	grove_exec_undo_push(ex, U_UNLINK, dir, tmp)->text = grove_exec_dup(ex, old_text);
 	return 0;
 }
 
@@ -164,7 +165,7 @@ fold_begin(struct exec *ex, const char *at, const char *text, const char **ret_t
 	struct grove_stat st;
 	int fd, r;
 
-	if (exec_split(ex, at, &dir, &name) < 0 || exec_undo_reserve(ex, 2, err) < 0)
+	if (grove_exec_split(ex, at, &dir, &name) < 0 || grove_exec_undo_reserve(ex, 2, err) < 0)
 		return grove_error_errno(err, -ENOMEM, "record undo");
 	fd = grove_dcache_get(&ex->tc, dir, true, err);
 	if (fd < 0)
@@ -175,14 +176,14 @@ fold_begin(struct exec *ex, const char *at, const char *text, const char **ret_t
 	if (st.type != GROVE_FT_DIR)
 		return grove_error_set(err, -GROVE_E_PRECONDITION, "'%s' is not a folder", name);
 
-	grove_fs_temp_name(tmp, sizeof(tmp), exec_tag(ex), name);
-	tmp_path = exec_join(ex, dir, tmp);
+	grove_fs_temp_name(tmp, sizeof(tmp), grove_exec_tag(ex), name);
+	tmp_path = grove_exec_join(ex, dir, tmp);
 	if (!tmp_path)
 		return grove_error_errno(err, -ENOMEM, "fold");
 	r = grove_fs_link_create(fd, tmp, text, err);
 	if (r < 0)
 		return r;
-	exec_undo_push(ex, U_LINK, dir, tmp)->text = exec_dup(ex, text);
+	grove_exec_undo_push(ex, U_LINK, dir, tmp)->text = grove_exec_dup(ex, text);
 
 	r = grove_dcache_flush(&ex->tc, true, err);
 	if (r < 0)
@@ -193,7 +194,7 @@ fold_begin(struct exec *ex, const char *at, const char *text, const char **ret_t
 	r = grove_fs_exchange(fd, tmp, name, err);
 	if (r < 0)
 		return grove_exec_as_precondition(err, r);
-	exec_undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = exec_dup(ex, name);
+	grove_exec_undo_push(ex, U_EXCHANGE, dir, tmp)->name2 = grove_exec_dup(ex, name);
 	r = grove_fs_stat_at(fd, tmp, &st, err);
 	if (r < 0)
 		return r;
@@ -210,9 +211,9 @@ fold_finish(struct exec *ex, const char *tmp_path, struct grove_error *err)
 	const char *dir = NULL;
 	const char *tmp;
 
-	if (exec_split(ex, tmp_path, &dir, &tmp) < 0)
+	if (grove_exec_split(ex, tmp_path, &dir, &tmp) < 0)
 		return grove_error_errno(err, -ENOMEM, "fold");
-	return exec_remove_folder(ex, dir, tmp, err);
+	return grove_exec_remove_folder(ex, dir, tmp, err);
 }
 
 static int
@@ -224,8 +225,8 @@ block_begin(struct exec *ex, const struct grove_op *op, const char *at, const ch
 }
 
 int
-exec_op_block(struct exec *ex, size_t i, const char *path, size_t end, size_t *next,
-	      struct grove_error *err)
+grove_exec_op_block(struct exec *ex, size_t i, const char *path, size_t end, size_t *next,
+		    struct grove_error *err)
 {
 	const struct grove_op *op = &ex->plan->ops[i];
 	const char *tmp_path = NULL;
@@ -235,7 +236,7 @@ exec_op_block(struct exec *ex, size_t i, const char *path, size_t end, size_t *n
 	r = block_begin(ex, op, path, &tmp_path, err);
 	if (r < 0 || !tmp_path)
 		return r < 0 ? r : err->code;
-	r = exec_run_range(ex, i + 1, *next, op->path, tmp_path, err);
+	r = grove_exec_run_range(ex, i + 1, *next, op->path, tmp_path, err);
 	if (r < 0)
 		return r;
 	return op->kind == GROVE_OP_UNFOLD ? unfold_finish(ex, path, tmp_path, op->old_text, err)
@@ -264,7 +265,7 @@ grove_exec_blocks_release(struct grove_exec_blocks *blocks)
 	memset(blocks, 0, sizeof(*blocks));
 }
 
-/* Names the block's op in err, once (as exec_run_range names a failing op). */
+/* Names the block's op in err, once (as grove_exec_run_range names a failing op). */
 static int
 block_failed(struct exec *ex, enum grove_op_kind kind, const char *path, struct grove_error *err)
 {
@@ -295,7 +296,7 @@ open_block(struct exec *ex, size_t i, const struct grove_exec_block *top, struct
 	struct grove_exec_block *b;
 	int r;
 
-	if (exec_check_op(op, top ? top->path : NULL, err) < 0)
+	if (grove_exec_check_op(op, top ? top->path : NULL, err) < 0)
 		return err->code;
 	if (bs->n == bs->cap) {
 		size_t cap = bs->cap ? bs->cap * 2 : 8;
@@ -307,7 +308,7 @@ open_block(struct exec *ex, size_t i, const struct grove_exec_block *top, struct
 		bs->v = v;
 		bs->cap = cap;
 	}
-	at = exec_map_path(ex, op->path, top ? top->path : NULL, top ? top->tmp : NULL);
+	at = grove_exec_map_path(ex, op->path, top ? top->path : NULL, top ? top->tmp : NULL);
 	if (!at)
 		return grove_error_errno(err, -ENOMEM, "%s '%s'", grove_op_kind_name(op->kind),
 					 op->path);
@@ -327,7 +328,7 @@ open_block(struct exec *ex, size_t i, const struct grove_exec_block *top, struct
 					 op->path);
 	}
 	bs->n++;
-	exec_progress(ex, op);
+	grove_exec_progress(ex, op);
 	return 0;
 }
 
@@ -349,7 +350,7 @@ close_block(struct exec *ex, struct grove_error *err)
 }
 
 int
-exec_run_batch(struct exec *ex, struct grove_error *err)
+grove_exec_run_batch(struct exec *ex, struct grove_error *err)
 {
 	struct grove_exec_blocks *bs = ex->opts->blocks;
 	const struct grove_plan *p = ex->plan;
@@ -361,7 +362,7 @@ exec_run_batch(struct exec *ex, struct grove_error *err)
 		const struct grove_exec_block *top = bs->n ? &bs->v[bs->n - 1] : NULL;
 		size_t j = i + 1;
 
-		if (top && !(op->path && exec_under(op->path, top->path))) {
+		if (top && !(op->path && grove_exec_under(op->path, top->path))) {
 			r = close_block(ex, err);
 			if (r < 0)
 				return r;
@@ -376,9 +377,10 @@ exec_run_batch(struct exec *ex, struct grove_error *err)
 		}
 		/* The ops up to the next block that stays open, or the first past this one. */
 		while (j < p->n_ops && !opens(ex, j) &&
-		       (!top || (p->ops[j].path && exec_under(p->ops[j].path, top->path))))
+		       (!top || (p->ops[j].path && grove_exec_under(p->ops[j].path, top->path))))
 			j++;
-		r = exec_run_range(ex, i, j, top ? top->path : NULL, top ? top->tmp : NULL, err);
+		r = grove_exec_run_range(ex, i, j, top ? top->path : NULL, top ? top->tmp : NULL,
+					 err);
 		if (r < 0)
 			return r;
 		i = j;

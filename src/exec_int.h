@@ -116,63 +116,66 @@ struct exec {
 #define RM_NONE UINT32_MAX
 
 /* The tag of the temporary entries this run makes (the options' temp_tag). */
-const char *exec_tag(const struct exec *ex);
+const char *grove_exec_tag(const struct exec *ex);
 
 /* Whether path lies strictly under the folder prefix. */
-bool exec_under(const char *path, const char *prefix);
+bool grove_exec_under(const char *path, const char *prefix);
 
 /* s copied into the run's arena; NULL stays NULL (and is what a failed copy gives). */
-const char *exec_dup(struct exec *ex, const char *s);
+const char *grove_exec_dup(struct exec *ex, const char *s);
 
 /* "dir/name" (or name, when dir is the root's "") in the arena. */
-const char *exec_join(struct exec *ex, const char *dir, const char *name);
+const char *grove_exec_join(struct exec *ex, const char *dir, const char *name);
 
 /* Splits path into its parent ("" for the root), in the arena, and a pointer to its last
  * component (inside path). -ENOMEM when the arena is out of memory. */
-int exec_split(struct exec *ex, const char *path, const char **ret_dir, const char **ret_name);
+int grove_exec_split(struct exec *ex, const char *path, const char **ret_dir,
+		     const char **ret_name);
 
 /* The path an op acts on: its own, or re-rooted from a block's folder (from) to where that is
  * being built or was moved (to), in the arena. */
-const char *exec_map_path(struct exec *ex, const char *path, const char *from, const char *to);
+const char *grove_exec_map_path(struct exec *ex, const char *path, const char *from,
+				const char *to);
 
 /* Reserves room for `more` undo records, so that recording a change that already happened cannot
  * fail. */
-int exec_undo_reserve(struct exec *ex, size_t more, struct grove_error *err);
+int grove_exec_undo_reserve(struct exec *ex, size_t more, struct grove_error *err);
 
-/* Records a change that just happened; room was reserved by exec_undo_reserve. */
-struct undo *exec_undo_push(struct exec *ex, enum undo_kind kind, const char *dir,
-			    const char *name);
+/* Records a change that just happened; room was reserved by grove_exec_undo_reserve. */
+struct undo *grove_exec_undo_push(struct exec *ex, enum undo_kind kind, const char *dir,
+				  const char *name);
 
 /* The common start of an op on path: its parent folder (open, beneath the root, no symlinks on the
  * way) and last name, with room for `undos` undo records. Returns the parent's fd (cached). */
-int exec_enter_parent(struct exec *ex, const char *path, size_t undos, const char **ret_dir,
-		      const char **ret_name, struct grove_error *err);
+int grove_exec_enter_parent(struct exec *ex, const char *path, size_t undos, const char **ret_dir,
+			    const char **ret_name, struct grove_error *err);
 
 /* Removes the empty folder dir/name, recording its mode so undo can remake it. */
-int exec_remove_folder(struct exec *ex, const char *dir, const char *name, struct grove_error *err);
+int grove_exec_remove_folder(struct exec *ex, const char *dir, const char *name,
+			     struct grove_error *err);
 
 /* An op done: counts it and tells the options' progress callback. */
-void exec_progress(struct exec *ex, const struct grove_op *op);
+void grove_exec_progress(struct exec *ex, const struct grove_op *op);
 
 /* 0 when op has what its kind needs (a path, under from when from is given, its texts), else a
  * GROVE_E_INTERNAL "malformed op" in err. */
-int exec_check_op(const struct grove_op *op, const char *from, struct grove_error *err);
+int grove_exec_check_op(const struct grove_op *op, const char *from, struct grove_error *err);
 
 /* Runs ops [start, end) of the plan; inside a block, paths under from are re-rooted to to. */
-int exec_run_range(struct exec *ex, size_t start, size_t end, const char *from, const char *to,
-		   struct grove_error *err);
+int grove_exec_run_range(struct exec *ex, size_t start, size_t end, const char *from,
+			 const char *to, struct grove_error *err);
 
 /* ---- the FOLD and UNFOLD blocks (exec_block.c) ---- */
 
 /* 1 if dir/name is a link with text, else 0 (err explains), or a negative errno. */
-int exec_check_link(int fd, const char *name, const char *text, struct grove_error *err);
+int grove_exec_check_link(int fd, const char *name, const char *text, struct grove_error *err);
 
 /* Runs the FOLD or UNFOLD op i (acting on path) and its block: the ops after it under its path,
  * within [i, end); *next is where the block ends. */
-int exec_op_block(struct exec *ex, size_t i, const char *path, size_t end, size_t *next,
-		  struct grove_error *err);
+int grove_exec_op_block(struct exec *ex, size_t i, const char *path, size_t end, size_t *next,
+			struct grove_error *err);
 
 /* Runs the plan as one batch of a streamed plan (the options' blocks): see grove_exec_opts. */
-int exec_run_batch(struct exec *ex, struct grove_error *err);
+int grove_exec_run_batch(struct exec *ex, struct grove_error *err);
 
 #endif

@@ -18,6 +18,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 #define DB_NAME   "grove.db"
 #define LOCKS_DIR "locks"
 

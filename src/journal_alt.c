@@ -10,6 +10,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* ---- alternatives state ---- */
 
 int

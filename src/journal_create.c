@@ -15,6 +15,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 #define DB_NAME        "grove.db"
 #define DB_JOURNAL     "grove.db-journal"
 #define SQLITE_JOURNAL "-journal"

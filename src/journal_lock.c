@@ -15,6 +15,8 @@
 #include "grove/journal.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 #define LOCKS_DIR "locks"
 
 /* A held lock is polled at growing intervals up to this long. */

@@ -19,6 +19,8 @@
 #include "journal_owned.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* ---- writing ---- */
 
 /*

@@ -10,6 +10,8 @@
 #include "journal_owned.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /*
  * Memory per path the log names (a 1M-link farm: 1M of them): the entry (32 bytes, in one dense
  * array), its slot in the index (4 bytes, at most 70 % full), its path and text (one allocation

@@ -15,6 +15,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /*
  * A body is its packages one after the other, in strictly increasing strcmp order of their names:
  *

@@ -11,6 +11,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static const char *const kinds[] = {
 	[GROVE_JOURNAL_ROOT_ADMINDIR] = "admindir", [GROVE_JOURNAL_ROOT_ALTDIR] = "altdir"
 };

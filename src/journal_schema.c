@@ -8,6 +8,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* ---- schema ---- */
 
 /*

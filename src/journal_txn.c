@@ -16,6 +16,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static const char *const state_names[] = {
 	[GROVE_TXN_INTENT] = "intent",
 	[GROVE_TXN_COMMITTED] = "committed",

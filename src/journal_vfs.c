@@ -7,6 +7,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 #define HELD_VFS_NAME "grove-held"
 
 static sqlite3_vfs held_vfs;

@@ -17,6 +17,8 @@
 #include "manifest_yaml.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 struct mctx {
 	const char *file;
 	struct grove_error *err;

@@ -9,6 +9,8 @@
 #include "grove/manifest.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static int
 read_yaml_file(const char *path, bool missing_ok, char **ret_buf, size_t *ret_len,
 	       struct grove_error *err)

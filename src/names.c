@@ -4,6 +4,8 @@
 
 #include "grove/names.h"
 
+#include "banned.h" /* last */
+
 void
 grove_names_free(char **v, size_t n)
 {

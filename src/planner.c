@@ -14,6 +14,8 @@
 #include "planner_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /*
  * Stow plans by queueing tasks and answering "is this a link?" from pending
  * tasks before the disk. Here the target tree carries both states: orig_* is
@@ -45,7 +47,7 @@ static void stow_node(struct planner *p, const char *package, const char *root,
 		      const struct entry *e);
 
 char *
-planner_join3(const char *a, const char *b, const char *c)
+grove_planner_join3(const char *a, const char *b, const char *c)
 {
 	cleanup_free char *ab = grove_path_join(a, b);
 
@@ -60,7 +62,7 @@ stow_dir(struct planner *p, const char *package, const char *pkg_subdir, struct 
 	struct grove_world_pkg *pkg;
 
 	if (!dir)
-		dir = view_pkg_node(p, package, pkg_subdir);
+		dir = grove_view_pkg_node(p, package, pkg_subdir);
 	if (p->src_stow) {
 		/* A package of a second stow dir, read from the target tree. */
 		if (!dir && p->incomplete)
@@ -72,7 +74,7 @@ stow_dir(struct planner *p, const char *package, const char *pkg_subdir, struct 
 			if (!full)
 				oom(p);
 			else
-				view_tneed(p, full);
+				grove_view_tneed(p, full);
 			return NULL;
 		}
 	} else if ((pkg = pkg_record(p, package)),
@@ -85,12 +87,12 @@ stow_dir(struct planner *p, const char *package, const char *pkg_subdir, struct 
 			return NULL;
 		}
 		if (!root || !root->listed || !pkg || !pkg->ignore_loaded ||
-		    view_pkg_pruned(p, package, pkg_subdir)) {
-			view_need(p, rel); /* a package the scan read only in part */
+		    grove_view_pkg_pruned(p, package, pkg_subdir)) {
+			grove_view_need(p, rel); /* a package the scan read only in part */
 			return NULL;
 		}
 	}
-	if (!dir || view_follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
+	if (!dir || grove_view_follow_type(dir) != GROVE_FT_DIR || !dir->listed) {
 		fail(p, -GROVE_E_PRECONDITION,
 		     "folder '%s' of package '%s' is missing, or changed while it was read",
 		     pkg_subdir, package);
@@ -110,13 +112,13 @@ stow_folder(struct planner *p, const char *package, const char *pkg_subdir,
 	const struct grove_node *at =
 		kn->tdir && strcmp(pkg_subdir, target_subdir) == 0 ? kn->tdir : NULL;
 
-	if (p->rc || (p->walk && walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target_at(p, pkg_subdir, at))
+	if (p->rc || (p->walk && grove_walk_defer(p, false, package, pkg_subdir, target_subdir)) ||
+	    grove_view_should_skip_target_at(p, pkg_subdir, at))
 		return false;
 	*ret_dir = stow_dir(p, package, pkg_subdir, kn->pdir);
 	if (!*ret_dir)
 		return false;
-	*ret_tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
+	*ret_tdir = kn->tdir ? kn->tdir : grove_view_tnode(p, target_subdir);
 	if (!*ret_tdir || (*ret_tdir)->type == GROVE_FT_NONE) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' is not a folder in the target%s",
 		     target_subdir, NULL);
@@ -151,7 +153,7 @@ struct planner_frame {
 };
 
 void
-planner_release(struct planner *p)
+grove_planner_release(struct planner *p)
 {
 	if (!p->frames)
 		return;
@@ -177,7 +179,7 @@ frame(struct planner *p)
 /* n bytes for the folder being walked: its frame's, else malloc'd into *own; NULL when out of
  * memory. */
 char *
-planner_frame_bytes(struct planner *p, size_t n, char **own)
+grove_planner_frame_bytes(struct planner *p, size_t n, char **own)
 {
 	struct planner_frame *f = frame(p);
 
@@ -198,7 +200,7 @@ planner_frame_bytes(struct planner *p, size_t n, char **own)
 /* dir's kids sorted by name, NULL-terminated: in the frame of the folder being walked, else in
  * *own (malloc'd); NULL when out of memory. */
 struct grove_node **
-planner_frame_kids(struct planner *p, const struct grove_node *dir, struct grove_node ***own)
+grove_planner_frame_kids(struct planner *p, const struct grove_node *dir, struct grove_node ***own)
 {
 	struct planner_frame *f = frame(p);
 	size_t cap = 0;
@@ -235,7 +237,7 @@ stow_folder_contents(struct planner *p, const char *package, const char *pkg_sub
 
 	if (!stow_folder(p, package, pkg_subdir, target_subdir, kn, &dir, &tdir))
 		return;
-	kids = planner_frame_kids(p, dir, &kids_own);
+	kids = grove_planner_frame_kids(p, dir, &kids_own);
 	/* The package's path from the target, joined once for all of the package's folders. */
 	if (!kn->root)
 		root_heap = grove_path_join(p->src_stow ? p->src_stow : p->w->stow_path, package);
@@ -250,7 +252,7 @@ stow_folder_contents(struct planner *p, const char *package, const char *pkg_sub
 	tcap = strlen(target_subdir) + NAME_MAX + 8;
 	fcap = strlen(pkg_root) + pcap;
 	dcap = 3 * ((size_t)grove_path_slashes(pkg_subdir) + 2) + fcap;
-	scratch = planner_frame_bytes(p, pcap + tcap + fcap + 2 * dcap, &scratch_own);
+	scratch = grove_planner_frame_bytes(p, pcap + tcap + fcap + 2 * dcap, &scratch_own);
 	if (!scratch) {
 		oom(p);
 		return;
@@ -296,7 +298,7 @@ stow_folder_contents(struct planner *p, const char *package, const char *pkg_sub
 			oom(p);
 			return;
 		}
-		if (view_ignored(p, package, tpath))
+		if (grove_view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles) {
 			free(adj);
@@ -355,7 +357,7 @@ static void
 stow_existing_link(struct planner *p, const char *package, const char *pkg_subpath,
 		   const char *target_subpath, const char *pkg_path, const char *link_dest)
 {
-	struct grove_node *t = view_tnode(p, target_subpath);
+	struct grove_node *t = grove_view_tnode(p, target_subpath);
 	cleanup_free char *existing = strdup(t->link);
 	cleanup_free char *owner = NULL;
 	cleanup_free char *owner_stow = NULL;
@@ -365,42 +367,42 @@ stow_existing_link(struct planner *p, const char *package, const char *pkg_subpa
 		oom(p);
 		return;
 	}
-	existing_path = view_find_owner(p, target_subpath, existing, &owner, &owner_stow);
+	existing_path = grove_view_find_owner(p, target_subpath, existing, &owner, &owner_stow);
 	if (!existing_path) {
-		view_conflictf(p, package, target_subpath,
-			       "existing target is not owned by stow: %s", target_subpath);
+		grove_view_conflictf(p, package, target_subpath,
+				     "existing target is not owned by stow: %s", target_subpath);
 		return;
 	}
-	if (!view_stow_exists(p, existing_path)) {
+	if (!grove_view_stow_exists(p, existing_path)) {
 		/* A dangling link of ours: replace it. */
-		view_do_unlink(p, target_subpath);
-		view_do_link(p, link_dest, target_subpath);
+		grove_view_do_unlink(p, target_subpath);
+		grove_view_do_link(p, link_dest, target_subpath);
 		return;
 	}
 	if (strcmp(existing, link_dest) == 0)
 		return;
-	if (view_deferred(p, target_subpath))
+	if (grove_view_deferred(p, target_subpath))
 		return;
-	if (view_overridden(p, target_subpath)) {
-		view_do_unlink(p, target_subpath);
-		view_do_link(p, link_dest, target_subpath);
+	if (grove_view_overridden(p, target_subpath)) {
+		grove_view_do_unlink(p, target_subpath);
+		grove_view_do_link(p, link_dest, target_subpath);
 		return;
 	}
-	if (view_stow_isdir(p, existing_path) && view_stow_isdir(p, pkg_path)) {
+	if (grove_view_stow_isdir(p, existing_path) && grove_view_stow_isdir(p, pkg_path)) {
 		/* Unfold: the folder becomes real, holding both packages' links. */
 		const char *src = p->src_stow;
 
-		view_do_unlink(p, target_subpath);
-		view_do_mkdir(p, target_subpath);
+		grove_view_do_unlink(p, target_subpath);
+		grove_view_do_mkdir(p, target_subpath);
 		p->src_stow = owner_stow; /* the owner may live in a second stow dir */
 		stow_contents(p, owner, pkg_subpath, target_subpath);
 		p->src_stow = src;
 		stow_contents(p, package, pkg_subpath, target_subpath);
 		return;
 	}
-	view_conflictf(p, package, target_subpath,
-		       "existing target is stowed to a different package: %s => %s", target_subpath,
-		       existing);
+	grove_view_conflictf(p, package, target_subpath,
+			     "existing target is stowed to a different package: %s => %s",
+			     target_subpath, existing);
 }
 
 /* What stow_node knows of e's folder for stow_contents: pdir and tdir, the package's and the
@@ -442,7 +444,7 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 		return;
 	}
 	if (!src)
-		src = view_pkg_node(p, package, pkg_subpath);
+		src = grove_view_pkg_node(p, package, pkg_subpath);
 	p->package = package;
 	if (!src) {
 		fail(p, -GROVE_E_INTERNAL, "planning: '%s' was not scanned%s", pkg_path, NULL);
@@ -450,13 +452,13 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 	}
 	if (src->type == GROVE_FT_LINK) {
 		if (src->link[0] == '/') {
-			view_conflictf(p, package, target_subpath,
-				       "source is an absolute symlink %s => %s", pkg_path,
-				       src->link);
+			grove_view_conflictf(p, package, target_subpath,
+					     "source is an absolute symlink %s => %s", pkg_path,
+					     src->link);
 			return;
 		}
 		if (src->escapes) {
-			view_conflictf(
+			grove_view_conflictf(
 				p, package, target_subpath,
 				"source is a symlink that leaves the stow directory or loops %s => %s",
 				pkg_path, src->link);
@@ -464,8 +466,9 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 		}
 	}
 	if (src->type == GROVE_FT_OTHER) {
-		view_conflictf(p, package, target_subpath,
-			       "source is not a regular file, folder or symlink: %s", pkg_path);
+		grove_view_conflictf(p, package, target_subpath,
+				     "source is not a regular file, folder or symlink: %s",
+				     pkg_path);
 		return;
 	}
 
@@ -488,11 +491,11 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 	if (t && t->type == GROVE_FT_LINK) {
 		stow_existing_link(p, package, pkg_subpath, target_subpath, pkg_path, link_dest);
 	} else if (t && t->type != GROVE_FT_NONE) {
-		bool src_dir = view_follow_type(src) == GROVE_FT_DIR;
+		bool src_dir = grove_view_follow_type(src) == GROVE_FT_DIR;
 
 		if (t->type == GROVE_FT_DIR) {
 			if (!src_dir) {
-				view_conflictf(
+				grove_view_conflictf(
 					p, package, target_subpath,
 					"cannot stow non-directory %s over existing directory target %s",
 					pkg_path, target_subpath);
@@ -503,12 +506,12 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 			}
 		} else if (p->o->adopt) {
 			if (src_dir) {
-				view_conflictf(
+				grove_view_conflictf(
 					p, package, target_subpath,
 					"cannot stow directory %s over existing non-directory target %s",
 					pkg_path, target_subpath);
 			} else if (t->orig_type != GROVE_FT_REG) {
-				view_conflictf(
+				grove_view_conflictf(
 					p, package, target_subpath,
 					"cannot adopt %s into %s: only regular files are adopted",
 					target_subpath, pkg_path);
@@ -521,10 +524,10 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 					oom(p);
 					return;
 				}
-				view_do_link(p, link_dest, target_subpath);
+				grove_view_do_link(p, link_dest, target_subpath);
 			}
 		} else {
-			view_conflictf(
+			grove_view_conflictf(
 				p, package, target_subpath,
 				"cannot stow %s over existing target %s since neither a link nor a directory and --adopt not specified",
 				pkg_path, target_subpath);
@@ -532,10 +535,10 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 	} else if (p->o->no_folding && src->type == GROVE_FT_DIR) {
 		const struct known kn = entry_known(e, src, NULL, root);
 
-		view_do_mkdir(p, target_subpath);
+		grove_view_do_mkdir(p, target_subpath);
 		stow_contents_known(p, package, pkg_subpath, target_subpath, &kn);
 	} else {
-		view_do_link_in(p, link_dest, target_subpath, e->tdir, e->tname);
+		grove_view_do_link_in(p, link_dest, target_subpath, e->tdir, e->tname);
 	}
 }
 
@@ -603,23 +606,25 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 			oom(p);
 			return;
 		}
-		if (view_ignored(p, package, tpath))
+		if (grove_view_ignored(p, package, tpath))
 			continue;
 		/* The package entry's path from the target, for the conflicts' words. */
-		full = n->type != GROVE_FT_DIR ? planner_join3(p->w->stow_path, package, pkg_path)
-					       : NULL;
+		full = n->type != GROVE_FT_DIR
+			       ? grove_planner_join3(p->w->stow_path, package, pkg_path)
+			       : NULL;
 		if (n->type != GROVE_FT_DIR && !full) {
 			oom(p);
 			return;
 		}
 		if (n->type == GROVE_FT_LINK && n->escapes && n->link[0] != '/') {
-			view_conflictf(
+			grove_view_conflictf(
 				p, package, tpath,
 				"source is a symlink that leaves the stow directory or loops %s => %s",
 				full, n->link);
 		} else if (n->type == GROVE_FT_OTHER) {
-			view_conflictf(p, package, tpath,
-				       "source is not a regular file, folder or symlink: %s", full);
+			grove_view_conflictf(p, package, tpath,
+					     "source is not a regular file, folder or symlink: %s",
+					     full);
 		} else if (n->type == GROVE_FT_DIR && n->listed) {
 			if (p->o->dotfiles) {
 				cleanup_free char *adj = grove_dotfile_adjust(n->name);
@@ -646,7 +651,7 @@ check_package(struct planner *p, const char *package)
 	struct grove_node *n = grove_node_child(p->w->stow, package);
 	const char *why = "";
 
-	if (n && view_follow_type(n) == GROVE_FT_DIR && n->listed)
+	if (n && grove_view_follow_type(n) == GROVE_FT_DIR && n->listed)
 		return true;
 	if (p->o->stow_words) {
 		fail(p, -GROVE_E_NOPACKAGE, "The stow directory %s does not contain package %s",
@@ -679,7 +684,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 	p.action = "unstow";
 	for (size_t i = 0; i < n_unstow && !p.rc; i++)
 		if (check_package(&p, unstow[i]))
-			planner_unstow_contents(&p, unstow[i], ".");
+			grove_planner_unstow_contents(&p, unstow[i], ".");
 	p.action = "stow";
 	for (size_t i = 0; i < n_stow && !p.rc; i++) {
 		if (!check_package(&p, stow[i]))
@@ -700,12 +705,12 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		/* The memo stays while small: emitting asks the unstowed links' packages again.
 		 * A big one goes before the plan's ops are made (its room serves them). */
 		if (links.cap > LINK_MEMO_KEPT)
-			view_link_memo_release(&links);
-		planner_emit_all(&p);
+			grove_view_link_memo_release(&links);
+		grove_planner_emit_all(&p);
 		r = p.rc;
 	}
-	view_link_memo_release(&links);
-	planner_release(&p);
+	grove_view_link_memo_release(&links);
+	grove_planner_release(&p);
 	return r;
 }
 
@@ -741,7 +746,7 @@ grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_
 	struct grove_plan_opts none = { 0 };
 	struct planner p = { .w = w, .o = &none, .plan = plan, .err = err, .action = "plan" };
 
-	planner_emit_all(&p);
+	grove_planner_emit_all(&p);
 	return p.rc;
 }
 
@@ -775,13 +780,13 @@ grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
 /* ---- for the bounded walk (planner_walk.c) ---- */
 
 void
-planner_stow_contents(struct planner *p, const char *package, const char *dir)
+grove_planner_stow_contents(struct planner *p, const char *package, const char *dir)
 {
 	stow_contents(p, package, dir, dir);
 }
 
 bool
-planner_check_package(struct planner *p, const char *package)
+grove_planner_check_package(struct planner *p, const char *package)
 {
 	return check_package(p, package);
 }

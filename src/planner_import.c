@@ -9,6 +9,8 @@
 #include "planner_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static bool
 named(char *const *pkgs, size_t n, const char *pkg)
 {
@@ -50,17 +52,19 @@ import_dir(struct planner *p, struct grove_node *dir, const char *tpath, char *c
 		}
 		if ((*k)->orig_type != GROVE_FT_LINK)
 			continue;
-		dest = view_find_stowed_path(p, path, (*k)->orig_link, &pkg);
+		dest = grove_view_find_stowed_path(p, path, (*k)->orig_link, &pkg);
 		if (!dest)
 			continue; /* not Stow's: absolute, or pointing elsewhere */
 		if (!named(pkgs, n_pkgs, pkg))
-			view_warningf(p,
-				      "not imported: '%s' links into package '%s', which is not "
-				      "being imported",
-				      path, pkg);
-		else if (!view_stow_exists(p, dest))
-			view_warningf(p, "not imported: '%s' links to '%s', which does not exist",
-				      path, (*k)->orig_link);
+			grove_view_warningf(
+				p,
+				"not imported: '%s' links into package '%s', which is not "
+				"being imported",
+				path, pkg);
+		else if (!grove_view_stow_exists(p, dest))
+			grove_view_warningf(
+				p, "not imported: '%s' links to '%s', which does not exist", path,
+				(*k)->orig_link);
 		else if (grove_plan_add_recorded(p->plan, GROVE_OP_LINK, path, (*k)->orig_link,
 						 pkg) < 0)
 			oom(p);
@@ -85,7 +89,7 @@ grove_planner_import(struct grove_world *w, char *const *pkgs, size_t n_pkgs,
 static bool
 pkg_dir(const struct grove_node *n)
 {
-	return n && view_follow_type(n) == GROVE_FT_DIR && n->listed;
+	return n && grove_view_follow_type(n) == GROVE_FT_DIR && n->listed;
 }
 
 /* How many files (entries that are not folders) the package folder node holds beneath it at
@@ -102,7 +106,7 @@ files_in(struct planner *p, const char *pkg, const struct grove_node *node, cons
 			oom(p);
 			return n;
 		}
-		if (kid->type == GROVE_FT_NONE || view_ignored(p, pkg, ksub))
+		if (kid->type == GROVE_FT_NONE || grove_view_ignored(p, pkg, ksub))
 			continue;
 		n += pkg_dir(kid) ? files_in(p, pkg, kid, ksub) : 1;
 	}
@@ -114,7 +118,7 @@ static bool
 links_to(struct planner *p, const struct grove_node *t, const char *tpath, const char *pkg,
 	 const char *sub)
 {
-	cleanup_free char *dest = view_find_stowed_path(p, tpath, t->orig_link, NULL);
+	cleanup_free char *dest = grove_view_find_stowed_path(p, tpath, t->orig_link, NULL);
 	cleanup_free char *pp = grove_path_join(p->w->stow_path, pkg);
 	cleanup_free char *want = pp ? grove_path_join(pp, sub) : NULL;
 
@@ -140,7 +144,7 @@ reached_in(struct planner *p, const char *pkg, const struct grove_node *node, co
 			oom(p);
 			return n;
 		}
-		if (kid->type == GROVE_FT_NONE || view_ignored(p, pkg, ksub))
+		if (kid->type == GROVE_FT_NONE || grove_view_ignored(p, pkg, ksub))
 			continue;
 		if (strcmp(dotted, kid->name) != 0)
 			names[1] = dotted;

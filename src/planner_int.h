@@ -34,8 +34,9 @@ struct planner {
 	 * (planner.c's link_state), kept for the run when the whole model is planned at once:
 	 * NULL, no memo. */
 	struct link_memo *links;
-	/* Entries the plan made exist (view_do_link, view_do_link_in, view_do_mkdir): counted, so
-	 * that what was learnt of gone entries can be known to still hold. */
+	/* Entries the plan made exist (grove_view_do_link, grove_view_do_link_in,
+	 * grove_view_do_mkdir): counted, so that what was learnt of gone entries can be known to
+	 * still hold. */
 	unsigned long made;
 	/* foldable's cursors: in folder dir, the entries before skip were all gone (GROVE_FT_NONE)
 	 * when the planner had made `made` entries and the tree's generation was gen. Stow asks
@@ -47,10 +48,10 @@ struct planner {
 		unsigned long made, gen;
 	} folds[8];
 	unsigned n_folds;
-	/* view_scanned_owner's last folder (a target node, while the tree's generation is gen, its
-	 * path dir_len bytes): a link there as scanned whose text starts with the len bytes at
-	 * prefix (a link's text there) then goes on with plain names lands in this run's stow dir
-	 * at those names. */
+	/* grove_view_scanned_owner's last folder (a target node, while the tree's generation is
+	 * gen, its path dir_len bytes): a link there as scanned whose text starts with the len
+	 * bytes at prefix (a link's text there) then goes on with plain names lands in this run's
+	 * stow dir at those names. */
 	struct owner_prefix {
 		const struct grove_node *dir;
 		unsigned long gen;
@@ -68,7 +69,7 @@ struct planner {
 	unsigned n_marks;
 	/* The recursive walks' per-folder buffers (stow_contents_known, unstow_contents), one set
 	 * per depth below PLANNER_FRAMES, kept for the run where each folder allocated its own:
-	 * planner_release frees them. */
+	 * grove_planner_release frees them. */
 	struct planner_frame *frames; /* PLANNER_FRAMES of them, or NULL */
 	unsigned depth;               /* folders being walked */
 };
@@ -76,24 +77,25 @@ struct planner {
 #define PLANNER_FRAMES 64
 
 /* Frees what the planner kept for the run (its frames). */
-void planner_release(struct planner *p);
+void grove_planner_release(struct planner *p);
 
 /* n bytes for the folder being walked: its frame's, else malloc'd into *own; NULL when out of
  * memory. */
-char *planner_frame_bytes(struct planner *p, size_t n, char **own);
+char *grove_planner_frame_bytes(struct planner *p, size_t n, char **own);
 
 /* dir's kids sorted by name, NULL-terminated: in the frame of the folder being walked, else in
  * *own (malloc'd); NULL when out of memory. */
-struct grove_node **planner_frame_kids(struct planner *p, const struct grove_node *dir,
-				       struct grove_node ***own);
+struct grove_node **grove_planner_frame_kids(struct planner *p, const struct grove_node *dir,
+					     struct grove_node ***own);
 
 /* a, b and c joined (grove_path_join, then grove_path_join_names): malloc'd, NULL when out of
  * memory. */
-char *planner_join3(const char *a, const char *b, const char *c);
+char *grove_planner_join3(const char *a, const char *b, const char *c);
 
 /* What stow_node already holds when it calls stow_contents, saving the lookups from the roots:
- * the package's node at pkg_subdir (view_pkg_node's answer), the target's node at target_subdir
- * (view_tnode's), the package's path from the target (pkg_root); each may be NULL. */
+ * the package's node at pkg_subdir (grove_view_pkg_node's answer), the target's node at
+ * target_subdir (grove_view_tnode's), the package's path from the target (pkg_root); each may be
+ * NULL. */
 struct known {
 	struct grove_node *pdir, *tdir;
 	const char *root;
@@ -145,35 +147,36 @@ warning(struct planner *p, const char *msg)
 		oom(p);
 }
 
-void view_conflictf(struct planner *p, const char *package, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-void view_warningf(struct planner *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void grove_view_conflictf(struct planner *p, const char *package, const char *path, const char *fmt,
+			  ...) __attribute__((format(printf, 4, 5)));
+void grove_view_warningf(struct planner *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-enum grove_ftype view_follow_type(const struct grove_node *n);
+enum grove_ftype grove_view_follow_type(const struct grove_node *n);
 
 /*
  * The scan reads the stow dir sparsely; when planning reaches a part it did
  * not read, the planner records the need and returns GROVE_PLAN_NEEDS_SCAN, and
  * grove_world_plan reads it and plans again from the start (planning is pure).
  */
-void view_need(struct planner *p, const char *relpath);
+void grove_view_need(struct planner *p, const char *relpath);
 
 /* Asks for the target folder tpath to be listed (see need). */
-void view_tneed(struct planner *p, const char *tpath);
+void grove_view_tneed(struct planner *p, const char *tpath);
 
 /* Stow's -e on a path in the stow dir (or a second one beneath the target). */
-bool view_stow_exists(struct planner *p, const char *path);
+bool grove_view_stow_exists(struct planner *p, const char *path);
 
 /* Stow's -d on a path in the stow dir (or a second one beneath the target). */
-bool view_stow_isdir(struct planner *p, const char *path);
+bool grove_view_stow_isdir(struct planner *p, const char *path);
 
 /* The package node for package/subpath (in the second stow dir being unfolded from, when
  * p->src_stow is set). */
-struct grove_node *view_pkg_node(struct planner *p, const char *package, const char *subpath);
+struct grove_node *grove_view_pkg_node(struct planner *p, const char *package, const char *subpath);
 
 /* Whether the scan dropped the entries of package/subpath or of a folder on the way to it
  * (a big folder it expected to fold whole): then the planner asks for it (need). */
-bool view_pkg_pruned(struct planner *p, const char *package, const char *subpath);
+bool grove_view_pkg_pruned(struct planner *p, const char *package, const char *subpath);
 
 /*
  * Stow's find_stowed_path: a link is ours when its text, joined to the folder
@@ -185,29 +188,31 @@ bool view_pkg_pruned(struct planner *p, const char *package, const char *subpath
  * this run's stow dir. Marked stow dirs outside the target (and the target's
  * parents) lie outside the roots grove holds: such links count as foreign.
  */
-char *view_find_owner(struct planner *p, const char *target_path, const char *link, char **ret_pkg,
-		      char **ret_stow);
+char *grove_view_find_owner(struct planner *p, const char *target_path, const char *link,
+			    char **ret_pkg, char **ret_stow);
 
-char *view_find_stowed_path(struct planner *p, const char *target_path, const char *link,
-			    char **ret_pkg);
+char *grove_view_find_stowed_path(struct planner *p, const char *target_path, const char *link,
+				  char **ret_pkg);
 
 /*
- * view_find_owner's common case without allocating. view_owner_in: a link in folder dir (the
- * parent of the link's path: "" or "." for the top), joined as Stow joins it into buf (PATH_MAX
- * bytes). VIEW_OWNER_STOW: the link lands in this run's stow dir, buf holds its path from the
- * target (view_find_owner's answer) and *ret_rest (in buf) the part after the stow dir, whose
- * first component is the package. VIEW_OWNER_NONE: the link is not Stow's (view_find_owner's
- * NULL). VIEW_OWNER_SLOW: only view_find_owner answers (a second stow dir may hold it, or the
- * path does not fit). view_owner_at: the same for the link at target_path.
+ * grove_view_find_owner's common case without allocating. grove_view_owner_in: a link in folder dir
+ * (the parent of the link's path: "" or "." for the top), joined as Stow joins it into buf
+ * (PATH_MAX bytes). VIEW_OWNER_STOW: the link lands in this run's stow dir, buf holds its path from
+ * the target (grove_view_find_owner's answer) and *ret_rest (in buf) the part after the stow dir,
+ * whose first component is the package. VIEW_OWNER_NONE: the link is not Stow's
+ * (grove_view_find_owner's NULL). VIEW_OWNER_SLOW: only grove_view_find_owner answers (a second
+ * stow dir may hold it, or the path does not fit). grove_view_owner_at: the same for the link at
+ * target_path.
  */
 enum view_owner { VIEW_OWNER_NONE, VIEW_OWNER_STOW, VIEW_OWNER_SLOW };
-enum view_owner view_owner_in(struct planner *p, const char *dir, const char *link, char *buf,
-			      size_t size, const char **ret_rest);
-enum view_owner view_owner_at(struct planner *p, const char *target_path, const char *link,
-			      char *buf, size_t size, const char **ret_rest);
+enum view_owner grove_view_owner_in(struct planner *p, const char *dir, const char *link, char *buf,
+				    size_t size, const char **ret_rest);
+enum view_owner grove_view_owner_at(struct planner *p, const char *target_path, const char *link,
+				    char *buf, size_t size, const char **ret_rest);
 
-/* view_stow_exists of this run's stow dir's path + "/" + rest (as view_owner_in gives it). */
-bool view_stow_rest_exists(struct planner *p, const char *rest);
+/* grove_view_stow_exists of this run's stow dir's path + "/" + rest (as grove_view_owner_in gives
+ * it). */
+bool grove_view_stow_rest_exists(struct planner *p, const char *rest);
 
 /*
  * What a link of the target as scanned answers, a function of its folder, its text (as scanned)
@@ -215,8 +220,8 @@ bool view_stow_rest_exists(struct planner *p, const char *rest);
  * unstow (the unstow itself, cleanup_invalid_links once per folder, foldable each time a package
  * leaves it, the op's package when emitted). Kept by node in an open-addressing table while the
  * whole model is planned at once (its nodes then live as long as the run): whether the link is
- * Stow's and where in its text the part after the stow dir begins (view_owner_in's rest, when it
- * is the text's end), and whether its destination is there.
+ * Stow's and where in its text the part after the stow dir begins (grove_view_owner_in's rest, when
+ * it is the text's end), and whether its destination is there.
  */
 enum link_state { LINK_SLOW, LINK_FOREIGN, LINK_OURS, LINK_OURS_MISSING };
 
@@ -234,74 +239,75 @@ struct link_memo {
 #define LINK_MEMO_KEPT 4096
 
 #define LINK_REST_UNKNOWN UINT32_MAX
-#define LINK_REST_FOREIGN (UINT32_MAX - 1) /* view_owner_in answered VIEW_OWNER_NONE */
+#define LINK_REST_FOREIGN (UINT32_MAX - 1) /* grove_view_owner_in answered VIEW_OWNER_NONE */
 
-void view_link_memo_release(struct link_memo *m);
+void grove_view_link_memo_release(struct link_memo *m);
 
-/* view_owner_in of n's text as scanned in its folder dir_path (the path of n->parent, when n has
- * one), kept: *ret_rest may then point into n->orig_link, and buf is not written. */
-enum view_owner view_scanned_owner(struct planner *p, const char *dir_path,
-				   const struct grove_node *n, char *buf, size_t size,
-				   const char **ret_rest);
+/* grove_view_owner_in of n's text as scanned in its folder dir_path (the path of n->parent, when n
+ * has one), kept: *ret_rest may then point into n->orig_link, and buf is not written. */
+enum view_owner grove_view_scanned_owner(struct planner *p, const char *dir_path,
+					 const struct grove_node *n, char *buf, size_t size,
+					 const char **ret_rest);
 
 /* The state of a link in folder dir_path (the target's node there) whose text is text.
- * LINK_SLOW: only view_find_stowed_path answers. view_link_state: that of n's text as scanned
- * (n->orig_link), kept for the run. */
-enum link_state view_link_state_of(struct planner *p, const char *dir_path, const char *text);
-enum link_state view_link_state(struct planner *p, const char *dir_path,
-				const struct grove_node *n);
+ * LINK_SLOW: only grove_view_find_stowed_path answers. grove_view_link_state: that of n's text as
+ * scanned (n->orig_link), kept for the run. */
+enum link_state grove_view_link_state_of(struct planner *p, const char *dir_path, const char *text);
+enum link_state grove_view_link_state(struct planner *p, const char *dir_path,
+				      const struct grove_node *n);
 
-struct grove_node *view_tnode(struct planner *p, const char *path);
+struct grove_node *grove_view_tnode(struct planner *p, const char *path);
 
-enum grove_ftype view_ttype(struct planner *p, const char *path);
+enum grove_ftype grove_view_ttype(struct planner *p, const char *path);
 
-void view_do_link(struct planner *p, const char *dest, const char *path);
+void grove_view_do_link(struct planner *p, const char *dest, const char *path);
 
-/* view_do_link of path, which is dir's entry name (dir: the target's node at path's folder, or
- * NULL: looked up). */
-void view_do_link_in(struct planner *p, const char *dest, const char *path, struct grove_node *dir,
-		     const char *name);
+/* grove_view_do_link of path, which is dir's entry name (dir: the target's node at path's folder,
+ * or NULL: looked up). */
+void grove_view_do_link_in(struct planner *p, const char *dest, const char *path,
+			   struct grove_node *dir, const char *name);
 
-void view_do_unlink(struct planner *p, const char *path);
-/* view_do_unlink of the target's node n. */
-void view_unlink_node(struct grove_node *n);
+void grove_view_do_unlink(struct planner *p, const char *path);
+/* grove_view_do_unlink of the target's node n. */
+void grove_view_unlink_node(struct grove_node *n);
 
-void view_do_mkdir(struct planner *p, const char *path);
+void grove_view_do_mkdir(struct planner *p, const char *path);
 
-void view_do_rmdir(struct planner *p, const char *path);
+void grove_view_do_rmdir(struct planner *p, const char *path);
 
-bool view_ignored(struct planner *p, const char *package, const char *target_path);
+bool grove_view_ignored(struct planner *p, const char *package, const char *target_path);
 
-bool view_deferred(struct planner *p, const char *path);
+bool grove_view_deferred(struct planner *p, const char *path);
 
-bool view_overridden(struct planner *p, const char *path);
+bool grove_view_overridden(struct planner *p, const char *path);
 
-bool view_should_skip_target(struct planner *p, const char *path);
+bool grove_view_should_skip_target(struct planner *p, const char *path);
 /* The same, n being the target's node at path (found by a walk from the target's root), or NULL:
  * looked up. */
-bool view_should_skip_target_at(struct planner *p, const char *path, const struct grove_node *n);
+bool grove_view_should_skip_target_at(struct planner *p, const char *path,
+				      const struct grove_node *n);
 
 /* ---- the plan as the difference of the two states (planner_view.c) ---- */
 
 /* The ops of the whole target tree (emit_diff from its root). Returns 0 or p->rc's failure. */
-int planner_emit_all(struct planner *p);
+int grove_planner_emit_all(struct planner *p);
 
 /* ---- the bounded walk (planner_walk.c) and what it calls in the other planner files ---- */
 
 /* In a bounded walk: whether stow_contents / unstow_contents of dir (for package) is to wait for
  * dir's turn (recorded; true) or to run now (dir is the folder being planned; false). */
-bool walk_defer(struct planner *p, bool unstow, const char *package, const char *pkg_dir,
-		const char *tdir);
+bool grove_walk_defer(struct planner *p, bool unstow, const char *package, const char *pkg_dir,
+		      const char *tdir);
 
-void planner_stow_contents(struct planner *p, const char *package, const char *dir);
-void planner_unstow_contents(struct planner *p, const char *package, const char *dir);
-bool planner_check_package(struct planner *p, const char *package);
+void grove_planner_stow_contents(struct planner *p, const char *package, const char *dir);
+void grove_planner_unstow_contents(struct planner *p, const char *package, const char *dir);
+bool grove_planner_check_package(struct planner *p, const char *package);
 /* The ops of n (at path) and everything beneath it, as the whole model's diff emits them. */
-int planner_emit_diff(struct planner *p, struct grove_node *n, const char *path);
+int grove_planner_emit_diff(struct planner *p, struct grove_node *n, const char *path);
 /* The op of n alone, for a folder whose entries are planned after it: 1 when n does not end a
  * folder made or kept (the walk then falls back). */
-int planner_emit_folder(struct planner *p, struct grove_node *n, const char *path);
+int grove_planner_emit_folder(struct planner *p, struct grove_node *n, const char *path);
 /* Whether the diff has nothing to say about n (an entry the plan leaves as scanned). */
-bool planner_unchanged_leaf(const struct grove_node *n);
+bool grove_planner_unchanged_leaf(const struct grove_node *n);
 
 #endif

@@ -10,6 +10,8 @@
 #include "planner_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* ---- unstow ---- */
 
 static void unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
@@ -17,9 +19,9 @@ static void unstow_contents(struct planner *p, const char *package, const char *
 
 /* What unstow_folder_contents knows of an entry it hands to unstow_node: the package's node at
  * the entry (NULL: looked up; in compat, not needed), and the part after the stow dir of the
- * entry's package path from the target (planner_join3(stow_path, package, pkg_subpath) stripped of
- * stow_path + "/", NULL when it does not start so) when mine_known; else unstow_link_node joins
- * it. */
+ * entry's package path from the target (grove_planner_join3(stow_path, package, pkg_subpath)
+ * stripped of stow_path + "/", NULL when it does not start so) when mine_known; else
+ * unstow_link_node joins it. */
 struct unstow_entry {
 	struct grove_node *src;
 	const char *mine_rest;
@@ -41,16 +43,17 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 	bool same;
 
 	if (t->link[0] == '/') {
-		view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath, t->link);
+		grove_view_warningf(p, "Ignoring an absolute symlink: %s => %s", target_subpath,
+				    t->link);
 		return;
 	}
 	switch (t->link == t->orig_link
-			? view_scanned_owner(p, target_subdir, t, buf, sizeof(buf), &rest)
-			: view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
+			? grove_view_scanned_owner(p, target_subdir, t, buf, sizeof(buf), &rest)
+			: grove_view_owner_in(p, target_subdir, t->link, buf, sizeof(buf), &rest)) {
 	case VIEW_OWNER_NONE:
 		return;
 	case VIEW_OWNER_STOW:
-		/* mine: planner_join3(stow_path, package, pkg_subpath), as below. */
+		/* mine: grove_planner_join3(stow_path, package, pkg_subpath), as below. */
 		if (e->mine_known)
 			mine_rest = e->mine_rest;
 		else if (grove_path_join_names_into(pkg_root, pkg_subpath, mine, sizeof(mine)) < 0)
@@ -62,23 +65,23 @@ unstow_link_node(struct planner *p, const char *package, const char *pkg_root,
 		 * in compat, whose listing is the target's. The link's path is the stow dir's,
 		 * '/', then rest (buf may not hold it: a kept answer). */
 		same = mine_rest && strcmp(mine_rest, rest) == 0;
-		if ((same && !p->o->compat) || !view_stow_rest_exists(p, rest) || same)
-			view_unlink_node(t);
+		if ((same && !p->o->compat) || !grove_view_stow_rest_exists(p, rest) || same)
+			grove_view_unlink_node(t);
 		return;
 	case VIEW_OWNER_SLOW:
 		break;
 	}
 	/* The long way: a second stow dir, or a path longer than the buffers. */
-	existing_path = view_find_stowed_path(p, target_subpath, t->link, NULL);
+	existing_path = grove_view_find_stowed_path(p, target_subpath, t->link, NULL);
 	if (!existing_path)
 		return;
-	pkg_path = planner_join3(p->w->stow_path, package, pkg_subpath);
+	pkg_path = grove_planner_join3(p->w->stow_path, package, pkg_subpath);
 	if (!pkg_path) {
 		oom(p);
 		return;
 	}
-	if (!view_stow_exists(p, existing_path) || strcmp(existing_path, pkg_path) == 0)
-		view_do_unlink(p, target_subpath);
+	if (!grove_view_stow_exists(p, existing_path) || strcmp(existing_path, pkg_path) == 0)
+		grove_view_do_unlink(p, target_subpath);
 }
 
 /* A link in folder dir_path whose destination is missing. Links that do not
@@ -91,14 +94,14 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 	cleanup_free char *dest = NULL;
 	/* A link as scanned (the plan keeps the text the scan's node holds): its state is kept. */
 	enum link_state s = kid->link == kid->orig_link
-				    ? view_link_state(p, dir_path, kid)
-				    : view_link_state_of(p, dir_path, kid->link);
+				    ? grove_view_link_state(p, dir_path, kid)
+				    : grove_view_link_state_of(p, dir_path, kid->link);
 
 	if (s != LINK_SLOW)
 		return s != LINK_OURS;
 	path = grove_path_join_names(dir_path, kid->name);
-	dest = path ? view_find_stowed_path(p, path, kid->link, NULL) : NULL;
-	return !dest || !view_stow_exists(p, dest);
+	dest = path ? grove_view_find_stowed_path(p, path, kid->link, NULL) : NULL;
+	return !dest || !grove_view_stow_exists(p, dest);
 }
 
 /* How many of dir's first entries are gone from the plan (GROVE_FT_NONE), from where its cursor
@@ -143,7 +146,7 @@ foldable(struct planner *p, const char *target_subdir, struct grove_node *dir)
 	if (p->o->no_folding || !dir)
 		return NULL;
 	if (dir->orig_type == GROVE_FT_DIR && !dir->listed) {
-		view_tneed(p, target_subdir); /* only looked up: folding needs every entry */
+		grove_view_tneed(p, target_subdir); /* only looked up: folding needs every entry */
 		return NULL;
 	}
 	for (size_t i = gone_prefix(p, dir); i < dir->n_kids; i++) {
@@ -180,7 +183,8 @@ foldable(struct planner *p, const char *target_subdir, struct grove_node *dir)
 	if (strncmp(stripped, "../", 3) == 0)
 		stripped += 3;
 	{
-		cleanup_free char *path = view_find_stowed_path(p, target_subdir, stripped, &owner);
+		cleanup_free char *path =
+			grove_view_find_stowed_path(p, target_subdir, stripped, &owner);
 		if (!path || !owner || !owner[0])
 			return NULL;
 	}
@@ -201,8 +205,8 @@ fold_tree(struct planner *p, const char *target_subdir, struct grove_node *dir,
 		kid->type = GROVE_FT_NONE;
 		grove_node_set_link(kid, NULL);
 	}
-	view_do_rmdir(p, target_subdir);
-	view_do_link(p, pkg_subpath, target_subdir);
+	grove_view_do_rmdir(p, target_subdir);
+	grove_view_do_link(p, pkg_subpath, target_subdir);
 }
 
 /* t: the target's node at target_subpath (NULL: nothing there), in folder target_subdir; kn: the
@@ -227,8 +231,8 @@ unstow_node(struct planner *p, const char *package, const char *pkg_root, const 
 		return;
 	/* compat's listing is the target's: the package's node is not asked for. */
 	if (!p->o->compat)
-		src = e->src ? e->src : view_pkg_node(p, package, pkg_subpath);
-	if (!p->o->compat && (!src || view_follow_type(src) != GROVE_FT_DIR)) {
+		src = e->src ? e->src : grove_view_pkg_node(p, package, pkg_subpath);
+	if (!p->o->compat && (!src || grove_view_follow_type(src) != GROVE_FT_DIR)) {
 		/*
 		 * A folder where the package has a file: Stow dies here
 		 * ("unstow_contents() called with non-directory path"). Nothing
@@ -263,11 +267,11 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 	 * folder keeps restowing N packages linear instead of quadratic.
 	 */
 	if (!dir)
-		dir = view_tnode(p, dir_path);
+		dir = grove_view_tnode(p, dir_path);
 	if (!dir || dir->orig_type != GROVE_FT_DIR || dir->cleaned)
 		return;
 	if (!dir->listed) {
-		view_tneed(p, dir_path); /* only looked up: Stow lists the folder here */
+		grove_view_tneed(p, dir_path); /* only looked up: Stow lists the folder here */
 		return;
 	}
 	dir->cleaned = true;
@@ -288,7 +292,7 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 		if (n->type != n->orig_type ||
 		    (n->link != n->orig_link && strcmp(n->link ? n->link : "", n->orig_link) != 0))
 			continue;
-		switch (view_link_state(p, dir_path, n)) {
+		switch (grove_view_link_state(p, dir_path, n)) {
 		case LINK_FOREIGN: /* not ours: whatever it points at, leave it */
 		case LINK_OURS:
 			continue;
@@ -305,11 +309,11 @@ cleanup_invalid_links(struct planner *p, const char *dir_path, struct grove_node
 			return;
 		}
 		if (slow) {
-			dest = view_find_stowed_path(p, path, n->orig_link, NULL);
-			if (!dest || view_stow_exists(p, dest))
+			dest = grove_view_find_stowed_path(p, path, n->orig_link, NULL);
+			if (!dest || grove_view_stow_exists(p, dest))
 				continue;
 		}
-		view_do_unlink(p, path);
+		grove_view_do_unlink(p, path);
 	}
 }
 
@@ -345,20 +349,20 @@ unstow_listing(struct planner *p, const char *package, const char *pkg_subdir,
 	struct grove_node *listing;
 
 	if (p->o->compat) {
-		listing = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
+		listing = kn->tdir ? kn->tdir : grove_view_tnode(p, target_subdir);
 		return listing && listing->orig_type == GROVE_FT_DIR ? listing : NULL;
 	}
-	listing = kn->pdir ? kn->pdir : view_pkg_node(p, package, pkg_subdir);
-	if ((!listing || !listing->listed) && view_pkg_pruned(p, package, pkg_subdir)) {
+	listing = kn->pdir ? kn->pdir : grove_view_pkg_node(p, package, pkg_subdir);
+	if ((!listing || !listing->listed) && grove_view_pkg_pruned(p, package, pkg_subdir)) {
 		cleanup_free char *rel = grove_path_join(package, pkg_subdir);
 
 		if (!rel)
 			oom(p);
 		else
-			view_need(p, rel);
+			grove_view_need(p, rel);
 		return NULL;
 	}
-	if (!listing || view_follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
+	if (!listing || grove_view_follow_type(listing) != GROVE_FT_DIR || !listing->listed) {
 		fail(p, -GROVE_E_PRECONDITION,
 		     "folder '%s' of package '%s' is missing, or changed while it was read",
 		     pkg_subdir, package);
@@ -429,12 +433,12 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	cleanup_free char *heap_tpath = NULL;
 	cleanup_free char *heap_pkg_path = NULL;
 
-	if (p->rc || (p->walk && walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
-	    view_should_skip_target_at(p, target_subdir, kn->tdir))
+	if (p->rc || (p->walk && grove_walk_defer(p, true, package, pkg_subdir, target_subdir)) ||
+	    grove_view_should_skip_target_at(p, target_subdir, kn->tdir))
 		return;
 	if (!(listing = unstow_listing(p, package, pkg_subdir, target_subdir, kn)))
 		return;
-	kids = planner_frame_kids(p, listing, &kids_own);
+	kids = grove_planner_frame_kids(p, listing, &kids_own);
 	/* The package's path from the target, joined once for all of the package's folders (a
 	 * package is a name: grove_path_join_names' one copy, grove_path_join's answer). */
 	if (!kn->root)
@@ -454,14 +458,14 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	tcap = tlen + NAME_MAX + 8;
 	pcap = plen + NAME_MAX + 8;
 	mcap = rlen + plen + NAME_MAX + 8;
-	scratch = planner_frame_bytes(p, tcap + pcap + mcap, &scratch_own);
+	scratch = grove_planner_frame_bytes(p, tcap + pcap + mcap, &scratch_own);
 	if (!scratch) {
 		oom(p);
 		return;
 	}
 	glue_p = kn->glue_p || grove_path_glues(pkg_subdir, NULL);
 	glue_t = kn->glue_t || grove_path_glues(target_subdir, NULL);
-	/* planner_join3(stow_path, package, pkg_subdir/name) is pkg_root/pkg_subdir/name
+	/* grove_planner_join3(stow_path, package, pkg_subdir/name) is pkg_root/pkg_subdir/name
 	 * (pkg_root/name at the top) for a plain name when this holds; its part after stow_path +
 	 * "/" starts at moff (0: it does not start so). */
 	glue_m = kn->glue_m || grove_path_glues(pkg_root, top ? NULL : pkg_subdir);
@@ -469,7 +473,7 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 	if (glue_m)
 		mlen = put_mine(mine, pkg_root, rlen, top ? NULL : pkg_subdir, plen,
 				p->w->stow_path, &moff);
-	tdir = kn->tdir ? kn->tdir : view_tnode(p, target_subdir);
+	tdir = kn->tdir ? kn->tdir : grove_view_tnode(p, target_subdir);
 	for (struct grove_node **k = kids; *k && !p->rc; k++) {
 		const char *name = (*k)->name, *pkg_name = name, *tname = name;
 		const char *tpath, *pkg_path;
@@ -487,7 +491,7 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 			oom(p);
 			return;
 		}
-		if (view_ignored(p, package, tpath))
+		if (grove_view_ignored(p, package, tpath))
 			continue;
 		if (p->o->dotfiles && p->o->compat) {
 			free(owned_name);
@@ -520,7 +524,7 @@ unstow_folder_contents(struct planner *p, const char *package, const char *pkg_s
 		/* The entry's target node: tdir's entry tname is the node at tpath. An entry with a
 		 * plain name glues when its folder does (or is the top). */
 		unstow_node(p, package, pkg_root, pkg_path, target_subdir, tpath,
-			    tdir ? grove_node_child(tdir, tname) : view_tnode(p, tpath), &e,
+			    tdir ? grove_node_child(tdir, tname) : grove_view_tnode(p, tpath), &e,
 			    plain_p && (top || glue_p), plain_t && (glue_t || top_t),
 			    plain_p && glue_m);
 	}
@@ -540,7 +544,7 @@ unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 /* ---- for the bounded walk (planner_walk.c) ---- */
 
 void
-planner_unstow_contents(struct planner *p, const char *package, const char *dir)
+grove_planner_unstow_contents(struct planner *p, const char *package, const char *dir)
 {
 	unstow_contents(p, package, dir, dir, &(struct known){ 0 });
 }

@@ -14,6 +14,8 @@
 #include "planner_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* A conflict (or warning) whose message is formatted: allocated, so a long path is never cut.
  * NULL (and the planner failed) when out of memory. */
 static char *
@@ -29,7 +31,7 @@ format_message(struct planner *p, const char *fmt, va_list ap)
 }
 
 void
-view_conflictf(struct planner *p, const char *package, const char *path, const char *fmt, ...)
+grove_view_conflictf(struct planner *p, const char *package, const char *path, const char *fmt, ...)
 {
 	cleanup_free char *msg = NULL;
 	va_list ap;
@@ -42,7 +44,7 @@ view_conflictf(struct planner *p, const char *package, const char *path, const c
 }
 
 void
-view_warningf(struct planner *p, const char *fmt, ...)
+grove_view_warningf(struct planner *p, const char *fmt, ...)
 {
 	cleanup_free char *msg = NULL;
 	va_list ap;
@@ -57,7 +59,7 @@ view_warningf(struct planner *p, const char *fmt, ...)
 /* ---- the stow dir model ---- */
 
 enum grove_ftype
-view_follow_type(const struct grove_node *n)
+grove_view_follow_type(const struct grove_node *n)
 {
 	enum grove_ftype t;
 
@@ -73,7 +75,7 @@ view_follow_type(const struct grove_node *n)
  * grove_world_plan reads it and plans again from the start (planning is pure).
  */
 void
-view_need(struct planner *p, const char *relpath)
+grove_view_need(struct planner *p, const char *relpath)
 {
 	if (grove_world_need(p->w, relpath) < 0) {
 		oom(p);
@@ -101,7 +103,7 @@ stow_node_rest(struct planner *p, const char *rest)
 	descends = n->type == GROVE_FT_DIR ||
 		   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
 	if (!n->listed && descends)
-		view_need(p, rest);
+		grove_view_need(p, rest);
 	return NULL;
 }
 
@@ -115,7 +117,7 @@ stow_node_at(struct planner *p, const char *path_from_target)
 
 /* Asks for the target folder tpath to be listed (see need). */
 void
-view_tneed(struct planner *p, const char *tpath)
+grove_view_tneed(struct planner *p, const char *tpath)
 {
 	if (grove_world_tneed(p->w, tpath) < 0) {
 		oom(p);
@@ -150,7 +152,7 @@ disk_node(struct planner *p, const char *path)
 			if (!pre)
 				oom(p);
 			else
-				view_tneed(p, pre);
+				grove_view_tneed(p, pre);
 			return NULL;
 		}
 		memcpy(name, s, len);
@@ -172,35 +174,35 @@ in_other_stow(struct planner *p, const char *path)
 
 /* Stow's -e on a path in the stow dir (or a second one beneath the target). */
 bool
-view_stow_exists(struct planner *p, const char *path)
+grove_view_stow_exists(struct planner *p, const char *path)
 {
 	if (in_other_stow(p, path))
 		return disk_node(p, path) != NULL;
-	return view_follow_type(stow_node_at(p, path)) != GROVE_FT_NONE;
+	return grove_view_follow_type(stow_node_at(p, path)) != GROVE_FT_NONE;
 }
 
-/* view_stow_exists of this run's stow dir's path + "/" + rest. */
+/* grove_view_stow_exists of this run's stow dir's path + "/" + rest. */
 bool
-view_stow_rest_exists(struct planner *p, const char *rest)
+grove_view_stow_rest_exists(struct planner *p, const char *rest)
 {
-	return view_follow_type(stow_node_rest(p, rest)) != GROVE_FT_NONE;
+	return grove_view_follow_type(stow_node_rest(p, rest)) != GROVE_FT_NONE;
 }
 
 /* Stow's -d on a path in the stow dir (or a second one beneath the target). */
 bool
-view_stow_isdir(struct planner *p, const char *path)
+grove_view_stow_isdir(struct planner *p, const char *path)
 {
 	if (in_other_stow(p, path)) {
 		struct grove_node *n = disk_node(p, path);
 		return n && n->orig_type == GROVE_FT_DIR;
 	}
-	return view_follow_type(stow_node_at(p, path)) == GROVE_FT_DIR;
+	return grove_view_follow_type(stow_node_at(p, path)) == GROVE_FT_DIR;
 }
 
 /* The package node for package/subpath (in the second stow dir being unfolded from, when
  * p->src_stow is set). */
 struct grove_node *
-view_pkg_node(struct planner *p, const char *package, const char *subpath)
+grove_view_pkg_node(struct planner *p, const char *package, const char *subpath)
 {
 	struct grove_node *n;
 
@@ -223,7 +225,7 @@ view_pkg_node(struct planner *p, const char *package, const char *subpath)
 /* Whether the scan dropped the entries of package/subpath or of a folder on the way to it
  * (a big folder it expected to fold whole): then the planner asks for it (need). */
 bool
-view_pkg_pruned(struct planner *p, const char *package, const char *subpath)
+grove_view_pkg_pruned(struct planner *p, const char *package, const char *subpath)
 {
 	struct grove_node *n = p->src_stow ? NULL : grove_node_child(p->w->stow, package);
 	size_t off;
@@ -258,8 +260,8 @@ parent_of(const char *path, char *buf, size_t size)
  * parents) lie outside the roots grove holds: such links count as foreign.
  */
 char *
-view_find_owner(struct planner *p, const char *target_path, const char *link, char **ret_pkg,
-		char **ret_stow)
+grove_view_find_owner(struct planner *p, const char *target_path, const char *link, char **ret_pkg,
+		      char **ret_stow)
 {
 	cleanup_free char *parent = NULL;
 	char buf[PATH_MAX];
@@ -296,7 +298,7 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 			if (!d || d->orig_type != GROVE_FT_DIR)
 				break;
 			if (!d->listed) {
-				view_tneed(p, dir);
+				grove_view_tneed(p, dir);
 				break;
 			}
 			mark = grove_node_child(d, ".stow");
@@ -324,8 +326,8 @@ view_find_owner(struct planner *p, const char *target_path, const char *link, ch
 }
 
 enum view_owner
-view_owner_in(struct planner *p, const char *dir, const char *link, char *buf, size_t size,
-	      const char **ret_rest)
+grove_view_owner_in(struct planner *p, const char *dir, const char *link, char *buf, size_t size,
+		    const char **ret_rest)
 {
 	const char *rest;
 
@@ -340,13 +342,13 @@ view_owner_in(struct planner *p, const char *dir, const char *link, char *buf, s
 		*ret_rest = rest;
 		return VIEW_OWNER_STOW;
 	}
-	/* Not in this run's stow dir: a second one may hold it (view_find_owner's walk). */
+	/* Not in this run's stow dir: a second one may hold it (grove_view_find_owner's walk). */
 	return p->o->other_stow_dirs ? VIEW_OWNER_SLOW : VIEW_OWNER_NONE;
 }
 
 enum view_owner
-view_owner_at(struct planner *p, const char *target_path, const char *link, char *buf, size_t size,
-	      const char **ret_rest)
+grove_view_owner_at(struct planner *p, const char *target_path, const char *link, char *buf,
+		    size_t size, const char **ret_rest)
 {
 	char parent[PATH_MAX];
 
@@ -354,19 +356,20 @@ view_owner_at(struct planner *p, const char *target_path, const char *link, char
 		return VIEW_OWNER_NONE;
 	if (!parent_of(target_path, parent, sizeof(parent)))
 		return VIEW_OWNER_SLOW;
-	return view_owner_in(p, parent, link, buf, size, ret_rest);
+	return grove_view_owner_in(p, parent, link, buf, size, ret_rest);
 }
 
 char *
-view_find_stowed_path(struct planner *p, const char *target_path, const char *link, char **ret_pkg)
+grove_view_find_stowed_path(struct planner *p, const char *target_path, const char *link,
+			    char **ret_pkg)
 {
-	return view_find_owner(p, target_path, link, ret_pkg, NULL);
+	return grove_view_find_owner(p, target_path, link, ret_pkg, NULL);
 }
 
 /* ---- the target view ---- */
 
 struct grove_node *
-view_tnode(struct planner *p, const char *path)
+grove_view_tnode(struct planner *p, const char *path)
 {
 	if (!path[0] || (path[0] == '.' && !path[1]))
 		return p->w->target; /* the top: no walk */
@@ -374,9 +377,9 @@ view_tnode(struct planner *p, const char *path)
 }
 
 enum grove_ftype
-view_ttype(struct planner *p, const char *path)
+grove_view_ttype(struct planner *p, const char *path)
 {
-	struct grove_node *n = view_tnode(p, path);
+	struct grove_node *n = grove_view_tnode(p, path);
 
 	return n ? n->type : GROVE_FT_NONE;
 }
@@ -385,7 +388,7 @@ view_ttype(struct planner *p, const char *path)
 static struct grove_node *
 tensure(struct planner *p, const char *path)
 {
-	struct grove_node *n = view_tnode(p, path), *parent, *kid;
+	struct grove_node *n = grove_view_tnode(p, path), *parent, *kid;
 	cleanup_free char *ppath = NULL;
 	const char *base;
 
@@ -396,7 +399,7 @@ tensure(struct planner *p, const char *path)
 		oom(p);
 		return NULL;
 	}
-	parent = view_tnode(p, ppath);
+	parent = grove_view_tnode(p, ppath);
 	if (!parent) {
 		fail(p, -GROVE_E_INTERNAL, "planning '%s': parent folder unknown%s", path, NULL);
 		return NULL;
@@ -453,9 +456,10 @@ slow:
 			/* Continue inside the stow dir when the link is ours. */
 			cleanup_free char *from = grove_node_path(n);
 			cleanup_free char *dest =
-				from ? view_find_stowed_path(p, from, n->orig_link, NULL) : NULL;
+				from ? grove_view_find_stowed_path(p, from, n->orig_link, NULL)
+				     : NULL;
 			cleanup_free char *full = dest ? grove_path_join(dest, s) : NULL;
-			return full && view_stow_exists(p, full);
+			return full && grove_view_stow_exists(p, full);
 		}
 		if (n->orig_type != GROVE_FT_DIR)
 			return false;
@@ -480,14 +484,14 @@ too_long(struct planner *p, const char *path, const char *text)
 {
 	if (strlen(path) < PATH_MAX && (!text || strlen(text) < PATH_MAX))
 		return false;
-	view_conflictf(p, p->package ? p->package : "", path,
-		       "path or link text too long (over PATH_MAX, %d bytes): %.200s...", PATH_MAX,
-		       path);
+	grove_view_conflictf(p, p->package ? p->package : "", path,
+			     "path or link text too long (over PATH_MAX, %d bytes): %.200s...",
+			     PATH_MAX, path);
 	return true;
 }
 
 void
-view_do_link(struct planner *p, const char *dest, const char *path)
+grove_view_do_link(struct planner *p, const char *dest, const char *path)
 {
 	struct grove_node *n;
 
@@ -503,13 +507,13 @@ view_do_link(struct planner *p, const char *dest, const char *path)
 }
 
 void
-view_do_link_in(struct planner *p, const char *dest, const char *path, struct grove_node *dir,
-		const char *name)
+grove_view_do_link_in(struct planner *p, const char *dest, const char *path, struct grove_node *dir,
+		      const char *name)
 {
 	struct grove_node *n;
 
 	if (!dir) {
-		view_do_link(p, dest, path);
+		grove_view_do_link(p, dest, path);
 		return;
 	}
 	too_long(p, path, dest);
@@ -530,23 +534,23 @@ view_do_link_in(struct planner *p, const char *dest, const char *path, struct gr
 }
 
 void
-view_do_unlink(struct planner *p, const char *path)
+grove_view_do_unlink(struct planner *p, const char *path)
 {
-	struct grove_node *n = view_tnode(p, path);
+	struct grove_node *n = grove_view_tnode(p, path);
 
 	if (n)
-		view_unlink_node(n);
+		grove_view_unlink_node(n);
 }
 
 void
-view_unlink_node(struct grove_node *n)
+grove_view_unlink_node(struct grove_node *n)
 {
 	n->type = GROVE_FT_NONE;
 	grove_node_set_link(n, NULL);
 }
 
 void
-view_do_mkdir(struct planner *p, const char *path)
+grove_view_do_mkdir(struct planner *p, const char *path)
 {
 	struct grove_node *n;
 
@@ -562,9 +566,9 @@ view_do_mkdir(struct planner *p, const char *path)
 }
 
 void
-view_do_rmdir(struct planner *p, const char *path)
+grove_view_do_rmdir(struct planner *p, const char *path)
 {
-	struct grove_node *n = view_tnode(p, path);
+	struct grove_node *n = grove_view_tnode(p, path);
 
 	if (n)
 		n->type = GROVE_FT_NONE;
@@ -613,7 +617,7 @@ second_pkg_record(struct planner *p, const char *package)
 }
 
 bool
-view_ignored(struct planner *p, const char *package, const char *target_path)
+grove_view_ignored(struct planner *p, const char *package, const char *target_path)
 {
 	const struct grove_world_pkg *pkg;
 	const struct grove_ignore_list *list;
@@ -631,7 +635,7 @@ view_ignored(struct planner *p, const char *package, const char *target_path)
 }
 
 bool
-view_deferred(struct planner *p, const char *path)
+grove_view_deferred(struct planner *p, const char *path)
 {
 	struct grove_error e;
 
@@ -642,7 +646,7 @@ view_deferred(struct planner *p, const char *path)
 }
 
 bool
-view_overridden(struct planner *p, const char *path)
+grove_view_overridden(struct planner *p, const char *path)
 {
 	struct grove_error e;
 
@@ -714,20 +718,20 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 }
 
 bool
-view_should_skip_target(struct planner *p, const char *path)
+grove_view_should_skip_target(struct planner *p, const char *path)
 {
-	return view_should_skip_target_at(p, path, NULL);
+	return grove_view_should_skip_target_at(p, path, NULL);
 }
 
 bool
-view_should_skip_target_at(struct planner *p, const char *path, const struct grove_node *n)
+grove_view_should_skip_target_at(struct planner *p, const char *path, const struct grove_node *n)
 {
 	cleanup_free char *marker = NULL;
 	cleanup_free char *protect = NULL;
 	bool marked, nonstow;
 
 	if (strcmp(path, p->w->stow_path) == 0) {
-		view_warningf(p, "skipping target which was current stow directory %s", path);
+		grove_view_warningf(p, "skipping target which was current stow directory %s", path);
 		return true;
 	}
 	if (!markers_here(p, path, n, &marked, &nonstow)) {
@@ -741,11 +745,11 @@ view_should_skip_target_at(struct planner *p, const char *path, const struct gro
 		nonstow = !marked && disk_exists(p, protect);
 	}
 	if (marked) {
-		view_warningf(p, "skipping marked Stow directory %s", path);
+		grove_view_warningf(p, "skipping marked Stow directory %s", path);
 		return true;
 	}
 	if (nonstow) {
-		view_warningf(p, "skipping protected directory %s", path);
+		grove_view_warningf(p, "skipping protected directory %s", path);
 		return true;
 	}
 	return false;
@@ -817,19 +821,19 @@ memo_take(struct link_memo *m, const struct grove_node *n)
 }
 
 void
-view_link_memo_release(struct link_memo *m)
+grove_view_link_memo_release(struct link_memo *m)
 {
 	free(m->slot);
 	*m = (struct link_memo){ 0 };
 }
 
 /*
- * view_owner_in of n's text as scanned in its folder dir (view_owner_in's "" for "."), from the
- * planner's owner_prefix when it holds for n: VIEW_OWNER_STOW and *ret_rest in n's text, or
- * VIEW_OWNER_SLOW (not known so). The prefix was found good for the join (grove_path_link_prefix)
- * with the folder's path as then spelt: dir, a path of the same node, is that one when of the
- * same length (the tree's walk skips only empty and "." components, which a clean path has none
- * of).
+ * grove_view_owner_in of n's text as scanned in its folder dir (grove_view_owner_in's "" for "."),
+ * from the planner's owner_prefix when it holds for n: VIEW_OWNER_STOW and *ret_rest in n's text,
+ * or VIEW_OWNER_SLOW (not known so). The prefix was found good for the join
+ * (grove_path_link_prefix) with the folder's path as then spelt: dir, a path of the same node, is
+ * that one when of the same length (the tree's walk skips only empty and "." components, which a
+ * clean path has none of).
  */
 static enum view_owner
 owner_by_prefix(struct planner *p, const char *dir, const struct grove_node *n, size_t size,
@@ -847,7 +851,7 @@ owner_by_prefix(struct planner *p, const char *dir, const struct grove_node *n, 
 	return VIEW_OWNER_STOW;
 }
 
-/* view_scanned_owner with n's slot f in the memo (NULL: none), taken already. */
+/* grove_view_scanned_owner with n's slot f in the memo (NULL: none), taken already. */
 static enum view_owner
 scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n,
 	      struct link_fact *f, char *buf, size_t size, const char **ret_rest)
@@ -869,7 +873,7 @@ scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *
 			f->rest = (uint32_t)p->own.len;
 		return VIEW_OWNER_STOW;
 	}
-	o = view_owner_in(p, dir, n->orig_link, buf, size, ret_rest);
+	o = grove_view_owner_in(p, dir, n->orig_link, buf, size, ret_rest);
 	if (o == VIEW_OWNER_STOW) {
 		/* Kept when the rest is the text's own end (as for every link Stow makes). */
 		tl = strlen(n->orig_link);
@@ -892,23 +896,23 @@ scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *
 }
 
 enum view_owner
-view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n, char *buf,
-		   size_t size, const char **ret_rest)
+grove_view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n,
+			 char *buf, size_t size, const char **ret_rest)
 {
 	return scanned_owner(p, dir_path, n, memo_take(p->links, n), buf, size, ret_rest);
 }
 
 enum link_state
-view_link_state_of(struct planner *p, const char *dir_path, const char *text)
+grove_view_link_state_of(struct planner *p, const char *dir_path, const char *text)
 {
 	char buf[PATH_MAX];
 	const char *rest;
 
-	switch (view_owner_in(p, dir_path, text, buf, sizeof(buf), &rest)) {
+	switch (grove_view_owner_in(p, dir_path, text, buf, sizeof(buf), &rest)) {
 	case VIEW_OWNER_NONE:
 		return LINK_FOREIGN;
 	case VIEW_OWNER_STOW:
-		return view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+		return grove_view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
 	case VIEW_OWNER_SLOW:
 		break;
 	}
@@ -916,7 +920,7 @@ view_link_state_of(struct planner *p, const char *dir_path, const char *text)
 }
 
 enum link_state
-view_link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
+grove_view_link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
 {
 	struct link_fact *f = memo_take(p->links, n);
 	char buf[PATH_MAX];
@@ -930,7 +934,7 @@ view_link_state(struct planner *p, const char *dir_path, const struct grove_node
 		s = LINK_FOREIGN;
 		break;
 	case VIEW_OWNER_STOW:
-		s = view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
+		s = grove_view_stow_rest_exists(p, rest) ? LINK_OURS : LINK_OURS_MISSING;
 		break;
 	default:
 		return LINK_SLOW;
@@ -962,14 +966,14 @@ emit(struct planner *p, const struct grove_node *n, enum grove_op_kind kind, con
 	enum view_owner o;
 
 	/* The package an op serves, for the log and `grove status` (this stow dir's only): of a
-	 * link as scanned, kept when the plan asked already (view_scanned_owner). */
+	 * link as scanned, kept when the plan asked already (grove_view_scanned_owner). */
 	if (f && f->rest == LINK_REST_FOREIGN) {
 		o = VIEW_OWNER_NONE;
 	} else if (f && f->rest != LINK_REST_UNKNOWN) {
 		o = VIEW_OWNER_STOW;
 		rest = n->orig_link + f->rest;
 	} else {
-		o = t ? view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE;
+		o = t ? grove_view_owner_at(p, path, t, buf, sizeof(buf), &rest) : VIEW_OWNER_NONE;
 	}
 	switch (o) {
 	case VIEW_OWNER_NONE:
@@ -982,10 +986,10 @@ emit(struct planner *p, const struct grove_node *n, enum grove_op_kind kind, con
 			package = name;
 			break;
 		}
-		/* A name too long for name: view_find_owner copies it. */
+		/* A name too long for name: grove_view_find_owner copies it. */
 		/* fall through */
 	case VIEW_OWNER_SLOW:
-		dest = view_find_owner(p, path, t, &owned, &other);
+		dest = grove_view_find_owner(p, path, t, &owned, &other);
 		package = dest && !other ? owned : NULL;
 		break;
 	}
@@ -1160,25 +1164,25 @@ emit_diff(struct planner *p, struct grove_node *n, const char *path)
 
 /* The ops of the whole target: planner.c's runs, once their decisions are made. */
 int
-planner_emit_all(struct planner *p)
+grove_planner_emit_all(struct planner *p)
 {
 	return emit_kids(p, p->w->target, "", emit_diff);
 }
 
 int
-planner_emit_diff(struct planner *p, struct grove_node *n, const char *path)
+grove_planner_emit_diff(struct planner *p, struct grove_node *n, const char *path)
 {
 	return emit_diff(p, n, path);
 }
 
 bool
-planner_unchanged_leaf(const struct grove_node *n)
+grove_planner_unchanged_leaf(const struct grove_node *n)
 {
 	return unchanged_leaf(n);
 }
 
 int
-planner_emit_folder(struct planner *p, struct grove_node *n, const char *path)
+grove_planner_emit_folder(struct planner *p, struct grove_node *n, const char *path)
 {
 	if (n->type != GROVE_FT_DIR)
 		return 1;

@@ -10,6 +10,8 @@
 #include "planner_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /*
  * Why the plan is the whole model's. Stow's algorithm visits a folder's entries for one package
  * after the other (unstows first), each visit of an entry that is a folder going on into it
@@ -52,8 +54,8 @@ struct walk {
 };
 
 bool
-walk_defer(struct planner *p, bool unstow, const char *package, const char *pkg_dir,
-	   const char *tdir)
+grove_walk_defer(struct planner *p, bool unstow, const char *package, const char *pkg_dir,
+		 const char *tdir)
 {
 	struct walk *wk = p->walk;
 	struct grove_node *t;
@@ -67,7 +69,7 @@ walk_defer(struct planner *p, bool unstow, const char *package, const char *pkg_
 	}
 	if (strcmp(tdir, wk->cur) == 0)
 		return false;
-	t = view_tnode(p, tdir);
+	t = grove_view_tnode(p, tdir);
 	pkg = grove_world_pkg_add(p->w, package);
 	p->pkg_name = NULL; /* the records may have moved */
 	if (!t || t->parent != wk->cur_node || !pkg) {
@@ -145,7 +147,7 @@ walk_load(struct planner *p, const char *dir, const char *const *pkgs, size_t n)
 		if (r == 0)
 			r = grove_scan_pkg_folder(p->w, wk->stow, rel, p->err);
 	}
-	t = view_tnode(p, dir);
+	t = grove_view_tnode(p, dir);
 	if (r == 0 && t && t->orig_type == GROVE_FT_DIR && !t->listed)
 		r = grove_scan_target_folder(p->w, wk->stow, wk->target,
 					     strcmp(dir, ".") == 0 ? "" : dir, p->err);
@@ -180,7 +182,7 @@ walk_check(struct planner *p, const char *dir, const struct descent *ds, size_t 
 
 		if (seen(ds, i, ds[i].package))
 			continue;
-		pn = view_pkg_node(p, ds[i].package, dir);
+		pn = grove_view_pkg_node(p, ds[i].package, dir);
 		if (!pn || !pn->listed)
 			return GROVE_SCAN_BAIL;
 		for (size_t k = 0; k < pn->n_kids; k++) {
@@ -230,7 +232,7 @@ walk_emit(struct planner *p, const char *dir, struct grove_node *tn, struct desc
 	if (!kids)
 		return -ENOMEM;
 	for (size_t i = 0; i < tn->n_kids; i++)
-		if (!planner_unchanged_leaf(tn->kids[i]))
+		if (!grove_planner_unchanged_leaf(tn->kids[i]))
 			kids[m++] = tn->kids[i];
 	qsort(kids, m, sizeof(*kids), kid_cmp);
 	for (size_t i = 0; i < m; i++) {
@@ -245,14 +247,14 @@ walk_emit(struct planner *p, const char *dir, struct grove_node *tn, struct desc
 		while (e < nk && kd[e].tnode == k)
 			e++;
 		if (e == x) {
-			r = planner_emit_diff(p, k, path);
+			r = grove_planner_emit_diff(p, k, path);
 		} else {
-			r = planner_emit_folder(p, k, path);
+			r = grove_planner_emit_folder(p, k, path);
 			if (r == 0)
 				r = walk_folder(p, path, kd + x, e - x);
 			grove_scan_forget(k);
 			for (size_t j = x; j < e; j++)
-				grove_scan_forget(view_pkg_node(p, kd[j].package, path));
+				grove_scan_forget(grove_view_pkg_node(p, kd[j].package, path));
 			used += e - x;
 		}
 		if (r)
@@ -284,7 +286,7 @@ walk_folder(struct planner *p, const char *dir, struct descent *ds, size_t nd)
 		if (!seen(ds, i, ds[i].package))
 			pkgs[np++] = ds[i].package;
 	r = walk_load(p, dir, pkgs, np);
-	tn = view_tnode(p, dir);
+	tn = grove_view_tnode(p, dir);
 	if (r || !tn)
 		return r ? r : GROVE_SCAN_BAIL;
 	wk->cur = dir;
@@ -294,9 +296,9 @@ walk_folder(struct planner *p, const char *dir, struct descent *ds, size_t nd)
 	for (size_t i = 0; i < nd && !failed(p); i++) {
 		p->action = ds[i].unstow ? "unstow" : "stow";
 		if (ds[i].unstow)
-			planner_unstow_contents(p, ds[i].package, dir);
+			grove_planner_unstow_contents(p, ds[i].package, dir);
 		else
-			planner_stow_contents(p, ds[i].package, dir);
+			grove_planner_stow_contents(p, ds[i].package, dir);
 	}
 	kd = wk->d;
 	nk = wk->n;
@@ -359,12 +361,12 @@ grove_planner_walk(struct grove_world *w, const struct grove_root *stow,
 	}
 	for (size_t i = 0; i < nt; i++) {
 		p.action = top[i].unstow ? "unstow" : "stow";
-		if (!planner_check_package(&p, top[i].package))
+		if (!grove_planner_check_package(&p, top[i].package))
 			return GROVE_SCAN_BAIL;
 	}
 	r = walk_folder(&p, ".", top, nt);
 	free(wk.d);
-	planner_release(&p);
+	grove_planner_release(&p);
 	if (r || failed(&p))
 		return GROVE_SCAN_BAIL;
 	return 0;

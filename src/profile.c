@@ -20,6 +20,8 @@
 #include "profile_private.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* Keeps summary (and forest) as what the last changing call did or would do. */
 static void
 keep_plan(struct grove_profile *p, struct grove_plan *summary, struct grove_plan *forest)

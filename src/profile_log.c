@@ -13,6 +13,8 @@
 #include "profile_log_names.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* The profile name NAME when target's folder is called NAME.generations, or NULL. */
 static char *
 log_candidate(const struct grove_root *target)

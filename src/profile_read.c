@@ -12,6 +12,8 @@
 #include "profile_private.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* "NAME-<n>-link" -> n. */
 static bool
 parse_gen_link(const struct grove_profile *p, const char *name, long *ret)

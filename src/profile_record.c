@@ -11,6 +11,8 @@
 #include "profile_private.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* A generation number as written in names: decimal, no sign, no leading zero. */
 bool
 grove_profile_record_number(const char *s, size_t len, long *ret)

@@ -13,6 +13,8 @@
 #include "profile_private.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* The ops removing folder name in dirfd, whose contents will be at rel (relative
  * to NAME.generations) when they run: every link (UNLINK, its text checked),
  * the record at the top (ERASE, its content checked), every folder (RMDIR),

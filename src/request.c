@@ -10,6 +10,8 @@
 #include "grove/stow.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 void
 grove_stow_request_init(struct grove_stow_request *req)
 {

@@ -14,6 +14,8 @@
 #include "scan_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* Followed package links nest at most this deep (a guard against link farms of links). */
 #define FOLLOW_DEPTH_MAX 32
 /* A package's folders are kept whole until it has this many entries loaded; past that, a
@@ -25,7 +27,7 @@
 #define PRUNE_PKGS_MAX 32
 
 int
-scan_oom(struct scan *s)
+grove_scan_oom(struct scan *s)
 {
 	return grove_error_set(s->err, -ENOMEM, "scan: out of memory");
 }
@@ -41,13 +43,13 @@ list_flags(signed char *known, int rootfd, bool on_mount)
 }
 
 unsigned
-scan_stow_list_flags(struct scan *s, bool on_mount)
+grove_scan_stow_list_flags(struct scan *s, bool on_mount)
 {
 	return list_flags(&s->w->stow_fills, s->stow->fd, on_mount);
 }
 
 unsigned
-scan_target_list_flags(struct scan *s, bool on_mount)
+grove_scan_target_list_flags(struct scan *s, bool on_mount)
 {
 	return list_flags(&s->w->target_fills, s->target->fd, on_mount);
 }
@@ -126,8 +128,8 @@ package_link_rest(const char *real, const char *text)
  * path (malloc'd, to open it by), else NULL. The usual case costs nothing more.
  */
 int
-scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
-		 struct grove_error *err)
+grove_scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
+		       struct grove_error *err)
 {
 	size_t l = strcspn(relpath, "/");
 	char name[NAME_MAX + 1];
@@ -154,7 +156,7 @@ scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct gr
 		return r;
 	alt = grove_strdupf("%s%s", rest, relpath + l);
 	if (!alt)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	r = grove_fs_stat_beneath_follow(s->stow->fd, alt, st, err);
 	*ret_phys = alt;
 	return r;
@@ -199,7 +201,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		cleanup_free char *parent = grove_path_parent(relpath);
 		cleanup_free char *dest = parent ? grove_path_join(parent, n->link) : NULL;
 		if (!dest)
-			return scan_oom(s);
+			return grove_scan_oom(s);
 		if (grove_path_under(relpath, dest)) {
 			n->escapes = true;
 			n->dest_type = GROVE_FT_NONE;
@@ -207,7 +209,7 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 			return 0;
 		}
 	}
-	r = scan_stat_follow(s, relpath, &phys, &st, &e);
+	r = grove_scan_stat_follow(s, relpath, &phys, &st, &e);
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
 		n->dest_type = GROVE_FT_NONE;
@@ -235,7 +237,8 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->follows++;
-	r = load_dir(s, n, fd, scan_stow_list_flags(s, on_mount), relpath, st.dev, st.ino, true);
+	r = load_dir(s, n, fd, grove_scan_stow_list_flags(s, on_mount), relpath, st.dev, st.ino,
+		     true);
 	s->follows--;
 	return r;
 }
@@ -293,7 +296,7 @@ enterable(struct scan *s, const char *prefix)
 		cleanup_free char *phys = NULL;
 
 		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
-		if (!other || scan_stat_follow(s, other, &phys, &st, &e) < 0 ||
+		if (!other || grove_scan_stat_follow(s, other, &phys, &st, &e) < 0 ||
 		    st.type != GROVE_FT_NONE)
 			return true;
 	}
@@ -370,7 +373,7 @@ prune(struct grove_node *node)
 #define RESERVE_SCAN_MAX     ((size_t)4 << 20)
 
 void
-scan_note_made(struct scan *s)
+grove_scan_note_made(struct scan *s)
 {
 	if (++s->made % RESERVE_STEP == 0 && s->reserved < RESERVE_SCAN_MAX) {
 		grove_tree_heap_reserve((size_t)RESERVE_STEP * RESERVE_PER_NODE);
@@ -379,8 +382,8 @@ scan_note_made(struct scan *s)
 }
 
 int
-scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t n,
-		struct grove_node_maker *m)
+grove_scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t n,
+		      struct grove_node_maker *m)
 {
 	size_t bytes = 0;
 
@@ -429,7 +432,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 
 		if (!st) {
 			grove_dirents_free(ents, n);
-			return scan_oom(s);
+			return grove_scan_oom(s);
 		}
 		s->stack = st;
 		s->cap_stack = cap;
@@ -442,8 +445,8 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 	loaded = s->loaded;
 	bad = s->bad;
 	rlen = strlen(relpath);
-	if (scan_maker_init(node, ents, n, &maker) < 0)
-		r = scan_oom(s);
+	if (grove_scan_maker_init(node, ents, n, &maker) < 0)
+		r = grove_scan_oom(s);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *kid = grove_node_child(node, ents[i].name);
 		const char *kpath = grove_child_path_buf(relpath, rlen, ents[i].name, kbuf,
@@ -451,7 +454,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 		cleanup_free char *text = NULL;
 
 		if (!kpath) {
-			r = scan_oom(s);
+			r = grove_scan_oom(s);
 			break;
 		}
 		if (kid && (kid->listed || kid->type != GROVE_FT_DIR))
@@ -468,11 +471,11 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 			kid = grove_node_make(&maker, ents[i].name, ents[i].type, text);
 			if (!kid || grove_node_add(node, kid) < 0) {
 				grove_node_free(kid);
-				r = scan_oom(s);
+				r = grove_scan_oom(s);
 				break;
 			}
 			s->loaded++;
-			scan_note_made(s);
+			grove_scan_note_made(s);
 			if (s->o->walk_above && ++s->total > s->o->walk_above) {
 				s->w->too_big = true;
 				r = grove_error_set(s->err, -ECANCELED,
@@ -518,7 +521,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 /* The model node for a stow-relative path, made (unlisted folders) as needed.
  * Returns NULL when a listed folder on the way says the path does not exist. */
 struct grove_node *
-scan_model_path(struct scan *s, const char *relpath, bool *ret_absent)
+grove_scan_model_path(struct scan *s, const char *relpath, bool *ret_absent)
 {
 	size_t off;
 	struct grove_node *n = grove_node_walk(s->w->stow, relpath, &off);
@@ -556,7 +559,7 @@ static int
 load_subtree(struct scan *s, const char *relpath)
 {
 	bool absent;
-	struct grove_node *n = scan_model_path(s, relpath, &absent);
+	struct grove_node *n = grove_scan_model_path(s, relpath, &absent);
 	struct grove_stat st;
 	cleanup_fd int fd = -1;
 	cleanup_free char *phys = NULL;
@@ -564,15 +567,15 @@ load_subtree(struct scan *s, const char *relpath)
 	int r;
 
 	if (!n)
-		return absent ? 0 : scan_oom(s);
+		return absent ? 0 : grove_scan_oom(s);
 	if (n->listed)
 		return 0;
 	{
 		enum grove_ftype known;
-		if (scan_model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
+		if (grove_scan_model_answer(s, relpath, &known) && known != GROVE_FT_DIR)
 			return 0; /* a file (or nothing) the model already knows */
 	}
-	r = scan_stat_follow(s, relpath, &phys, &st, s->err);
+	r = grove_scan_stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP)
 		return 0;
 	if (r < 0)
@@ -586,7 +589,8 @@ load_subtree(struct scan *s, const char *relpath)
 	if (fd < 0)
 		return fd;
 	s->depth = 0;
-	return load_dir(s, n, fd, scan_stow_list_flags(s, on_mount), relpath, st.dev, st.ino, true);
+	return load_dir(s, n, fd, grove_scan_stow_list_flags(s, on_mount), relpath, st.dev, st.ino,
+			true);
 }
 
 /*
@@ -595,7 +599,7 @@ load_subtree(struct scan *s, const char *relpath)
  * that far.
  */
 int
-scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
+grove_scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 {
 	size_t off;
 	struct grove_node *n = grove_node_walk(s->w->stow, relpath, &off);
@@ -626,7 +630,7 @@ scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_typ
 
 /* Records what following the stow-relative path finds, unless already known. */
 int
-scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
+grove_scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 {
 	bool absent;
 	struct grove_node *n;
@@ -634,10 +638,10 @@ scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	cleanup_free char *phys = NULL;
 	int r;
 
-	if (scan_model_answer(s, relpath, ret_type))
+	if (grove_scan_model_answer(s, relpath, ret_type))
 		return 0;
 
-	r = scan_stat_follow(s, relpath, &phys, &st, s->err);
+	r = grove_scan_stat_follow(s, relpath, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP) {
 		st.type = GROVE_FT_NONE;
 		r = 0;
@@ -645,23 +649,23 @@ scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type)
 	if (r < 0)
 		return r;
 	*ret_type = st.type;
-	n = scan_model_path(s, relpath, &absent);
+	n = grove_scan_model_path(s, relpath, &absent);
 	if (!n)
-		return absent ? 0 : scan_oom(s);
+		return absent ? 0 : grove_scan_oom(s);
 	if (!n->listed && n->n_kids == 0)
 		n->type = n->orig_type = st.type == GROVE_FT_NONE ? GROVE_FT_NONE : st.type;
 	return 0;
 }
 
 int
-scan_note_pending(struct scan *s)
+grove_scan_note_pending(struct scan *s)
 {
 	int r = 0;
 
 	for (size_t i = 0; i < s->n_pend && r >= 0; i++) {
 		enum grove_ftype t = GROVE_FT_UNKNOWN;
 
-		r = scan_note_dest(s, s->pend[i].dest, &t);
+		r = grove_scan_note_dest(s, s->pend[i].dest, &t);
 		if (r >= 0)
 			s->pend[i].tnode->dest_type = t;
 	}
@@ -669,7 +673,7 @@ scan_note_pending(struct scan *s)
 }
 
 void
-scan_end(struct scan *s)
+grove_scan_end(struct scan *s)
 {
 	for (size_t i = 0; i < s->n_pend; i++) {
 		free(s->pend[i].dest);
@@ -681,7 +685,7 @@ scan_end(struct scan *s)
 }
 
 int
-scan_package_ignore(struct scan *s, const char *package)
+grove_scan_package_ignore(struct scan *s, const char *package)
 {
 	struct grove_world *w = s->w;
 	struct grove_world_pkg *pkg = grove_world_pkg_add(w, package);
@@ -694,20 +698,20 @@ scan_package_ignore(struct scan *s, const char *package)
 	int r;
 
 	if (!pkg)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	if (pkg->ignore_loaded)
 		return 0;
 	pkg->ignore_loaded = true;
 	rel = grove_strdupf("%s/.stow-local-ignore", package);
 	if (!rel)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	/* A package read whole answers from memory: no file, no syscall. */
 	{
 		struct grove_node *root = grove_node_child(w->stow, package);
 		if (root && root->listed && !grove_node_child(root, ".stow-local-ignore"))
 			return 0;
 	}
-	r = scan_stat_follow(s, rel, &phys, &st, s->err);
+	r = grove_scan_stat_follow(s, rel, &phys, &st, s->err);
 	if (r == -EXDEV || r == -ELOOP || (r == 0 && st.type == GROVE_FT_NONE))
 		return 0;
 	if (r < 0)
@@ -721,7 +725,7 @@ scan_package_ignore(struct scan *s, const char *package)
 	{
 		cleanup_free char *source = grove_strdupf("'%s/%s'", s->stow->path, rel);
 		if (!source)
-			return scan_oom(s);
+			return grove_scan_oom(s);
 		r = grove_ignore_list_parse(text, source, &pkg->local_ignore, s->err);
 	}
 	return r < 0 ? r : 0;
@@ -761,7 +765,7 @@ load_package(struct scan *s, const char *package)
 			grove_node_free(n);
 			if (fd >= 0)
 				grove_fd_close(fd);
-			return scan_oom(s);
+			return grove_scan_oom(s);
 		}
 	}
 	if (!n->listed && n->type == GROVE_FT_DIR) {
@@ -772,8 +776,8 @@ load_package(struct scan *s, const char *package)
 		if (fd < 0)
 			return fd;
 		s->depth = 0;
-		r = load_dir(s, n, fd, scan_stow_list_flags(s, on_mount), package, s->stow->dev,
-			     st.ino, ino_known);
+		r = load_dir(s, n, fd, grove_scan_stow_list_flags(s, on_mount), package,
+			     s->stow->dev, st.ino, ino_known);
 		grove_fd_batch_add(&s->done_fds, fd);
 	} else if (!n->listed && n->type == GROVE_FT_LINK) {
 		s->depth = 0;
@@ -788,7 +792,7 @@ load_package(struct scan *s, const char *package)
 	if (n->type != GROVE_FT_DIR &&
 	    (n->type != GROVE_FT_LINK || n->escapes || n->dest_type != GROVE_FT_DIR))
 		return 0;
-	return scan_package_ignore(s, package);
+	return grove_scan_package_ignore(s, package);
 }
 
 /* ---- the target ---- */
@@ -809,7 +813,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 	at = calloc(n_pkgs ? n_pkgs : 1, sizeof(*at));
 	if (!w->stow || !w->target || !at) {
 		free(at);
-		return scan_oom(&s);
+		return grove_scan_oom(&s);
 	}
 	/* What a package costs the heap before it is read (its root, its records, its part of the
 	 * plan): reserved now, when the heap's top is still whole. */
@@ -828,7 +832,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		if (r < 0)
 			break;
 		pn = grove_node_child(w->stow, pkgs[i]);
-		if (scan_pkg_is_dir(pn)) {
+		if (grove_scan_pkg_is_dir(pn)) {
 			at[n_at].package = pkgs[i];
 			at[n_at].node = pn;
 			at[n_at].subpath = (char *)".";
@@ -838,7 +842,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 	s.prune = false; /* what is read from here on, the planner asks for */
 	s.lookup = opts->lookup && !opts->full_target && !opts->dotfiles;
 	if (r >= 0)
-		r = scan_target_dir(&s, w->target, target->fd, true, "", at, n_at);
+		r = grove_scan_target_dir(&s, w->target, target->fd, true, "", at, n_at);
 	/* What the target's links into the stow dir point at, and what may be unfolded. */
 	for (size_t i = 0; i < s.n_pend && r >= 0; i++) {
 		struct pending *p = &s.pend[i];
@@ -848,12 +852,12 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 				slash ? strndup(p->unfold, (size_t)(slash - p->unfold))
 				      : strdup(p->unfold);
 			if (!owner) {
-				r = scan_oom(&s);
+				r = grove_scan_oom(&s);
 				break;
 			}
 			if (strcmp(p->unfold, p->dest) == 0 && pruned_at(&s, p->dest))
 				continue; /* its own fold, of a folder no other package has */
-			r = scan_package_ignore(&s, owner);
+			r = grove_scan_package_ignore(&s, owner);
 			if (r >= 0)
 				r = load_subtree(&s, p->unfold);
 			if (r >= 0)
@@ -861,8 +865,8 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		}
 	}
 	if (r >= 0)
-		r = scan_note_pending(&s);
-	scan_end(&s);
+		r = grove_scan_note_pending(&s);
+	grove_scan_end(&s);
 	free(at);
 	return r < 0 ? r : 0;
 }
@@ -881,9 +885,9 @@ grove_scan_needs(struct grove_world *w, const struct grove_root *stow, struct gr
 
 		if (!pkg) {
 			grove_fd_batch_flush(&s.done_fds);
-			return scan_oom(&s);
+			return grove_scan_oom(&s);
 		}
-		r = scan_package_ignore(&s, pkg);
+		r = grove_scan_package_ignore(&s, pkg);
 		if (r >= 0)
 			r = load_subtree(&s, w->needs[i]);
 	}

@@ -45,7 +45,7 @@ struct scan {
 	} * pend;
 	size_t n_pend, cap_pend;
 	/* Package folders read and done with, closed a batch at a time (grove_fd_batch): the
-	 * scan ends with scan_end. */
+	 * scan ends with grove_scan_end. */
 	struct grove_fd_batch done_fds;
 };
 
@@ -59,57 +59,57 @@ struct pkg_at {
 	const char *parent;
 };
 
-int scan_oom(struct scan *s);
+int grove_scan_oom(struct scan *s);
 
 /* grove_fs_list_flags's flags for a folder of the stow dir (the target) that is on_mount: on
  * the root's own mount, none crossed on the way (grove_fs_open_dir_at_mount). */
-unsigned scan_stow_list_flags(struct scan *s, bool on_mount);
-unsigned scan_target_list_flags(struct scan *s, bool on_mount);
+unsigned grove_scan_stow_list_flags(struct scan *s, bool on_mount);
+unsigned grove_scan_target_list_flags(struct scan *s, bool on_mount);
 
 /* What the stow-relative path is in the model (reading it if need be): its type in *ret_type. */
-int scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
+int grove_scan_model_answer(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
 
 /* Stats the stow-relative relpath, links followed (a package link that leaves the stow dir and
  * comes straight back is rebased: *ret_phys, malloc'd, is then the path to open it by). */
-int scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys, struct grove_stat *st,
-		     struct grove_error *err);
+int grove_scan_stat_follow(struct scan *s, const char *relpath, char **ret_phys,
+			   struct grove_stat *st, struct grove_error *err);
 
 /* Records in the model what following the stow-relative relpath finds, unless known. */
-int scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
+int grove_scan_note_dest(struct scan *s, const char *relpath, enum grove_ftype *ret_type);
 
-/* Notes what each of s->pend's destinations is (scan_note_dest) on its target link. */
-int scan_note_pending(struct scan *s);
+/* Notes what each of s->pend's destinations is (grove_scan_note_dest) on its target link. */
+int grove_scan_note_pending(struct scan *s);
 
 /* Frees what a scan holds beyond the world's trees and closes its batched fds. */
-void scan_end(struct scan *s);
+void grove_scan_end(struct scan *s);
 
 /* The model node for a stow-relative path, made (unlisted folders) as needed; NULL when a listed
  * folder on the way says the path does not exist (*ret_absent) or out of memory. */
-struct grove_node *scan_model_path(struct scan *s, const char *relpath, bool *ret_absent);
+struct grove_node *grove_scan_model_path(struct scan *s, const char *relpath, bool *ret_absent);
 
 /* .stow-local-ignore files larger than this are refused. */
 #define IGNORE_FILE_MAX ((size_t)1024 * 1024)
 
 /* Reads the package's .stow-local-ignore once (its record in w). */
-int scan_package_ignore(struct scan *s, const char *package);
+int grove_scan_package_ignore(struct scan *s, const char *package);
 
 /* Readies m to make the nodes of a listing of dir (ents[0..n)) together, and sizes dir's kids
  * array for them; into a folder that already has kids (a merge) each node is made on its own.
  * Returns 0 or -ENOMEM (m is ready all the same). */
-int scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t n,
-		    struct grove_node_maker *m);
+int grove_scan_maker_init(struct grove_node *dir, const struct grove_dirent *ents, size_t n,
+			  struct grove_node_maker *m);
 
 /* Counts a node the scan made; every so many, reserves heap for the next ones
  * (grove_tree_heap_reserve), up to a bound per scan. */
-void scan_note_made(struct scan *s);
+void grove_scan_note_made(struct scan *s);
 
 /* Whether the package node is a folder, or a link to one. */
-bool scan_pkg_is_dir(const struct grove_node *n);
+bool grove_scan_pkg_is_dir(const struct grove_node *n);
 
 /* Lists the target folder dir (target-relative tpath, open as dfd; on_mount: on the target's
  * mount) and what beneath it the packages at pkgs reach, recording the target's links into the
  * stow dir in s->pend. */
-int scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount,
-		    const char *tpath, const struct pkg_at *pkgs, size_t n_pkgs);
+int grove_scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount,
+			  const char *tpath, const struct pkg_at *pkgs, size_t n_pkgs);
 
 #endif

@@ -11,6 +11,8 @@
 #include "scan_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /*
  * The bounded walk takes the simple trees only: what the whole scan treats specially (a package
  * link that leads to a folder, leaves the stow dir or loops, a fifo or device, a symlink on the
@@ -30,17 +32,17 @@ lazy_link(struct scan *s, struct grove_node *kid, const char *relpath)
 	int r;
 
 	if (!kpath)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	if (kid->link[0] == '/') {
 		kid->dest_type = GROVE_FT_NONE; /* never followed */
 		return 0;
 	}
 	dest = grove_path_join(relpath, kid->link);
 	if (!dest)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	if (grove_path_under(kpath, dest))
 		return GROVE_SCAN_BAIL; /* its own folder or above */
-	r = scan_stat_follow(s, kpath, &phys, &st, &e);
+	r = grove_scan_stat_follow(s, kpath, &phys, &st, &e);
 	if (r == -EXDEV || r == -ELOOP)
 		return GROVE_SCAN_BAIL;
 	if (r < 0) {
@@ -63,7 +65,7 @@ lazy_list(struct scan *s, struct grove_node *node, int dfd, bool on_mount, const
 
 	if (grove_path_slashes(relpath) >= GROVE_TREE_MAX_DEPTH)
 		return GROVE_SCAN_BAIL;
-	r = grove_fs_list_flags(dfd, scan_stow_list_flags(s, on_mount), &ents, &n, s->err);
+	r = grove_fs_list_flags(dfd, grove_scan_stow_list_flags(s, on_mount), &ents, &n, s->err);
 	if (r < 0)
 		return grove_error_prefix(s->err, "read package folder '%s/%s'", s->stow->path,
 					  relpath);
@@ -84,7 +86,7 @@ lazy_list(struct scan *s, struct grove_node *node, int dfd, bool on_mount, const
 		kid = grove_node_new(ents[i].name, ents[i].type, text);
 		if (!kid || grove_node_add(node, kid) < 0) {
 			grove_node_free(kid);
-			r = scan_oom(s);
+			r = grove_scan_oom(s);
 			break;
 		}
 		if (ents[i].type == GROVE_FT_LINK)
@@ -118,9 +120,9 @@ grove_scan_pkg_folder(struct grove_world *w, const struct grove_root *stow, cons
 		 * that lacks it: there is no such folder. */
 		bool absent;
 
-		n = scan_model_path(&s, relpath, &absent);
+		n = grove_scan_model_path(&s, relpath, &absent);
 		if (!n)
-			return absent ? GROVE_SCAN_BAIL : scan_oom(&s);
+			return absent ? GROVE_SCAN_BAIL : grove_scan_oom(&s);
 	}
 	if (n->listed)
 		return 0;
@@ -141,7 +143,7 @@ lazy_check(struct scan *s, int dfd, bool on_mount, const char *relpath)
 	int r;
 
 	if (!tmp)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	r = lazy_list(s, tmp, dfd, on_mount, relpath);
 	for (size_t i = 0; i < tmp->n_kids && r == 0; i++) {
 		const struct grove_node *kid = tmp->kids[i];
@@ -153,7 +155,7 @@ lazy_check(struct scan *s, int dfd, bool on_mount, const char *relpath)
 			continue;
 		kpath = grove_child_path(relpath, kid->name);
 		if (!kpath) {
-			r = scan_oom(s);
+			r = grove_scan_oom(s);
 			break;
 		}
 		kfd = grove_fs_open_dir_at_mount(dfd, kid->name, &kid_on_mount, s->err);
@@ -189,7 +191,7 @@ grove_scan_pkg_ignore(struct grove_world *w, const struct grove_root *stow, cons
 	struct grove_scan_opts so = { 0 };
 	struct scan s = { .w = w, .stow = stow, .o = &so, .err = err };
 
-	return scan_package_ignore(&s, package);
+	return grove_scan_package_ignore(&s, package);
 }
 
 int
@@ -211,10 +213,10 @@ grove_scan_target_folder(struct grove_world *w, const struct grove_root *stow,
 	fd = grove_fs_open_dir_beneath_mount(target->fd, tpath[0] ? tpath : ".", &on_mount, err);
 	if (fd < 0)
 		return fd == -ELOOP || fd == -ENOTDIR || fd == -ENOENT ? GROVE_SCAN_BAIL : fd;
-	r = scan_target_dir(&s, n, fd, on_mount, tpath, NULL, 0);
+	r = grove_scan_target_dir(&s, n, fd, on_mount, tpath, NULL, 0);
 	/* What the folder's links into the stow dir point at (the model answered the others). */
 	if (r >= 0)
-		r = scan_note_pending(&s);
-	scan_end(&s);
+		r = grove_scan_note_pending(&s);
+	grove_scan_end(&s);
 	return r < 0 ? r : 0;
 }

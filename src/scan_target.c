@@ -10,6 +10,8 @@
 #include "scan_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static int
 add_pending(struct scan *s, struct grove_node *tnode, const char *dest, const char *unfold)
 {
@@ -19,7 +21,7 @@ add_pending(struct scan *s, struct grove_node *tnode, const char *dest, const ch
 		size_t cap = s->cap_pend ? s->cap_pend * 2 : 64;
 		struct pending *np = realloc(s->pend, cap * sizeof(*np));
 		if (!np)
-			return scan_oom(s);
+			return grove_scan_oom(s);
 		s->pend = np;
 		s->cap_pend = cap;
 	}
@@ -30,14 +32,14 @@ add_pending(struct scan *s, struct grove_node *tnode, const char *dest, const ch
 	if (!p->dest || (unfold && !p->unfold)) {
 		free(p->dest);
 		free(p->unfold);
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	}
 	s->n_pend++;
 	return 0;
 }
 
 bool
-scan_pkg_is_dir(const struct grove_node *n)
+grove_scan_pkg_is_dir(const struct grove_node *n)
 {
 	return n &&
 	       (n->type == GROVE_FT_DIR ||
@@ -294,7 +296,7 @@ scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, stru
 	int r = 0;
 
 	if (!joined)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	rest = kid->orig_link[0] == '/' ? NULL : grove_path_strip_prefix(joined, s->w->stow_path);
 	if (rest && rest[0]) {
 		enum grove_ftype t;
@@ -303,7 +305,7 @@ scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, stru
 		 * model already knows (a package read whole) is final: answered now,
 		 * not kept as a pending entry (100,000 of them for a restow of
 		 * nofold100k). */
-		if (s->w->stow && scan_model_answer(s, rest, &t))
+		if (s->w->stow && grove_scan_model_answer(s, rest, &t))
 			kid->dest_type = t;
 		else
 			r = add_pending(s, kid, rest, NULL);
@@ -321,7 +323,7 @@ scan_target_link(struct scan *s, struct grove_node *kid, const char *kpath, stru
 					 ? grove_strdupf("%s/%s", owner, m[i].subpath)
 					 : NULL;
 			if (!unfold) {
-				r = scan_oom(s);
+				r = grove_scan_oom(s);
 				break;
 			}
 			r = add_pending(s, kid, rest, unfold);
@@ -360,7 +362,7 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, bool on_mount
 		if (!m || matching_kids(s, pkgs, n_pkgs, mi, first, kid->name, m, &nm) < 0) {
 			if (m != mbuf)
 				free(m);
-			return scan_oom(s);
+			return grove_scan_oom(s);
 		}
 	}
 
@@ -374,14 +376,14 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, bool on_mount
 			goto out; /* the stow dir itself: never planned into */
 		sub = calloc(nm ? nm : 1, sizeof(*sub));
 		if (!sub) {
-			r = scan_oom(s);
+			r = grove_scan_oom(s);
 			goto out;
 		}
 		for (size_t i = 0; i < nm && r >= 0; i++) {
-			if (!scan_pkg_is_dir(m[i].node))
+			if (!grove_scan_pkg_is_dir(m[i].node))
 				continue;
 			if (!match_subpath(&m[i]))
-				r = scan_oom(s);
+				r = grove_scan_oom(s);
 			sub[ns++] = m[i];
 		}
 		if (r < 0) {
@@ -397,8 +399,8 @@ scan_target_entry(struct scan *s, struct grove_node *kid, int dfd, bool on_mount
 				r = grove_error_prefix(s->err, "read target folder '%s/%s'",
 						       s->target->path, kpath);
 			else
-				r = scan_target_dir(s, kid, kfd, on_mount && kid_on_mount, kpath,
-						    sub, ns);
+				r = grove_scan_target_dir(s, kid, kfd, on_mount && kid_on_mount,
+							  kpath, sub, ns);
 		}
 		free(sub);
 	}
@@ -486,8 +488,8 @@ lookup_entries(struct scan *s, int dfd, const struct pkg_at *pkgs, size_t n_pkgs
 }
 
 int
-scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount, const char *tpath,
-		const struct pkg_at *pkgs, size_t n_pkgs)
+grove_scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount,
+		      const char *tpath, const struct pkg_at *pkgs, size_t n_pkgs)
 {
 	struct match_index mi = { 0 };
 	struct grove_dirent *ents = NULL;
@@ -502,20 +504,20 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount, 
 	int r;
 
 	if (n_pkgs >= MATCH_INDEX_MIN && match_index_build(s, pkgs, n_pkgs, &mi) < 0)
-		return scan_oom(s);
+		return grove_scan_oom(s);
 	r = lookup ? lookup_entries(s, dfd, pkgs, n_pkgs, mi.k ? &mi : NULL, &ents, &n)
-		   : grove_fs_list_flags(dfd, scan_target_list_flags(s, on_mount), &ents, &n,
+		   : grove_fs_list_flags(dfd, grove_scan_target_list_flags(s, on_mount), &ents, &n,
 					 s->err);
 	if (r < 0) {
 		match_index_release(&mi);
 		if (r == -ENOMEM && lookup)
-			return scan_oom(s);
+			return grove_scan_oom(s);
 		return grove_error_prefix(s->err, "read target folder '%s%s%s'", s->target->path,
 					  tpath[0] ? "/" : "", tpath);
 	}
 	dir->listed = !lookup;
-	if (scan_maker_init(dir, ents, n, &maker) < 0)
-		r = scan_oom(s);
+	if (grove_scan_maker_init(dir, ents, n, &maker) < 0)
+		r = grove_scan_oom(s);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		cleanup_free char *text = NULL;
 		const char *kpath = NULL;
@@ -527,7 +529,7 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount, 
 			kpath = grove_child_path_buf(tpath, tlen, ents[i].name, kbuf, sizeof(kbuf),
 						     &kheap);
 			if (!kpath) {
-				r = scan_oom(s);
+				r = grove_scan_oom(s);
 				break;
 			}
 		}
@@ -542,10 +544,10 @@ scan_target_dir(struct scan *s, struct grove_node *dir, int dfd, bool on_mount, 
 		kid = grove_node_make(&maker, ents[i].name, ents[i].type, text);
 		if (!kid || grove_node_add(dir, kid) < 0) {
 			grove_node_free(kid);
-			r = scan_oom(s);
+			r = grove_scan_oom(s);
 			break;
 		}
-		scan_note_made(s);
+		grove_scan_note_made(s);
 		r = scan_target_entry(s, kid, dfd, on_mount, tpath, kpath, pkgs, n_pkgs,
 				      n_pkgs >= MATCH_INDEX_MIN ? &mi : NULL);
 	}
@@ -569,7 +571,7 @@ list_target_node(struct scan *s, struct grove_node *node, const char *tpath)
 	if (fd < 0)
 		return grove_error_prefix(s->err, "read target folder '%s/%s'", s->target->path,
 					  tpath);
-	return scan_target_dir(s, node, fd, on_mount, tpath, NULL, 0);
+	return grove_scan_target_dir(s, node, fd, on_mount, tpath, NULL, 0);
 }
 
 int
@@ -583,10 +585,10 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 	if (!w->target) {
 		w->target = grove_node_new("", GROVE_FT_DIR, NULL);
 		if (!w->target)
-			return scan_oom(&s);
+			return grove_scan_oom(&s);
 	}
 	if (!w->stow_path && !(w->stow_path = strdup("\x01")))
-		return scan_oom(&s); /* owns nothing: no link is taken for a stow dir's */
+		return grove_scan_oom(&s); /* owns nothing: no link is taken for a stow dir's */
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		struct grove_node *node = w->target;
 		const char *p = paths[i];
@@ -594,7 +596,7 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 
 		if (!prefix) {
 			grove_fd_batch_flush(&s.done_fds);
-			return scan_oom(&s);
+			return grove_scan_oom(&s);
 		}
 		for (;;) {
 			const char *e = strchr(p, '/');
@@ -619,15 +621,15 @@ grove_scan_target_paths(struct grove_world *w, const struct grove_root *target, 
 		}
 		free(prefix);
 	}
-	scan_end(&s);
+	grove_scan_end(&s);
 	return r < 0 ? r : 0;
 }
 
 /*
  * Reads the .stow-local-ignore of the second stow dir's package whose folder is the
- * target-relative pkgpath into the package record named pkgpath, as scan_package_ignore does for
- * the stow dir's packages: beneath the held target (a link in it is followed there, never out of
- * it), and none there, or a link leaving the target or looping, means the global list.
+ * target-relative pkgpath into the package record named pkgpath, as grove_scan_package_ignore does
+ * for the stow dir's packages: beneath the held target (a link in it is followed there, never out
+ * of it), and none there, or a link leaving the target or looping, means the global list.
  */
 static int
 target_package_ignore(const struct grove_root *target, struct grove_world *w, const char *pkgpath,

@@ -17,6 +17,8 @@
 #include "session_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* A profile's generations folder is changed and recovered only by `grove profile`:
  * its log's ops are relative to the profile dir, not to the target. */
 static int

@@ -13,6 +13,8 @@
 #include "session_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* update-alternatives' admin files are small; anything bigger is not one grove wrote. */
 #define ADMIN_FILE_MAX (16u << 20)
 

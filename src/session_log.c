@@ -10,6 +10,8 @@
 #include "session_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 bool
 grove_session_is_system_dir(const char *path)
 {

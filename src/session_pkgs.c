@@ -10,6 +10,8 @@
 #include "session_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 void
 grove_session_forget_changes(struct grove_session *s)
 {

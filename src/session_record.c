@@ -11,6 +11,8 @@
 #include "session_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static int
 cmp_str(const void *a, const void *b)
 {

@@ -13,6 +13,8 @@
 #include "session_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* path's part beneath base (both canonical), or NULL when it is not beneath it; "" is base. */
 static const char *
 beneath(const char *base, const char *path)

@@ -13,6 +13,8 @@
 #include "stow_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* Each round reads at least one more folder; a plan needing more rounds than this is a bug. */
 
 void

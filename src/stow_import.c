@@ -12,6 +12,8 @@
 #include "grove/world.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static int
 cmp_name(const void *a, const void *b)
 {

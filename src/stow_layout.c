@@ -11,6 +11,8 @@
 #include "stow_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 static bool
 listed(char *const *v, size_t n, const char *name)
 {

@@ -7,6 +7,8 @@
 
 #include "grove/stow_settings.h"
 
+#include "banned.h" /* last */
+
 void
 grove_stow_settings_init(struct grove_stow_settings *s)
 {

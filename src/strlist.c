@@ -7,6 +7,8 @@
 
 #include "grove/stow_settings.h"
 
+#include "banned.h" /* last */
+
 int
 grove_strlist_add(struct grove_strlist *l, const char *s, const struct grove_manifest_loc *loc)
 {

@@ -11,6 +11,8 @@
 #include "grove/tree.h"
 #include "util.h" /* last: it includes banned.h */
 
+#include "banned.h" /* last */
+
 /* Below this many kids a linear scan is faster than hashing. */
 #define INDEX_MIN 16
 

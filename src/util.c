@@ -7,6 +7,8 @@
 
 #include "util.h"
 
+#include "banned.h" /* last */
+
 char *
 grove_strdupf(const char *fmt, ...)
 {

@@ -11,6 +11,8 @@
 #include "grove/verify.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 struct stow_roots {
 	struct grove_root *r;
 	size_t n;

@@ -9,6 +9,8 @@
 #include "grove/world.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /* Each round reads at least one more folder, so this bounds a loop that is a bug. */
 #define PLAN_ROUNDS_MAX 4096
 
