@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* Profiles: parsing the names of a profile's entries (defined in profile_record.c, which does no
- * I/O); this header needs nothing but the C library, so that profile_log.c (asked by sessions)
- * includes no session header. */
+/* Profiles: parsing the names of a profile's entries (defined in profile_log.c, which recognises a
+ * profile's log by them; profile_record.c names them); this header needs nothing but the C
+ * library, so that profile_log.c (asked by sessions) includes no session header. */
 #ifndef GROVE_PROFILE_LOG_NAMES_H
 #define GROVE_PROFILE_LOG_NAMES_H
 
