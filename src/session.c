@@ -101,6 +101,36 @@ static int recover_txn(struct grove_session *s, const struct grove_root *stow, i
 
 /* ---- the transaction driver ---- */
 
+const char *
+grove_session_txn_state_name(enum grove_session_txn_state state)
+{
+	switch (state) {
+	case GROVE_SESSION_TXN_IDLE:
+		return "idle";
+	case GROVE_SESSION_TXN_OPEN:
+		return "open";
+	case GROVE_SESSION_TXN_COMMITTED:
+		return "committed";
+	case GROVE_SESSION_TXN_ROLLED_BACK:
+		return "rolled back";
+	case GROVE_SESSION_TXN_STUCK:
+		return "stuck";
+	}
+	return "?";
+}
+
+int
+grove_session_txn_check(const struct grove_session_txn *t, const char *call,
+			struct grove_error *err)
+{
+	if (t->state == GROVE_SESSION_TXN_OPEN)
+		return 0;
+	return grove_error_set(err, -GROVE_E_INTERNAL,
+			       "%s: transaction %lld is %s, not open (a bug in grove: nothing was "
+			       "done)",
+			       call, (long long)t->id, grove_session_txn_state_name(t->state));
+}
+
 int
 grove_session_intent_durable(struct grove_session *s, int64_t txn, struct grove_error *err)
 {
@@ -155,6 +185,7 @@ grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 	t->id = txn;
 	snprintf(t->tag, sizeof(t->tag), "%lld", (long long)txn);
 	t->stow = opts->stow;
+	t->state = GROVE_SESSION_TXN_OPEN;
 	return 0;
 }
 
@@ -164,7 +195,10 @@ grove_session_exec(const struct grove_session_txn *t, const struct grove_plan *p
 		   struct grove_error *err)
 {
 	struct grove_exec_opts eo = { 0 };
+	int r = grove_session_txn_check(t, "grove_session_exec", err);
 
+	if (r < 0)
+		return r;
 	eo.temp_tag = t->tag;
 	eo.progress = t->session->progress;
 	eo.progress_ctx = t->session->progress_ctx;
@@ -203,8 +237,10 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 	struct grove_error xerr = { 0 };
 	char why[GROVE_ERROR_MSG_MAX];
 	bool forward = false;
-	int r;
+	int r = grove_session_txn_check(t, "grove_session_commit", err);
 
+	if (r < 0)
+		return r;
 	/* The admin files last, synced before the log says committed: a crash
 	 * before the mark puts them back with the links. A transaction without group
 	 * changes has none in the log: no read transaction to find that out. */
@@ -218,6 +254,7 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 		if (rollback(s, t->stow, t->id, SIZE_MAX, &forward, &xerr) < 0) {
 			(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg,
 						   &xerr);
+			t->state = GROVE_SESSION_TXN_STUCK;
 			return grove_error_set(err, -GROVE_E_STUCK,
 					       "transaction %lld was applied but could not be "
 					       "committed (%s), and undoing it failed: %s",
@@ -226,6 +263,7 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 		(void)grove_journal_finish(s->journal, t->id,
 					   forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK,
 					   why, &xerr);
+		t->state = forward ? GROVE_SESSION_TXN_COMMITTED : GROVE_SESSION_TXN_ROLLED_BACK;
 		if (forward)
 			return 0;
 		return grove_error_set(err, -GROVE_E_PARTIAL,
@@ -233,6 +271,7 @@ grove_session_commit(struct grove_session_txn *t, struct grove_error *err)
 				       "was undone",
 				       (long long)t->id, why);
 	}
+	t->state = GROVE_SESSION_TXN_COMMITTED;
 	r = grove_fs_sync(s->state.fd, err);
 	/* The change is made and committed: not a refusal (exit 1), which says
 	 * nothing changed. Its own code tells scripts to check the disk. */
@@ -256,6 +295,8 @@ grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err)
 	char why[GROVE_ERROR_MSG_MAX];
 	bool forward = false;
 
+	if (t->state != GROVE_SESSION_TXN_OPEN)
+		return r; /* never begun, or ended already: nothing to undo or record */
 	if (!s->rollback && (!t->streamed || t->n_done == 0 || r == -GROVE_E_STUCK)) {
 		/* The executor undid what it did, or could not: the log says which. (A streamed
 		 * transaction's executor undid only the batch that failed: the batches before it,
@@ -264,17 +305,21 @@ grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *err)
 			r == -GROVE_E_STUCK ? GROVE_TXN_STUCK : GROVE_TXN_ROLLED_BACK;
 		if (grove_journal_finish(s->journal, t->id, st, err->msg, &xerr) < 0)
 			grove_error_prefix(err, "(and the log could not record it: %s)", xerr.msg);
+		t->state = r == -GROVE_E_STUCK ? GROVE_SESSION_TXN_STUCK
+					       : GROVE_SESSION_TXN_ROLLED_BACK;
 		return r;
 	}
 	snprintf(why, sizeof(why), "%s", err->msg);
 	if (rollback(s, t->stow, t->id, t->streamed ? t->n_done : SIZE_MAX, &forward, &xerr) < 0) {
 		(void)grove_journal_finish(s->journal, t->id, GROVE_TXN_STUCK, xerr.msg, &xerr);
+		t->state = GROVE_SESSION_TXN_STUCK;
 		return grove_error_set(err, -GROVE_E_STUCK, "%s; and undoing it failed: %s", why,
 				       xerr.msg);
 	}
 	(void)grove_journal_finish(s->journal, t->id,
 				   forward ? GROVE_TXN_COMMITTED : GROVE_TXN_ROLLED_BACK, why,
 				   &xerr);
+	t->state = forward ? GROVE_SESSION_TXN_COMMITTED : GROVE_SESSION_TXN_ROLLED_BACK;
 	return forward ? 0 : r;
 }
 

@@ -75,6 +75,9 @@ int grove_session_open_journal(struct grove_session *s, const struct grove_sessi
  * the target's id if it was registered with it; on failure marks txn ROLLED_BACK (nothing was
  * changed) and returns the error (grove_session_begin, grove_session_stream_end). */
 int grove_session_intent_durable(struct grove_session *s, int64_t txn, struct grove_error *err);
+/* 0 when t is OPEN; else -GROVE_E_INTERNAL naming call and t's state (session.h's diagram). */
+int grove_session_txn_check(const struct grove_session_txn *t, const char *call,
+			    struct grove_error *err);
 
 /* Frees the changes the next intent would have logged (s->alt, s->pkgs). */
 void grove_session_forget_changes(struct grove_session *s);

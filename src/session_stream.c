@@ -145,6 +145,7 @@ grove_session_stream_end(struct grove_session_stream *st, struct grove_session_t
 	t->stow = st->opts.stow;
 	t->streamed = true;
 	t->n_ops = st->log.n_ops;
+	t->state = GROVE_SESSION_TXN_OPEN;
 	return 0;
 }
 
@@ -197,8 +198,10 @@ grove_session_exec_logged(struct grove_session_txn *t, const struct grove_root *
 	struct grove_exec_blocks blocks = { 0 };
 	struct grove_exec_opts eo = { 0 };
 	char *open = NULL; /* the outermost block left open by the batches before */
-	int r = 0;
+	int r = grove_session_txn_check(t, "grove_session_exec_logged", err);
 
+	if (r < 0)
+		return r;
 	eo.temp_tag = t->tag;
 	/* A FOLD or UNFOLD block longer than what is left of a batch is left open at its end and
 	 * goes on in the next (exec_block.c): no batch is read longer than the budget. */

@@ -193,9 +193,10 @@ int grove_session_recover(struct grove_session *s, const struct grove_root *stow
  *		rollback finished it forward instead) with err's message as the
  *		reason, and returns r, -GROVE_E_STUCK, or 0 when finished forward.
  *
- * Exactly one of commit and abort ends a transaction that began. The
- * rollback is also what grove_session_recover runs after a crash: one
- * recovery for every kind of transaction.
+ * Exactly one of commit and abort ends a transaction that began (abort after
+ * either is a no-op: the states below). The rollback is also what
+ * grove_session_recover runs after a crash: one recovery for every kind of
+ * transaction.
  */
 struct grove_session_txn_opts {
 	const char *command;                  /* the command line, for the log */
@@ -204,8 +205,46 @@ struct grove_session_txn_opts {
 	int64_t undoes;                /* the transaction this one undoes, or 0 */
 };
 
+/*
+ * Where a transaction is. Every run — whole (grove_session_begin), streamed
+ * (grove_session_stream_end) and a streamed revert (grove_session_revert_streamed, which
+ * is the streamed run on the inverse ops) — goes through these states, and each call checks
+ * the state it needs (-GROVE_E_INTERNAL, nothing done, when a caller has it wrong):
+ *
+ *     IDLE ──begin, stream_end──► OPEN ──commit──────────────────────► COMMITTED
+ *       │                          │  ▲                          (also when only the final
+ *       └─ failed: stays IDLE,     │  │ exec, exec_logged         sync failed, NOT_DURABLE)
+ *          nothing changed (an     │  └─ (OPEN → OPEN)
+ *          intent written is       ├──commit refused by the log, undone───► ROLLED_BACK
+ *          marked ROLLED_BACK)     ├──… and undoing it failed─────────────► STUCK
+ *                                  ├──abort(r), undone────────────────────► ROLLED_BACK
+ *                                  ├──abort(r), could not undo────────────► STUCK
+ *                                  ├──abort(r), the rollback went forward─► COMMITTED
+ *                                  └──a crash: INTENT in the log; the next run's
+ *                                     grove_session_recover ──► ROLLED_BACK, STUCK or COMMITTED
+ *
+ *  - IDLE is a zeroed struct, and what begin and stream_end leave when they make no
+ *    transaction (stream_end also when the plan fit in memory: go on with begin).
+ *  - exec and exec_logged need OPEN and keep it: on a failure the caller calls abort.
+ *  - commit needs OPEN; abort in any state but OPEN is a no-op returning r (after a
+ *    commit, after a failed begin), so a caller's cleanup path may always call it.
+ *  - The log's row follows: OPEN is INTENT; COMMITTED, ROLLED_BACK and STUCK are the
+ *    row's final states (grove_txn_state), written before the call returns.
+ */
+enum grove_session_txn_state {
+	GROVE_SESSION_TXN_IDLE = 0,
+	GROVE_SESSION_TXN_OPEN,
+	GROVE_SESSION_TXN_COMMITTED,
+	GROVE_SESSION_TXN_ROLLED_BACK,
+	GROVE_SESSION_TXN_STUCK,
+};
+
+/* "idle", "open", "committed", "rolled back", "stuck". */
+const char *grove_session_txn_state_name(enum grove_session_txn_state state);
+
 struct grove_session_txn {
 	struct grove_session *session;
+	enum grove_session_txn_state state;
 	int64_t id;
 	char tag[32]; /* names the transaction's temporary entries (the executor's temp_tag) */
 	const struct grove_root *stow;
