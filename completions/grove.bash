@@ -154,7 +154,7 @@ _grove()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local prev2=${COMP_WORDS[COMP_CWORD - 2]:-} cmd= sub= i w
-	local commands="stow unstow restow plan switch import log show status verify undo rollback recover alt profile apply help"
+	local commands="stow unstow restow plan switch import log show status verify undo rollback recover targets alt profile apply help"
 	local global="--state --json --verbose --quiet --dry-run --wait --color --version --help -v -q -n"
 	local pkgopts="--dir --target --stow --delete --restow --ignore --defer --override --adopt
 		--no-folding --folding --dotfiles --no-dotfiles --compat --no --simulate --verbose --version
@@ -238,7 +238,7 @@ _grove()
 	--tag | --tag=)
 		return
 		;;
-	--to | --to=)
+	--to | --to= | --before | --before=)
 		COMPREPLY=($(compgen -W "$(_grove_transactions)" -- "$cur"))
 		return
 		;;
@@ -266,6 +266,9 @@ _grove()
 			COMPREPLY=($(compgen -W "$(_grove_packages)" -- "$cur"))
 		fi
 		;;
+	targets)
+		COMPREPLY=($(compgen -W "--json $global" -- "$cur" | LC_ALL=C sort -u))
+		;;
 	log | status | verify | undo | recover)
 		COMPREPLY=($(compgen -W "$logopts $global --force" -- "$cur" | LC_ALL=C sort -u))
 		;;
@@ -277,7 +280,7 @@ _grove()
 		fi
 		;;
 	rollback)
-		COMPREPLY=($(compgen -W "$logopts $global --to" -- "$cur" | LC_ALL=C sort -u))
+		COMPREPLY=($(compgen -W "$logopts $global --to --before" -- "$cur" | LC_ALL=C sort -u))
 		;;
 	alt)
 		case $prev in

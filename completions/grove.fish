@@ -153,7 +153,7 @@ function __grove_is
     contains -- $c $argv
 end
 
-set -l __grove_commands stow unstow restow plan switch import log show status verify undo rollback recover alt profile apply help
+set -l __grove_commands stow unstow restow plan switch import log show status verify undo rollback recover targets alt profile apply help
 
 # No file names unless an option asks for one.
 complete -c grove -f
@@ -183,6 +183,7 @@ complete -c grove -n __fish_use_subcommand -a undo -d 'revert the last transacti
 complete -c grove -n __fish_use_subcommand -a rollback -d 'back to the state after transaction N'
 complete -c grove -n __fish_use_subcommand -a show -d 'one transaction and its ops'
 complete -c grove -n __fish_use_subcommand -a recover -d 'roll back an interrupted transaction'
+complete -c grove -n __fish_use_subcommand -a targets -d 'every target the log knows'
 complete -c grove -n __fish_use_subcommand -a alt -d 'alternatives (update-alternatives)'
 complete -c grove -n __fish_use_subcommand -a profile -d 'generations of packages'
 complete -c grove -n __fish_use_subcommand -a apply -d 'converge to grove.yaml'
@@ -213,8 +214,9 @@ complete -c grove -n "test -z (__grove_command); and __fish_seen_argument -s S -
 
 # Log commands.
 complete -c grove -n "__grove_is log show status verify undo rollback recover" -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
-complete -c grove -n "__grove_is log status verify" -l json -d 'JSON output'
+complete -c grove -n "__grove_is log status verify targets" -l json -d 'JSON output'
 complete -c grove -n "__grove_is rollback" -l to -x -a '(__grove_transactions)' -d 'the transaction to go back to'
+complete -c grove -n "__grove_is rollback" -l before -x -a '(__grove_transactions)' -d 'the transaction to go back to before'
 complete -c grove -n "__grove_is show" -x -a '(__grove_transactions)' -d 'transaction'
 complete -c grove -n "__grove_is recover" -l force -d 'mark a stuck transaction resolved'
 

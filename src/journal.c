@@ -74,6 +74,15 @@ static const char *const stmt_sql[ST_COUNT] = {
 			  " AND state IN ('intent', 'stuck') ORDER BY id LIMIT 1",
 	[ST_LIST] = "SELECT " TXN_COLUMNS " FROM txns WHERE target_id = ?1"
 		    " ORDER BY id DESC LIMIT ?2",
+	/* grove targets: each target with its number of transactions and its newest one's start,
+	 * newest first (the index txns_target serves both subqueries). */
+	[ST_TARGETS] = "SELECT t.id, t.path,"
+		       " (SELECT count(*) FROM txns x WHERE x.target_id = t.id),"
+		       " (SELECT max(x.started) FROM txns x WHERE x.target_id = t.id)"
+		       " FROM targets t ORDER BY 4 DESC, t.id DESC",
+	[ST_TARGET_STOWS] = "SELECT stow_dir, max(started) FROM txns WHERE target_id = ?1"
+			    " AND state = 'committed' AND stow_dir IS NOT NULL"
+			    " GROUP BY stow_dir ORDER BY 2 DESC",
 	/* An undo transaction is not itself undoable (undo twice walks further back,
 	 * it does not redo), and a transaction counts as undone only by a committed
 	 * undo. */

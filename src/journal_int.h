@@ -68,6 +68,8 @@ enum stmt_id {
 	ST_PKG_STATE_PUT,
 	ST_ROOTS_PUT,
 	ST_ROOTS_GET,
+	ST_TARGETS,
+	ST_TARGET_STOWS,
 	ST_COUNT,
 };
 

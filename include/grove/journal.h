@@ -337,6 +337,22 @@ int grove_journal_list(struct grove_journal *j, int64_t target_id, size_t limit,
 		       struct grove_txn **ret_txns, size_t *ret_n, struct grove_error *err);
 void grove_txns_free(struct grove_txn *txns, size_t n);
 
+/* A target the log knows (grove targets): its transactions' count and when the newest began, and
+ * the stow dirs its committed transactions used, the most recently used first. */
+struct grove_journal_target_info {
+	int64_t id;
+	char *path;
+	size_t n_txns;
+	double last; /* seconds since the epoch; 0 without a transaction */
+	char **stow_dirs;
+	double *stow_last; /* when each stow dir was last used */
+	size_t n_stow_dirs;
+};
+/* Every target of the log, the most recently changed first. */
+int grove_journal_targets(struct grove_journal *j, struct grove_journal_target_info **ret,
+			  size_t *ret_n, struct grove_error *err);
+void grove_journal_targets_free(struct grove_journal_target_info *t, size_t n);
+
 /* The last COMMITTED transaction of the target that is not undone by a later one
  * (what `grove undo` inverts), or 0. Undo transactions (undoes != 0) are not
  * candidates themselves, and only a COMMITTED undo undoes: undo twice walks

@@ -13,7 +13,7 @@
 
 static const char *const commands[] = {
 	"stow", "unstow", "restow", "plan", "switch",   "alt",     "profile", "apply",  "help",
-	"log",  "status", "verify", "undo", "rollback", "recover", "show",    "import",
+	"log",  "status", "verify", "undo", "rollback", "recover", "show",    "import", "targets",
 };
 
 const char *

@@ -29,9 +29,10 @@ enum {
 struct grove_stow_cli {
 	bool help;
 	bool version;
-	bool simulate;  /* -n, --no, --simulate, and grove's --dry-run */
-	bool plan_only; /* `grove plan ...`: print the plan, change nothing */
-	bool dir_given; /* the stow dir came from -d, an rc file or $STOW_DIR, not the default */
+	bool simulate;     /* -n, --no, --simulate, and grove's --dry-run */
+	bool plan_only;    /* `grove plan ...`: print the plan, change nothing */
+	bool dir_given;    /* the stow dir came from -d, an rc file or $STOW_DIR, not the default */
+	bool target_given; /* the target came from -t or an rc file, not the stow dir's parent */
 };
 
 /* The action that package names get before any -S/-D/-R is seen. */
@@ -154,6 +155,8 @@ void grove_status_farm_print(const struct grove_status_farm *f,
 /* Runs `grove import` (argv[0] is "import"): records the links GNU Stow made into the target as
  * grove's. Returns the exit status. */
 int grove_cmd_import(int argc, char **argv, const struct grove_global_opts *global);
+/* grove targets [--json]: every target the log knows (cmd_targets.c). */
+int grove_cmd_targets(int argc, char **argv, const struct grove_global_opts *global);
 
 /* Runs `grove alt` (update-alternatives' command line; argv[0] is "alt"). Returns 0 or 2, as
  * update-alternatives does. */

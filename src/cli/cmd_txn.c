@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "grove/text.h"
 #include "front.h"
+#include "grove/history.h"
 #include "grove/path.h"
 #include "grove/session.h"
 #include "grove/stow.h"
@@ -21,10 +22,13 @@ struct txn_args {
 	bool force;
 	bool have_to;
 	long long to; /* rollback --to N; show N */
+	bool have_before;
+	long long before; /* rollback --before T */
 	int verbose;
 	bool dry_run;
 	struct grove_status_farm farm; /* status: the stow dir's packages on disk */
 	bool dir_given;
+	bool target_given; /* -t or an rc file named the target (not the stow dir's parent) */
 	char *global_ignore, *global_ignore_source;
 	/* What the read-only commands say besides their own output. */
 	bool system_log; /* the system log is shown: the user's own does not know the target */
@@ -85,6 +89,20 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 						       "option '--to' needs a transaction number");
 			}
 			ta->have_to = true;
+		} else if ((!strcmp(a, "--before") || !strncmp(a, "--before=", 9)) &&
+			   !strcmp(cmd, "rollback")) {
+			const char *val = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+			char *end = NULL;
+
+			if (!val || !*val || (ta->before = strtoll(val, &end, 10), *end) ||
+			    ta->before < 1) {
+				free(v);
+				return grove_error_set(
+					err, -GROVE_E_USAGE,
+					"option '--before' needs a transaction number "
+					"(1 or more)");
+			}
+			ta->have_before = true;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			ta->verbose++;
 		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run") ||
@@ -111,6 +129,7 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 			*ret_dir = req.dir;
 			req.dir = NULL;
 			ta->dir_given = cli.dir_given;
+			ta->target_given = cli.target_given;
 			ta->global_ignore = req.global_ignore_text;
 			req.global_ignore_text = NULL;
 			ta->global_ignore_source = req.global_ignore_source;
@@ -427,30 +446,6 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
 }
 
-/* The one transaction a number names (show N, rollback --to N), refused unless it is the
- * target's: ids are shared by every target of the state dir. */
-static int
-own_txn(struct grove_session *s, int64_t id, struct grove_txn *ret, struct grove_error *err)
-{
-	int r = grove_journal_get(s->journal, id, ret, err);
-
-	if (r == -ENOENT)
-		return grove_error_set(err, -GROVE_E_BADINPUT,
-				       "no transaction %lld in the log (see 'grove log')",
-				       (long long)id);
-	if (r < 0)
-		return r;
-	if (ret->target_id != s->target_id) {
-		grove_txn_release(ret);
-		return grove_error_set(
-			err, -GROVE_E_BADINPUT,
-			"transaction %lld is not in the log of '%s' but another target's (see "
-			"'grove log -t %s')",
-			(long long)id, s->target->real, s->target->real);
-	}
-	return 0;
-}
-
 static int
 cmd_show(struct grove_session *s, const struct txn_args *ta)
 {
@@ -462,7 +457,7 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 		fputs("grove: 'show' needs a transaction number (see 'grove log')\n", stderr);
 		return GROVE_EXIT_USAGE;
 	}
-	r = own_txn(s, ta->to, &t, &err);
+	r = grove_history_own_txn(s, ta->to, &t, &err);
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (ta->json) {
@@ -856,80 +851,44 @@ cmd_undo(struct grove_session *s, const struct txn_args *ta)
 	return apply_revert(s, &txn, 1, txn, cmd, ta, "undo");
 }
 
-/*
- * rollback --to N: N must be 0 (before the target's first transaction), one of the target's
- * transactions, or the number just before one of them (grove.farm.undo's `to: T - 1`, where T - 1
- * may be another target's). Any other number of another target, or one the log does not have,
- * is refused: it would silently revert more than asked for.
- */
-static int
-check_to(struct grove_session *s, int64_t to, struct grove_error *err)
-{
-	struct grove_txn t = { 0 };
-	int r;
-
-	if (to == 0)
-		return 0;
-	r = own_txn(s, to, &t, err);
-	if (r >= 0) {
-		grove_txn_release(&t);
-		return 0;
-	}
-	if (r != -GROVE_E_BADINPUT)
-		return r;
-	if (grove_journal_get(s->journal, to + 1, &t, NULL) >= 0) {
-		bool next_is_ours = t.target_id == s->target_id;
-
-		grove_txn_release(&t);
-		if (next_is_ours)
-			return 0;
-	}
-	return r;
-}
-
 static int
 cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 {
-	struct grove_txn *txns = NULL;
+	struct grove_rollback_point point = {
+		.have_to = ta->have_to,
+		.to = ta->to,
+		.have_before = ta->have_before,
+		.before = ta->before,
+	};
 	struct grove_error err = { 0 };
-	int64_t *ids;
-	size_t n = 0, k = 0;
+	int64_t *ids = NULL;
+	size_t k = 0;
 	char cmd[64];
 	int r, status;
 
-	if (!ta->have_to) {
-		fputs("grove: 'rollback' needs --to N (see 'grove log')\n", stderr);
-		return GROVE_EXIT_USAGE;
-	}
-	r = check_to(s, ta->to, &err);
-	if (r >= 0)
-		r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
+	r = grove_history_rollback_txns(s, &point, &ids, &k, &err);
 	if (r < 0)
 		return grove_report_error(&err, r);
-	ids = calloc(n ? n : 1, sizeof(*ids));
-	if (!ids) {
-		grove_txns_free(txns, n);
-		return GROVE_EXIT_REFUSED;
-	}
-	/* Every committed transaction after N, oldest first (the list is newest first). */
-	for (size_t i = n; i-- > 0;)
-		if (txns[i].id > ta->to && txns[i].state == GROVE_TXN_COMMITTED)
-			ids[k++] = txns[i].id;
-	grove_txns_free(txns, n);
 	if (!k) {
 		struct grove_plan none;
 
 		grove_plan_init(&none);
 		if (ta->json)
 			print_revert_json(s, "rollback", &none, ids, 0, ta->dry_run, 0);
-		else
+		else if (ta->have_to)
 			printf("nothing to roll back: no committed transaction after %lld\n",
 			       ta->to);
+		else
+			printf("nothing to roll back: no committed transaction from %lld on\n",
+			       ta->before);
 		grove_plan_release(&none);
 		free(ids);
 		return GROVE_EXIT_OK;
 	}
-	snprintf(cmd, sizeof(cmd), "grove rollback --to %lld", ta->to);
+	if (ta->have_to)
+		snprintf(cmd, sizeof(cmd), "grove rollback --to %lld", ta->to);
+	else
+		snprintf(cmd, sizeof(cmd), "grove rollback --before %lld", ta->before);
 	status = apply_revert(s, ids, k, 0, cmd, ta, "rollback");
 	free(ids);
 	return status;
@@ -1002,6 +961,32 @@ use_system_log(struct grove_session *s, const struct grove_root *target,
 	grove_session_close(s);
 	*s = sys;
 	return true;
+}
+
+/*
+ * log, show, status and verify without -t read the stow dir's parent's history: say so, and when
+ * the log knows nothing of that folder, point to the targets it knows (a `grove log` from ~ with
+ * the dotfiles stowed into ~ by `-t ~` finds nothing, and used to say nothing).
+ */
+static void
+say_target(const struct grove_session *s, const struct txn_args *ta, const char *cmd)
+{
+	struct grove_txn *txns = NULL;
+	size_t n = 0;
+
+	if (s->target_id && !ta->system_log &&
+	    grove_journal_list(s->journal, s->target_id, 1, &txns, &n, NULL) >= 0 && n) {
+		grove_txns_free(txns, n);
+		if (strcmp(cmd, "status") != 0)
+			grove_hint(stderr, "target '%s', the stow dir's parent (-t names another)",
+				   s->target->real);
+		return;
+	}
+	grove_txns_free(txns, n);
+	grove_hint(stderr,
+		   "the log has nothing of '%s', the stow dir's parent: -t names the target, and "
+		   "'grove targets' lists those it knows",
+		   s->target->real);
 }
 
 int
@@ -1092,6 +1077,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 			fprintf(stderr, "grove: rolled back interrupted transaction %lld\n",
 				(long long)recovered);
 	}
+	if (!writes && !ta.json && !ta.target_given && !grove_term_quiet())
+		say_target(&s, &ta, cmd);
 	if (!strcmp(cmd, "log"))
 		status = cmd_log(&s, &ta);
 	else if (!strcmp(cmd, "show"))

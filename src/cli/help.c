@@ -113,14 +113,24 @@ static const struct help_page pages[] = {
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
 	{ "rollback",
-	  "Usage: grove rollback --to N [-t DIR] [-n] [-v]\n"
-	  "Puts the target back to its state after transaction N (see grove log) by\n"
-	  "reverting every committed transaction after it, as one new transaction, and says\n"
-	  "what changed. N is one of the target's transactions, 0, or the number just before\n"
-	  "one of them; another target's or an unknown one is refused (exit 1).\n\n" TARGET_OPTIONS
+	  "Usage: grove rollback --to N|--before T [-t DIR] [-n] [-v]\n"
+	  "Puts the target back to its state after transaction N (see grove log), or before\n"
+	  "transaction T, by reverting every committed transaction after N (from T on), as\n"
+	  "one new transaction, and says what changed. N is one of the target's transactions,\n"
+	  "0, or the number just before one of them; T is one of the target's transactions;\n"
+	  "another target's or an unknown one is refused (exit 1).\n\n" TARGET_OPTIONS
 	  "    --to N                 the transaction to go back to\n"
+	  "    --before T             the transaction to go back to before (the target's own)\n"
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
+	{ "targets",
+	  "Usage: grove targets [--json]\n"
+	  "Lists every target the log knows (the log of --state, else your own), the most\n"
+	  "recently changed first: when it last changed, how many transactions it has, the\n"
+	  "stow dirs used with it, and the packages stowed there with their links. Use it to\n"
+	  "find the -t to give log, status, verify, undo and rollback.\n\n"
+	  "Options:\n"
+	  "    --json                 print a JSON document on stdout (see docs/json.md)\n" },
 	{ "recover",
 	  "Usage: grove recover [-t DIR] [--force]\n"
 	  "Rolls back an interrupted transaction now (every mutating command does it first\n"
@@ -156,8 +166,10 @@ grove_help(FILE *out)
 	      "    status                 the packages stowed into the target\n"
 	      "    verify                 the log against the disk: missing, changed, broken, foreign\n"
 	      "    undo                   revert the last transaction\n"
-	      "    rollback --to N        back to the state after transaction N\n"
+	      "    rollback --to N        back to the state after transaction N (--before T:\n"
+	      "                           before transaction T)\n"
 	      "    recover                roll back an interrupted transaction now\n"
+	      "    targets                every target the log knows, with its packages\n"
 	      "    alt ...                alternatives, with update-alternatives' options\n"
 	      "    profile ...            generations of a set of packages, rolled back in one step\n"
 	      "    apply                  converge to a grove.yaml manifest in one transaction\n"
@@ -179,6 +191,7 @@ grove_help(FILE *out)
 	      "Log options (log, show, status, verify, undo, rollback, recover):\n"
 	      "    -t DIR, --target=DIR   the target whose log to read\n"
 	      "    --to N                 rollback: the transaction to go back to\n"
+	      "    --before T             rollback: the transaction to go back to before\n"
 	      "    --force                recover: mark a stuck transaction resolved by hand\n"
 	      "\n"
 	      "Alternatives (grove alt, update-alternatives' command line; see grove-alt(1)):\n"

@@ -150,6 +150,8 @@ run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 		return cmd_switch(argc - i, argv + i, &global);
 	if (!strcmp(cmd, "import"))
 		return grove_cmd_import(argc - i, argv + i, &global);
+	if (!strcmp(cmd, "targets"))
+		return grove_cmd_targets(argc - i, argv + i, &global);
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
 		if (!strcmp(cmd, txn_cmds[k]))
 			return grove_cmd_txn(argc - i, argv + i, cmd, &global);

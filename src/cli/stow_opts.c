@@ -1080,6 +1080,7 @@ grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, cons
 		goto out;
 
 	cli->dir_given = c.dir || rc.dir || (stow_dir && *stow_dir);
+	cli->target_given = c.target || rc.target;
 	if (c.dir || rc.dir) {
 		dir = strdup(c.dir ? c.dir : rc.dir);
 	} else if (stow_dir && *stow_dir) {

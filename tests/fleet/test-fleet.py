@@ -317,6 +317,17 @@ def undo_forms(fleet, hosts):
                ta not in r1['reverts'], 'rollback to a on %s: %s' % (h, r1))
         expect(not r2['changed'] and r2['transaction'] == 0 and r2['reverts'] == [] and
                not r2.get('failed'), 'rollback to a again on %s: %s' % (h, r2))
+        tb2 = res('stow b again')['transaction']
+        bc, b1, b2 = (res('rollback before b, check mode'), res('rollback before b'),
+                      res('rollback before b again'))
+        expect(tb2 > r1['transaction'], 'stow b again on %s: transaction %d' % (h, tb2))
+        expect(bc['changed'] and bc['transaction'] == 0 and
+               [o['path'] for o in bc['ops']] == ['fb'],
+               'rollback before b, check mode, on %s: %s' % (h, bc))
+        expect(b1['changed'] and b1['reverts'] == [tb2] and b1['transaction'] > tb2,
+               'rollback before b on %s: %s' % (h, b1))
+        expect(not b2['changed'] and b2['transaction'] == 0 and b2['reverts'] == [] and
+               not b2.get('failed'), 'rollback before b again on %s: %s' % (h, b2))
         for task in ('undo with nothing to undo, check mode', 'undo with nothing to undo'):
             n = res(task)
             expect(not n['changed'] and not n.get('failed') and n['transaction'] == 0 and
@@ -326,11 +337,13 @@ def undo_forms(fleet, hosts):
         expect(links == {'fa': '../stow/a/fa'}, 'undo forms on %s: the target has %s' % (h, links))
         d = fleet.grove_json(h, 'log', '-t', t)
         got = sorted(x['id'] for x in d['transactions'])
-        want = sorted([ta, tb, tc, td, u1['transaction'], u2['transaction'], r1['transaction']])
+        want = sorted([ta, tb, tc, td, u1['transaction'], u2['transaction'], r1['transaction'],
+                       tb2, b1['transaction']])
         expect(got == want, 'undo forms on %s: the log has %s, the tasks reported %s' % (h, got, want))
         expect(not os.listdir(os.path.join(fleet.root(h), 'forms/empty')), 'the empty target changed')
     ok('undo forms on %s: undo twice (one more each, changed), rollback --to a (changed), again (ok, '
-       'nothing reverted), undo with nothing to undo (ok, "nothing to undo", check mode too)' % ', '.join(hosts))
+       'nothing reverted), rollback --before a later b (check mode, changed, again ok), undo with '
+       'nothing to undo (ok, "nothing to undo", check mode too)' % ', '.join(hosts))
 
 
 def make_deb(top, version):

@@ -11,11 +11,16 @@ module: undo
 short_description: Undo grove's last transaction on a target, or roll back to transaction N
 version_added: 0.1.0
 description:
-  - Without I(to), reverts the last committed transaction on I(target) that is not an undo
-    already (C(grove undo)), as a new transaction. Each run undoes one more, like a command;
-    use I(to) for a task that can run twice.
+  - Without I(to) or I(before), reverts the last committed transaction on I(target) that is not
+    an undo already (C(grove undo)), as a new transaction. Each run undoes one more, like a
+    command; use I(before) or I(to) for a task that can run twice.
+  - With I(before), brings the target back to its state before transaction I(before)
+    (C(grove rollback --before T)), which must be one of the target's (the transaction a
+    grove.farm task returned). Every later transaction of the target is reverted too, in one new
+    transaction. Run again, it finds nothing to revert and reports C(ok).
   - With I(to), brings the target back to its state after transaction I(to)
-    (C(grove rollback --to N)) by reverting every later transaction in one new transaction.
+    (C(grove rollback --to N)). Transaction numbers are shared by every target of a state dir,
+    so a I(to) of T - 1 may name another target's transaction; prefer I(before).
     Run again, it finds nothing to revert and reports C(ok).
   - The transaction numbers are those the other grove.farm modules return as C(transaction), and
     C(grove log) lists. They are per state dir, so they differ from host to host; register the
@@ -28,8 +33,13 @@ options:
     description: The target whose log to revert (a stow target, or an alternatives root).
     type: path
     required: true
+  before:
+    description: Roll back to the state before this transaction of the target (C(grove rollback
+      --before)). Mutually exclusive with I(to).
+    type: int
   to:
     description: Roll back to the state after this transaction (C(grove rollback --to)).
+      Mutually exclusive with I(before).
     type: int
 extends_documentation_fragment:
   - grove.farm.common
@@ -52,7 +62,7 @@ EXAMPLES = r'''
 - name: Back to how each host was before that task, if it changed anything there
   grove.farm.undo:
     target: "{{ stowed.target }}"
-    to: "{{ stowed.transaction - 1 }}"
+    before: "{{ stowed.transaction }}"
   when: stowed.transaction > 0
 
 - name: Undo the last change on /usr/local
@@ -105,12 +115,19 @@ def main():
         argument_spec=common_args(
             target=dict(type='path', required=True),
             to=dict(type='int'),
+            before=dict(type='int'),
         ),
+        mutually_exclusive=[('to', 'before')],
         supports_check_mode=True,
     )
     p = module.params
     grove = Grove(module)
-    if p['to'] is None:
+    if p['before'] is not None:
+        if p['before'] < 1:
+            module.fail_json(msg='before: a transaction number (1 or more) is needed')
+        args = ['rollback', '--before=%d' % p['before'], '--target=' + p['target']]
+        what = 'rollback to before %d on %s' % (p['before'], p['target'])
+    elif p['to'] is None:
         # Every value as --opt=VALUE: a value is never read as an option.
         args = ['undo', '--target=' + p['target']]
         what = 'undo on %s' % p['target']
@@ -130,8 +147,9 @@ def main():
     ops = doc.get('ops') or []
     txn = int(doc.get('transaction') or 0)
     changed = bool(doc.get('changed')) if module.check_mode else txn > 0
-    # grove rollback --to N with nothing left to revert still lists the transactions after N (their
-    # net effect is nothing): reverted, for the task, are only those of a revert it made or plans.
+    # grove rollback --to N (or --before T) with nothing left to revert still lists the transactions
+    # it would revert (their net effect is nothing): reverted, for the task, are only those of a
+    # revert it made or plans.
     reverts = (doc.get('reverts') or []) if changed else []
     result = dict(changed=changed, transaction=txn, reverts=reverts,
                   target=doc.get('target'), ops=ops, conflicts=[], rc=0, grove_rc=rc)
