@@ -242,7 +242,7 @@ _grove()
 		COMPREPLY=($(compgen -W "$(_grove_transactions)" -- "$cur"))
 		return
 		;;
-	--wait | --wait= | --ignore | --ignore= | --defer | --defer= | --override | --override=)
+	--wait | --wait= | --ignore | --ignore= | --defer | --defer= | --override | --override= | --limit | --limit=)
 		return
 		;;
 	esac
@@ -269,7 +269,14 @@ _grove()
 	targets)
 		COMPREPLY=($(compgen -W "--json $global" -- "$cur" | LC_ALL=C sort -u))
 		;;
-	log | status | verify | undo | recover)
+	log)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$logopts $global --limit" -- "$cur" | LC_ALL=C sort -u))
+		else
+			COMPREPLY=($(compgen -W "$(_grove_packages)" -- "$cur"))
+		fi
+		;;
+	status | verify | undo | recover)
 		COMPREPLY=($(compgen -W "$logopts $global --force" -- "$cur" | LC_ALL=C sort -u))
 		;;
 	show)

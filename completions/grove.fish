@@ -218,6 +218,8 @@ complete -c grove -n "__grove_is log status verify targets" -l json -d 'JSON out
 complete -c grove -n "__grove_is rollback" -l to -x -a '(__grove_transactions)' -d 'the transaction to go back to'
 complete -c grove -n "__grove_is rollback" -l before -x -a '(__grove_transactions)' -d 'the transaction to go back to before'
 complete -c grove -n "__grove_is show" -x -a '(__grove_transactions)' -d 'transaction'
+complete -c grove -n "__grove_is log" -l limit -x -d 'the newest N transactions only'
+complete -c grove -n "__grove_is log" -a '(__grove_packages)' -d package
 complete -c grove -n "__grove_is recover" -l force -d 'mark a stuck transaction resolved'
 
 # grove alt.

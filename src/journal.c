@@ -34,7 +34,7 @@
 
 #define TXN_COLUMNS                                                                 \
 	"id, target_id, state, command, stow_dir, note, undoes, started, finished," \
-	" " OPS_COUNT ", stow_dev, stow_ino, stow_born"
+	" " OPS_COUNT ", stow_dev, stow_ino, stow_born, uid, sudo_user"
 
 static const char *const stmt_sql[ST_COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -52,8 +52,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	 * asks ST_TXN_EXISTS first, a statement only undo and rollback prepare). */
 	[ST_TXN_INSERT] =
 		"INSERT INTO txns (target_id, state, command, stow_dir, undoes, started,"
-		" stow_dev, stow_ino, stow_born)"
-		" SELECT id, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8 FROM targets WHERE id = ?1",
+		" stow_dev, stow_ino, stow_born, uid, sudo_user)"
+		" SELECT id, 'intent', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10 FROM targets WHERE id = ?1",
 	[ST_TXN_EXISTS] = "SELECT id FROM txns WHERE id = ?1",
 	[ST_STOW_USED] = "SELECT 1 FROM txns WHERE target_id = ?1 AND state = 'committed'"
 			 " AND stow_dir = ?2 AND stow_dev = ?3 AND stow_ino = ?4"

@@ -223,6 +223,11 @@ static const char *const migrations[] = {
 	"  ino INTEGER NOT NULL,"
 	"  born INTEGER NOT NULL,"
 	"  PRIMARY KEY (txn_id, kind, dir_id)) WITHOUT ROWID;",
+	/* 13 -> 14: who ran each transaction: the effective uid, and the user sudo was run by
+	 * (SUDO_USER) when grove ran as root through sudo (grove log shows it: root's system log
+	 * is shared by every administrator). Transactions logged before have neither. */
+	"ALTER TABLE txns ADD COLUMN uid INTEGER;"
+	"ALTER TABLE txns ADD COLUMN sudo_user TEXT;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -340,6 +340,15 @@ txn_insert(struct grove_journal *j, int64_t target_id, const char *command,
 		sqlite3_bind_int64(s, 7, (int64_t)stow->ino);
 		sqlite3_bind_int64(s, 8, stow->born);
 	}
+	/* Who runs it: the effective uid, and through sudo the user who ran sudo (informative
+	 * only: grove log shows it; nothing decides by it). */
+	sqlite3_bind_int64(s, 9, (int64_t)geteuid());
+	{
+		const char *sudo = geteuid() == 0 ? getenv("SUDO_USER") : NULL;
+
+		if (sudo && *sudo && strlen(sudo) <= 64)
+			bind_text(s, 10, sudo);
+	}
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE)
 		return grove_journal_fail(j, rc, err, "log transaction in");
@@ -655,7 +664,8 @@ grove_txn_release(struct grove_txn *txn)
 	free(txn->command);
 	free(txn->stow_dir);
 	free(txn->note);
-	txn->command = txn->stow_dir = txn->note = NULL;
+	free(txn->sudo_user);
+	txn->command = txn->stow_dir = txn->note = txn->sudo_user = NULL;
 }
 
 void
@@ -701,6 +711,12 @@ txn_from_row(struct grove_journal *j, sqlite3_stmt *s, struct grove_txn *t, stru
 	x.stow_dev = sqlite3_column_int64(s, 10);
 	x.stow_ino = sqlite3_column_int64(s, 11);
 	x.stow_born = sqlite3_column_int64(s, 12);
+	x.uid_known = sqlite3_column_type(s, 13) == SQLITE_INTEGER;
+	x.uid = sqlite3_column_int64(s, 13);
+	if (column_dup(s, 14, &x.sudo_user) < 0) {
+		grove_txn_release(&x);
+		return grove_error_errno(err, -ENOMEM, "read journal '%s'", j->name);
+	}
 	*t = x;
 	return 0;
 }

@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 13
+#define GROVE_JOURNAL_VERSION 14
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -64,6 +64,11 @@ struct grove_txn {
 	double started;  /* seconds since the epoch */
 	double finished; /* 0 while INTENT */
 	size_t n_ops;
+	/* Who ran it (schema 14; uid_known false for older rows): the effective uid, and the
+	 * user who ran sudo when grove ran as root through it (SUDO_USER), else NULL. */
+	bool uid_known;
+	int64_t uid;
+	char *sudo_user;
 };
 
 struct grove_journal;

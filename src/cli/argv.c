@@ -73,8 +73,8 @@ takes_value(const char *cmd, const char *a)
 	static const char *const apply[] = { "-f",    "--file",   "--tag",   "--host",    "-d",
 					     "--dir", "--ignore", "--defer", "--override" };
 	static const char *const profile[] = { "-p", "--profile", "-d", "--dir", "--link" };
-	static const char *const any[] = { "--to",   "--file",    "--tag",
-					   "--host", "--profile", "--link" };
+	static const char *const any[] = { "--to",  "--before", "--limit",   "--file",
+					   "--tag", "--host",   "--profile", "--link" };
 	size_t len = strlen(a);
 
 	if (cmd && !strcmp(cmd, "apply"))
@@ -82,7 +82,8 @@ takes_value(const char *cmd, const char *a)
 	if (cmd && !strcmp(cmd, "profile"))
 		return in(a, len, profile, sizeof(profile) / sizeof(profile[0]));
 	if (!cmd ? in(a, len, any, sizeof(any) / sizeof(any[0]))
-		 : !strcmp(cmd, "rollback") && !strcmp(a, "--to"))
+		 : (!strcmp(cmd, "rollback") && (!strcmp(a, "--to") || !strcmp(a, "--before"))) ||
+			    (!strcmp(cmd, "log") && !strcmp(a, "--limit")))
 		return true;
 	return grove_stow_opt_takes_next(a, true);
 }
@@ -222,6 +223,13 @@ rest(struct state *st, int argc, char **argv, int i, const char *cmd, struct gro
 			if (profile)
 				while (++i < argc)
 					push(c, argv[i]);
+			continue;
+		}
+		/* log -n N is log's --limit N (a number follows), not the dry run. */
+		if (cmd && !strcmp(cmd, "log") && !strcmp(a, "-n") && i + 1 < argc &&
+		    argv[i + 1][0] && strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1])) {
+			push(c, argv[i]);
+			push(c, argv[++i]);
 			continue;
 		}
 		r = global_opt(st, argc, argv, &i, false, alt);

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "grove/text.h"
@@ -23,7 +25,9 @@ struct txn_args {
 	bool have_to;
 	long long to; /* rollback --to N; show N */
 	bool have_before;
-	long long before; /* rollback --before T */
+	long long before;    /* rollback --before T */
+	size_t limit;        /* log --limit N (-n N): at most N transactions; 0: all */
+	const char *package; /* log PKG: only the transactions that stow or unstow PKG */
 	int verbose;
 	bool dry_run;
 	struct grove_status_farm farm; /* status: the stow dir's packages on disk */
@@ -69,6 +73,30 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 		if (grove_stow_opt_takes_next(a, true) && i + 1 < argc) {
 			v[n++] = argv[i++];
 			v[n++] = argv[i];
+		} else if (!strcmp(cmd, "log") &&
+			   (!strcmp(a, "--limit") || !strncmp(a, "--limit=", 8) ||
+			    (!strcmp(a, "-n") && i + 1 < argc && argv[i + 1][0] >= '0' &&
+			     argv[i + 1][0] <= '9'))) {
+			const char *val = a[7] == '=' ? a + 8 : (i + 1 < argc ? argv[++i] : NULL);
+			char *end = NULL;
+			long long lim = val && *val ? strtoll(val, &end, 10) : -1;
+
+			if (!val || !*val || *end || lim < 1) {
+				free(v);
+				return grove_error_set(err, -GROVE_E_USAGE,
+						       "option '--limit' needs a number of "
+						       "transactions (1 or more)");
+			}
+			ta->limit = (size_t)lim;
+		} else if (!strcmp(cmd, "log") && a[0] != '-') {
+			if (ta->package) {
+				free(v);
+				return grove_error_set(err, -GROVE_E_USAGE,
+						       "'log' takes one package name, not '%s' and "
+						       "'%s'",
+						       ta->package, a);
+			}
+			ta->package = a;
 		} else if (show && a[0] != '-' && !ta->have_to &&
 			   strspn(a, "0123456789") == strlen(a) && *a) {
 			ta->to = strtoll(a, NULL, 10);
@@ -232,13 +260,62 @@ print_ops(struct grove_session *s, const struct grove_txn *t, bool json, struct 
 	return r;
 }
 
+/* The name of the user uid, or NULL (no such user here, or an older transaction). */
+static const char *
+user_name(const struct grove_txn *t, char *buf, size_t size)
+{
+	struct passwd pw, *found = NULL;
+	char scratch[1024];
+
+	if (!t->uid_known || t->uid < 0)
+		return NULL;
+	if (getpwuid_r((uid_t)t->uid, &pw, scratch, sizeof(scratch), &found) != 0 || !found) {
+		snprintf(buf, size, "%lld", (long long)t->uid);
+		return buf;
+	}
+	snprintf(buf, size, "%s", found->pw_name);
+	return buf;
+}
+
+/* log PKG: keeps, in order, the transactions whose packages (docs/journal.md, "Packages") name
+ * ta->package, at most ta->limit of them; *n is updated and the rest freed. */
+static int
+keep_package(struct grove_session *s, const struct txn_args *ta, struct grove_txn *txns, size_t *n,
+	     struct grove_error *err)
+{
+	size_t kept = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		struct grove_journal_pkg *pkgs = NULL;
+		size_t np = 0;
+		bool named = false;
+
+		if (r >= 0 && (!ta->limit || kept < ta->limit))
+			r = grove_journal_txn_pkgs(s->journal, txns[i].id, &pkgs, &np, err);
+		for (size_t k = 0; k < np; k++)
+			named = named || !strcmp(pkgs[k].package, ta->package);
+		grove_journal_pkgs_free(pkgs, np);
+		if (named)
+			txns[kept++] = txns[i];
+		else
+			grove_txn_release(&txns[i]);
+	}
+	*n = kept;
+	return r;
+}
+
 /* A transaction's line of `grove log` (or object of --json), with its ops when with_ops. */
 static int
 print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, bool json,
-	  const struct grove_session_pending *p, struct grove_error *err)
+	  const struct txn_args *ta, struct grove_error *err)
 {
+	const struct grove_session_pending *p = &ta->pending;
+	/* Whose log this is: root's when a user reads the system log, else the reader's. */
+	int64_t owner = ta->system_log ? 0 : (int64_t)geteuid();
 	const char *state = txn_state_name(t, p);
-	char when[64];
+	char when[64], name[256];
+	const char *user = user_name(t, name, sizeof(name));
 	int r = 0;
 
 	fmt_time(t->started, when, sizeof(when));
@@ -249,6 +326,13 @@ print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, boo
 		grove_json_str(stdout, t->command);
 		printf(", \"undoes\": %lld, \"note\": ", (long long)t->undoes);
 		grove_json_str(stdout, t->note);
+		if (t->uid_known)
+			printf(", \"uid\": %lld, \"user\": ", (long long)t->uid);
+		else
+			fputs(", \"uid\": null, \"user\": ", stdout);
+		grove_json_str(stdout, user);
+		fputs(", \"sudo_user\": ", stdout);
+		grove_json_str(stdout, t->sudo_user);
 		if (with_ops) {
 			fputs(", \"changes\": ", stdout);
 			r = print_ops(s, t, true, err);
@@ -262,6 +346,16 @@ print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, boo
 	grove_fput_shown(t->command ? t->command : "", stdout);
 	if (t->undoes)
 		printf("  (undoes %lld)", (long long)t->undoes);
+	/* Who, when it is not the reader: through sudo, or another user (root's shared log). */
+	if (t->sudo_user) {
+		fputs("  (by ", stdout);
+		grove_fput_shown(t->sudo_user, stdout);
+		fputs(" with sudo)", stdout);
+	} else if (user && t->uid != owner) {
+		fputs("  (by ", stdout);
+		grove_fput_shown(user, stdout);
+		putchar(')');
+	}
 	if (t->note && t->state != GROVE_TXN_COMMITTED) {
 		fputs("  [", stdout);
 		grove_fput_shown(t->note, stdout);
@@ -423,10 +517,15 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 	struct grove_txn *txns = NULL;
 	struct grove_error err = { 0 };
 	size_t n = 0;
-	int r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
+	int r = grove_journal_list(s->journal, s->target_id, ta->package ? 0 : ta->limit, &txns, &n,
+				   &err);
 
-	if (r < 0)
+	if (r >= 0 && ta->package)
+		r = keep_package(s, ta, txns, &n, &err);
+	if (r < 0) {
+		grove_txns_free(txns, n);
 		return grove_report_error(&err, r);
+	}
 	if (ta->json) {
 		grove_json_begin(stdout, "log");
 		print_json_source(s, ta);
@@ -438,7 +537,7 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		if (ta->json)
 			fputs(i ? ",\n  " : "\n  ", stdout);
 		/* -v: each transaction's ops, as the log recorded them. */
-		r = print_txn(s, &txns[i], ta->verbose, ta->json, &ta->pending, &err);
+		r = print_txn(s, &txns[i], ta->verbose, ta->json, ta, &err);
 	}
 	if (ta->json)
 		fputs(n ? "\n]}\n" : "]}\n", stdout);
@@ -464,11 +563,11 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 		grove_json_begin(stdout, "show");
 		print_json_source(s, ta);
 		fputs(", \"transaction\": ", stdout);
-		r = print_txn(s, &t, true, true, &ta->pending, &err);
+		r = print_txn(s, &t, true, true, ta, &err);
 		fputs("}\n", stdout);
 	} else {
 		print_source(s, ta, "");
-		r = print_txn(s, &t, true, false, &ta->pending, &err);
+		r = print_txn(s, &t, true, false, ta, &err);
 	}
 	grove_txn_release(&t);
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;

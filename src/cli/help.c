@@ -82,12 +82,14 @@ static const struct help_page pages[] = {
 	  "    -v, --verbose          print the links recorded on stderr\n"
 	  "    --json                 print a JSON document on stdout (see docs/json.md)\n" },
 	{ "log",
-	  "Usage: grove log [-t DIR] [-v] [--json]\n"
+	  "Usage: grove log [-t DIR] [-v] [--json] [--limit N] [PACKAGE]\n"
 	  "Lists the target's transactions, newest first: number, time, state (committed,\n"
-	  "rolled-back, in-progress, interrupted, stuck), number of ops, command line; with\n"
-	  "-v, each transaction's ops under it. Reads root's log when yours does not know\n"
-	  "the target, and says so.\n\n" TARGET_OPTIONS
-	  "    -v, --verbose          list each transaction's ops\n" },
+	  "rolled-back, in-progress, interrupted, stuck), number of ops, command line, and\n"
+	  "who ran it when that was another user or someone through sudo; with -v, each\n"
+	  "transaction's ops under it. With PACKAGE, only the transactions that stowed or\n"
+	  "unstowed it. Reads root's log when yours does not know the target, and says so.\n\n" TARGET_OPTIONS
+	  "    -v, --verbose          list each transaction's ops\n"
+	  "    --limit N, -n N        the newest N transactions only\n" },
 	{ "show",
 	  "Usage: grove show N [-t DIR] [--json]\n"
 	  "Prints transaction N of the target (see grove log) and its ops. A transaction of\n"

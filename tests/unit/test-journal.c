@@ -51,6 +51,10 @@ __wrap_sqlite3_step(sqlite3_stmt *s)
 	return SQLITE_IOERR;
 }
 
+/* Takes a log of this schema back to one before 14 (who ran each transaction): with a lower
+ * user_version, opening it migrates it forward again. */
+#define BEFORE_14 "ALTER TABLE txns DROP COLUMN uid; ALTER TABLE txns DROP COLUMN sudo_user; "
+
 /* ---- fixture ---- */
 
 struct fx {
@@ -947,7 +951,8 @@ test_journal_migrates_pkgs(void **state)
 	log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
 	ops_as_schema9(fx, db);
 	fx->j = grove_journal_close(fx->j);
-	raw_exec(db, "DROP TABLE txn_packages; DROP TABLE pkg_latest; PRAGMA user_version = 7;");
+	raw_exec(db, "DROP TABLE txn_packages; DROP TABLE pkg_latest; " BEFORE_14
+		     "PRAGMA user_version = 7;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_pkgs"), 0);
@@ -1629,8 +1634,7 @@ test_journal_migrates_pkgs_packed(void **state)
 		     "INSERT INTO txns (target_id, state, command, started) VALUES (1,"
 		     " 'committed', 'x', 0);"
 		     "INSERT INTO txn_packages VALUES ((SELECT max(id) FROM txns), '/x',"
-		     " CAST(X'6100' AS TEXT), 1, 0, 0);"
-		     "PRAGMA user_version = 10;");
+		     " CAST(X'6100' AS TEXT), 1, 0, 0);" BEFORE_14 "PRAGMA user_version = 10;");
 	bad = raw_int(db, "SELECT max(id) FROM txns");
 	fx->j = grove_journal_close(fx->j);
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
@@ -1740,7 +1744,7 @@ test_journal_roots(void **state)
 	old = log_one(fx, GROVE_OP_LINK, "x", GROVE_TXN_COMMITTED, 0);
 	/* Schema 12: no table; opening migrates, the old transaction has no roots. */
 	fx->j = grove_journal_close(fx->j);
-	raw_exec(db, "DROP TABLE txn_roots; PRAGMA user_version = 12;");
+	raw_exec(db, "DROP TABLE txn_roots; " BEFORE_14 "PRAGMA user_version = 12;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	fx->j = j;
 	grove_root_release(&fx->sroot);
@@ -1802,10 +1806,11 @@ test_journal_migrates_pkg_latest(void **state)
 	ops_as_schema9(fx, db);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM pkg_latest"), 4);
 	fx->j = grove_journal_close(fx->j);
-	raw_exec(db,
-		 "DROP TABLE pkg_latest;"
-		 "CREATE INDEX txn_packages_package ON txn_packages (package, stow_dir, txn_id);"
-		 "PRAGMA user_version = 8;");
+	raw_exec(
+		db,
+		"DROP TABLE pkg_latest;"
+		"CREATE INDEX txn_packages_package ON txn_packages (package, stow_dir, txn_id);" BEFORE_14
+		"PRAGMA user_version = 8;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	fx->j = j;
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
@@ -2106,7 +2111,8 @@ test_journal_unfinished_history(void **state)
 
 	/* Schema 11: no index; opening migrates, the answer stays. */
 	fx->j = grove_journal_close(fx->j);
-	raw_exec(db, "DROP INDEX txns_open; DROP TABLE txn_roots; PRAGMA user_version = 11;");
+	raw_exec(db, "DROP INDEX txns_open; DROP TABLE txn_roots; " BEFORE_14
+		     "PRAGMA user_version = 11;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	fx->j = j;
 	grove_root_release(&fx->sroot);
@@ -2464,8 +2470,7 @@ test_journal_migrates_alt_groups(void **state)
 		 "INSERT INTO alt_choices VALUES (5, 1, '/opt/a', 7), (5, 0, '/opt/b', -3),"
 		 " (6, 0, '/opt/vi', 1);"
 		 "INSERT INTO alt_choice_slaves VALUES (5, 1, 'ex', '/opt/ex'),"
-		 " (5, 0, 'zz', '/opt/zz');"
-		 "PRAGMA user_version = 4;");
+		 " (5, 0, 'zz', '/opt/zz');" BEFORE_14 "PRAGMA user_version = 4;");
 	assert_int_equal(id, 1);
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
@@ -2511,7 +2516,7 @@ test_journal_migrates_alt_unwritten(void **state)
 		 "DROP TABLE pkg_latest;"                /* schema 9's */
 		 "ALTER TABLE alt_states DROP COLUMN unwritten;"
 		 "INSERT INTO alt_states VALUES (1, 'ed', 'auto\n/usr/bin/ed\n\n/opt/a\n1\n\n'),"
-		 " (1, 'vi', 'auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n');"
+		 " (1, 'vi', 'auto\n/usr/bin/vi\n\n/opt/vi\n1\n\n');" BEFORE_14
 		 "PRAGMA user_version = 5;");
 	assert_int_equal(grove_journal_open(fx->state, &root, &j, &fx->err), 0);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), GROVE_JOURNAL_VERSION);
@@ -3511,7 +3516,7 @@ test_journal_migrates_chunks(void **state)
 		     "INSERT INTO txns (target_id, state, command, started) VALUES (1,"
 		     " 'rolled_back', 'x', 0);"
 		     "INSERT INTO ops (txn_id, seq, kind, path, text) VALUES ((SELECT max(id) FROM"
-		     " txns), 0, 'link', 'n', CAST(X'6100' AS TEXT));"
+		     " txns), 0, 'link', 'n', CAST(X'6100' AS TEXT));" BEFORE_14
 		     "PRAGMA user_version = 9;");
 	bad = raw_int(db, "SELECT max(id) FROM txns");
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM ops"), 5 + 2 + 2 + 2 * 2100 + 1 + 2);
