@@ -59,6 +59,9 @@ enum { GROVE_ALT_NOT_BROKEN, GROVE_ALT_BROKEN, GROVE_ALT_SLAVES_CHANGED };
 void grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A message's verb: done as update-alternatives words it, or would (what a dry run would do). */
+const char *grove_alt_verb(const struct grove_alt_ctx *c, const char *done, const char *would);
+
 /* The text w is saved as after the command, as update-alternatives saves a group (its modified
  * flag): *ret_changed false when the command changed nothing in the group (before stays, and its
  * file as it is), else *ret_after the text in update-alternatives' order (w normalized; it may be
