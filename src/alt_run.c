@@ -562,6 +562,27 @@ mutate(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_alt_
 	return r;
 }
 
+/* A dry run's group saved as it was (an --install of a choice as it is): the real run rewrites
+ * its admin file only when the file is in another form (session_alt.c), so when the file holds
+ * that text byte for byte, nothing would change and the result names no group. */
+static void
+drop_same_group(const struct grove_root *adm, struct grove_alt_result *res)
+{
+	cleanup_free char *text = NULL;
+	struct grove_error ignore = { 0 };
+	size_t len = 0;
+
+	if (!res->group_name || !res->group_before || !res->group_after ||
+	    strcmp(res->group_before, res->group_after) != 0 ||
+	    grove_fs_read_file_at(adm->fd, res->group_name, 16 << 20, &text, &len, &ignore) < 0 ||
+	    len != strlen(res->group_after) || memcmp(text, res->group_after, len) != 0)
+		return;
+	free(res->group_name);
+	free(res->group_before);
+	free(res->group_after);
+	res->group_name = res->group_before = res->group_after = NULL;
+}
+
 /* A dry run on a log with an unfinished transaction of the instdir: the real run rolls it back
  * first (grove_session_recover), which a preview cannot do; it says so, and predicts from the
  * disk as it is. */
@@ -672,6 +693,8 @@ run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result
 		goto out;
 	}
 	r = mutate(&c, dry ? NULL : &s, reqs, n_reqs, dir_id, &all, &n, err);
+	if (r >= 0 && dry && adm.fd >= 0)
+		drop_same_group(&adm, res);
 out:
 	if (r >= 0 && c.oom)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
