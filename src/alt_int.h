@@ -222,6 +222,13 @@ int grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s,
 int grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root *inst,
 		       struct grove_error *err);
 
+/* A dry run's look at req->log: the error grove_alt_log_open would give for what is there now (a
+ * symlink, a folder, a folder on the way it cannot hold), making and opening nothing for writing;
+ * 0 when the real run would log or pass over the log (a missing file or folder it makes, one it
+ * may not write). */
+int grove_alt_log_check(const struct grove_alt_request *req, const struct grove_root *inst,
+			struct grove_error *err);
+
 /* The LOG messages of res, in order, into the log. */
 int grove_alt_log_flush(int fd, const struct grove_alt_request *req,
 			const struct grove_alt_result *res, struct grove_error *err);

@@ -540,7 +540,8 @@ mutate(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_alt_
 
 	if (g && grove_alt_group_format(g, &before) < 0)
 		return grove_error_set(err, -ENOMEM, "out of memory");
-	log_fd = s ? grove_alt_log_open(req, &c->inst, err) : 0;
+	log_fd = s ? grove_alt_log_open(req, &c->inst, err)
+		   : grove_alt_log_check(req, &c->inst, err);
 	if (log_fd < 0)
 		return log_fd;
 	grove_plan_init(&plan);

@@ -158,3 +158,15 @@ expect_exit 0 "$GROVE" --state "$W/state2" -n alt --root "$N" --install /usr/bin
 expect_out_has "link   /etc/alternatives/vi -> /usr/bin/vi1"
 expect_unchanged "$W"
 check "a dry first install makes no admindir, altdir, state dir or journal"
+
+# A --log the real run refuses (a symlink, a folder): it fails before changing anything, exit 2;
+# so does the dry run, in the same words, having opened nothing for writing.
+mkdir -p "$R/var/log/alt.d"
+ln -s /etc/passwd "$R/var/log/alt.lnk"
+for lg in /var/log/alt.lnk /var/log/alt.d; do
+	expect_exit 2 galt --log "$lg" --dry-run --set ed /usr/bin/ed1
+	cp "$ERR" "$M/dry.err"
+	expect_exit 2 galt --log "$lg" --set ed /usr/bin/ed1
+	cmp -s "$ERR" "$M/dry.err" || fail "--log $lg: the dry run's error differs from the real run's"
+done
+check "a --log the real run refuses: the dry run fails as it does"
