@@ -98,6 +98,8 @@ usage(void)
 	       "                           /var/log/alternatives.log, for the system's admindir;\n"
 	       "                           grove also logs every change in its journal).\n"
 	       "  --force                  accepted; grove never replaces a file with a link.\n"
+	       "  --dry-run                decide as the real run, print what it would do,\n"
+	       "                           change and write nothing (grove's -n too).\n"
 	       "  --wait <seconds>         wait this long for another run on the same\n"
 	       "                           administrative directory (default 60).\n"
 	       "  --skip-auto              skip prompt for alternatives correctly configured\n"
