@@ -139,13 +139,14 @@ trace()
 # cache of their stamps: the dry run reads it and writes none)
 settled
 snapshot "$W"
-writes=$(trace "$GROVE" --state "$S" -n alt --root "$R" --set ed /usr/bin/ed2)
+writes=$(trace "$GROVE" --state "$S" -n alt --root "$R" --set ed /usr/bin/ed3)
 [[ -z $writes ]] || fail "the dry run wrote: $writes"
 expect_unchanged "$W"
 writes=$(trace "$GROVE" --state "$S" -n alt --root "$R" import)
 [[ -z $writes ]] || fail "the dry import wrote: $writes"
 expect_unchanged "$W"
-writes=$(trace "$GROVE" --state "$S" alt --root "$R" --set ed /usr/bin/ed2)
+writes=$(trace "$GROVE" --state "$S" alt --root "$R" --set ed /usr/bin/ed3)
+[[ $(readlink "$R/etc/alternatives/ed") == /usr/bin/ed3 ]] || fail "the traced real --set did not switch"
 [[ -n $writes ]] || fail "the trace saw no write of the real run (the check would see nothing)"
 check "traced: a dry --set and a dry import write, make and lock nothing (the real --set does)"
 
@@ -170,3 +171,16 @@ for lg in /var/log/alt.lnk /var/log/alt.d; do
 	cmp -s "$ERR" "$M/dry.err" || fail "--log $lg: the dry run's error differs from the real run's"
 done
 check "a --log the real run refuses: the dry run fails as it does"
+
+# An interrupted transaction (its record put back to 'intent', as a kill -9 leaves it): the real
+# run rolls it back first, which a dry run cannot; it says so and writes nothing.
+command -v sqlite3 >/dev/null || fail "sqlite3 is needed (apt-get install sqlite3)"
+expect_exit 0 galt --set ed /usr/bin/ed1
+sqlite3 "$S/grove.db" "UPDATE txns SET state = 'intent', finished = NULL WHERE id = (SELECT max(id) FROM txns)" ||
+	fail "cannot edit the log"
+txn=$(sqlite3 "$S/grove.db" "SELECT max(id) FROM txns")
+snapshot "$W"
+expect_exit 0 galt --dry-run --set ed /usr/bin/ed3
+expect_err_has "transaction $txn was interrupted: the real run would roll it back first"
+expect_unchanged "$W"
+check "an interrupted transaction: the dry run warns that the real run recovers it first, writes nothing"
