@@ -661,7 +661,6 @@ run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result
 		/* No admindir or no journal yet, which the real run would make: the admin files
 		 * alone, or no group. */
 		grove_error_clear(err);
-		r = 0;
 	} else if (r < 0) {
 		goto out;
 	} else {
