@@ -347,8 +347,9 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 			r = grove_session_apply(s, &plan, NULL, cmd, NULL, 0, NULL, err);
 		}
 	}
-	/* (after the take-in: the journal holds the texts the stamps were read as) */
-	if (r >= 0 && s)
+	/* (after the take-in: the journal holds the texts the stamps were read as; a dry run
+	 * reads the cache but writes nothing) */
+	if (r >= 0 && s && !c->req->dry_run)
 		grove_alt_stamps_save(s->state.fd, dir_id, &old, &stamps);
 	if (r >= 0 && t.n && !(v = calloc(t.n, sizeof(*v))))
 		r = grove_error_set(err, -ENOMEM, "out of memory");

@@ -472,14 +472,16 @@ install_single(struct grove_alt_ctx *c, const char *name, const char *link, cons
 	if (t == GROVE_FT_REG)
 		/* update-alternatives renames its link over whatever is there; grove
 		 * never overwrites what is not a link. */
-		grove_alt_run_msg(c, GROVE_ALT_WARNING, "not replacing %s with a link", fn);
+		grove_alt_run_msg(c, GROVE_ALT_WARNING, "%s %s with a link",
+				  grove_alt_verb(c, "not replacing", "would not replace"), fn);
 	else if ((r = grove_alt_disk_want(c, fn, file, err)) < 0)
 		return r;
 	r = grove_alt_disk_state(c, link, &t, &text, err);
 	if (r < 0)
 		return r;
 	if (t == GROVE_FT_REG) {
-		grove_alt_run_msg(c, GROVE_ALT_WARNING, "not replacing %s with a link", link);
+		grove_alt_run_msg(c, GROVE_ALT_WARNING, "%s %s with a link",
+				  grove_alt_verb(c, "not replacing", "would not replace"), link);
 		return 0;
 	}
 	return grove_alt_disk_want(c, link, fn, err);
@@ -497,8 +499,9 @@ drop_link(struct grove_alt_ctx *c, const char *abs, bool warn, struct grove_erro
 		return r;
 	if (t == GROVE_FT_REG) {
 		if (warn)
-			grove_alt_run_msg(c, GROVE_ALT_WARNING,
-					  "not removing %s since it's not a symlink", abs);
+			grove_alt_run_msg(c, GROVE_ALT_WARNING, "%s %s since it's not a symlink",
+					  grove_alt_verb(c, "not removing", "would not remove"),
+					  abs);
 		return 0;
 	}
 	return grove_alt_disk_want(c, abs, NULL, err);
@@ -542,9 +545,9 @@ grove_alt_disk_prepare_install(struct grove_alt_ctx *c, const struct grove_alt_g
 		if (file)
 			grove_alt_run_msg(
 				c, GROVE_ALT_WARNING,
-				"skip creation of %s because associated file %s (of link group %s) "
+				"%s creation of %s because associated file %s (of link group %s) "
 				"doesn't exist",
-				sl->path, file, g->name);
+				grove_alt_verb(c, "skip", "would skip"), sl->path, file, g->name);
 		r = drop_slave(c, sl->name, sl->path, true, err);
 	}
 	return r;

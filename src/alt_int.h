@@ -59,6 +59,9 @@ enum { GROVE_ALT_NOT_BROKEN, GROVE_ALT_BROKEN, GROVE_ALT_SLAVES_CHANGED };
 void grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* A message's verb: done as update-alternatives words it, or would (what a dry run would do). */
+const char *grove_alt_verb(const struct grove_alt_ctx *c, const char *done, const char *would);
+
 /* The text w is saved as after the command, as update-alternatives saves a group (its modified
  * flag): *ret_changed false when the command changed nothing in the group (before stays, and its
  * file as it is), else *ret_after the text in update-alternatives' order (w normalized; it may be
@@ -218,6 +221,13 @@ int grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s,
  * may not be written (EACCES: update-alternatives then logs nothing either), or an error. */
 int grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root *inst,
 		       struct grove_error *err);
+
+/* A dry run's look at req->log: the error grove_alt_log_open would give for what is there now (a
+ * symlink, a folder, a folder on the way it cannot hold), making and opening nothing for writing;
+ * 0 when the real run would log or pass over the log (a missing file or folder it makes, one it
+ * may not write). */
+int grove_alt_log_check(const struct grove_alt_request *req, const struct grove_root *inst,
+			struct grove_error *err);
 
 /* The LOG messages of res, in order, into the log. */
 int grove_alt_log_flush(int fd, const struct grove_alt_request *req,

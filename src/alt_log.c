@@ -96,6 +96,81 @@ grove_alt_log_open(const struct grove_alt_request *req, const struct grove_root 
 	return r;
 }
 
+/* Holds the folder req->log is in without making it: into *root (or, for a log at the root of
+ * --root, nothing held: *ret_dfd is the root's), *ret_base the file's name in it (malloc'd into
+ * *ret_owned). -ENOENT when the folder is missing. */
+static int
+hold_log_folder(const struct grove_alt_request *req, const struct grove_root *inst,
+		struct grove_root *root, int *ret_dfd, const char **ret_base, char **ret_owned,
+		struct grove_error *err)
+{
+	char *p, *slash;
+	int r;
+
+	*ret_owned = req->root ? grove_path_canon(req->log) : strdup(req->log);
+	if (!*ret_owned)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	p = *ret_owned;
+	if (req->root) {
+		while (*p == '/')
+			p++;
+		if (!*p || !grove_alt_disk_rel_ok(p))
+			return grove_error_set(err, -EINVAL,
+					       "cannot append to '%s': not a file inside '%s'",
+					       req->log, req->root);
+	}
+	slash = strrchr(p, '/');
+	if (slash)
+		*slash = '\0';
+	*ret_base = slash ? slash + 1 : p;
+	*ret_dfd = inst->fd;
+	if (req->root)
+		r = slash ? grove_root_open_beneath(root, inst, p, false, 0, err) : 0;
+	else
+		r = grove_root_open(root, slash ? (*p ? p : "/") : ".", err);
+	if (r >= 0 && root->fd >= 0)
+		*ret_dfd = root->fd;
+	return r;
+}
+
+int
+grove_alt_log_check(const struct grove_alt_request *req, const struct grove_root *inst,
+		    struct grove_error *err)
+{
+	cleanup_free char *owned = NULL;
+	struct grove_root root = { .fd = -1 };
+	struct grove_stat st = { 0 };
+	const char *base = NULL;
+	int dfd = -1, e;
+	int r = req->log ? hold_log_folder(req, inst, &root, &dfd, &base, &owned, err) : 0;
+
+	if (r >= 0 && req->log)
+		r = grove_fs_stat_at(dfd, base, &st, err);
+	grove_root_release(&root);
+	if (r == -ENOENT || r == -EACCES) {
+		/* (a folder the real run makes, or a log it may not write and passes over) */
+		grove_error_clear(err);
+		return 0;
+	}
+	if (r == -EINVAL || r == -ENOMEM)
+		return r;
+	if (r < 0)
+		return req->root ? grove_error_set(err, r, "cannot append to '%s': %s", req->log,
+						   err->msg)
+				 : grove_error_set(err, r, "cannot append to '%s': %s", req->log,
+						   strerror(-r));
+	e = st.type == GROVE_FT_LINK ? ELOOP : st.type == GROVE_FT_DIR ? EISDIR : 0;
+	if (!e)
+		return 0;
+	if (req->root && e == ELOOP)
+		return grove_error_set(err, -e, "cannot append to '%s': open '%s': it is a symlink",
+				       req->log, base);
+	if (req->root)
+		return grove_error_set(err, -e, "cannot append to '%s': open '%s': %s", req->log,
+				       base, strerror(e));
+	return grove_error_set(err, -e, "cannot append to '%s': %s", req->log, strerror(e));
+}
+
 static int
 log_write(int fd, const struct grove_alt_request *req, const char *const *lines, size_t n,
 	  struct grove_error *err)

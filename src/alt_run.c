@@ -73,6 +73,12 @@ grove_alt_run_msg(struct grove_alt_ctx *c, enum grove_alt_msg_kind kind, const c
 	res->msgs[res->n_msgs++].text = text;
 }
 
+const char *
+grove_alt_verb(const struct grove_alt_ctx *c, const char *done, const char *would)
+{
+	return c->req->dry_run ? would : done;
+}
+
 int
 grove_alt_run_saved_text(const struct grove_alt_ctx *c, const char *before,
 			 struct grove_alt_group *w, bool *ret_changed, char **ret_after)
@@ -158,15 +164,27 @@ add_change(struct grove_session *s, int64_t dir_id, const char *name, const char
 }
 
 /* The group's change, for the session to log with the links and save with their commit: its saved
- * text before (NULL: no group) and after (NULL: the group goes); nothing when both are NULL. */
+ * text before (NULL: no group) and after (NULL: the group goes); nothing when both are NULL. A dry
+ * run (no session) puts it into the result instead: what the run would save. */
 static int
 group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, const char *name,
 	     const char *before, const char *after, struct grove_error *err)
 {
+	struct grove_alt_result *res = c->res;
+
 	if (!before && !after)
 		return 0;
 	if (after)
 		grove_alt_run_msg(c, GROVE_ALT_DEBUG, "%s is modified and will be saved", name);
+	if (!s) {
+		res->group_name = strdup(name);
+		res->group_before = before ? strdup(before) : NULL;
+		res->group_after = after ? strdup(after) : NULL;
+		if (!res->group_name || (before && !res->group_before) ||
+		    (after && !res->group_after))
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		return 0;
+	}
 	grove_journal_alt_changes_free(s->alt, s->n_alt);
 	s->alt = NULL;
 	s->n_alt = 0;
@@ -264,7 +282,8 @@ import_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct gro
 		c->res->n_imported++;
 		if ((!before && !after) || (before && after && !strcmp(before, after)))
 			continue;
-		r = add_change(s, dir_id, name, before, after, err);
+		if (s) /* (a dry run only counts what it would take over) */
+			r = add_change(s, dir_id, name, before, after, err);
 	}
 	grove_dirents_free(ents, n_ents);
 	return r;
@@ -355,7 +374,8 @@ open_all(struct grove_alt_ctx *c, const struct grove_session_opts *so, struct gr
 }
 
 /* The pair's id and its groups: the saved ones for import, else as the admin files say (taken
- * in first by a mutating command). */
+ * in first by a mutating command; read alone, into memory, by a reader or a dry run). No
+ * admindir (adm NULL: a dry run, whose real run would make it) holds no group. */
 static int
 load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_root *adm,
 	    bool readonly, int64_t *dir_id, struct grove_alt_group **all, size_t *n,
@@ -365,6 +385,8 @@ load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove
 	struct grove_stat st = { 0 };
 	int r;
 
+	if (!adm)
+		return 0;
 	/* A folder named as the command's group: update-alternatives fails reading it. */
 	if (req->name && req->action != GROVE_ALT_GET_SELECTIONS &&
 	    req->action != GROVE_ALT_IMPORT &&
@@ -374,10 +396,10 @@ load_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct grove
 	grove_error_clear(err);
 	r = s ? grove_journal_alt_dir(s->journal, adm->real ? adm->real : adm->path, c->altdir,
 				      dir_id, err)
-	      : 0; /* (no journal yet: a reader, the admin files alone) */
+	      : 0; /* (no journal yet: a reader or a dry run, the admin files alone) */
 
-	if (r >= 0 && s && c->req->action == GROVE_ALT_IMPORT)
-		r = grove_alt_state_load(s->journal, *dir_id, all, n, err);
+	if (r >= 0 && c->req->action == GROVE_ALT_IMPORT)
+		r = s ? grove_alt_state_load(s->journal, *dir_id, all, n, err) : 0;
 	else if (r >= 0)
 		r = grove_alt_admin_load(c, s, adm, *dir_id, readonly, all, n, err);
 	return r;
@@ -457,9 +479,10 @@ show_group(struct grove_alt_ctx *c, struct grove_alt_group *g, struct grove_erro
 
 /*
  * The change of one group by its n_reqs steps, as the plan of its links and the group's change
- * noted with the session. The steps decide in turn, each on the links and the group the ones
- * before it leave: the records hold the pending state of every path, so one plan takes the disk
- * from what it is to what the last step wants, and the group is saved once, at its commit.
+ * noted with the session (s NULL, a dry run: put into the result). The steps decide in turn, each
+ * on the links and the group the ones before it leave: the records hold the pending state of every
+ * path, so one plan takes the disk from what it is to what the last step wants, and the group is
+ * saved once, at its commit.
  */
 static int
 change_group(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_alt_request *reqs,
@@ -498,7 +521,96 @@ missing_root(struct grove_alt_ctx *c, struct grove_error *err)
 	return grove_error_set(err, -GROVE_E_BADINPUT, "no alternatives for %s", req->name);
 }
 
-/* A command, or the n_reqs mutating steps of one group (reqs[0] says where and how). */
+/*
+ * A mutating command on the groups loaded (*all, *n): the change of its group decided by its
+ * n_reqs steps and applied as one transaction of s; or, s NULL (a dry run), what the real run
+ * would apply and save put into the result. The --log file (not a dry run's) says what was
+ * attempted, also when it failed.
+ */
+static int
+mutate(struct grove_alt_ctx *c, struct grove_session *s, const struct grove_alt_request *reqs,
+       size_t n_reqs, int64_t dir_id, struct grove_alt_group **all, size_t *n,
+       struct grove_error *err)
+{
+	const struct grove_alt_request *req = &reqs[0];
+	struct grove_alt_group *g = grove_alt_select_find_group(*all, *n, req->name);
+	struct grove_alt_result *res = c->res;
+	struct grove_error lerr = { 0 };
+	cleanup_free char *before = NULL;
+	struct grove_plan plan;
+	int log_fd, r;
+
+	if (g && grove_alt_group_format(g, &before) < 0)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	log_fd = s ? grove_alt_log_open(req, &c->inst, err)
+		   : grove_alt_log_check(req, &c->inst, err);
+	if (log_fd < 0)
+		return log_fd;
+	grove_plan_init(&plan);
+	r = change_group(c, s, reqs, n_reqs, dir_id, all, n, before, &plan, err);
+	if (r >= 0 && !s) {
+		res->plan = plan; /* (moved: what the real run would apply) */
+		grove_plan_init(&plan);
+	} else if (r >= 0) {
+		r = grove_session_apply(s, &plan, NULL, req->command_line, NULL, 0, &res->txn, err);
+	}
+	if (r >= 0 && c->oom)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	if (log_fd > 0) {
+		if (grove_alt_log_flush(log_fd, req, res, &lerr) < 0 && r >= 0)
+			r = grove_error_set(err, lerr.code, "%s", lerr.msg);
+		grove_fd_close(log_fd);
+	}
+	grove_plan_release(&plan);
+	return r;
+}
+
+/* A dry run's group saved as it was (an --install of a choice as it is): the real run rewrites
+ * its admin file only when the file is in another form (session_alt.c), so when the file holds
+ * that text byte for byte, nothing would change and the result names no group. */
+static void
+drop_same_group(const struct grove_root *adm, struct grove_alt_result *res)
+{
+	cleanup_free char *text = NULL;
+	struct grove_error ignore = { 0 };
+	size_t len = 0;
+
+	if (!res->group_name || !res->group_before || !res->group_after ||
+	    strcmp(res->group_before, res->group_after) != 0 ||
+	    grove_fs_read_file_at(adm->fd, res->group_name, 16 << 20, &text, &len, &ignore) < 0 ||
+	    len != strlen(res->group_after) || memcmp(text, res->group_after, len) != 0)
+		return;
+	free(res->group_name);
+	free(res->group_before);
+	free(res->group_after);
+	res->group_name = res->group_before = res->group_after = NULL;
+}
+
+/* A dry run on a log with an unfinished transaction of the instdir: the real run rolls it back
+ * first (grove_session_recover), which a preview cannot do; it says so, and predicts from the
+ * disk as it is. */
+static void
+note_pending(struct grove_alt_ctx *c, struct grove_session *s)
+{
+	struct grove_session_pending p = { 0 };
+	struct grove_error ignore = { 0 };
+
+	if (grove_session_pending(s, &p, &ignore) >= 0 && p.txn &&
+	    (p.state == GROVE_PENDING_INTERRUPTED || p.state == GROVE_PENDING_STUCK))
+		grove_alt_run_msg(c, GROVE_ALT_WARNING,
+				  "transaction %lld was interrupted: the real run would roll it "
+				  "back first; this dry run predicts from the disk as it is now",
+				  (long long)p.txn);
+	grove_session_pending_release(&p);
+}
+
+/*
+ * A command, or the n_reqs mutating steps of one group (reqs[0] says where and how). A dry run of
+ * a mutating command (req->dry_run) is this same run on a read-only session: it takes in the admin
+ * files (into memory), decides and plans as the real run, and instead of applying the plan puts
+ * it and the group's change into the result; it makes, locks and writes nothing (no admindir,
+ * lock, log, state dir, stamp cache or journal) and recovers nothing.
+ */
 static int
 run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result *res,
     struct grove_error *err)
@@ -507,11 +619,11 @@ run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result
 	struct grove_alt_ctx c = { .req = req, .res = res, .inst = { .fd = -1 } };
 	struct grove_root adm = { .fd = -1 };
 	struct grove_session s = { .lock_fd = -1, .state = { .fd = -1 } };
-	struct grove_alt_group *all = NULL, *g;
+	struct grove_alt_group *all = NULL;
 	struct grove_plan plan;
-	struct grove_error lerr = { 0 };
 	bool readonly = req->action == GROVE_ALT_QUERY || req->action == GROVE_ALT_DISPLAY ||
 			req->action == GROVE_ALT_LIST || req->action == GROVE_ALT_GET_SELECTIONS;
+	bool dry = req->dry_run && !readonly, ro = readonly || dry;
 	/* One lock per admindir, waited for (maintainer scripts never retry); the instdir is
 	 * locked shared, so runs on other admindirs go on side by side. */
 	struct grove_lock_wait lw = { .seconds = req->wait_seconds,
@@ -519,21 +631,18 @@ run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result
 				      .ctx = req->lock_notice_ctx };
 	struct grove_session_opts so = { .state_opt = req->state_opt,
 					 .wait_seconds = req->wait_seconds,
-					 .no_lock = readonly,
-					 .read_only = readonly,
-					 .no_create = readonly,
+					 .no_lock = ro,
+					 .read_only = ro,
+					 .no_create = ro,
 					 .shared_target = true,
 					 .lock_wait = &lw,
 					 .command = req->command_line };
 	bool session = false;
-	cleanup_free char *before = NULL;
 	size_t n = 0;
 	int64_t dir_id = 0;
-	int lock_fd = -1, log_fd = 0;
+	int lock_fd = -1;
 	int r;
 
-	if (req->dry_run && !readonly && req->action != GROVE_ALT_IMPORT)
-		return grove_alt_predict(req, res, err);
 	grove_plan_init(&plan);
 	r = grove_alt_disk_set_altdir(&c, req->altdir) < 0
 		    ? grove_error_set(err, -ENOMEM, "out of memory")
@@ -550,17 +659,26 @@ run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result
 		r = missing_root(&c, err);
 		goto out;
 	}
-	if (r < 0)
+	if (r == -ENOENT && dry && c.inst.fd >= 0) {
+		/* No admindir or no journal yet, which the real run would make: the admin files
+		 * alone, or no group. */
+		grove_error_clear(err);
+	} else if (r < 0) {
 		goto out;
-	session = true;
-	s.alt_admin = &adm;
-	if (!readonly) {
+	} else {
+		session = true;
+		s.alt_admin = &adm;
+	}
+	if (!ro) {
 		r = grove_session_recover(&s, NULL, false, NULL, err);
 		if (r < 0)
 			goto out;
+	} else if (dry && session) {
+		note_pending(&c, &s);
 	}
-	r = load_groups(&c, &s, &adm, readonly, &dir_id, &all, &n, err);
-	if (r >= 0 && !readonly)
+	r = load_groups(&c, session ? &s : NULL, adm.fd >= 0 ? &adm : NULL, ro, &dir_id, &all, &n,
+			err);
+	if (r >= 0 && !ro)
 		r = note_roots(&c, &s, &adm, dir_id, err);
 	if (r < 0)
 		goto out;
@@ -569,35 +687,19 @@ run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result
 		goto out;
 	}
 	if (req->action == GROVE_ALT_IMPORT) {
-		r = import_groups(&c, &s, &adm, dir_id, all, n, err);
-		if (r >= 0)
+		if (adm.fd >= 0)
+			r = import_groups(&c, dry ? NULL : &s, &adm, dir_id, all, n, err);
+		if (r >= 0 && !dry)
 			r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0,
 						&res->txn, err);
 		goto out;
 	}
-	g = grove_alt_select_find_group(all, n, req->name);
-	if (g && grove_alt_group_format(g, &before) < 0) {
-		r = grove_error_set(err, -ENOMEM, "out of memory");
-		goto out;
-	}
-	log_fd = grove_alt_log_open(req, &c.inst, err);
-	if (log_fd < 0) {
-		r = log_fd;
-		goto out;
-	}
-	r = change_group(&c, &s, reqs, n_reqs, dir_id, &all, &n, before, &plan, err);
-	if (r >= 0)
-		r = grove_session_apply(&s, &plan, NULL, req->command_line, NULL, 0, &res->txn,
-					err);
+	r = mutate(&c, dry ? NULL : &s, reqs, n_reqs, dir_id, &all, &n, err);
+	if (r >= 0 && dry && adm.fd >= 0)
+		drop_same_group(&adm, res);
 out:
 	if (r >= 0 && c.oom)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
-	/* The log says what was attempted, also when it failed. */
-	if (log_fd > 0) {
-		if (grove_alt_log_flush(log_fd, req, res, &lerr) < 0 && r >= 0)
-			r = grove_error_set(err, lerr.code, "%s", lerr.msg);
-		grove_fd_close(log_fd);
-	}
 	if (session)
 		grove_session_close(&s);
 	if (lock_fd >= 0)
@@ -637,8 +739,9 @@ grove_alt_run_group(const struct grove_alt_request *reqs, size_t n, struct grove
 
 		if ((q->action != GROVE_ALT_INSTALL && q->action != GROVE_ALT_REMOVE &&
 		     q->action != GROVE_ALT_SET && q->action != GROVE_ALT_AUTO) ||
-		    q->dry_run || q->selection || !same_str(q->name, reqs[0].name) ||
-		    !same_str(q->root, reqs[0].root) || !same_str(q->altdir, reqs[0].altdir) ||
+		    q->dry_run != reqs[0].dry_run || q->selection ||
+		    !same_str(q->name, reqs[0].name) || !same_str(q->root, reqs[0].root) ||
+		    !same_str(q->altdir, reqs[0].altdir) ||
 		    !same_str(q->admindir, reqs[0].admindir) ||
 		    !same_str(q->instdir, reqs[0].instdir) || !same_str(q->log, reqs[0].log) ||
 		    !same_str(q->state_opt, reqs[0].state_opt))

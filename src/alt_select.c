@@ -137,9 +137,10 @@ evolve(struct grove_alt_ctx *c, struct grove_alt_group *g, const char *cur, stru
 
 			if (!keep)
 				return grove_error_set(err, -ENOMEM, "out of memory");
-			grove_alt_run_msg(c, GROVE_ALT_INFO, "renaming %s link from %s%s to %s%s",
-					  g->name, grove_alt_disk_rootp(c), g->link,
-					  grove_alt_disk_rootp(c), q->link);
+			grove_alt_run_msg(c, GROVE_ALT_INFO, "%s %s link from %s%s to %s%s",
+					  grove_alt_verb(c, "renaming", "would rename"), g->name,
+					  grove_alt_disk_rootp(c), g->link, grove_alt_disk_rootp(c),
+					  q->link);
 			if ((r = grove_alt_disk_want(c, g->link, NULL, err)) < 0 ||
 			    (r = grove_alt_disk_want(c, q->link, keep, err)) < 0)
 				return r;
@@ -178,7 +179,8 @@ evolve(struct grove_alt_ctx *c, struct grove_alt_group *g, const char *cur, stru
 				if (new_file && grove_alt_disk_file_exists(c, new_file)) {
 					grove_alt_run_msg(
 						c, GROVE_ALT_INFO,
-						"renaming %s slave link from %s%s to %s%s", name,
+						"%s %s slave link from %s%s to %s%s",
+						grove_alt_verb(c, "renaming", "would rename"), name,
 						grove_alt_disk_rootp(c), oldc,
 						grove_alt_disk_rootp(c), nlink);
 					if ((r = grove_alt_disk_want(c, nlink, keep, err)) < 0)
@@ -265,8 +267,9 @@ grove_alt_select_check(struct grove_alt_ctx *c, const struct grove_alt_group *g,
 		if (!kept[i])
 			grove_alt_run_msg(c, GROVE_ALT_WARNING,
 					  "alternative %s (part of link group %s) doesn't exist; "
-					  "removing from list of alternatives",
-					  g->choices[i].path, g->name);
+					  "%s from list of alternatives",
+					  g->choices[i].path, g->name,
+					  grove_alt_verb(c, "removing", "would remove it"));
 	return r;
 }
 
@@ -284,9 +287,9 @@ grove_alt_select_prune(struct grove_alt_ctx *c, struct grove_alt_group *g)
 		if (!c->req->lax_load)
 			grove_alt_run_msg(
 				c, GROVE_ALT_WARNING,
-				"alternative %s (part of link group %s) doesn't exist; removing from "
-				"list of alternatives",
-				p, g->name);
+				"alternative %s (part of link group %s) doesn't exist; %s from list "
+				"of alternatives",
+				p, g->name, grove_alt_verb(c, "removing", "would remove it"));
 		grove_alt_choice_release(&g->choices[i]);
 		memmove(&g->choices[i], &g->choices[i + 1],
 			(g->n_choices - i - 1) * sizeof(g->choices[0]));
@@ -320,14 +323,15 @@ select_mode(struct grove_alt_ctx *c, const struct grove_alt_group *g, struct gro
 		} else if (!w->manual) {
 			grove_alt_run_msg(
 				c, GROVE_ALT_WARNING,
-				"%s%s/%s has been changed (manually or by a script); switching to "
-				"manual updates only",
-				grove_alt_disk_rootp(c), c->altdir, w->name);
+				"%s%s/%s has been changed (manually or by a script); %s to manual "
+				"updates only",
+				grove_alt_disk_rootp(c), c->altdir, w->name,
+				grove_alt_verb(c, "switching", "would switch"));
 			set_mode(c, w, g != NULL, true);
 		}
 	} else if (g && !cur) {
-		grove_alt_run_msg(c, GROVE_ALT_VERBOSE, "setting up automatic selection of %s",
-				  w->name);
+		grove_alt_run_msg(c, GROVE_ALT_VERBOSE, "%s automatic selection of %s",
+				  grove_alt_verb(c, "setting up", "would set up"), w->name);
 		set_mode(c, w, true, false);
 	} else if (!g && cur) {
 		/* A new group: update-alternatives runs its select_mode on the empty group
@@ -340,12 +344,13 @@ select_mode(struct grove_alt_ctx *c, const struct grove_alt_group *g, struct gro
 		else
 			grove_alt_run_msg(
 				c, GROVE_ALT_WARNING,
-				"%s%s/%s has been changed (manually or by a script); switching to "
-				"manual updates only",
-				grove_alt_disk_rootp(c), c->altdir, w->name);
+				"%s%s/%s has been changed (manually or by a script); %s to manual "
+				"updates only",
+				grove_alt_disk_rootp(c), c->altdir, w->name,
+				grove_alt_verb(c, "switching", "would switch"));
 	} else if (!g) {
-		grove_alt_run_msg(c, GROVE_ALT_VERBOSE, "setting up automatic selection of %s",
-				  w->name);
+		grove_alt_run_msg(c, GROVE_ALT_VERBOSE, "%s automatic selection of %s",
+				  grove_alt_verb(c, "setting up", "would set up"), w->name);
 	}
 }
 
@@ -433,9 +438,9 @@ update(struct grove_alt_ctx *c, struct grove_alt_group *w, const char *cur, cons
 	if (new_choice && (!cur || strcmp(new_choice, cur) != 0)) {
 		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s updated to point to %s", w->name,
 				  new_choice);
-		grove_alt_run_msg(c, GROVE_ALT_INFO, "using %s to provide %s (%s) in %s",
-				  new_choice, w->link, w->name,
-				  w->manual ? "manual mode" : "auto mode");
+		grove_alt_run_msg(c, GROVE_ALT_INFO, "%s %s to provide %s (%s) in %s",
+				  grove_alt_verb(c, "using", "would use"), new_choice, w->link,
+				  w->name, w->manual ? "manual mode" : "auto mode");
 		return grove_alt_disk_prepare_install(c, w, new_choice, err);
 	}
 	if ((r = grove_alt_disk_is_broken(c, w, &broken, err)) < 0)
@@ -443,16 +448,16 @@ update(struct grove_alt_ctx *c, struct grove_alt_group *w, const char *cur, cons
 	if (broken == GROVE_ALT_SLAVES_CHANGED) {
 		grove_alt_run_msg(c, GROVE_ALT_LOG, "link group %s updated with changed slaves",
 				  w->name);
-		grove_alt_run_msg(
-			c, GROVE_ALT_INFO,
-			"updating alternative %s because link group %s has changed slave links",
-			cur ? cur : "(null)", w->name);
+		grove_alt_run_msg(c, GROVE_ALT_INFO,
+				  "%s alternative %s because link group %s has changed slave links",
+				  grove_alt_verb(c, "updating", "would update"),
+				  cur ? cur : "(null)", w->name);
 	} else if (broken) {
 		grove_alt_run_msg(c, GROVE_ALT_LOG, "auto-repair link group %s", w->name);
 		grove_alt_run_msg(
 			c, GROVE_ALT_WARNING,
-			"forcing reinstallation of alternative %s because link group %s is broken",
-			cur ? cur : "(null)", w->name);
+			"%s reinstallation of alternative %s because link group %s is broken",
+			grove_alt_verb(c, "forcing", "would force"), cur ? cur : "(null)", w->name);
 	}
 	if (broken) {
 		const char *choice = cur;
@@ -461,8 +466,9 @@ update(struct grove_alt_ctx *c, struct grove_alt_group *w, const char *cur, cons
 			choice = w->choices[grove_alt_best(w, cur)].path;
 			grove_alt_run_msg(
 				c, GROVE_ALT_WARNING,
-				"current alternative %s is unknown, switching to %s for link group %s",
-				cur, choice, w->name);
+				"current alternative %s is unknown, %s to %s for link group %s",
+				cur, grove_alt_verb(c, "switching", "would switch"), choice,
+				w->name);
 			set_mode(c, w, true, false);
 		}
 		if (choice)
@@ -557,9 +563,9 @@ grove_alt_select_decide(struct grove_alt_ctx *c, struct grove_alt_group *all, si
 			if (w->manual) {
 				grove_alt_run_msg(
 					c, GROVE_ALT_INFO,
-					"removing manually selected alternative - switching %s to auto "
-					"mode",
-					w->name);
+					"%s manually selected alternative - %s %s to auto mode",
+					grove_alt_verb(c, "removing", "would remove"),
+					grove_alt_verb(c, "switching", "would switch"), w->name);
 				set_mode(c, w, true, false);
 			}
 			if (w->n_choices)

@@ -353,6 +353,7 @@ alt_request(const struct grove_apply_steps *st, struct grove_alt_request *q,
 	q->wait_seconds = st->o.wait_seconds;
 	q->command_line = st->o.command;
 	q->verbose = -1;
+	q->dry_run = st->o.check;
 }
 
 static bool

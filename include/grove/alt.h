@@ -210,10 +210,15 @@ struct grove_alt_request {
 	/* Called once when a lock is still held after a second (may be NULL). */
 	void (*lock_notice)(void *ctx, const char *what, const char *path, double seconds);
 	void *lock_notice_ctx;
-	int verbose;  /* -1 quiet, 0, 1 verbose, 2 debug */
-	bool debug;   /* --debug: the command line prints GROVE_ALT_DEBUG messages */
-	bool dry_run; /* a mutating command only predicts: res->plan and res->group_*, no change */
-	bool json;    /* for the command line: print the prediction as JSON */
+	int verbose; /* -1 quiet, 0, 1 verbose, 2 debug */
+	bool debug;  /* --debug: the command line prints GROVE_ALT_DEBUG messages */
+	/* A dry run: the command runs as it would (the admin files taken in, into memory; the same
+	 * decisions and messages, told as what would be done) on a read-only session, and a
+	 * mutating one puts what it would do into res->plan and res->group_* instead of doing
+	 * it. Nothing is made, locked or written: no admindir, lock, log, state dir, journal or
+	 * stamp cache; an interrupted transaction is not recovered (a warning says so). */
+	bool dry_run;
+	bool json; /* for the command line: print the prediction as JSON */
 };
 
 enum grove_alt_msg_kind {
@@ -250,8 +255,9 @@ struct grove_alt_result {
 	size_t n_sel;      /* every group's name and mode, also when an error came later */
 	size_t n_sel_read; /* how many of them have their current value read */
 	size_t n_imported; /* IMPORT: the groups taken over */
-	/* A dry run: the ops it would apply, and the group it would save (group_after NULL: it
-	 * would be removed; group_name NULL: the saved group stays as it is). */
+	/* A dry run: the ops the real run would apply (paths relative to the root held: --root,
+	 * else the instdir), and the group it would save (group_after NULL: it would be removed;
+	 * group_name NULL: the saved group stays as it is). */
 	struct grove_plan plan;
 	char *group_name, *group_before, *group_after;
 };
@@ -272,22 +278,14 @@ int grove_alt_run(const struct grove_alt_request *req, struct grove_alt_result *
 
 /*
  * The n changes of one group (INSTALL, REMOVE, SET or AUTO; one name, root, instdir, altdir and
- * admindir; no dry run) as one logged transaction, as grove apply makes a group what its manifest
- * says: each request is decided on the links and the group the ones before it leave (in memory),
- * the links are changed by one plan and the group is saved once, at its commit. A failure of any
- * request changes nothing; `grove undo` reverts them all. res gathers every request's messages.
+ * admindir; all dry runs or none) as one logged transaction (or the prediction of it), as grove
+ * apply makes a group what its manifest says: each request is decided on the links and the group
+ * the ones before it leave (in memory), the links are changed by one plan and the group is saved
+ * once, at its commit. A failure of any request changes nothing; `grove undo` reverts them all. res
+ * gathers every request's messages.
  */
 int grove_alt_run_group(const struct grove_alt_request *reqs, size_t n,
 			struct grove_alt_result *res, struct grove_error *err);
-
-/*
- * A dry run of a mutating command (grove_alt_run calls it for req->dry_run): decides as the real
- * run would on what is there now, into res->plan (the links) and res->group_* (the group's saved
- * text before and after), making and locking nothing, writing no log. An interrupted transaction
- * is not recovered first, so the prediction is against the disk as it is.
- */
-int grove_alt_predict(const struct grove_alt_request *req, struct grove_alt_result *res,
-		      struct grove_error *err);
 
 /*
  * Appends lines to req->log (nothing when it is NULL) in update-alternatives'

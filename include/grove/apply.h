@@ -90,6 +90,9 @@ struct grove_apply_steps_opts {
 	const char *state_opt;     /* --state, or NULL */
 	double wait_seconds;       /* --wait */
 	const char *command;       /* the command line the logs record */
+	/* apply --check: the alternatives groups are read as a dry run reads them (grove alt's
+	 * dry_run), writing nothing, not even the admin files' stamp cache. */
+	bool check;
 	/* ~/.stow-global-ignore's text and path, or NULL for Stow's built-in list. */
 	const char *global_ignore_text, *global_ignore_source;
 };

@@ -98,6 +98,8 @@ usage(void)
 	       "                           /var/log/alternatives.log, for the system's admindir;\n"
 	       "                           grove also logs every change in its journal).\n"
 	       "  --force                  accepted; grove never replaces a file with a link.\n"
+	       "  --dry-run                decide as the real run, print what it would do,\n"
+	       "                           change and write nothing (grove's -n too).\n"
 	       "  --wait <seconds>         wait this long for another run on the same\n"
 	       "                           administrative directory (default 60).\n"
 	       "  --skip-auto              skip prompt for alternatives correctly configured\n"
@@ -152,36 +154,36 @@ print_query(const struct grove_alt_group *g, const char *current, bool failed)
 
 /* 0, or -ENOMEM (nothing printed of the choices). */
 static int
-print_display(const struct grove_alt_group *g, const char *current, bool failed)
+print_display(const struct grove_alt_group *g, const char *current, bool failed, FILE *out)
 {
 	ssize_t best = grove_alt_best(g, current);
 	const char **files = NULL;
 
-	printf("%s - %s\n", g->name, g->manual ? "manual mode" : "auto mode");
+	fprintf(out, "%s - %s\n", g->name, g->manual ? "manual mode" : "auto mode");
 	if (failed)
 		return 0;
 	if (best >= 0)
-		printf("  link best version is %s\n", g->choices[best].path);
+		fprintf(out, "  link best version is %s\n", g->choices[best].path);
 	else
-		printf("  link best version not available\n");
+		fprintf(out, "  link best version not available\n");
 	if (current)
-		printf("  link currently points to %s\n", current);
+		fprintf(out, "  link currently points to %s\n", current);
 	else
-		printf("  link currently absent\n");
-	printf("  link %s is %s\n", g->name, g->link);
+		fprintf(out, "  link currently absent\n");
+	fprintf(out, "  link %s is %s\n", g->name, g->link);
 	for (size_t i = 0; i < g->n_slaves; i++)
-		printf("  slave %s is %s\n", g->slaves[i].name, g->slaves[i].path);
+		fprintf(out, "  slave %s is %s\n", g->slaves[i].name, g->slaves[i].path);
 	if (grove_alt_group_files(g, &files) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->n_choices; i++) {
 		const struct grove_alt_choice *c = &g->choices[i];
 
-		printf("%s - priority %d\n", c->path, c->priority);
+		fprintf(out, "%s - priority %d\n", c->path, c->priority);
 		for (size_t k = 0; k < g->n_slaves; k++) {
 			const char *f = files[i * g->n_slaves + k];
 
 			if (f)
-				printf("  slave %s: %s\n", g->slaves[k].name, f);
+				fprintf(out, "  slave %s: %s\n", g->slaves[k].name, f);
 		}
 	}
 	free(files);
@@ -518,7 +520,7 @@ print_msgs(struct grove_alt_result *res, int verbose, bool debug, FILE *out)
 
 /* --config's menu, exactly as update-alternatives prints it. */
 static void
-print_menu(const struct grove_alt_group *g, const char *current, ssize_t best)
+print_menu(const struct grove_alt_group *g, const char *current, ssize_t best, FILE *out)
 {
 	const struct grove_alt_choice *b = &g->choices[best];
 	int len = 15;
@@ -527,28 +529,29 @@ print_menu(const struct grove_alt_group *g, const char *current, ssize_t best)
 		if ((int)strlen(g->choices[i].path) + 1 > len)
 			len = (int)strlen(g->choices[i].path) + 1;
 	if (g->n_choices == 1)
-		printf("There is %zu choice for the alternative %s (providing %s).\n", g->n_choices,
-		       g->name, g->link);
+		fprintf(out, "There is %zu choice for the alternative %s (providing %s).\n",
+			g->n_choices, g->name, g->link);
 	else
-		printf("There are %zu choices for the alternative %s (providing %s).\n",
-		       g->n_choices, g->name, g->link);
-	printf("\n  %-12.12s %-*.*s %-10.10s %s\n", "Selection", len, len, "Path", "Priority",
-	       "Status");
-	printf("------------------------------------------------------------\n");
-	printf("%s %-12d %-*s % -10d %s\n",
-	       !g->manual && current && !strcmp(current, b->path) ? "*" : " ", 0, len, b->path,
-	       b->priority, "auto mode");
+		fprintf(out, "There are %zu choices for the alternative %s (providing %s).\n",
+			g->n_choices, g->name, g->link);
+	fprintf(out, "\n  %-12.12s %-*.*s %-10.10s %s\n", "Selection", len, len, "Path", "Priority",
+		"Status");
+	fprintf(out, "------------------------------------------------------------\n");
+	fprintf(out, "%s %-12d %-*s % -10d %s\n",
+		!g->manual && current && !strcmp(current, b->path) ? "*" : " ", 0, len, b->path,
+		b->priority, "auto mode");
 	for (size_t i = 0; i < g->n_choices; i++)
-		printf("%s %-12zu %-*s % -10d %s\n",
-		       g->manual && current && !strcmp(current, g->choices[i].path) ? "*" : " ",
-		       i + 1, len, g->choices[i].path, g->choices[i].priority, "manual mode");
-	printf("\nPress <enter> to keep the current choice[*], or type selection number: ");
-	(void)fflush(stdout); /* the prompt, before reading the answer */
+		fprintf(out, "%s %-12zu %-*s % -10d %s\n",
+			g->manual && current && !strcmp(current, g->choices[i].path) ? "*" : " ",
+			i + 1, len, g->choices[i].path, g->choices[i].priority, "manual mode");
+	fprintf(out, "\nPress <enter> to keep the current choice[*], or type selection number: ");
+	(void)fflush(out); /* the prompt, before reading the answer */
 }
 
 struct ask_ctx {
 	int verbose;
 	bool debug;
+	FILE *out; /* the menu's and messages' (stderr when --json keeps stdout for the document) */
 };
 
 /* Shows the menu and reads the answer from stdin, until it names a choice (or is empty, or the
@@ -563,17 +566,17 @@ config_ask(void *vctx, struct grove_alt_result *res, const struct grove_alt_grou
 	char *line = NULL;
 	size_t cap = 0;
 
-	print_msgs(res, ctx->verbose, ctx->debug, stdout);
+	print_msgs(res, ctx->verbose, ctx->debug, ctx->out);
 	*ret = GROVE_ALT_ANSWER_KEEP;
 	*ret_path = NULL;
 	if (display_only)
-		return print_display(g, current, false);
+		return print_display(g, current, false, ctx->out);
 	for (;;) {
 		ssize_t got;
 		char *end;
 		long idx;
 
-		print_menu(g, current, best);
+		print_menu(g, current, best, ctx->out);
 		got = getline(&line, &cap, stdin);
 		if (got <= 0)
 			break;
@@ -622,14 +625,132 @@ lock_notice(void *ctx, const char *what, const char *path, double seconds)
 		PROG, what, path, seconds);
 }
 
-/* A dry run's prediction: the ops, then the group's saved state after (as its administrative
- * text), or that it would be removed; with --json one document (docs/json.md's plan members). */
+/* Whether the saved text of a group changes in what it says (not only in its form). */
+static bool
+same_text(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/* The followers' files of choice c of g, one line each, as a plan says them. */
+static void
+print_choice_files(const struct grove_alt_group *g, const struct grove_alt_choice *c,
+		   const struct grove_alt_group *og, const struct grove_alt_choice *oc)
+{
+	for (size_t k = 0; k < g->n_slaves; k++) {
+		const char *f = grove_alt_choice_slave(c, g->slaves[k].name);
+		const char *of = oc && og ? grove_alt_choice_slave(oc, g->slaves[k].name) : NULL;
+
+		if (f && of && strcmp(f, of) != 0)
+			printf("  choice %s: follower %s: %s (was %s)\n", c->path,
+			       g->slaves[k].name, f, of);
+		else if (f && !of)
+			printf("  choice %s: follower %s: %s\n", c->path, g->slaves[k].name, f);
+	}
+	for (size_t k = 0; oc && k < oc->n_slaves; k++)
+		if (!grove_alt_choice_slave(c, oc->slaves[k].name))
+			printf("  choice %s: follower %s: none (was %s)\n", c->path,
+			       oc->slaves[k].name, oc->slaves[k].path);
+}
+
+/* What saving group name would change, line by line: its mode, link, followers and choices after
+ * against before (NULL: a new group). */
+static void
+print_group_change(const char *name, const char *before, const char *after)
+{
+	struct grove_alt_group b = { 0 }, a = { 0 };
+	struct grove_error err = { 0 };
+	bool has_b = before &&
+		     grove_alt_group_parse(name, before, strlen(before), "before", &b, &err) >= 0;
+
+	if (grove_alt_group_parse(name, after, strlen(after), "after", &a, &err) < 0) {
+		grove_alt_group_release(&b);
+		printf("%s: dry run: would save group %s\n", PROG, name);
+		return;
+	}
+	printf("%s: dry run: would %s group %s:\n", PROG, has_b ? "save" : "create", name);
+	if (!has_b || a.manual != b.manual)
+		printf("  mode: %s%s\n", a.manual ? "manual" : "auto",
+		       !has_b     ? ""
+		       : a.manual ? " (was auto)"
+				  : " (was manual)");
+	if (!has_b || strcmp(a.link, b.link) != 0)
+		printf("  link: %s%s%s%s\n", a.link, has_b ? " (was " : "", has_b ? b.link : "",
+		       has_b ? ")" : "");
+	for (size_t k = 0; k < a.n_slaves; k++) {
+		const char *ol = has_b ? grove_alt_group_slave_link(&b, a.slaves[k].name) : NULL;
+
+		if (!ol || strcmp(ol, a.slaves[k].path) != 0)
+			printf("  follower %s: link %s%s%s%s\n", a.slaves[k].name, a.slaves[k].path,
+			       ol ? " (was " : "", ol ? ol : "", ol ? ")" : "");
+	}
+	for (size_t k = 0; has_b && k < b.n_slaves; k++)
+		if (!grove_alt_group_slave_link(&a, b.slaves[k].name))
+			printf("  follower %s: removed\n", b.slaves[k].name);
+	for (size_t i = 0; i < a.n_choices; i++) {
+		const struct grove_alt_choice *c = &a.choices[i];
+		ssize_t j = has_b ? grove_alt_find_choice(&b, c->path) : -1;
+		const struct grove_alt_choice *oc = j >= 0 ? &b.choices[j] : NULL;
+
+		if (!oc)
+			printf("  choice %s: added, priority %d\n", c->path, c->priority);
+		else if (oc->priority != c->priority)
+			printf("  choice %s: priority %d (was %d)\n", c->path, c->priority,
+			       oc->priority);
+		print_choice_files(&a, c, has_b ? &b : NULL, oc);
+	}
+	for (size_t i = 0; has_b && i < b.n_choices; i++)
+		if (grove_alt_find_choice(&a, b.choices[i].path) < 0)
+			printf("  choice %s: removed\n", b.choices[i].path);
+	grove_alt_group_release(&a);
+	grove_alt_group_release(&b);
+}
+
+/* The ops of a dry run, each path as the commands name paths: inside the root with --root, else
+ * beneath the instdir as given (the plan's are relative to the root held). */
+static void
+print_ops(const struct grove_alt_request *q, const struct grove_plan *plan)
+{
+	const char *base = q->root ? "" : q->instdir;
+	size_t l = strlen(base);
+	struct grove_plan shown;
+
+	while (l > 0 && base[l - 1] == '/')
+		l--;
+	grove_plan_init(&shown);
+	for (size_t i = 0; i < plan->n_ops; i++) {
+		const struct grove_op *op = &plan->ops[i];
+		char *path = NULL;
+
+		if (asprintf(&path, "%.*s/%s", (int)l, base, op->path) < 0 ||
+		    grove_plan_add_op(&shown, op->kind, path, op->old_text, op->text, op->stow_path,
+				      op->package) < 0) {
+			free(path);
+			grove_plan_release(&shown);
+			grove_print_plan(plan, stdout); /* (out of memory: as they are) */
+			return;
+		}
+		free(path);
+	}
+	grove_print_plan(&shown, stdout);
+	grove_plan_release(&shown);
+}
+
+/*
+ * A dry run's prediction, as a plan: the link ops it would apply (each path as the commands name
+ * it), then what it would save of the group (what changes in its mode, links and choices), or
+ * that it would remove it; with --json one document (docs/json.md's alt members: the ops, changed,
+ * and the group's saved text before and after, as its administrative file).
+ */
 static void
 print_prediction(const struct grove_alt_request *q, const struct grove_alt_result *res, bool json)
 {
+	bool changed = res->plan.n_ops > 0 || res->group_name;
+
 	if (json) {
 		grove_json_begin(stdout, "alt");
-		fputs(", \"dry_run\": true, \"ops\": ", stdout);
+		printf(", \"dry_run\": true, \"changed\": %s, \"ops\": ",
+		       changed ? "true" : "false");
 		grove_json_ops(stdout, &res->plan);
 		fputs(", \"group\": ", stdout);
 		if (!res->group_name) {
@@ -648,16 +769,24 @@ print_prediction(const struct grove_alt_request *q, const struct grove_alt_resul
 		fputs("}\n", stdout);
 		return;
 	}
-	printf("%s: dry run: %zu link change%s\n", PROG, res->plan.n_ops,
-	       res->plan.n_ops == 1 ? "" : "s");
-	grove_print_plan(&res->plan, stdout);
+	if (!changed) {
+		printf("%s: dry run: nothing would change\n", PROG);
+		return;
+	}
+	if (res->plan.n_ops) {
+		printf("%s: dry run: would change %zu link%s:\n", PROG, res->plan.n_ops,
+		       res->plan.n_ops == 1 ? "" : "s");
+		print_ops(q, &res->plan);
+	}
 	if (!res->group_name)
-		printf("%s: dry run: group %s unchanged\n", PROG, q->name);
+		printf("%s: dry run: group %s would stay as it is\n", PROG, q->name);
 	else if (!res->group_after)
-		printf("%s: dry run: group %s would be removed\n", PROG, res->group_name);
+		printf("%s: dry run: would remove group %s\n", PROG, res->group_name);
+	else if (same_text(res->group_before, res->group_after))
+		printf("%s: dry run: would rewrite group %s's file in update-alternatives' form\n",
+		       PROG, res->group_name);
 	else
-		printf("%s: dry run: group %s would be saved as:\n%s", PROG, res->group_name,
-		       res->group_after);
+		print_group_change(res->group_name, res->group_before, res->group_after);
 }
 
 /* Whether --json has a document to print: a dry run's prediction of one group's change (the other
@@ -695,14 +824,16 @@ run_one(struct grove_alt_request *q, struct grove_alt_result *res)
 	if (r < 0 && res->current_failed && q->action == GROVE_ALT_QUERY)
 		(void)print_query(&res->group, res->current, true);
 	else if (r < 0 && res->current_failed)
-		(void)print_display(&res->group, res->current, true);
+		(void)print_display(&res->group, res->current, true, stdout);
 	if (r < 0)
 		return fail("%s", err.msg);
 	if (q->dry_run && q->action != GROVE_ALT_QUERY && q->action != GROVE_ALT_DISPLAY &&
-	    q->action != GROVE_ALT_LIST && q->action != GROVE_ALT_GET_SELECTIONS)
+	    q->action != GROVE_ALT_LIST && q->action != GROVE_ALT_GET_SELECTIONS &&
+	    q->action != GROVE_ALT_IMPORT)
 		print_prediction(q, res, q->json);
 	if ((q->action == GROVE_ALT_QUERY && print_query(&res->group, res->current, false) < 0) ||
-	    (q->action == GROVE_ALT_DISPLAY && print_display(&res->group, res->current, false) < 0))
+	    (q->action == GROVE_ALT_DISPLAY &&
+	     print_display(&res->group, res->current, false, stdout) < 0))
 		return fail("out of memory");
 	else if (q->action == GROVE_ALT_LIST)
 		for (size_t i = 0; i < res->group.n_choices; i++)
@@ -812,7 +943,8 @@ set_selection(const struct grove_alt_request *base, const struct grove_alt_resul
 	}
 	if (!strcmp(status, "auto")) {
 		if (q.verbose >= 0)
-			printf("%s: selecting alternative %s as auto\n", PROG, name);
+			printf("%s: %s alternative %s as auto\n", PROG,
+			       q.dry_run ? "would select" : "selecting", name);
 		q.action = GROVE_ALT_AUTO;
 	} else {
 		struct grove_alt_request l = q;
@@ -832,7 +964,8 @@ set_selection(const struct grove_alt_request *base, const struct grove_alt_resul
 			return GROVE_EXIT_OK;
 		}
 		if (q.verbose >= 0)
-			printf("%s: selecting alternative %s as choice %s\n", PROG, name, choice);
+			printf("%s: %s alternative %s as choice %s\n", PROG,
+			       q.dry_run ? "would select" : "selecting", name, choice);
 		q.action = GROVE_ALT_SET;
 		q.path = choice;
 	}
@@ -980,6 +1113,7 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	}
 	ask.verbose = q.verbose;
 	ask.debug = q.debug;
+	ask.out = q.json ? stderr : stdout;
 	q.config_ask = config_ask;
 	q.config_ctx = &ask;
 	if (q.action == ALT_ALL)
@@ -989,7 +1123,8 @@ grove_cmd_alt(int argc, char **argv, const struct grove_global_opts *global)
 	else
 		status = run_one(&q, &res);
 	if (status == GROVE_EXIT_OK && q.action == GROVE_ALT_IMPORT && q.verbose >= 0)
-		printf("%s: took over %zu link group%s from %s\n", PROG, res.n_imported,
+		printf("%s: %s %zu link group%s from %s\n", PROG,
+		       q.dry_run ? "dry run: would take over" : "took over", res.n_imported,
 		       res.n_imported == 1 ? "" : "s", q.admindir);
 out:
 	fflush(stdout);

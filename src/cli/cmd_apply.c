@@ -481,6 +481,7 @@ load(struct apply *ap, struct grove_error *err)
 			.state_opt = g ? g->state_dir : NULL,
 			.wait_seconds = g ? g->wait_seconds : 0,
 			.command = g && g->command_line ? g->command_line : "grove apply",
+			.check = ap->a.check,
 			.global_ignore_text = ap->gi_text,
 			.global_ignore_source = ap->gi_path,
 		};

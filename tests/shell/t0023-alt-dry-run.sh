@@ -67,11 +67,14 @@ grep -q '"after": null' "$ROOT/pred.json" || fail "--remove-all did not predict 
 check "remove-all predicts the group's removal and its links' removal"
 
 expect_exit 0 "$GROVE" "${galt[@]}" --dry-run --install "$G/i/usr/bin/y" y "$G/i/opt/a" 1
-expect_out_has "grove alt: dry run: 2 link changes"
-expect_out_has "link   usr/bin/y -> $G/i/alt/y"
-expect_out_has "grove alt: dry run: group y would be saved as:"
+expect_out_has "grove alt: would use $G/i/opt/a to provide $G/i/usr/bin/y (y) in auto mode"
+expect_out_has "grove alt: dry run: would change 2 links:"
+# (each path whole, as the command names it: the instdir's path and the link's, not relative)
+expect_out_has "link   $G/i/usr/bin/y -> $G/i/alt/y"
+expect_out_has "grove alt: dry run: would create group y:"
+expect_out_has "  choice $G/i/opt/a: added, priority 1"
 [[ ! -e $G/i/usr/bin/y ]] || fail "the text dry run made a link"
-check "the text form lists the ops and the group's text"
+check "the text form says what would be done: the ops with whole paths, the group's change as a plan"
 
 # --json has a document only for a dry run's prediction (issue 38, item 6): elsewhere it is refused
 # (exit 2, update-alternatives' usage status), never ignored with text on stdout.

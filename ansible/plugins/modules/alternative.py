@@ -294,7 +294,10 @@ def main():
         # must not), so answer without it.
         rc, out, err = EXIT_USAGE, '', ''
     else:
-        rc, _, out, err = grove.run(alt + ['--query', p['name']], json_out=False)
+        # (in check mode as a dry run, which writes nothing: not even grove's cache of the
+        # admin files' stamps in its state dir, which a reading run keeps)
+        dry = ['--dry-run'] if module.check_mode else []
+        rc, _, out, err = grove.run(alt + dry + ['--query', p['name']], json_out=False)
     if rc == EXIT_OK:
         before = parse_query(out)
     elif rc == EXIT_USAGE and not out.strip():
