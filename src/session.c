@@ -126,8 +126,8 @@ grove_session_txn_check(const struct grove_session_txn *t, const char *call,
 	if (t->state == GROVE_SESSION_TXN_OPEN)
 		return 0;
 	return grove_error_set(err, -GROVE_E_INTERNAL,
-			       "%s: transaction %lld is %s, not open (a bug in grove: nothing was "
-			       "done)",
+			       "%s: transaction %lld is %s where an open one is needed (a bug in "
+			       "grove: nothing was done)",
 			       call, (long long)t->id, grove_session_txn_state_name(t->state));
 }
 

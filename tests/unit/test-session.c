@@ -180,7 +180,7 @@ test_commit_then_nothing(void **state)
 
 	/* A second commit, and a change after the commit, are a caller's bug: refused. */
 	assert_int_equal(grove_session_commit(&t, &fx->err), -GROVE_E_INTERNAL);
-	assert_non_null(strstr(fx->err.msg, "is committed, not open"));
+	assert_non_null(strstr(fx->err.msg, "is committed where an open one is needed"));
 	assert_int_equal(grove_session_exec(&t, &plan, &fx->troot, NULL, &fx->err),
 			 -GROVE_E_INTERNAL);
 	assert_int_equal(logged_state(fx, t.id), GROVE_TXN_COMMITTED);
@@ -204,7 +204,7 @@ test_idle_refuses(void **state)
 	add_links(&plan);
 	assert_int_equal(grove_session_exec(&t, &plan, &fx->troot, NULL, &fx->err),
 			 -GROVE_E_INTERNAL);
-	assert_non_null(strstr(fx->err.msg, "is idle, not open"));
+	assert_non_null(strstr(fx->err.msg, "is idle where an open one is needed"));
 	assert_int_equal(grove_session_exec_logged(&t, &fx->troot, NULL, &fx->err),
 			 -GROVE_E_INTERNAL);
 	assert_int_equal(grove_session_commit(&t, &fx->err), -GROVE_E_INTERNAL);
