@@ -193,6 +193,7 @@ walk_fits(const struct grove_stow_request *req, const struct grove_stow_run *run
 		return false;
 	for (size_t i = 0; i < run->n_pkgs; i++)
 		if (run->pkgs[i].layout.dotfiles ||
+		    !strcmp(run->pkgs[i].package, GROVE_STOW_DIR_PACKAGE) ||
 		    run->pkgs[i].layout.no_folding != run->pkgs[0].layout.no_folding)
 			return false;
 	/*
@@ -294,7 +295,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
 		const char *name =
 			i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
-		r = grove_stow_check_package_name(name, err);
+		r = grove_stow_check_package(name, err);
 		if (r < 0)
 			goto fail;
 	}

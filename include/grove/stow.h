@@ -132,6 +132,11 @@ void grove_stow_run_release(struct grove_stow_run *run);
  * characters, valid UTF-8, at most NAME_MAX bytes. GROVE_E_BADINPUT otherwise. */
 int grove_stow_check_package_name(const char *name, struct grove_error *err);
 
+/* A package named on a stow, unstow, restow or import command line or in a manifest:
+ * grove_stow_check_package_name's rules, but "." (GROVE_STOW_DIR_PACKAGE), the stow dir
+ * itself as one package (`stow .`, docs/stow.md), is a package too. */
+int grove_stow_check_package(const char *name, struct grove_error *err);
+
 /* Opens the stow directory dir into stow_root and the target into target_root, the error
  * prefixed with "stow directory" or "target". The caller releases both roots either way. */
 int grove_stow_open_roots(const char *dir, const char *target, struct grove_root *stow_root,
