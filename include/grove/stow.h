@@ -89,6 +89,10 @@ struct grove_stow_run {
 	struct grove_session_txn stream;
 	/* The plan was made folder by folder (grove_planner_walk; internal, for tests). */
 	bool walked;
+	/* The packages the request only unstows that the log says are stowed (internal): a plan
+	 * that removes nothing of one says so in a warning (issue 40 item 2). */
+	char **believed;
+	size_t n_believed;
 };
 
 /*
