@@ -202,7 +202,8 @@ import_layouts(const struct grove_stow_request *req, struct grove_stow_run *run,
 		struct grove_journal_pkg *p;
 		size_t k = 0;
 
-		while (pkg && k < run->n_pkgs && strcmp(run->pkgs[k].package, pkg) != 0)
+		while (pkg && k < run->n_pkgs &&
+		       (!run->pkgs[k].package || strcmp(run->pkgs[k].package, pkg) != 0))
 			k++;
 		if (!pkg)
 			continue;
@@ -241,8 +242,8 @@ import_layouts(const struct grove_stow_request *req, struct grove_stow_run *run,
 				p->package, how[k].a_dotted->path, how[k].a_dotted->text,
 				how[k].a_plain->path, how[k].a_plain->text);
 		p->layout = (struct grove_pkg_layout){ .stowed = true, .dotfiles = dotfiles };
-		if (dotfiles == req->dotfiles)
-			continue;
+		if (dotfiles == req->dotfiles || !shown)
+			continue; /* (shown is set whenever the links decided) */
 		msg = grove_strdupf("%s: its links were made with %s ('%s' links to '%s'): "
 				    "recorded as stowed with %s, so that 'grove unstow %s' finds "
 				    "them",
