@@ -138,6 +138,14 @@ both "stow --dotfiles --no-folding ." --dotfiles --no-folding .
 both "stow --dotfiles --no-folding -D ." --dotfiles --no-folding -D .
 check "--dotfiles . (stow, restow, unstow, --no-folding) as GNU Stow"
 
+# ---- '.' and one of its folders as packages in one command ----
+fresh
+both "stow . bin" . bin
+[[ -L $B/hello && -L $B/bin ]] || fail "stow . bin did not link both hello and bin"
+both "stow -R bin ." -R bin .
+both "stow -D . bin" -D . bin
+check "'.' with one of its folders as another package in one command (stow, restow, unstow), as GNU Stow"
+
 # ---- .stow-local-ignore at the top of the repository replaces the default list ----
 fresh
 for h in "$A" "$B"; do
