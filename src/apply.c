@@ -170,16 +170,21 @@ read_recorded(struct grove_apply_run *run, struct recorded **ret, size_t *ret_n,
 		}
 		rest = grove_path_strip_prefix(abs, run->stow_root.real);
 		slash = rest ? strchr(rest, '/') : NULL;
-		if (!rest ||
-		    strncmp(rest, own[i].package, slash ? (size_t)(slash - rest) : strlen(rest)) !=
-			    0 ||
-		    strlen(own[i].package) != (slash ? (size_t)(slash - rest) : strlen(rest))) {
+		if (rest && rest[0] && !strcmp(own[i].package, GROVE_STOW_DIR_PACKAGE)) {
+			/* The stow dir itself as one package (`stow .`): the whole of rest is the
+			 * entry's path in it. */
+			dot = dot_use_of(own[i].path, rest);
+		} else if (!rest ||
+			   strncmp(rest, own[i].package,
+				   slash ? (size_t)(slash - rest) : strlen(rest)) != 0 ||
+			   strlen(own[i].package) !=
+				   (slash ? (size_t)(slash - rest) : strlen(rest))) {
 			/* Not into this stow dir's package: not ours to converge. */
 			own[i].package = NULL;
 			continue;
-		}
-		if (slash)
+		} else if (slash) {
 			dot = dot_use_of(own[i].path, slash + 1);
+		}
 		for (k = 0; k < n && strcmp(rec[k].name, own[i].package) != 0; k++)
 			;
 		if (k == n) {
@@ -366,7 +371,7 @@ check_packages(const struct grove_apply_run *run, const struct grove_apply_targe
 {
 	for (size_t i = 0; i < t->n_pkgs; i++) {
 		struct grove_stat st;
-		int r = grove_stow_check_package_name(t->pkgs[i].name, err);
+		int r = grove_stow_check_package(t->pkgs[i].name, err);
 
 		if (r < 0)
 			return r;

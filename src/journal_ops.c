@@ -361,7 +361,7 @@ op_check(const struct chunk_op *op)
 		return "its path is deeper than grove supports";
 	if (op->stow_path && !grove_path_is_clean_relative(op->stow_path))
 		return "its stow path is not a clean relative path beneath the stow dir";
-	if (op->package && !grove_path_is_name(op->package))
+	if (op->package && !grove_path_is_package(op->package))
 		return "its package is not a single name";
 	return NULL;
 }
@@ -481,7 +481,7 @@ grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t b
 
 			why = chunk_next(&c, &op);
 			if (!why && (!grove_path_is_clean_relative(op.path) ||
-				     (op.package && !grove_path_is_name(op.package))))
+				     (op.package && !grove_path_is_package(op.package))))
 				why = "its path is not clean and relative, or its package not a "
 				      "single name";
 			if (why)

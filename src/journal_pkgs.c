@@ -202,7 +202,7 @@ body_decode(const struct body_in *b, bool state, const char *lo, const char *hi,
 		len = (size_t)(z - (b->body + pos));
 		pos += len + 1;
 		if (len == 0 || memchr(v[i].name, '/', len) ||
-		    (v[i].name[0] == '.' && (len == 1 || (len == 2 && v[i].name[1] == '.'))))
+		    (v[i].name[0] == '.' && len == 2 && v[i].name[1] == '.'))
 			return "a package that is not a single name";
 		if (i ? strcmp(v[i - 1].name, v[i].name) >= 0 : lo && strcmp(lo, v[i].name) > 0)
 			return "its packages are out of order";
@@ -256,7 +256,7 @@ grove_journal_pkgs_put(struct grove_journal *j, int64_t txn, const struct grove_
 	if (!n)
 		return 0;
 	for (size_t k = 0; k < n; k++) {
-		if (!v[k].stow_dir || !v[k].package || !grove_path_is_name(v[k].package))
+		if (!v[k].stow_dir || !v[k].package || !grove_path_is_package(v[k].package))
 			return grove_error_set(err, -GROVE_E_INTERNAL,
 					       "log transaction in '%s': package row %zu has no "
 					       "stow dir or no single-name package",
@@ -469,7 +469,7 @@ state_read(struct grove_journal *j, int64_t target_id, const char *dir, const ch
 		const char *key = column_text(s, 0, NAME_MAX + 1), *why = NULL;
 		struct chunk *c;
 
-		if (!key || (*key && !grove_path_is_name(key)))
+		if (!key || (*key && !grove_path_is_package(key)))
 			why = "a chunk's first name is not a single name";
 		else if (first && *key)
 			why = "no chunk holds its first names";
@@ -885,7 +885,8 @@ grove_journal_pkgs_commit_txn(struct grove_journal *j, int64_t txn, struct grove
 
 /* ---- schema 10's rows ---- */
 
-/* A schema-10 column as a name to pack: one no reader accepts for what no reader accepted. */
+/* A schema-10 column as a name to pack: one no reader accepts for what no reader accepted
+ * ("..": "." is the package that is the stow dir itself, `stow .`). */
 static const char *
 migrated_name(sqlite3_stmt *s, int col, size_t *ret_len)
 {
@@ -893,8 +894,8 @@ migrated_name(sqlite3_stmt *s, int col, size_t *ret_len)
 	int n = sqlite3_column_bytes(s, col);
 
 	if (!t || n < 1 || (size_t)n != strlen(t) || n > NAME_MAX) {
-		*ret_len = 1;
-		return ".";
+		*ret_len = 2;
+		return "..";
 	}
 	*ret_len = (size_t)n;
 	return t;

@@ -176,7 +176,7 @@ check_pkg_name(const struct mctx *c, const struct grove_ynode *n, const char *wh
 {
 	struct grove_error e = { 0 };
 
-	if (grove_stow_check_package_name(n->str, &e) < 0)
+	if (grove_stow_check_package(n->str, &e) < 0)
 		return bad(c, n, "%s", e.msg);
 	return 0;
 }

@@ -739,3 +739,35 @@ grove_path_is_name(const char *name)
 {
 	return name && !strchr(name, '/') && grove_path_is_clean_relative(name);
 }
+
+int
+grove_path_lands_as(const char *tpath, const char *sub)
+{
+	bool dotted = false, dashed = false;
+
+	if (!sub || !*sub || !*tpath)
+		return 0;
+	while (*tpath && *sub) {
+		size_t lt = strcspn(tpath, "/"), ls = strcspn(sub, "/");
+		bool dash = ls > 4 && !strncmp(sub, "dot-", 4);
+
+		if (lt == ls && !memcmp(tpath, sub, lt))
+			dashed = dashed || dash;
+		else if (dash && tpath[0] == '.' && lt == ls - 3 &&
+			 !memcmp(tpath + 1, sub + 4, lt - 1))
+			dotted = true;
+		else
+			return 0;
+		tpath += lt + (tpath[lt] == '/');
+		sub += ls + (sub[ls] == '/');
+	}
+	if (*tpath || *sub || (dotted && dashed))
+		return 0;
+	return dotted ? GROVE_LANDS_DOTTED : dashed ? GROVE_LANDS_PLAIN : GROVE_LANDS_SAME;
+}
+
+bool
+grove_path_is_package(const char *name)
+{
+	return name && ((name[0] == '.' && !name[1]) || grove_path_is_name(name));
+}

@@ -55,6 +55,15 @@ import_dir(struct planner *p, struct grove_node *dir, const char *tpath, char *c
 		dest = grove_view_find_stowed_path(p, path, (*k)->orig_link, &pkg);
 		if (!dest)
 			continue; /* not Stow's: absolute, or pointing elsewhere */
+		/* The package '.' (the stow dir itself) lands each entry at its own path; a
+		 * package X's lands at X/path, one name deeper. */
+		if (grove_path_lands_as(path, grove_path_strip_prefix(dest, p->w->stow_path))) {
+			free(pkg);
+			if (!(pkg = strdup(GROVE_STOW_DIR_PACKAGE))) {
+				oom(p);
+				return;
+			}
+		}
 		if (!named(pkgs, n_pkgs, pkg))
 			grove_view_warningf(
 				p,

@@ -993,6 +993,10 @@ emit(struct planner *p, const struct grove_node *n, enum grove_op_kind kind, con
 		package = dest && !other ? owned : NULL;
 		break;
 	}
+	/* At its own path in the stow dir: the package '.''s (`stow .`); X's lands at X/path. */
+	if (package &&
+	    grove_path_lands_as(path, dest ? grove_path_strip_prefix(dest, p->w->stow_path) : rest))
+		package = GROVE_STOW_DIR_PACKAGE;
 	if (grove_plan_add_op_packed(p->plan, kind, path, old_text, text, stow_path, package) < 0) {
 		oom(p);
 		return -ENOMEM;

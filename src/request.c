@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grove/path.h"
 #include "grove/stow.h"
 #include "util.h"
 
@@ -143,4 +144,12 @@ grove_stow_check_package_name(const char *name, struct grove_error *err)
 		p += n;
 	}
 	return 0;
+}
+
+int
+grove_stow_check_package(const char *name, struct grove_error *err)
+{
+	if (!strcmp(name, GROVE_STOW_DIR_PACKAGE))
+		return 0;
+	return grove_stow_check_package_name(name, err);
 }

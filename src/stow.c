@@ -47,7 +47,38 @@ grove_stow_run_release(struct grove_stow_run *run)
 	grove_journal_pkgs_free(run->pkgs, run->n_pkgs);
 	run->pkgs = NULL;
 	run->n_pkgs = 0;
+	grove_names_free(run->believed, run->n_believed);
+	run->believed = NULL;
+	run->n_believed = 0;
 	grove_plan_release(&run->plan);
+}
+
+/*
+ * A package the log says is stowed, which the plan unstows without removing anything of it:
+ * its links are not where the recorded options put them (a farm made otherwise, or removed by
+ * hand). Said in a warning, never a silent success (issue 40 item 2). A plan logged while it
+ * was planned is not in memory: nothing to say of it.
+ */
+static int
+warn_unstowed_nothing(struct grove_stow_run *run, struct grove_error *err)
+{
+	for (size_t i = 0; i < run->n_believed; i++) {
+		const char *name = run->believed[i];
+		cleanup_free char *msg = NULL;
+		bool any = run->plan.n_logged > 0;
+
+		for (size_t k = 0; k < run->plan.n_ops && !any; k++)
+			any = run->plan.ops[k].package && !strcmp(run->plan.ops[k].package, name);
+		if (any)
+			continue;
+		msg = grove_strdupf("unstow %s: no link of it was found to remove, though grove's "
+				    "log says it is stowed here; 'grove status' lists what grove "
+				    "made, 'grove verify' what is missing",
+				    name);
+		if (!msg || grove_plan_add_warning(&run->plan, msg) < 0)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /*
@@ -195,6 +226,7 @@ walk_fits(const struct grove_stow_request *req, const struct grove_stow_run *run
 		return false;
 	for (size_t i = 0; i < run->n_pkgs; i++)
 		if (run->pkgs[i].layout.dotfiles ||
+		    !strcmp(run->pkgs[i].package, GROVE_STOW_DIR_PACKAGE) ||
 		    run->pkgs[i].layout.no_folding != run->pkgs[0].layout.no_folding)
 			return false;
 	/*
@@ -296,7 +328,7 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
 		const char *name =
 			i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
-		r = grove_stow_check_package_name(name, err);
+		r = grove_stow_check_package(name, err);
 		if (r < 0)
 			goto fail;
 	}
@@ -362,6 +394,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		r = grove_stow_plan_layouts(&w, req, &po, run, err);
 	}
 done:
+	if (r >= 0 && !run->plan.n_conflicts)
+		r = warn_unstowed_nothing(run, err);
 	if (r < 0)
 		goto fail;
 	grove_world_release(&w);

@@ -20,8 +20,9 @@ cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every package of the held stow dir: its folders and links (a package may be a link to a
- * folder; the scan checks where it leads), names not starting with '.', sorted. */
+/* Every package of the held stow dir: '.' (the stow dir itself, `stow .`: its links are told
+ * from the others' by where they land), then its folders and links (a package may be a link
+ * to a folder; the scan checks where it leads), names not starting with '.', sorted. */
 static int
 list_packages(const struct grove_root *stow, char ***ret, size_t *ret_n, struct grove_error *err)
 {
@@ -36,7 +37,11 @@ list_packages(const struct grove_root *stow, char ***ret, size_t *ret_n, struct 
 	r = grove_fs_list(fd, &ents, &n, err);
 	if (r < 0)
 		return grove_error_prefix(err, "read stow directory '%s'", stow->path);
-	v = calloc(n + 1, sizeof(*v));
+	v = calloc(n + 2, sizeof(*v));
+	if (v && !(v[k++] = strdup(GROVE_STOW_DIR_PACKAGE))) {
+		free(v);
+		v = NULL;
+	}
 	for (size_t i = 0; v && i < n; i++) {
 		if (ents[i].name[0] == '.' ||
 		    (ents[i].type != GROVE_FT_DIR && ents[i].type != GROVE_FT_LINK))
@@ -51,8 +56,8 @@ list_packages(const struct grove_root *stow, char ***ret, size_t *ret_n, struct 
 	grove_dirents_free(ents, n);
 	if (!v)
 		return grove_error_set(err, -ENOMEM, "out of memory");
-	if (k)
-		qsort(v, k, sizeof(*v), cmp_name);
+	if (k > 1)
+		qsort(v + 1, k - 1, sizeof(*v), cmp_name);
 	*ret = v;
 	*ret_n = k;
 	return 0;
@@ -139,30 +144,114 @@ open_log(const struct grove_session_opts *sopts, struct grove_stow_run *run,
 	return grove_session_recover(&run->session, &run->stow_root, false, &run->recovered, err);
 }
 
-/* The packages the import records links of, each as stowed with the request's --dotfiles
- * (a farm stowed with --no-folding cannot be told from the disk: recorded as folding), so
- * that a later `grove unstow PKG` uses the option the farm was made with (stow.md). */
+/* How a package's links were made: links only --dotfiles makes, links only a stow without it
+ * makes, and one of each for the words. */
+struct made_with {
+	size_t dotted, plain;
+	const struct grove_op *a_dotted, *a_plain;
+};
+
+/* Where op's link lands in its package (its text joined to its folder, the stow dir and the
+ * package taken off), and so whether only --dotfiles or only its absence makes it. */
+static int
+link_made_with(const struct grove_stow_run *run, const struct grove_op *op)
+{
+	cleanup_free char *parent = grove_path_parent(op->path);
+	cleanup_free char *dest = parent ? grove_path_join(parent, op->text) : NULL;
+	const char *rest = dest ? grove_path_strip_prefix(dest, run->stow_path) : NULL;
+	size_t lp = strlen(op->package);
+
+	if (!rest)
+		return 0;
+	if (strcmp(op->package, GROVE_STOW_DIR_PACKAGE) != 0) {
+		if (strncmp(rest, op->package, lp) != 0 || rest[lp] != '/')
+			return 0;
+		rest += lp + 1;
+	}
+	return grove_path_lands_as(op->path, rest);
+}
+
+/* The "dot-X" spelling a layout's links show: "--dotfiles" or "no --dotfiles". */
+static const char *
+spelled(bool dotfiles)
+{
+	return dotfiles ? "--dotfiles" : "no --dotfiles";
+}
+
+/*
+ * The packages the import records links of, each as stowed with the --dotfiles its links were
+ * made with (issue 40 item 2): a link '.config' to 'kitty/dot-config' only --dotfiles makes, a
+ * link 'dot-config' to it only a stow without it; a package whose links tell neither is recorded
+ * with the request's --dotfiles (a farm stowed with --no-folding cannot be told from the disk:
+ * recorded as folding). A package whose links were made both ways is refused: no one layout
+ * unstows them all. So a later `grove unstow PKG` uses the option the farm was made with
+ * (stow.md), and a package recorded otherwise than the command said is a warning naming one
+ * of its links.
+ */
 static int
 import_layouts(const struct grove_stow_request *req, struct grove_stow_run *run,
 	       struct grove_error *err)
 {
+	cleanup_free struct made_with *how = NULL;
+
 	run->pkgs = calloc(run->plan.n_ops + 1, sizeof(*run->pkgs));
-	if (!run->pkgs)
+	how = calloc(run->plan.n_ops + 1, sizeof(*how));
+	if (!run->pkgs || !how)
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < run->plan.n_ops; i++) {
-		const char *pkg = run->plan.ops[i].package;
+		const struct grove_op *op = &run->plan.ops[i];
+		const char *pkg = op->package;
 		struct grove_journal_pkg *p;
-		bool seen = false;
+		size_t k = 0;
 
-		for (size_t k = 0; pkg && k < run->n_pkgs && !seen; k++)
-			seen = run->pkgs[k].package && !strcmp(run->pkgs[k].package, pkg);
-		if (!pkg || seen)
+		while (pkg && k < run->n_pkgs &&
+		       (!run->pkgs[k].package || strcmp(run->pkgs[k].package, pkg) != 0))
+			k++;
+		if (!pkg)
 			continue;
-		p = &run->pkgs[run->n_pkgs++];
-		p->stow_dir = strdup(run->stow_root.real);
-		p->package = strdup(pkg);
-		p->layout = (struct grove_pkg_layout){ .stowed = true, .dotfiles = req->dotfiles };
-		if (!p->stow_dir || !p->package)
+		if (k == run->n_pkgs) {
+			p = &run->pkgs[run->n_pkgs++];
+			p->stow_dir = strdup(run->stow_root.real);
+			p->package = strdup(pkg);
+			if (!p->stow_dir || !p->package)
+				return grove_error_set(err, -ENOMEM, "out of memory");
+		}
+		switch (link_made_with(run, op)) {
+		case GROVE_LANDS_DOTTED:
+			if (!how[k].dotted++)
+				how[k].a_dotted = op;
+			break;
+		case GROVE_LANDS_PLAIN:
+			if (!how[k].plain++)
+				how[k].a_plain = op;
+			break;
+		default:
+			break;
+		}
+	}
+	for (size_t k = 0; k < run->n_pkgs; k++) {
+		struct grove_journal_pkg *p = &run->pkgs[k];
+		const struct grove_op *shown = how[k].dotted ? how[k].a_dotted : how[k].a_plain;
+		bool dotfiles = how[k].dotted ? true : how[k].plain ? false : req->dotfiles;
+		cleanup_free char *msg = NULL;
+
+		if (how[k].dotted && how[k].plain)
+			return grove_error_set(
+				err, -GROVE_E_BADINPUT,
+				"package '%s' has links made with --dotfiles ('%s' links to '%s') and "
+				"links made without it ('%s' links to '%s'): no one layout unstows "
+				"both; import it after removing one of them",
+				p->package, how[k].a_dotted->path, how[k].a_dotted->text,
+				how[k].a_plain->path, how[k].a_plain->text);
+		p->layout = (struct grove_pkg_layout){ .stowed = true, .dotfiles = dotfiles };
+		if (dotfiles == req->dotfiles || !shown)
+			continue; /* (shown is set whenever the links decided) */
+		msg = grove_strdupf("%s: its links were made with %s ('%s' links to '%s'): "
+				    "recorded as stowed with %s, so that 'grove unstow %s' finds "
+				    "them",
+				    p->package, spelled(dotfiles), shown->path, shown->text,
+				    spelled(dotfiles), p->package);
+		if (!msg || grove_plan_add_warning(&run->plan, msg) < 0)
 			return grove_error_set(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -173,7 +262,8 @@ grove_stow_import_prepare(const struct grove_stow_request *req,
 			  const struct grove_session_opts *sopts, struct grove_stow_run *run,
 			  size_t *ret_known, struct grove_error *err)
 {
-	struct grove_scan_opts so = { .dotfiles = req->dotfiles };
+	/* Both spellings read: the links tell which one each package was stowed with. */
+	struct grove_scan_opts so = { .dotfiles = true };
 	struct grove_world w;
 	char **all = NULL;
 	size_t n_all = 0;
@@ -188,7 +278,7 @@ grove_stow_import_prepare(const struct grove_stow_request *req,
 	grove_plan_init(&run->plan);
 	grove_world_init(&w);
 	for (size_t i = 0; i < req->n_stow; i++) {
-		r = grove_stow_check_package_name(req->stow[i], err);
+		r = grove_stow_check_package(req->stow[i], err);
 		if (r < 0)
 			goto fail;
 	}
@@ -263,7 +353,7 @@ grove_stow_farm(const struct grove_root *stow, const struct grove_root *target,
 	struct grove_plan scratch;
 	struct grove_world w;
 	char **all = NULL;
-	size_t n_all = 0;
+	size_t n_all = 0, m = 0;
 	struct pkgs p = { 0 };
 	int r;
 
@@ -285,14 +375,17 @@ grove_stow_farm(const struct grove_root *stow, const struct grove_root *target,
 		r = grove_scan(&w, stow, target, all, n_all, &so, err);
 	if (r >= 0)
 		r = grove_world_plan(&w, stow, target, plan_status, &p, &scratch, err);
+	/* '.' (the whole stow dir as one package) is listed only when the target reaches it. */
 	for (size_t i = 0; r >= 0 && i < n_all; i++) {
-		out[i].name = steal_ptr(all[i]);
-		out[i].files = counts[i].files;
-		out[i].reached = counts[i].reached;
+		if (!strcmp(all[i], GROVE_STOW_DIR_PACKAGE) && !counts[i].reached)
+			continue;
+		out[m].name = steal_ptr(all[i]);
+		out[m].files = counts[i].files;
+		out[m++].reached = counts[i].reached;
 	}
 	if (r >= 0) {
 		*ret = steal_ptr(out);
-		*ret_n = n_all;
+		*ret_n = m;
 	}
 out:
 	grove_stow_farm_free(out, n_all);

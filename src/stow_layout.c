@@ -57,6 +57,30 @@ add_recorded(struct grove_stow_run *run, const char *name, bool dotfiles, bool n
 	return 0;
 }
 
+/*
+ * A package the request only unstows, with an option that differs from the recorded one: it is
+ * unstowed as given (an unstow makes no second layout; a record that is wrong, such as a farm
+ * imported without the --dotfiles it was made with, is then no dead end: issue 40 item 2), and a
+ * warning says so.
+ */
+static int
+unstow_as_given(struct grove_stow_run *run, const struct grove_stow_request *req, const char *name,
+		const struct grove_pkg_layout *rec, struct grove_error *err)
+{
+	bool dot = (req->dotfiles || req->dotfiles_given) && req->dotfiles != rec->dotfiles;
+	cleanup_free char *msg = grove_strdupf(
+		"%s was stowed %s as grove's log says; unstowing it %s, as this command gives",
+		name,
+		dot ? (rec->dotfiles ? "with --dotfiles" : "without --dotfiles")
+		    : (rec->no_folding ? "with --no-folding" : "with folding"),
+		dot ? (req->dotfiles ? "with --dotfiles" : "without --dotfiles")
+		    : (req->no_folding ? "with --no-folding" : "with folding"));
+
+	if (!msg || grove_plan_add_warning(&run->plan, msg) < 0)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	return 0;
+}
+
 /* One package: the request's options, or the recorded ones the request does not give. */
 static int
 decide(const struct grove_stow_request *req, const struct grove_pkg_layout *rec, const char *name,
@@ -71,6 +95,14 @@ decide(const struct grove_stow_request *req, const struct grove_pkg_layout *rec,
 	ret->no_folding = req->no_folding;
 	if (!rec)
 		return 0;
+	if (!listed(req->stow, req->n_stow, name) &&
+	    ((dot_given && req->dotfiles != rec->dotfiles) ||
+	     (fold_given && req->no_folding != rec->no_folding))) {
+		/* What it does not give is still as recorded. */
+		ret->dotfiles = dot_given ? req->dotfiles : rec->dotfiles;
+		ret->no_folding = fold_given ? req->no_folding : rec->no_folding;
+		return unstow_as_given(run, req, name, rec, err);
+	}
 	if (dot_given && req->dotfiles != rec->dotfiles)
 		r = mismatch(run, req, name, "--dotfiles", rec->dotfiles,
 			     req->dotfiles ? "--dotfiles" : "--no-dotfiles", err);
@@ -84,6 +116,21 @@ decide(const struct grove_stow_request *req, const struct grove_pkg_layout *rec,
 	if (r >= 0 && (used_dot || used_fold) && add_recorded(run, name, used_dot, used_fold) < 0)
 		r = grove_error_set(err, -ENOMEM, "out of memory");
 	return r;
+}
+
+/* A package the request only unstows that the log says is stowed (run->believed). */
+static int
+believed_add(struct grove_stow_run *run, const char *name, struct grove_error *err)
+{
+	char **v = realloc(run->believed, (run->n_believed + 1) * sizeof(*v));
+
+	if (!v)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	run->believed = v;
+	if (!(v[run->n_believed] = strdup(name)))
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	run->n_believed++;
+	return 0;
 }
 
 static int
@@ -138,6 +185,9 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 			   run, &p->layout, err);
 		p->layout.stowed =
 			bsearch(&names[i], stow, req->n_stow, sizeof(*stow), by_name) != NULL;
+		if (r >= 0 && found && found->layout.stowed && !p->layout.stowed &&
+		    listed(req->unstow, req->n_unstow, names[i]))
+			r = believed_add(run, names[i], err);
 	}
 	grove_journal_pkgs_free(rec, n_rec);
 	if (r < 0)

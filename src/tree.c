@@ -317,6 +317,8 @@ child_n(const struct grove_node *node, const char *s, size_t n)
 struct grove_node *
 grove_node_child(const struct grove_node *node, const char *name)
 {
+	if (name[0] == '.' && !name[1])
+		return (struct grove_node *)node; /* the folder itself (`stow .`'s package) */
 	if (node->index) {
 		size_t i = grove_hash_str(name) & (node->index_cap - 1);
 		while (node->index[i]) {

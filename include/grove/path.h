@@ -94,6 +94,22 @@ char *grove_path_abs2rel(const char *path, const char *base);
 bool grove_path_is_clean_relative(const char *path);
 bool grove_path_is_name(const char *name);
 
+/* The package that is the stow dir itself (`stow .`, docs/stow.md): its entries land at their
+ * own paths in the target. */
+#define GROVE_STOW_DIR_PACKAGE "."
+
+/* Whether the target-relative path tpath is where a stow makes the link to the package-relative
+ * path sub: 0 no; GROVE_LANDS_SAME when they are equal and no name of sub starts with "dot-"
+ * (a stow with or without --dotfiles); GROVE_LANDS_PLAIN when they are equal and one does (only
+ * a stow without --dotfiles); GROVE_LANDS_DOTTED when tpath is sub with each "dot-X" name as
+ * ".X" (only --dotfiles). sub may be NULL (0). */
+enum { GROVE_LANDS_SAME = 1, GROVE_LANDS_PLAIN = 2, GROVE_LANDS_DOTTED = 3 };
+int grove_path_lands_as(const char *tpath, const char *sub);
+
+/* Whether name is a package name as the log stores it: a single name, or "." (the stow dir
+ * itself as one package, `stow .`). */
+bool grove_path_is_package(const char *name);
+
 /* Number of '/' characters in path. */
 int grove_path_slashes(const char *path);
 

@@ -89,6 +89,10 @@ struct grove_stow_run {
 	struct grove_session_txn stream;
 	/* The plan was made folder by folder (grove_planner_walk; internal, for tests). */
 	bool walked;
+	/* The packages the request only unstows that the log says are stowed (internal): a plan
+	 * that removes nothing of one says so in a warning (issue 40 item 2). */
+	char **believed;
+	size_t n_believed;
 };
 
 /*
@@ -131,6 +135,11 @@ void grove_stow_run_release(struct grove_stow_run *run);
 /* Checks a package name: not empty, no '/', not "." or "..", no control
  * characters, valid UTF-8, at most NAME_MAX bytes. GROVE_E_BADINPUT otherwise. */
 int grove_stow_check_package_name(const char *name, struct grove_error *err);
+
+/* A package named on a stow, unstow, restow or import command line or in a manifest:
+ * grove_stow_check_package_name's rules, but "." (GROVE_STOW_DIR_PACKAGE), the stow dir
+ * itself as one package (`stow .`, docs/stow.md), is a package too. */
+int grove_stow_check_package(const char *name, struct grove_error *err);
 
 /* Opens the stow directory dir into stow_root and the target into target_root, the error
  * prefixed with "stow directory" or "target". The caller releases both roots either way. */

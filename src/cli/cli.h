@@ -33,6 +33,11 @@ struct grove_stow_cli {
 	bool plan_only;    /* `grove plan ...`: print the plan, change nothing */
 	bool dir_given;    /* the stow dir came from -d, an rc file or $STOW_DIR, not the default */
 	bool target_given; /* the target came from -t or an rc file, not the stow dir's parent */
+	/* Where GNU Stow dies (Perl's die exits with errno, else 255): the errno its -r test of the
+	 * last rc file (./.stowrc) leaves, 0 when that file was there; and whether it died on an
+	 * rc file (an undefined variable in --dir or --target). */
+	int rc_errno;
+	bool rc_died;
 };
 
 /* The action that package names get before any -S/-D/-R is seen. */

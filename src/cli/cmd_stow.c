@@ -53,6 +53,62 @@ print_recorded(const struct grove_stow_run *run)
 		n_opts > 1 ? "them" : "it");
 }
 
+/*
+ * The exit status of GNU Stow's death (invoked as stow), which Perl's die takes from errno, else
+ * 255: ENOENT when Stow's -d of the package failed (nothing there), or when a package was planned
+ * before (its .stow-local-ignore looked for), else what the rc files' -r tests left (ENOENT
+ * without a ./.stowrc, 0 with one: 255). Stow plans the unstows first, then the stows.
+ */
+static int
+stow_death_status(const struct grove_stow_request *req, const struct grove_stow_cli *cli)
+{
+	struct grove_root stow = { .fd = -1 };
+	struct grove_error e = { 0 };
+	int status = cli->rc_errno ? cli->rc_errno : 255;
+
+	if (grove_root_open(&stow, req->dir, &e) < 0) {
+		grove_root_release(&stow);
+		return ENOENT;
+	}
+	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
+		const char *name =
+			i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
+		struct grove_stat st;
+
+		if (grove_fs_stat_beneath_follow(stow.fd, name, &st, &e) < 0 ||
+		    st.type == GROVE_FT_NONE) {
+			status = ENOENT;
+			break;
+		}
+		if (st.type != GROVE_FT_DIR) {
+			status = i ? ENOENT : status;
+			break;
+		}
+	}
+	grove_root_release(&stow);
+	return status;
+}
+
+/* A command line or .stowrc that could not be parsed: the error and the exit status. */
+static int
+parse_failed(const struct grove_error *err, int r, const struct grove_stow_cli *cli, bool as_stow)
+{
+	int status;
+
+	if (as_stow && cli->rc_died) {
+		/* Stow dies on an undefined variable in .stowrc, in its words, with errno's exit
+		 * status (stow_death_status). */
+		fprintf(stderr, "%s\n", err->msg);
+		return cli->rc_errno ? cli->rc_errno : 255;
+	}
+	status = grove_report_error(err, r);
+	/* Invoked as "stow": a bad command line or .stowrc exits 1, as Stow's usage() and its
+	 * option errors do (grove's own spelling keeps 2 and 78: DESIGN.md's exit codes). */
+	if (as_stow && (status == GROVE_EXIT_USAGE || status == GROVE_EXIT_CONFIG))
+		status = GROVE_EXIT_REFUSED;
+	return status;
+}
+
 /* A request that could not be prepared: the error, then the hint that fits it. */
 static int
 report_prepare_error(const struct grove_stow_request *req, struct grove_error *err, int r)
@@ -91,12 +147,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	r = grove_stow_cli_parse(argc, argv, initial, getenv("HOME"), ".stowrc", true, &req, &cli,
 				 &err);
 	if (r < 0) {
-		status = grove_report_error(&err, r);
-		/* Invoked as "stow": a bad command line or .stowrc exits 1, as Stow's usage() and
-		 * its option errors do (grove's own spelling keeps 2 and 78: DESIGN.md's exit
-		 * codes). */
-		if (!global && (status == GROVE_EXIT_USAGE || status == GROVE_EXIT_CONFIG))
-			status = GROVE_EXIT_REFUSED;
+		status = parse_failed(&err, r, &cli, !global);
 		goto out;
 	}
 	if (cli.help) {
@@ -127,9 +178,9 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	req.no_stream = json || req.verbose > 0;
 	r = grove_stow_prepare(&req, &so, &run, &err);
 	if (r == -GROVE_E_NOPACKAGE && !global) {
-		/* Stow's error(): its words, exit 2. */
+		/* Stow's error(): its words, and the exit status of its die. */
 		fprintf(stderr, "stow: ERROR: %s\n", err.msg);
-		status = GROVE_EXIT_USAGE;
+		status = stow_death_status(&req, &cli);
 		goto out;
 	}
 	if (r < 0) {

@@ -712,9 +712,10 @@ parse_args(int argc, char **argv, enum grove_stow_action action, struct opts *o,
 
 /* ---- .stowrc ---- */
 
-/* Looks up an environment variable, as bin/stow's _safe_expand_env_var. */
+/* Looks up an environment variable, as bin/stow's _safe_expand_env_var (stow: its words when
+ * the variable is undefined, the line it dies with). */
 static int
-env_value(const char *name, size_t len, const char *option, const char **ret,
+env_value(const char *name, size_t len, const char *option, bool stow, const char **ret,
 	  struct grove_error *err)
 {
 	char buf[256];
@@ -722,6 +723,11 @@ env_value(const char *name, size_t len, const char *option, const char **ret,
 
 	snprintf(buf, sizeof(buf), "%.*s", (int)len, name);
 	v = len < sizeof(buf) ? getenv(buf) : NULL;
+	if (!v && stow)
+		return grove_error_set(err, -GROVE_E_CONFIG,
+				       "%s option references undefined environment variable $%s; "
+				       "aborting!",
+				       option, buf);
 	if (!v)
 		return grove_error_set(
 			err, -GROVE_E_CONFIG,
@@ -740,7 +746,8 @@ perl_word(char c)
 
 /* One s///g pass of expand_environment: braced (${VAR}) or bare ($VAR). */
 static int
-expand_pass(const char *in, bool braced, const char *option, char **ret, struct grove_error *err)
+expand_pass(const char *in, bool braced, const char *option, bool stow, char **ret,
+	    struct grove_error *err)
 {
 	struct strbuf sb = { 0 };
 	size_t len = strlen(in);
@@ -765,7 +772,7 @@ expand_pass(const char *in, bool braced, const char *option, char **ret, struct 
 				goto nomem;
 			continue;
 		}
-		r = env_value(in + start, j - start, option, &v, err);
+		r = env_value(in + start, j - start, option, stow, &v, err);
 		if (r < 0) {
 			free(sb.buf);
 			return r;
@@ -782,22 +789,26 @@ nomem:
 }
 
 /* bin/stow's expand_filepath: ${VAR}, then $VAR, then "\$" -> "$"; then a leading ~ or ~user, then
- * "\~" -> "~". */
+ * "\~" -> "~". An undefined variable is refused (in Stow's words when stow) and sets *ret_died:
+ * Stow dies there. */
 static int
-expand_filepath(char **path, const char *option, const char *home, struct grove_error *err)
+expand_filepath(char **path, const char *option, const char *home, bool stow, bool *ret_died,
+		struct grove_error *err)
 {
 	char *a = NULL, *b = NULL;
 	struct strbuf sb = { 0 };
 	const char *s;
 	int r;
 
-	r = expand_pass(*path, true, option, &a, err);
-	if (r < 0)
+	r = expand_pass(*path, true, option, stow, &a, err);
+	if (r >= 0) {
+		r = expand_pass(a, false, option, stow, &b, err);
+		free(a);
+	}
+	if (r < 0) {
+		*ret_died = r == -GROVE_E_CONFIG; /* an undefined variable: Stow dies */
 		return r;
-	r = expand_pass(a, false, option, &b, err);
-	free(a);
-	if (r < 0)
-		return r;
+	}
 	if (sb_adds(&sb, "", 0) < 0)
 		goto nomem;
 	s = b;
@@ -845,7 +856,7 @@ nomem:
 /* Reads one rc file and appends its words. Missing or unreadable files are skipped, as Stow's -r
  * test. */
 static int
-read_rc(const char *path, struct strv *words, char *names, size_t names_size,
+read_rc(const char *path, struct strv *words, char *names, size_t names_size, int *ret_errno,
 	struct grove_error *err)
 {
 	char *text = NULL;
@@ -854,6 +865,8 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size,
 	int r;
 
 	r = grove_fs_read_config_file(path, RC_MAX, &text, &len, err);
+	/* What Stow's -r test of the file leaves in errno (a folder passes it). */
+	*ret_errno = r == -EACCES || r == -ENOENT || r == -ENOTDIR ? -r : 0;
 	if (r == -EACCES || r == -EISDIR || r == -ENOENT || r == -ENOTDIR) {
 		grove_error_clear(err);
 		return 0;
@@ -864,8 +877,10 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size,
 			grove_error_prefix(err, "read rc file '%s'", path);
 		return -GROVE_E_CONFIG;
 	}
-	if (!text)
+	if (!text) {
+		*ret_errno = ENOENT; /* missing */
 		return 0;
+	}
 	r = 0;
 	snprintf(names + strlen(names), names_size - strlen(names), "%s'%s'", *names ? " and " : "",
 		 path);
@@ -895,8 +910,12 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size,
 	return 0;
 }
 
+/* Stow's rc files (~/.stowrc, then cwd_rc): their options into rc. cli->rc_errno is what the
+ * last one's -r test leaves in errno; cli->rc_died is set when Stow dies on them (an undefined
+ * variable in --dir or --target, said in Stow's words when stow). */
 static int
-rc_options(const char *home, const char *cwd_rc, struct opts *rc, struct grove_error *err)
+rc_options(const char *home, const char *cwd_rc, bool stow, struct opts *rc,
+	   struct grove_stow_cli *cli, struct grove_error *err)
 {
 	struct strv words = { 0 };
 	char *home_rc = NULL;
@@ -906,9 +925,9 @@ rc_options(const char *home, const char *cwd_rc, struct opts *rc, struct grove_e
 	if (home && asprintf(&home_rc, "%s/.stowrc", home) < 0)
 		return grove_error_errno(err, -ENOMEM, "rc file '~/.stowrc'");
 	if (home_rc)
-		r = read_rc(home_rc, &words, names, sizeof(names), err);
+		r = read_rc(home_rc, &words, names, sizeof(names), &cli->rc_errno, err);
 	if (r >= 0 && cwd_rc)
-		r = read_rc(cwd_rc, &words, names, sizeof(names), err);
+		r = read_rc(cwd_rc, &words, names, sizeof(names), &cli->rc_errno, err);
 	if (r >= 0) {
 		/* Stow parses all the rc words as one argument list; the packages it finds are
 		 * ignored. */
@@ -923,9 +942,9 @@ rc_options(const char *home, const char *cwd_rc, struct opts *rc, struct grove_e
 		}
 	}
 	if (r >= 0 && rc->target)
-		r = expand_filepath(&rc->target, "--target", home, err);
+		r = expand_filepath(&rc->target, "--target", home, stow, &cli->rc_died, err);
 	if (r >= 0 && rc->dir)
-		r = expand_filepath(&rc->dir, "--dir", home, err);
+		r = expand_filepath(&rc->dir, "--dir", home, stow, &cli->rc_died, err);
 	free(home_rc);
 	strv_release(&words);
 	return r;
@@ -1050,7 +1069,7 @@ grove_stow_cli_parse(int argc, char **argv, enum grove_stow_action initial, cons
 	if (c.help || c.version)
 		goto out;
 	if (read_rc) {
-		r = rc_options(home, cwd_rc, &rc, err);
+		r = rc_options(home, cwd_rc, req->stow_words, &rc, cli, err);
 		if (r < 0)
 			goto out;
 		cli->help = rc.help;

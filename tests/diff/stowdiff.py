@@ -124,6 +124,12 @@ def classify_known(scn, op, stow_res, grove_res, before=None, la=None, lb=None, 
     # exposes it.  Its name ('escape') must appear in grove's message, so other refusals are not hidden here.
     if scn.escaping_pkgs and grc == 1 and stow_res['rc'] != 1 and 'escape' in grove_res['stderr']:
         return 'escaping-package-link'
+    # In the package '.' (the whole stow dir), the package link plink is an entry like any other: one that
+    # climbs out of the stow dir (and back in, or not) is refused where it is met, as in any package.
+    if scn.plink and '.' in op['pkgs'] and grc == 1 and stow_res['rc'] != 1 and \
+            re.search(r'source is a symlink that leaves the stow directory or loops \S*plink ',
+                      grove_res['stderr']):
+        return 'escaping-package-link'
     # grove runs as "stow" (run.sh), whose refusal is Stow's own error (exit 2); as grove it says why.
     if scn.plink_leaves and (before is None or lb == before) and (
             (grc == 1 and "does not contain package 'plink' (it is a link that leaves the stow "
@@ -289,6 +295,8 @@ class Scenario:
         self._gen_plink()
         self.stow2_ops = []
         self._gen_stow2()
+        self.dot_ops = []
+        self._gen_dot()
 
     # -- building ---------------------------------------------------------------------------------------------
     def mkdir(self, p):
@@ -405,6 +413,28 @@ class Scenario:
             self.plink_leaves = True
         self.mklink(S + '/plink', text)
         self.plink = text
+
+    def _gen_dot(self):
+        """The stow dir itself as one package (`stow .`, the dotfiles repository layout): dotfiles, a .git
+        folder and a README at the top of the stow dir beside the packages, and 1-3 operations on the package
+        '.' (stow, unstow, restow; with --dotfiles as the scenario leans; run from the stow dir with only -t, or
+        with -d from elsewhere) among the scenario's others."""
+        r, S = random.Random(self.seed * 7919 + 61), self.stow_rel
+        if r.random() >= 0.2:
+            return
+        for name in r.sample(['.zshrc', 'dot-zshrc', 'README.md', 'LICENSE', '.gitignore', 'tool', 'notes~'],
+                             r.randint(1, 4)):
+            self.mkfile(S + '/' + name, name + '\n')
+        for d in r.sample(['.config/app', 'dot-config/app', 'bin', 'share/x'], r.randint(0, 2)):
+            self.mkfile(S + '/' + d + '/f' + str(r.randint(1, 3)), d + '\n')
+        if r.random() < 0.5:
+            self.mkfile(S + '/.git/config', '[core]\n')
+        if r.random() < 0.2:
+            self.mkfile(S + '/.stow-local-ignore', '\n'.join(r.sample(LOCAL_IGNORE_LINES, 2)) + '\n')
+        for _ in range(r.randint(1, 3)):
+            self.dot_ops.append((r.randint(0, 4), r.choice(['-S', '-S', '-D', '-R']),
+                                 self.dotfiles_bias if r.random() < 0.85 else not self.dotfiles_bias,
+                                 r.random() < 0.5))
 
     def _gen_stow2(self):
         """A second stow dir inside the target (Stow's t/examples.t "bug 2"): T/stow2, usually marked with
@@ -594,6 +624,10 @@ class Scenario:
                 ops.insert(r2.randint(0, len(ops)), {'opts': opts, 'actions': actions,
                                                      'pkgs': [a for a in actions if a[0] != '-'],
                                                      'spelling': 'short'})
+        for pos, letter, dot, in_stow in self.dot_ops:
+            # `stow .`: from the stow dir with only -t (the cwd is the stow dir), or with -d from elsewhere.
+            ops.insert(min(pos, len(ops)), {'opts': ['--dotfiles'] if dot else [], 'actions': [letter, '.'],
+                                            'pkgs': ['.'], 'spelling': 'short', 'in_stow': in_stow})
         for pos, letter, dot in self.stow2_ops:
             # An operation run from the second stow dir (-d TARGET/stow2).
             ops.insert(min(pos, len(ops)), {'opts': ['--dotfiles'] if dot and self.dotfiles_bias else [],
@@ -674,11 +708,16 @@ def run_scenario(args):
                 t = os.path.join(root, scn.target_rel)
                 dt = {'short': ['-d', d, '-t', t], 'long': ['--dir=' + d, '--target=' + t],
                       'long-sep': ['--target', t, '--dir', d]}[op['spelling']]
+                if op.get('in_stow'):
+                    dt = ['-t', t]  # run from the stow dir, which is then the default stow dir
                 return dt + op['opts'] + op['actions']
+
+            def cwd(root, empty):
+                return os.path.join(root, scn.stow_rel) if op.get('in_stow') else os.path.join(work, empty)
             res['ops'] += 1
             before = listing(b)
-            sr = run_tool(stow_cmd, argv(a), os.path.join(work, 'ha'), os.path.join(work, 'ca'))
-            gr = run_tool(grove_cmd, argv(b), os.path.join(work, 'hb'), os.path.join(work, 'cb'))
+            sr = run_tool(stow_cmd, argv(a), os.path.join(work, 'ha'), cwd(a, 'ca'))
+            gr = run_tool(grove_cmd, argv(b), os.path.join(work, 'hb'), cwd(b, 'cb'))
             la, lb = listing(a), listing(b)
             problems = []
             if (sr['rc'] == 0) != (gr['rc'] == 0) or gr['rc'] == 'timeout' or \
@@ -692,8 +731,9 @@ def run_scenario(args):
                     problems.append('%s: cwd not empty: %s' % (d, os.listdir(os.path.join(work, d))))
             if not problems:
                 continue
-            entry = {'op': i + 1, 'argv': 'grove ' + ' '.join(shlex.quote(x) for x in
-                                                               argv('WORK/b')),
+            entry = {'op': i + 1, 'argv': ('(cd WORK/b/%s && ' % scn.stow_rel if op.get('in_stow') else '') +
+                     'grove ' + ' '.join(shlex.quote(x) for x in argv('WORK/b')) +
+                     (')' if op.get('in_stow') else ''),
                      'problems': problems, 'stow': sr, 'grove': gr,
                      'diff': ''.join(difflib.unified_diff([l + '\n' for l in la], [l + '\n' for l in lb],
                                                           'stow (WORK/a)', 'grove (WORK/b)', n=2))}

@@ -63,8 +63,8 @@ expect_err_has "  hint: leave the option out to use the one 'git' was stowed wit
 expect_err_has "All operations aborted."
 expect_err_lacks "using it again"
 expect_unchanged "$H"
-expect_exit 1 "$GROVE" unstow -d "$S" -t "$H" --no-folding git
-expect_err_has "WARNING! unstowing git would cause conflicts:"
+expect_exit 1 "$GROVE" restow -d "$S" -t "$H" --no-folding git
+expect_err_has "WARNING! stowing git would cause conflicts:"
 expect_err_has "  * git was stowed with folding (no --no-folding); this command gives --no-folding"
 expect_unchanged "$H"
 expect_exit 1 "$GROVE" plan restow -d "$S" -t "$H" --no-dotfiles git

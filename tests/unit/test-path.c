@@ -446,6 +446,46 @@ check_link_prefix(const char *dir, const char *link, size_t len)
 	free(base);
 }
 
+/* Where a stow makes the link to a package entry (issue 40): the same path, with or without
+ * --dotfiles; only one of them when a name starts with "dot-". */
+static void
+test_path_lands_as(void **state)
+{
+	static const struct {
+		const char *tpath, *sub;
+		int want;
+	} cases[] = {
+		{ ".zshrc", ".zshrc", GROVE_LANDS_SAME },
+		{ ".config/nvim/init.lua", ".config/nvim/init.lua", GROVE_LANDS_SAME },
+		{ "bin", "bin", GROVE_LANDS_SAME },
+		{ ".config", "dot-config", GROVE_LANDS_DOTTED },
+		{ ".config/kitty", "dot-config/kitty", GROVE_LANDS_DOTTED },
+		{ "x/.a/.b", "x/dot-a/dot-b", GROVE_LANDS_DOTTED },
+		{ "dot-config", "dot-config", GROVE_LANDS_PLAIN },
+		{ "dot-config/x", "dot-config/x", GROVE_LANDS_PLAIN },
+		{ ".a/dot-b", "dot-a/dot-b", 0 },     /* one dot- name renamed, one not: neither */
+		{ "dot-", "dot-", GROVE_LANDS_SAME }, /* "dot-" alone is not renamed */
+		{ ".", "dot-", 0 },
+		{ ".config", "kitty/dot-config", 0 }, /* a package's: one name deeper */
+		{ "bin", "bin/tool", 0 },
+		{ "bin/tool", "bin", 0 },
+		{ ".zshrc", ".zsh", 0 },
+		{ ".zshrc", "", 0 },
+		{ "", "x", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(grove_path_lands_as(cases[i].tpath, cases[i].sub), cases[i].want);
+	assert_int_equal(grove_path_lands_as("x", NULL), 0);
+	assert_true(grove_path_is_package("."));
+	assert_true(grove_path_is_package("vim"));
+	assert_false(grove_path_is_package(".."));
+	assert_false(grove_path_is_package("a/b"));
+	assert_false(grove_path_is_package(""));
+	assert_false(grove_path_is_package(NULL));
+}
+
 static void
 test_path_link_prefix(void **state)
 {
@@ -508,6 +548,7 @@ main(void)
 		cmocka_unit_test(test_path_join_shortcuts_match_long_way),
 		cmocka_unit_test(test_path_join_names_and_ups_match_join),
 		cmocka_unit_test(test_path_link_prefix),
+		cmocka_unit_test(test_path_lands_as),
 		cmocka_unit_test(test_path_parent_matches_stow),
 		cmocka_unit_test(test_path_abs2rel_matches_file_spec),
 		cmocka_unit_test(test_path_dotfiles_match_stow),

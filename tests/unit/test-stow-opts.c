@@ -585,6 +585,11 @@ test_request_package_name(void **state)
 	assert_int_equal(grove_stow_check_package_name(long_name, &err), -GROVE_E_BADINPUT);
 	long_name[255] = '\0';
 	assert_int_equal(grove_stow_check_package_name(long_name, &err), 0);
+	/* A package on a command line or in a manifest: '.' is the stow dir itself (stow .). */
+	assert_int_equal(grove_stow_check_package(".", &err), 0);
+	assert_int_equal(grove_stow_check_package("vim", &err), 0);
+	assert_int_equal(grove_stow_check_package("..", &err), -GROVE_E_BADINPUT);
+	assert_int_equal(grove_stow_check_package("a/b", &err), -GROVE_E_BADINPUT);
 }
 
 static void
