@@ -536,8 +536,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 	{
 		struct plan_all_ctx ctx = { .t = t, .rec = rec, .n_rec = n_rec, .gone = &gone };
 
-		r = grove_world_plan(&w, &run->stow_root, &run->target_root, plan_all, &ctx,
-				     &run->plan, err);
+		r = grove_scan_plan(&w, &run->stow_root, &run->target_root, plan_all, &ctx,
+				    &run->plan, err);
 	}
 	if (r < 0)
 		goto fail;

@@ -774,7 +774,7 @@ grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
 		.opts = opts, .unstow = unstow, .n_unstow = n_unstow, .stow = pkgs, .n_stow = n_pkgs
 	};
 
-	return grove_world_plan(w, stow, target, plan_packages, &p, plan, err);
+	return grove_scan_plan(w, stow, target, plan_packages, &p, plan, err);
 }
 
 /* ---- for the bounded walk (planner_walk.c) ---- */

@@ -72,7 +72,7 @@ grove_view_follow_type(const struct grove_node *n)
 /*
  * The scan reads the stow dir sparsely; when planning reaches a part it did
  * not read, the planner records the need and returns GROVE_PLAN_NEEDS_SCAN, and
- * grove_world_plan reads it and plans again from the start (planning is pure).
+ * grove_scan_plan reads it and plans again from the start (planning is pure).
  */
 void
 grove_view_need(struct planner *p, const char *relpath)

@@ -15,8 +15,6 @@
 
 #include "banned.h" /* last */
 
-/* Each round reads at least one more folder; a plan needing more rounds than this is a bug. */
-
 void
 grove_stow_run_release(struct grove_stow_run *run)
 {

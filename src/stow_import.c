@@ -313,8 +313,8 @@ grove_stow_import_prepare(const struct grove_stow_request *req,
 					    run->stow_path, req->stow[i]);
 	}
 	if (r >= 0)
-		r = grove_world_plan(&w, &run->stow_root, &run->target_root, plan_import, &p,
-				     &run->plan, err);
+		r = grove_scan_plan(&w, &run->stow_root, &run->target_root, plan_import, &p,
+				    &run->plan, err);
 	if (r >= 0 && run->journaled)
 		r = drop_known(run, ret_known, err);
 	if (r >= 0)
@@ -374,7 +374,7 @@ grove_stow_farm(const struct grove_root *stow, const struct grove_root *target,
 	if (r >= 0)
 		r = grove_scan(&w, stow, target, all, n_all, &so, err);
 	if (r >= 0)
-		r = grove_world_plan(&w, stow, target, plan_status, &p, &scratch, err);
+		r = grove_scan_plan(&w, stow, target, plan_status, &p, &scratch, err);
 	/* '.' (the whole stow dir as one package) is listed only when the target reaches it. */
 	for (size_t i = 0; r >= 0 && i < n_all; i++) {
 		if (!strcmp(all[i], GROVE_STOW_DIR_PACKAGE) && !counts[i].reached)

@@ -289,6 +289,6 @@ grove_stow_plan_layouts(struct grove_world *w, const struct grove_stow_request *
 						  req->unstow, req->n_unstow, req->stow,
 						  req->n_stow, &run->plan, err);
 	}
-	return grove_world_plan(w, &run->stow_root, &run->target_root, plan_passes, &ctx,
-				&run->plan, err);
+	return grove_scan_plan(w, &run->stow_root, &run->target_root, plan_passes, &ctx, &run->plan,
+			       err);
 }

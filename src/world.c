@@ -11,9 +11,6 @@
 
 #include "banned.h" /* last */
 
-/* Each round reads at least one more folder, so this bounds a loop that is a bug. */
-#define PLAN_ROUNDS_MAX 4096
-
 void
 grove_world_init(struct grove_world *w)
 {
@@ -185,36 +182,4 @@ int
 grove_world_tignore(struct grove_world *w, const char *pkgpath)
 {
 	return add_unique(&w->tignores, &w->n_tignores, &w->cap_tignores, pkgpath);
-}
-
-int
-grove_world_plan(struct grove_world *w, const struct grove_root *stow,
-		 const struct grove_root *target, grove_world_plan_fn plan_fn, void *ctx,
-		 struct grove_plan *plan, struct grove_error *err)
-{
-	for (int round = 0;; round++) {
-		int r = plan_fn(w, ctx, plan, err);
-
-		if (r != GROVE_PLAN_NEEDS_SCAN)
-			return r < 0 ? r : 0;
-		if (round >= PLAN_ROUNDS_MAX)
-			return grove_error_set(err, -GROVE_E_INTERNAL,
-					       "planning did not settle after %d rounds", round);
-		/* Planning is pure: throw the round away, read what it asked for, start again. */
-		grove_error_clear(err);
-		{
-			/* (The round emitted nothing, so its sink saw nothing: keep it.) */
-			struct grove_plan_sink *sink = plan->sink;
-
-			grove_plan_release(plan);
-			grove_plan_init(plan);
-			plan->sink = sink;
-		}
-		grove_world_reset_plan(w);
-		r = grove_scan_needs(w, stow, err);
-		if (r >= 0)
-			r = grove_scan_target_needs(w, target, err);
-		if (r < 0)
-			return r;
-	}
 }

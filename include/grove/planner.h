@@ -41,7 +41,7 @@ struct grove_plan_opts {
  * and no ops. Warnings (skipped stow dirs, ignored absolute links) go to
  * plan->warnings. Returns 0 (conflicts are not an error), a negative code, or
  * GROVE_PLAN_NEEDS_SCAN (world.h) when it reached what the scan has not read: the need is
- * recorded in w and the plan is to be thrown away; grove_world_plan reads it and plans again.
+ * recorded in w and the plan is to be thrown away; grove_scan_plan reads it and plans again.
  */
 int grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts,
 		      char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
@@ -58,7 +58,7 @@ int grove_planner_run_pass(struct grove_world *w, const struct grove_plan_opts *
 			   char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
 			   struct grove_plan *plan, struct grove_error *err);
 
-/* grove_planner_run inside grove_world_plan: reads what planning needs beneath stow and target
+/* grove_planner_run inside grove_scan_plan: reads what planning needs beneath stow and target
  * until the plan settles. 0 or a negative code. */
 int grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
 			       const struct grove_root *target, const struct grove_plan_opts *opts,

@@ -172,8 +172,8 @@ struct grove_plan;
  * GROVE_PLAN_NEEDS_SCAN when it reached parts of the stow dir or target the scan
  * has not read (recorded in w->needs / w->tneeds), or a negative code.
  */
-typedef int (*grove_world_plan_fn)(struct grove_world *w, void *ctx, struct grove_plan *plan,
-				   struct grove_error *err);
+typedef int (*grove_scan_plan_fn)(struct grove_world *w, void *ctx, struct grove_plan *plan,
+				  struct grove_error *err);
 
 /*
  * The scan→plan loop every use runs: calls plan_fn; while it answers GROVE_PLAN_NEEDS_SCAN,
@@ -182,8 +182,8 @@ typedef int (*grove_world_plan_fn)(struct grove_world *w, void *ctx, struct grov
  * repeated). Returns 0 with the final plan, or a negative code (-GROVE_E_INTERNAL if it does
  * not settle within a bound that only a bug reaches).
  */
-int grove_world_plan(struct grove_world *w, const struct grove_root *stow,
-		     const struct grove_root *target, grove_world_plan_fn plan_fn, void *ctx,
-		     struct grove_plan *plan, struct grove_error *err);
+int grove_scan_plan(struct grove_world *w, const struct grove_root *stow,
+		    const struct grove_root *target, grove_scan_plan_fn plan_fn, void *ctx,
+		    struct grove_plan *plan, struct grove_error *err);
 
 #endif
