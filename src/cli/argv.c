@@ -116,9 +116,10 @@ struct state {
 static int
 usage(const char *msg, const char *arg)
 {
-	fputs("grove: ", stderr);
-	fprintf(stderr, msg, arg);
-	fputc('\n', stderr);
+	char line[512];
+
+	snprintf(line, sizeof(line), msg, arg);
+	grove_fail(-GROVE_E_USAGE, "%s", line);
 	return -GROVE_EXIT_USAGE - 1;
 }
 
@@ -282,7 +283,7 @@ grove_cmdline_parse(int argc, char **argv, struct grove_global_opts *g,
 			prefix[np++] = argv[++i];
 	}
 	if (i >= argc && !np && !stow_spelling) {
-		fputs("grove: no command given (try 'grove --help')\n", stderr);
+		grove_fail(-GROVE_E_USAGE, "no command given (try 'grove --help')");
 		r = -GROVE_EXIT_USAGE - 1;
 		goto fail;
 	}

@@ -42,9 +42,10 @@ profile_usage(FILE *out)
 static int
 usage_error(const char *fmt, const char *arg)
 {
-	fputs("grove: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
+	char line[512];
+
+	snprintf(line, sizeof(line), fmt, arg);
+	grove_fail(-GROVE_E_USAGE, "%s", line);
 	return GROVE_EXIT_USAGE;
 }
 
@@ -276,8 +277,8 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 	a = find_gen(gens, n, na);
 	b = find_gen(gens, n, nb);
 	if (!a || !b || !a->complete || !b->complete) {
-		fprintf(stderr, "grove: profile '%s' has no complete generation %ld\n",
-			grove_profile_link_path(p), !a || !a->complete ? na : nb);
+		grove_fail(-GROVE_E_BADINPUT, "profile '%s' has no complete generation %ld",
+			   grove_profile_link_path(p), !a || !a->complete ? na : nb);
 		grove_generations_free(gens, n);
 		return GROVE_EXIT_REFUSED;
 	}
@@ -404,7 +405,7 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 	int r, status = GROVE_EXIT_OK;
 
 	if (a->n_pos == 0) {
-		fprintf(stderr, "grove: profile %s: no packages given\n", a->sub);
+		grove_fail(-GROVE_E_USAGE, "profile %s: no packages given", a->sub);
 		return GROVE_EXIT_USAGE;
 	}
 	r = grove_profile_generations(p, &gens, &n, &cur, &err);

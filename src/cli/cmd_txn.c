@@ -553,7 +553,7 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 	int r;
 
 	if (!ta->have_to) {
-		fputs("grove: 'show' needs a transaction number (see 'grove log')\n", stderr);
+		grove_fail(-GROVE_E_USAGE, "'show' needs a transaction number (see 'grove log')");
 		return GROVE_EXIT_USAGE;
 	}
 	r = grove_history_own_txn(s, ta->to, &t, &err);

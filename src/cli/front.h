@@ -113,6 +113,20 @@ void grove_json_str(FILE *f, const char *s);
 /* Opens a document: {"grove": 1, "command": "CMD" — the caller adds ", …" fields and "}\n". */
 void grove_json_begin(FILE *f, const char *command);
 
+/* Whether a document was begun (grove_json_begin) in this run. */
+bool grove_json_printed(void);
+
+/* The document of a command that failed before printing its own (docs/json.md, "Errors"):
+ * {"grove", "command", "exit": status, "error": {"code": the code's name or null, "message"}}. */
+void grove_json_error_doc(FILE *f, const char *command, int status, int code, const char *message);
+
+/* The last error a run printed on stderr (grove_report_error, grove_fail): its code (0 when
+ * unknown) and message, for the error document. */
+int grove_last_error(const char **ret_message);
+
+/* Prints "grove: MESSAGE" on stderr as an error (and remembers it for the error document). */
+void grove_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Time as RFC 3339 in UTC ("2026-12-03T09:32:03Z"). */
 void grove_json_time(FILE *f, double unix_time);
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* JSON output: the envelope every document shares and the plan's members (schema: docs/json.md). */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "front.h"
+#include "grove/error.h"
 
 #include "../banned.h" /* last */
 
@@ -28,11 +31,59 @@ grove_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Whether this run printed a document: main prints the error document only when none was. */
+static bool doc_begun;
+
 void
 grove_json_begin(FILE *f, const char *command)
 {
+	doc_begun = true;
 	fprintf(f, "{\"grove\": %d, \"command\": ", GROVE_JSON_VERSION);
 	grove_json_str(f, command);
+}
+
+bool
+grove_json_printed(void)
+{
+	return doc_begun;
+}
+
+/* The name of an error code: grove's own, or the errno's symbolic name. */
+static const char *
+code_name(int code)
+{
+	static const char *const names[] = {
+		[GROVE_E_CONFLICT - GROVE_E_BASE] = "conflict",
+		[GROVE_E_USAGE - GROVE_E_BASE] = "usage",
+		[GROVE_E_PRECONDITION - GROVE_E_BASE] = "precondition",
+		[GROVE_E_ESCAPE - GROVE_E_BASE] = "escape",
+		[GROVE_E_BADINPUT - GROVE_E_BASE] = "bad-input",
+		[GROVE_E_PARTIAL - GROVE_E_BASE] = "partial",
+		[GROVE_E_STUCK - GROVE_E_BASE] = "stuck",
+		[GROVE_E_CONFIG - GROVE_E_BASE] = "config",
+		[GROVE_E_UNSUPPORTED - GROVE_E_BASE] = "unsupported",
+		[GROVE_E_INTERNAL - GROVE_E_BASE] = "internal",
+		[GROVE_E_NOT_DURABLE - GROVE_E_BASE] = "not-durable",
+		[GROVE_E_NOPACKAGE - GROVE_E_BASE] = "no-package",
+	};
+	int c = -code;
+
+	if (c > GROVE_E_BASE && c - GROVE_E_BASE < (int)(sizeof(names) / sizeof(names[0])))
+		return names[c - GROVE_E_BASE];
+	if (c > 0 && c < GROVE_E_BASE)
+		return strerrorname_np(c);
+	return NULL;
+}
+
+void
+grove_json_error_doc(FILE *f, const char *command, int status, int code, const char *message)
+{
+	grove_json_begin(f, command);
+	fprintf(f, ", \"exit\": %d, \"error\": {\"code\": ", status);
+	grove_json_str(f, code_name(code));
+	fputs(", \"message\": ", f);
+	grove_json_str(f, message && *message ? message : NULL);
+	fputs("}}\n", f);
 }
 
 void

@@ -51,7 +51,7 @@ cmd_switch(int argc, char **argv, const struct grove_global_opts *global)
 		}
 	}
 	if (np != 2) {
-		fputs("grove: usage: grove switch [OPTION ...] OLD NEW\n", stderr);
+		grove_fail(-GROVE_E_USAGE, "usage: grove switch [OPTION ...] OLD NEW");
 		free(v);
 		return GROVE_EXIT_USAGE;
 	}
@@ -166,11 +166,36 @@ run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 		return GROVE_EXIT_USAGE;
 	}
 	if (grove_nearest_command(cmd))
-		fprintf(stderr, "grove: unknown command '%s' (did you mean '%s'?)\n", cmd,
-			grove_nearest_command(cmd));
+		grove_fail(-GROVE_E_USAGE, "unknown command '%s' (did you mean '%s'?)", cmd,
+			   grove_nearest_command(cmd));
 	else
-		fprintf(stderr, "grove: unknown command '%s' (try 'grove --help')\n", cmd);
+		grove_fail(-GROVE_E_USAGE, "unknown command '%s' (try 'grove --help')", cmd);
 	return GROVE_EXIT_USAGE;
+}
+
+/* Whether the command line asks for JSON: --json as a global option, or the command's own
+ * --json (log --json, apply --json...), before "--". */
+static bool
+wants_json(const struct grove_cmdline *line, const struct grove_global_opts *g)
+{
+	if (g->json)
+		return true;
+	for (int k = 0; k < line->n; k++) {
+		if (!strcmp(line->v[k], "--"))
+			break;
+		if (!strcmp(line->v[k], "--json"))
+			return true;
+	}
+	return false;
+}
+
+static void
+json_error(const char *cmd, int status)
+{
+	const char *message = NULL;
+	int code = grove_last_error(&message);
+
+	grove_json_error_doc(stdout, cmd, status, code, message);
 }
 
 static int
@@ -193,10 +218,18 @@ dispatch(int argc, char **argv, const char *whole)
 		return grove_cmd_update_alternatives(argc, argv);
 
 	r = grove_cmdline_parse(argc, argv, &global, &color, &quiet, &line);
-	if (r < 0)
+	if (r < 0) {
+		if (global.json && -r - 1 != GROVE_EXIT_OK)
+			json_error(NULL, -r - 1);
 		return -r - 1;
+	}
 	grove_term_setup(color, quiet);
 	r = run(&line, &global);
+	/* Every command given --json prints one document, also when it fails before printing its
+	 * own (docs/json.md, "Errors"). grove alt speaks update-alternatives' language instead. */
+	if (r != GROVE_EXIT_OK && wants_json(&line, &global) && !grove_json_printed() &&
+	    !(line.cmd && !strcmp(line.cmd, "alt")))
+		json_error(line.cmd, r);
 	grove_cmdline_release(&line);
 	return r;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* What the command line prints: conflicts in Stow's words, errors, exit codes. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,9 +133,38 @@ grove_print_warning(FILE *out, const char *msg, bool as_stow)
 	fputc('\n', out);
 }
 
+/* The last error printed, for the error document of --json (grove_last_error). */
+static int last_code;
+static char last_message[GROVE_ERROR_MSG_MAX];
+
+int
+grove_last_error(const char **ret_message)
+{
+	*ret_message = last_message;
+	return last_code;
+}
+
+void
+grove_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_message, sizeof(last_message), fmt, ap);
+	va_end(ap);
+	last_code = code;
+	grove_paint(stderr, GROVE_SGR_ERROR, "grove:");
+	fputc(' ', stderr);
+	grove_fput_shown(last_message, stderr);
+	fputc('\n', stderr);
+}
+
 int
 grove_report_error(const struct grove_error *err, int code)
 {
+	last_code = code;
+	snprintf(last_message, sizeof(last_message), "%s",
+		 err->msg[0] ? err->msg : grove_strerror(code));
 	grove_paint(stderr, GROVE_SGR_ERROR, "grove:");
 	fputc(' ', stderr);
 	grove_fput_shown(err->msg[0] ? err->msg : grove_strerror(code), stderr);

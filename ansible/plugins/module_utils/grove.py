@@ -46,6 +46,7 @@ class Grove(object):
 
     def __init__(self, module):
         self.module = module
+        self.last_error = None
         p = module.params
         exe = p.get('grove') or 'grove'
         if '/' in exe:
@@ -97,12 +98,18 @@ class Grove(object):
         out = to_text(b_out, errors='surrogate_or_replace')
         err = to_text(b_err, errors='surrogate_or_replace')
         self.last_rc = rc
+        self.last_error = None
         doc = None
         if json_out and out.strip():
             try:
                 doc = json.loads(out)
             except ValueError:
                 doc = None
+        # A command that failed before it had a document of its own prints grove's error
+        # document (docs/json.md, "Errors"): the reason, for fail(); no result document.
+        if isinstance(doc, dict) and 'error' in doc and 'exit' in doc:
+            self.last_error = doc.get('error') or {}
+            doc = None
         return rc, doc, out, err
 
     def fail(self, rc, doc, out, err, what, **extra):
@@ -114,6 +121,8 @@ class Grove(object):
         msg = '%s: %s' % (what, words)
         if conflicts:
             msg += ': ' + '; '.join(conflict_line(c) for c in conflicts)
+        elif self.last_error and self.last_error.get('message'):
+            msg += ': ' + self.last_error['message']
         elif err.strip():
             msg += ': ' + err.strip().splitlines()[-1]
         # Each thing once (Ansible adds stdout_lines and stderr_lines to whatever is returned):
@@ -121,11 +130,13 @@ class Grove(object):
         # document, stderr when it is not the same conflicts in words.
         result = dict(msg=msg, rc=rc, conflicts=conflicts, locked=rc == EXIT_LOCKED,
                       cmd=self.commands[-1] if self.commands else None)
-        if doc is None:
+        if self.last_error is not None:
+            result['error'] = self.last_error
+        elif doc is None:
             result['stdout'] = out
         else:
             result['grove_result'] = dict((k, v) for k, v in doc.items() if k != 'conflicts')
-        if not conflicts:
+        if not conflicts and self.last_error is None:
             result['stderr'] = err
         result.update(extra)
         self.module.fail_json(**result)
