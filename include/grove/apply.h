@@ -126,7 +126,13 @@ struct grove_apply_profile_step {
 	size_t n;
 	bool no_folding, dotfiles;
 	bool changed;    /* planned: a build is needed; run: a new generation was built */
-	long generation; /* the current generation (after the run; 0: none) */
+	long generation; /* planned: the generation the build would make, else the current one;
+			    after the run, the current one (0: none) */
+	/* Planned by the build's dry run: what it would fail with (failure.code 0: nothing), and
+	 * when that is conflicts (conflicted), the conflicts. */
+	struct grove_error failure;
+	bool conflicted;
+	struct grove_plan conflicts;
 };
 
 struct grove_apply_steps {
@@ -174,8 +180,10 @@ int grove_apply_steps_prepare(struct grove_apply_steps *st, size_t i, bool lock,
  * then the mode. Reads the groups; changes nothing. */
 int grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_error *err);
 
-/* The selected profiles, each marked changed unless its current generation already is what the
- * manifest asks (its record: stow dir, packages, options). Changes nothing. */
+/* The selected profiles, each planned by grove_profile_build's dry run (the real build's code,
+ * changing nothing): changed when the build would make a generation (the record differs, or a
+ * package's contents changed the forest), the number it would make, or what it would fail with
+ * (failure, conflicts). */
 int grove_apply_steps_plan_profiles(struct grove_apply_steps *st, struct grove_error *err);
 
 /* Runs alternatives step i and the steps after it of the same group as one logged transaction
@@ -188,8 +196,10 @@ int grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct gro
 int grove_apply_steps_build_profile(struct grove_apply_steps *st, size_t i,
 				    struct grove_plan *conflicts, struct grove_error *err);
 
-/* Whether any profile step is (or was) changed; whether any step changes anything at all. */
+/* Whether any profile step is (or was) changed; whether any target's plan or profile's build has
+ * conflicts; whether any step changes anything at all. */
 bool grove_apply_steps_profiles_changed(const struct grove_apply_steps *st);
+bool grove_apply_steps_conflicts(const struct grove_apply_steps *st);
 bool grove_apply_steps_changed(const struct grove_apply_steps *st);
 
 /* Releases everything st owns (the prepared runs too, unlocking the targets); accepts a zeroed
