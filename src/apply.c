@@ -445,9 +445,14 @@ int
 grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, double wait_seconds,
 		    bool lock, struct grove_apply_run *run, struct grove_error *err)
 {
+	/* Unlocked (--check): the log is only read, as a dry run of grove stow reads it; a missing
+	 * one reads as empty, and nothing is made. */
 	struct grove_session_opts so = { .state_opt = state_opt,
 					 .wait_seconds = wait_seconds,
 					 .no_lock = !lock,
+					 .read_only = !lock,
+					 .no_create = !lock,
+					 .absent_empty = !lock,
 					 .command = t->command };
 	struct grove_world w;
 	struct grove_scan_opts sc = { 0 };

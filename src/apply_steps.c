@@ -612,6 +612,40 @@ grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_e
 	return (int)n;
 }
 
+/*
+ * What the alternatives steps would fail with, decided by grove alt's own dry run of each request
+ * (grove_alt_run with dry_run: the real command's decisions on the admin files and links as they
+ * are, changing nothing). A group's requests run in one transaction, each on what the ones before
+ * it leave; the dry run sees the disk only, so a SET or AUTO after an INSTALL or REMOVE of its
+ * group (which the install may make possible) is left to the real run.
+ */
+int
+grove_apply_steps_check_alternatives(struct grove_apply_steps *st, struct grove_error *err)
+{
+	for (size_t i = 0; i < st->n_alts; i++) {
+		const struct grove_apply_alt_step *as = &st->alts[i];
+		bool after_change = i > 0 && st->alts[i - 1].group == as->group;
+		struct grove_alt_request q;
+		struct grove_alt_result res = { 0 };
+		struct grove_alt_slave *slaves = NULL;
+		const char **links = NULL;
+		int r;
+
+		if (after_change && (as->action == GROVE_ALT_SET || as->action == GROVE_ALT_AUTO))
+			continue;
+		r = step_request(st, as, &q, &slaves, &links, err);
+		q.dry_run = true;
+		if (r >= 0)
+			r = grove_alt_run(&q, &res, err);
+		grove_alt_result_release(&res);
+		free(slaves);
+		free(links);
+		if (r < 0)
+			return grove_error_prefix(err, "alternatives group '%s'", as->group->name);
+	}
+	return 0;
+}
+
 /* ---- profiles ---- */
 
 static int

@@ -186,6 +186,11 @@ int grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct gro
  * (failure, conflicts). */
 int grove_apply_steps_plan_profiles(struct grove_apply_steps *st, struct grove_error *err);
 
+/* With --check: what the alternatives steps would fail with, by grove alt's dry run of each request
+ * on the disk as it is (a SET or AUTO after its group's INSTALL or REMOVE is left out: it depends
+ * on them). The error the real run would stop on, or 0. Changes nothing. */
+int grove_apply_steps_check_alternatives(struct grove_apply_steps *st, struct grove_error *err);
+
 /* Runs alternatives step i and the steps after it of the same group as one logged transaction
  * (grove_alt_run_group: all or nothing, one `grove undo`); fills their txn and step i's warnings
  * (also when it fails). The number of steps run, or an error. */

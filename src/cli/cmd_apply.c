@@ -689,6 +689,10 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 	 * meets those when it builds, after the targets and alternatives). */
 	if (ap.a.check) {
 		conflicts = grove_apply_steps_conflicts(&ap.st);
+		if (!conflicts && (r = grove_apply_steps_check_alternatives(&ap.st, &err)) < 0) {
+			status = grove_report_error(&err, r);
+			goto out;
+		}
 		if (!conflicts && (status = report_profile_failure(&ap)) != GROVE_EXIT_OK)
 			goto out;
 	}

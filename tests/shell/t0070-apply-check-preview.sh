@@ -22,6 +22,23 @@ profiles:
     packages: [hello, bye]
 YAML
 
+# ---- a check writes nothing: no state dir, no log ----
+mkdir -p first
+cat >first.yaml <<YAML
+targets:
+  - path: first
+    dir: pkgs
+    packages: [hello]
+profiles:
+  - name: tools
+    dir: pkgs
+    packages: [hello]
+YAML
+expect_exit 1 "$GROVE" apply -f first.yaml --check
+expect_out_has "target $ROOT/first: +hello (1 change)"
+[[ ! -e $GROVE_STATE_DIR ]] || fail "apply --check made the state dir: $(ls -R "$GROVE_STATE_DIR")"
+check "apply --check before any run makes no state dir (the log is read, never made)"
+
 # ---- a manifest profile: a file added to a package ----
 expect_exit 0 "$GROVE" apply
 expect_exit 0 "$GROVE" apply --check
