@@ -1058,8 +1058,9 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	so.wait_seconds = global->wait_seconds;
 	so.no_lock = !writes || ta.dry_run;
 	so.read_only = so.no_lock;
-	/* Reading makes nothing: before grove ever wrote, the log is an empty one. */
-	so.no_create = so.absent_empty = !writes;
+	/* Reading makes nothing, nor does a dry run: before grove ever wrote, the log is an empty
+	 * one. */
+	so.no_create = so.absent_empty = !writes || ta.dry_run;
 	/* grove log and show show a profile's history; the others would read its ops as a
 	 * target's. */
 	so.profile_log = !strcmp(cmd, "log") || !strcmp(cmd, "show");
