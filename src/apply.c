@@ -494,6 +494,15 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 					  err);
 		if (r < 0)
 			goto fail;
+	} else {
+		/* What the real run would roll back first, for the check to say. */
+		struct grove_session_pending p = { 0 };
+		struct grove_error pe = { 0 };
+
+		if (grove_session_pending(&run->session, &p, &pe) >= 0 &&
+		    p.state == GROVE_PENDING_INTERRUPTED)
+			run->interrupted = p.txn;
+		grove_session_pending_release(&p);
 	}
 	r = read_recorded(run, &rec, &n_rec, &gone, err);
 	if (r < 0)

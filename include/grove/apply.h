@@ -56,6 +56,9 @@ struct grove_apply_run {
 	size_t n_added;
 	int64_t recovered; /* an interrupted transaction rolled back first, or 0 */
 	int64_t txn;       /* the transaction grove_apply_execute made, or 0 */
+	/* Unlocked (--check): the interrupted transaction a real run would roll back first, which
+	 * the check does not (it plans the target as it is), or 0. */
+	int64_t interrupted;
 	char *command;
 };
 

@@ -593,6 +593,12 @@ prepare_targets(struct apply *ap, bool *ret_conflicts)
 		if (run->recovered)
 			fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 				(long long)run->recovered);
+		if (run->interrupted && !grove_term_quiet())
+			fprintf(stderr,
+				"grove: warning: target '%s': transaction %lld was interrupted: a "
+				"real run rolls it back first (grove recover); this check is of the "
+				"target as it is now\n",
+				run->target_root.real, (long long)run->interrupted);
 		for (size_t k = 0; k < run->plan.n_warnings; k++)
 			grove_print_warning(stderr, run->plan.warnings[k], false);
 		*ret_conflicts = *ret_conflicts || run->plan.n_conflicts;

@@ -139,6 +139,11 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
+	if (run.interrupted && !grove_term_quiet())
+		fprintf(stderr,
+			"grove: warning: transaction %lld was interrupted: a real run rolls it back "
+			"first (grove recover); this preview is of the target as it is now\n",
+			(long long)run.interrupted);
 	if (run.n_recorded && !grove_term_quiet())
 		print_recorded(&run);
 	for (size_t i = 0; i < run.plan.n_warnings; i++)

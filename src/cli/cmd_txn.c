@@ -1015,7 +1015,7 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	char *target_path = NULL, *stow_path = NULL;
 	struct grove_root stow = { .fd = -1 };
 	bool writes = !strcmp(cmd, "undo") || !strcmp(cmd, "rollback") || !strcmp(cmd, "recover");
-	int64_t recovered = 0;
+	int64_t recovered = 0, would_recover = 0;
 	int r, status;
 
 	ta.json = global->json;
@@ -1083,6 +1083,25 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 			goto out;
 		}
 	}
+	if (writes && ta.dry_run) {
+		/* What the real run would roll back first: a preview does not (it plans from the
+		 * target as it is), and says so. */
+		struct grove_session_pending p = { 0 };
+		struct grove_error pe = { 0 };
+
+		if (grove_session_pending(&s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
+			would_recover = p.txn;
+		grove_session_pending_release(&p);
+		if (would_recover && !strcmp(cmd, "recover"))
+			printf("would roll back interrupted transaction %lld on '%s'\n",
+			       (long long)would_recover, target.real);
+		else if (would_recover && !grove_term_quiet())
+			fprintf(stderr,
+				"grove: warning: transaction %lld was interrupted: a real run rolls "
+				"it back first (grove recover); this preview is of the target as it "
+				"is now\n",
+				(long long)would_recover);
+	}
 	if (writes && !ta.dry_run) {
 		r = grove_session_recover(&s, stow.path ? &stow : NULL, ta.force, &recovered, &err);
 		if (r < 0) {
@@ -1105,7 +1124,7 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 		status = cmd_undo(&s, &ta);
 	else if (!strcmp(cmd, "rollback"))
 		status = cmd_rollback(&s, &ta);
-	else if (!recovered)
+	else if (!recovered && !would_recover)
 		printf("nothing to recover on '%s'\n", target.real), status = GROVE_EXIT_OK;
 	else
 		status = GROVE_EXIT_OK;
