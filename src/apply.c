@@ -441,6 +441,21 @@ note_changes(struct grove_apply_run *run, const struct grove_apply_target *t,
 	return 0;
 }
 
+/* The interrupted transaction a real run would roll back first, for a check to say (a log whose
+ * lock cannot be probed tells nothing: 0). */
+static int64_t
+interrupted_txn(struct grove_session *s)
+{
+	struct grove_session_pending p = { 0 };
+	struct grove_error pe = { 0 };
+	int64_t txn = 0;
+
+	if (grove_session_pending(s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
+		txn = p.txn;
+	grove_session_pending_release(&p);
+	return txn;
+}
+
 int
 grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, double wait_seconds,
 		    bool lock, struct grove_apply_run *run, struct grove_error *err)
@@ -495,14 +510,7 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 		if (r < 0)
 			goto fail;
 	} else {
-		/* What the real run would roll back first, for the check to say. */
-		struct grove_session_pending p = { 0 };
-		struct grove_error pe = { 0 };
-
-		if (grove_session_pending(&run->session, &p, &pe) >= 0 &&
-		    p.state == GROVE_PENDING_INTERRUPTED)
-			run->interrupted = p.txn;
-		grove_session_pending_release(&p);
+		run->interrupted = interrupted_txn(&run->session);
 	}
 	r = read_recorded(run, &rec, &n_rec, &gone, err);
 	if (r < 0)

@@ -692,15 +692,10 @@ profile_preview(const struct grove_apply_steps *st, struct grove_apply_profile_s
 	struct grove_profile *p = NULL;
 	struct grove_generation *gens = NULL;
 	struct grove_profile_spec spec;
-	struct grove_root stow = { .fd = -1 };
 	size_t n = 0;
 	long cur = 0, num = 0;
 	int r;
 
-	r = grove_root_open(&stow, ps->dir, err);
-	grove_root_release(&stow);
-	if (r < 0)
-		return cfg_error(&ps->mp->loc, st, err, "profile '%s': %s", ps->mp->name, err->msg);
 	profile_opts(st, ps, true, &po);
 	po.dry_run = true;
 	profile_spec(st, ps, &spec);
@@ -762,7 +757,17 @@ plan_profile(struct grove_apply_steps *st, const struct grove_manifest_profile *
 			ps->n--;
 			k--;
 		}
-	return profile_preview(st, ps, err);
+	{
+		/* A stow dir that cannot be opened is the manifest's mistake, found before anything
+		 * changes. */
+		struct grove_root stow = { .fd = -1 };
+		int r = grove_root_open(&stow, ps->dir, err);
+
+		grove_root_release(&stow);
+		if (r < 0)
+			return cfg_error(&mp->loc, st, err, "profile '%s': %s", mp->name, err->msg);
+	}
+	return st->o.check ? profile_preview(st, ps, err) : 0;
 }
 
 int
@@ -802,6 +807,14 @@ grove_apply_steps_build_profile(struct grove_apply_steps *st, size_t i,
 	if (r < 0)
 		return r;
 	r = grove_profile_build(p, &spec, &num, conflicts, err);
+	if (r >= 0 && !num) {
+		/* Nothing built: the current generation stays, and is the one reported. */
+		struct grove_generation *gens = NULL;
+		size_t n = 0;
+
+		r = grove_profile_generations(p, &gens, &n, &ps->generation, err);
+		grove_generations_free(gens, n);
+	}
 	grove_profile_close(p);
 	if (r < 0)
 		return grove_error_prefix(err, "profile '%s'", ps->mp->name);

@@ -95,6 +95,9 @@ struct grove_apply_steps_opts {
 	const char *command;       /* the command line the logs record */
 	/* ~/.stow-global-ignore's text and path, or NULL for Stow's built-in list. */
 	const char *global_ignore_text, *global_ignore_source;
+	/* --check: the profiles are planned by their builds' dry runs (a real run learns the same
+	 * from the builds themselves, and plans each forest once). */
+	bool check;
 };
 
 /* One target the manifest selects on this host, with its packages' effective options. */
@@ -183,10 +186,10 @@ int grove_apply_steps_prepare(struct grove_apply_steps *st, size_t i, bool lock,
  * then the mode. Reads the groups; changes nothing. */
 int grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_error *err);
 
-/* The selected profiles, each planned by grove_profile_build's dry run (the real build's code,
- * changing nothing): changed when the build would make a generation (the record differs, or a
- * package's contents changed the forest), the number it would make, or what it would fail with
- * (failure, conflicts). */
+/* The selected profiles with what their generations are built from; with o.check, each planned by
+ * grove_profile_build's dry run (the real build's code, changing nothing): changed when the build
+ * would make a generation (the record differs, or a package's contents changed the forest), the
+ * number it would make, or what it would fail with (failure, conflicts). */
 int grove_apply_steps_plan_profiles(struct grove_apply_steps *st, struct grove_error *err);
 
 /* With --check: what the alternatives steps would fail with, by grove alt's dry run of each request

@@ -491,6 +491,7 @@ load(struct apply *ap, struct grove_error *err)
 			.command = g && g->command_line ? g->command_line : "grove apply",
 			.global_ignore_text = ap->gi_text,
 			.global_ignore_source = ap->gi_path,
+			.check = ap->a.check,
 		};
 
 		return grove_apply_steps_select(&ap->st, &o, err);

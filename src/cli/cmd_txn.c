@@ -1004,6 +1004,29 @@ use_system_log(struct grove_session *s, const struct grove_root *target,
 	return true;
 }
 
+/* A dry run of undo, rollback or recover: the interrupted transaction the real run would roll back
+ * first, which a preview cannot (it writes nothing), said; its number, or 0. */
+static int64_t
+preview_pending(struct grove_session *s, const char *cmd)
+{
+	struct grove_session_pending p = { 0 };
+	struct grove_error pe = { 0 };
+	int64_t txn = 0;
+
+	if (grove_session_pending(s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
+		txn = p.txn;
+	grove_session_pending_release(&p);
+	if (txn && !strcmp(cmd, "recover"))
+		printf("would roll back interrupted transaction %lld on '%s'\n", (long long)txn,
+		       s->target->real);
+	else if (txn && !grove_term_quiet())
+		fprintf(stderr,
+			"grove: warning: transaction %lld was interrupted: a real run rolls it back "
+			"first (grove recover); this preview is of the target as it is now\n",
+			(long long)txn);
+	return txn;
+}
+
 int
 grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_opts *global)
 {
@@ -1083,25 +1106,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 			goto out;
 		}
 	}
-	if (writes && ta.dry_run) {
-		/* What the real run would roll back first: a preview does not (it plans from the
-		 * target as it is), and says so. */
-		struct grove_session_pending p = { 0 };
-		struct grove_error pe = { 0 };
-
-		if (grove_session_pending(&s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
-			would_recover = p.txn;
-		grove_session_pending_release(&p);
-		if (would_recover && !strcmp(cmd, "recover"))
-			printf("would roll back interrupted transaction %lld on '%s'\n",
-			       (long long)would_recover, target.real);
-		else if (would_recover && !grove_term_quiet())
-			fprintf(stderr,
-				"grove: warning: transaction %lld was interrupted: a real run rolls "
-				"it back first (grove recover); this preview is of the target as it "
-				"is now\n",
-				(long long)would_recover);
-	}
+	if (writes && ta.dry_run)
+		would_recover = preview_pending(&s, cmd);
 	if (writes && !ta.dry_run) {
 		r = grove_session_recover(&s, stow.path ? &stow : NULL, ta.force, &recovered, &err);
 		if (r < 0) {
