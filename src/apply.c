@@ -448,13 +448,33 @@ note_changes(struct grove_apply_run *run, const struct grove_apply_target *t,
 	return 0;
 }
 
+/* The interrupted transaction a real run would roll back first, for a check to say (a log whose
+ * lock cannot be probed tells nothing: 0). */
+static int64_t
+interrupted_txn(struct grove_session *s)
+{
+	struct grove_session_pending p = { 0 };
+	struct grove_error pe = { 0 };
+	int64_t txn = 0;
+
+	if (grove_session_pending(s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
+		txn = p.txn;
+	grove_session_pending_release(&p);
+	return txn;
+}
+
 int
 grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, double wait_seconds,
 		    bool lock, struct grove_apply_run *run, struct grove_error *err)
 {
+	/* Unlocked (--check): the log is only read, as a dry run of grove stow reads it; a missing
+	 * one reads as empty, and nothing is made. */
 	struct grove_session_opts so = { .state_opt = state_opt,
 					 .wait_seconds = wait_seconds,
 					 .no_lock = !lock,
+					 .read_only = !lock,
+					 .no_create = !lock,
+					 .absent_empty = !lock,
 					 .command = t->command };
 	struct grove_world w;
 	struct grove_scan_opts sc = { 0 };
@@ -496,6 +516,8 @@ grove_apply_prepare(const struct grove_apply_target *t, const char *state_opt, d
 					  err);
 		if (r < 0)
 			goto fail;
+	} else {
+		run->interrupted = interrupted_txn(&run->session);
 	}
 	r = read_recorded(run, &rec, &n_rec, &gone, err);
 	if (r < 0)

@@ -290,6 +290,7 @@ grove_apply_steps_release(struct grove_apply_steps *st)
 	for (size_t i = 0; i < st->n_profiles; i++) {
 		free(st->profiles[i].dir);
 		free(st->profiles[i].pkgs);
+		grove_plan_release(&st->profiles[i].conflicts);
 	}
 	free(st->profiles);
 	free(st->base);
@@ -304,6 +305,18 @@ grove_apply_steps_profiles_changed(const struct grove_apply_steps *st)
 {
 	for (size_t i = 0; i < st->n_profiles; i++)
 		if (st->profiles[i].changed)
+			return true;
+	return false;
+}
+
+bool
+grove_apply_steps_conflicts(const struct grove_apply_steps *st)
+{
+	for (size_t i = 0; i < st->n_targets; i++)
+		if (st->targets[i].run.plan.n_conflicts)
+			return true;
+	for (size_t i = 0; i < st->n_profiles; i++)
+		if (st->profiles[i].conflicted)
 			return true;
 	return false;
 }
@@ -602,6 +615,40 @@ grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct grove_e
 	return (int)n;
 }
 
+/*
+ * What the alternatives steps would fail with, decided by grove alt's own dry run of each request
+ * (grove_alt_run with dry_run: the real command's decisions on the admin files and links as they
+ * are, changing nothing). A group's requests run in one transaction, each on what the ones before
+ * it leave; the dry run sees the disk only, so a SET or AUTO after an INSTALL or REMOVE of its
+ * group (which the install may make possible) is left to the real run.
+ */
+int
+grove_apply_steps_check_alternatives(struct grove_apply_steps *st, struct grove_error *err)
+{
+	for (size_t i = 0; i < st->n_alts; i++) {
+		const struct grove_apply_alt_step *as = &st->alts[i];
+		bool after_change = i > 0 && st->alts[i - 1].group == as->group;
+		struct grove_alt_request q;
+		struct grove_alt_result res = { 0 };
+		struct grove_alt_slave *slaves = NULL;
+		const char **links = NULL;
+		int r;
+
+		if (after_change && (as->action == GROVE_ALT_SET || as->action == GROVE_ALT_AUTO))
+			continue;
+		r = step_request(st, as, &q, &slaves, &links, err);
+		q.dry_run = true;
+		if (r >= 0)
+			r = grove_alt_run(&q, &res, err);
+		grove_alt_result_release(&res);
+		free(slaves);
+		free(links);
+		if (r < 0)
+			return grove_error_prefix(err, "alternatives group '%s'", as->group->name);
+	}
+	return 0;
+}
+
 /* ---- profiles ---- */
 
 static int
@@ -622,44 +669,59 @@ profile_opts(const struct grove_apply_steps *st, const struct grove_apply_profil
 	po->command = st->o.command;
 }
 
-/* Whether the profile's current generation already is what the manifest asks (its record: stow
- * dir, packages, options). A build would also notice a package whose contents changed. */
+/* What profile step ps's generation is built from (the real build and its preview alike). */
+static void
+profile_spec(const struct grove_apply_steps *st, const struct grove_apply_profile_step *ps,
+	     struct grove_profile_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->stow_dir = ps->dir;
+	spec->packages = ps->pkgs;
+	spec->n_packages = ps->n;
+	spec->no_folding = ps->no_folding;
+	spec->dotfiles = ps->dotfiles;
+	spec->command = st->o.command;
+}
+
+/* What building the profile's generation would do, by the build itself in its dry-run mode (the
+ * same reads and decisions as the real build: the record, and a forest planned again, so a package
+ * whose contents changed is a change): changed, the generation it would build (else the current
+ * one), or the conflicts that would stop it. */
 static int
-profile_current(const struct grove_apply_steps *st, struct grove_apply_profile_step *ps,
+profile_preview(const struct grove_apply_steps *st, struct grove_apply_profile_step *ps,
 		struct grove_error *err)
 {
 	struct grove_profile_opts po;
 	struct grove_profile *p = NULL;
 	struct grove_generation *gens = NULL;
-	struct grove_root stow = { .fd = -1 };
+	struct grove_profile_spec spec;
 	size_t n = 0;
-	long cur = 0;
+	long cur = 0, num = 0;
 	int r;
 
-	profile_opts(st, ps, false, &po);
-	r = grove_root_open(&stow, ps->dir, err);
-	if (r < 0)
-		return cfg_error(&ps->mp->loc, st, err, "profile '%s': %s", ps->mp->name, err->msg);
+	profile_opts(st, ps, true, &po);
+	po.dry_run = true;
+	profile_spec(st, ps, &spec);
 	r = grove_profile_open(&po, &p, NULL, err);
 	if (r >= 0)
 		r = grove_profile_generations(p, &gens, &n, &cur, err);
-	ps->changed = true;
-	for (size_t i = 0; r >= 0 && i < n; i++) {
-		const struct grove_generation *g = &gens[i];
-		bool same = g->complete && g->current && !strcmp(g->stow_dir, stow.real) &&
-			    g->no_folding == ps->no_folding && g->dotfiles == ps->dotfiles &&
-			    g->n_packages == ps->n;
-
-		for (size_t k = 0; same && k < ps->n; k++)
-			same = !strcmp(g->packages[k], ps->pkgs[k]);
-		if (same)
-			ps->changed = false;
-	}
-	ps->generation = cur;
+	if (r >= 0)
+		r = grove_profile_build(p, &spec, &num, &ps->conflicts, err);
+	ps->changed = r < 0 || num != 0;
+	ps->generation = num ? num : cur;
 	grove_generations_free(gens, n);
 	grove_profile_close(p);
-	grove_root_release(&stow);
-	return r < 0 ? r : 0;
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		/* What the build would fail with (conflicts among them), for a check to report;
+		 * the real run meets it again when it builds. */
+		ps->conflicted = r == -GROVE_E_CONFLICT;
+		ps->failure = *err;
+		grove_error_prefix(&ps->failure, "profile '%s'", ps->mp->name);
+		grove_error_clear(err);
+	}
+	return 0;
 }
 
 /* The profile step for mp: its stow dir and options by the layers, its packages sorted and each
@@ -672,6 +734,7 @@ plan_profile(struct grove_apply_steps *st, const struct grove_manifest_profile *
 	struct grove_stow_settings e;
 
 	ps->mp = mp;
+	grove_plan_init(&ps->conflicts);
 	if (grove_manifest_effective(st->o.ctx, st->o.manifest, NULL, NULL, &e) < 0)
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	ps->no_folding = (mp->folding >= 0 ? mp->folding : e.folding) == 0;
@@ -697,7 +760,17 @@ plan_profile(struct grove_apply_steps *st, const struct grove_manifest_profile *
 			ps->n--;
 			k--;
 		}
-	return profile_current(st, ps, err);
+	{
+		/* A stow dir that cannot be opened is the manifest's mistake, found before anything
+		 * changes. */
+		struct grove_root stow = { .fd = -1 };
+		int r = grove_root_open(&stow, ps->dir, err);
+
+		grove_root_release(&stow);
+		if (r < 0)
+			return cfg_error(&mp->loc, st, err, "profile '%s': %s", mp->name, err->msg);
+	}
+	return st->o.check ? profile_preview(st, ps, err) : 0;
 }
 
 int
@@ -727,22 +800,24 @@ grove_apply_steps_build_profile(struct grove_apply_steps *st, size_t i,
 	struct grove_apply_profile_step *ps = &st->profiles[i];
 	struct grove_profile_opts po;
 	struct grove_profile *p = NULL;
-	struct grove_profile_spec spec = {
-		.stow_dir = ps->dir,
-		.packages = ps->pkgs,
-		.n_packages = ps->n,
-		.no_folding = ps->no_folding,
-		.dotfiles = ps->dotfiles,
-		.command = st->o.command,
-	};
+	struct grove_profile_spec spec;
 	long num = 0;
 	int r;
 
 	profile_opts(st, ps, true, &po);
+	profile_spec(st, ps, &spec);
 	r = grove_profile_open(&po, &p, NULL, err);
 	if (r < 0)
 		return r;
 	r = grove_profile_build(p, &spec, &num, conflicts, err);
+	if (r >= 0 && !num) {
+		/* Nothing built: the current generation stays, and is the one reported. */
+		struct grove_generation *gens = NULL;
+		size_t n = 0;
+
+		r = grove_profile_generations(p, &gens, &n, &ps->generation, err);
+		grove_generations_free(gens, n);
+	}
 	grove_profile_close(p);
 	if (r < 0)
 		return grove_error_prefix(err, "profile '%s'", ps->mp->name);

@@ -105,6 +105,16 @@ read_layouts(const struct grove_stow_request *req, const struct grove_session_op
 	if (r < 0)
 		return r;
 	r = grove_stow_layouts(req, s.journal, s.target_id, all, n_all, run, err);
+	if (r >= 0) {
+		/* What a real run would roll back first, for the preview to say (a log whose
+		 * lock cannot be probed tells nothing: no warning). */
+		struct grove_session_pending p = { 0 };
+		struct grove_error pe = { 0 };
+
+		if (grove_session_pending(&s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
+			run->interrupted = p.txn;
+		grove_session_pending_release(&p);
+	}
 	grove_session_close(&s);
 	return r;
 }

@@ -56,6 +56,9 @@ struct grove_apply_run {
 	size_t n_added;
 	int64_t recovered; /* an interrupted transaction rolled back first, or 0 */
 	int64_t txn;       /* the transaction grove_apply_execute made, or 0 */
+	/* Unlocked (--check): the interrupted transaction a real run would roll back first, which
+	 * the check does not (it plans the target as it is), or 0. */
+	int64_t interrupted;
 	char *command;
 };
 
@@ -90,11 +93,13 @@ struct grove_apply_steps_opts {
 	const char *state_opt;     /* --state, or NULL */
 	double wait_seconds;       /* --wait */
 	const char *command;       /* the command line the logs record */
-	/* apply --check: the alternatives groups are read as a dry run reads them (grove alt's
-	 * dry_run), writing nothing, not even the admin files' stamp cache. */
-	bool check;
 	/* ~/.stow-global-ignore's text and path, or NULL for Stow's built-in list. */
 	const char *global_ignore_text, *global_ignore_source;
+	/* apply --check: the alternatives groups are read as a dry run reads them (grove alt's
+	 * dry_run), writing nothing, not even the admin files' stamp cache; and the profiles are
+	 * planned by their builds' dry runs (a real run learns the same from the builds themselves,
+	 * and plans each forest once). */
+	bool check;
 };
 
 /* One target the manifest selects on this host, with its packages' effective options. */
@@ -129,7 +134,13 @@ struct grove_apply_profile_step {
 	size_t n;
 	bool no_folding, dotfiles;
 	bool changed;    /* planned: a build is needed; run: a new generation was built */
-	long generation; /* the current generation (after the run; 0: none) */
+	long generation; /* planned: the generation the build would make, else the current one;
+			    after the run, the current one (0: none) */
+	/* Planned by the build's dry run: what it would fail with (failure.code 0: nothing), and
+	 * when that is conflicts (conflicted), the conflicts. */
+	struct grove_error failure;
+	bool conflicted;
+	struct grove_plan conflicts;
 };
 
 struct grove_apply_steps {
@@ -177,9 +188,16 @@ int grove_apply_steps_prepare(struct grove_apply_steps *st, size_t i, bool lock,
  * then the mode. Reads the groups; changes nothing. */
 int grove_apply_steps_plan_alternatives(struct grove_apply_steps *st, struct grove_error *err);
 
-/* The selected profiles, each marked changed unless its current generation already is what the
- * manifest asks (its record: stow dir, packages, options). Changes nothing. */
+/* The selected profiles with what their generations are built from; with o.check, each planned by
+ * grove_profile_build's dry run (the real build's code, changing nothing): changed when the build
+ * would make a generation (the record differs, or a package's contents changed the forest), the
+ * number it would make, or what it would fail with (failure, conflicts). */
 int grove_apply_steps_plan_profiles(struct grove_apply_steps *st, struct grove_error *err);
+
+/* With --check: what the alternatives steps would fail with, by grove alt's dry run of each request
+ * on the disk as it is (a SET or AUTO after its group's INSTALL or REMOVE is left out: it depends
+ * on them). The error the real run would stop on, or 0. Changes nothing. */
+int grove_apply_steps_check_alternatives(struct grove_apply_steps *st, struct grove_error *err);
 
 /* Runs alternatives step i and the steps after it of the same group as one logged transaction
  * (grove_alt_run_group: all or nothing, one `grove undo`); fills their txn and step i's warnings
@@ -191,8 +209,10 @@ int grove_apply_steps_run_alt(struct grove_apply_steps *st, size_t i, struct gro
 int grove_apply_steps_build_profile(struct grove_apply_steps *st, size_t i,
 				    struct grove_plan *conflicts, struct grove_error *err);
 
-/* Whether any profile step is (or was) changed; whether any step changes anything at all. */
+/* Whether any profile step is (or was) changed; whether any target's plan or profile's build has
+ * conflicts; whether any step changes anything at all. */
 bool grove_apply_steps_profiles_changed(const struct grove_apply_steps *st);
+bool grove_apply_steps_conflicts(const struct grove_apply_steps *st);
 bool grove_apply_steps_changed(const struct grove_apply_steps *st);
 
 /* Releases everything st owns (the prepared runs too, unlocking the targets); accepts a zeroed

@@ -75,8 +75,11 @@ struct grove_stow_run {
 	struct grove_session session;
 	bool journaled;
 	int64_t recovered; /* an interrupted transaction rolled back first, or 0 */
-	int64_t txn;       /* the transaction grove_stow_execute made, or 0 */
-	char *command;     /* copied from the request */
+	/* A dry run (no lock): the interrupted transaction a real run would roll back first, which
+	 * the preview does not (it plans the target as it is), or 0. */
+	int64_t interrupted;
+	int64_t txn;                          /* the transaction grove_stow_execute made, or 0 */
+	char *command;                        /* copied from the request */
 	struct grove_stow_recorded *recorded; /* for the caller to say so */
 	size_t n_recorded;
 	/* The packages, each with the options it is planned with, for the log (internal). */

@@ -14,6 +14,7 @@
 #include "grove/apply.h"
 #include "grove/fs.h"
 #include "grove/manifest.h"
+#include "grove/path.h"
 #include "grove/text.h"
 #include "../banned.h" /* last */
 
@@ -289,7 +290,7 @@ print_json(const struct apply *ap, bool applied)
 }
 
 static void
-print_text(const struct apply *ap, bool applied)
+print_text(const struct apply *ap, bool applied, bool conflicts)
 {
 	const struct grove_apply_steps *st = &ap->st;
 	size_t n_ops = 0, n_txn = 0, n_gen = 0;
@@ -337,11 +338,18 @@ print_text(const struct apply *ap, bool applied)
 		if (applied)
 			printf("profile %s: generation %ld is current\n", ps->mp->name,
 			       ps->generation);
+		else if (ps->conflicted)
+			printf("profile %s: would build a new generation (%zu conflict%s)\n",
+			       ps->mp->name, ps->conflicts.n_conflicts,
+			       ps->conflicts.n_conflicts == 1 ? "" : "s");
 		else
-			printf("profile %s: would build a new generation\n", ps->mp->name);
+			printf("profile %s: would build a new generation (%ld)\n", ps->mp->name,
+			       ps->generation);
 	}
 	for (size_t i = 0; i < st->n_profiles; i++)
 		n_gen += st->profiles[i].changed;
+	if (conflicts)
+		return; /* apply would change nothing: the conflicts follow, on stderr */
 	if (!grove_apply_steps_changed(st))
 		printf("nothing to change: %s is already applied\n", ap->manifest_path);
 	else if (applied)
@@ -481,9 +489,9 @@ load(struct apply *ap, struct grove_error *err)
 			.state_opt = g ? g->state_dir : NULL,
 			.wait_seconds = g ? g->wait_seconds : 0,
 			.command = g && g->command_line ? g->command_line : "grove apply",
-			.check = ap->a.check,
 			.global_ignore_text = ap->gi_text,
 			.global_ignore_source = ap->gi_path,
+			.check = ap->a.check,
 		};
 
 		return grove_apply_steps_select(&ap->st, &o, err);
@@ -515,6 +523,7 @@ print_conflicts_located(const struct apply *ap)
 	for (size_t i = 0; i < ap->st.n_targets; i++) {
 		const struct grove_apply_target_step *t = &ap->st.targets[i];
 		const struct grove_plan *plan = &t->run.plan;
+		char *stow_path;
 
 		if (!plan->n_conflicts)
 			continue;
@@ -529,8 +538,43 @@ print_conflicts_located(const struct apply *ap)
 			grove_fput_shown(c->message, stderr);
 			fputc('\n', stderr);
 		}
+		/* The hints grove stow gives for the same conflicts. */
+		stow_path = grove_path_abs2rel(t->run.stow_root.real, t->run.target_root.real);
+		grove_print_conflict_hints(plan, stow_path, stderr);
+		free(stow_path);
+	}
+	for (size_t i = 0; i < ap->st.n_profiles; i++) {
+		const struct grove_apply_profile_step *ps = &ap->st.profiles[i];
+
+		if (!ps->conflicted)
+			continue;
+		fprintf(stderr, "grove: profile '%s' (%s:%u) has conflicts:\n", ps->mp->name,
+			ap->manifest_path, ps->mp->loc.line);
+		for (size_t k = 0; k < ps->conflicts.n_conflicts; k++) {
+			const struct grove_conflict *c = &ps->conflicts.conflicts[k];
+
+			fprintf(stderr, "  %s:%u: %s '%s': ", ap->manifest_path, ps->mp->loc.line,
+				c->action ? c->action : "stow", c->package ? c->package : "?");
+			grove_fput_shown(c->message, stderr);
+			fputc('\n', stderr);
+		}
+		grove_print_conflict_hints(&ps->conflicts, NULL, stderr);
 	}
 	fputs("All operations aborted.\n", stderr);
+}
+
+/* What a profile's build would fail with, other than conflicts: with --check, reported as the
+ * real run would report it; the exit status, or GROVE_EXIT_OK when none would fail. */
+static int
+report_profile_failure(const struct apply *ap)
+{
+	for (size_t i = 0; i < ap->st.n_profiles; i++) {
+		struct grove_error e = ap->st.profiles[i].failure;
+
+		if (e.code && !ap->st.profiles[i].conflicted)
+			return grove_report_error(&e, e.code);
+	}
+	return GROVE_EXIT_OK;
 }
 
 /* Plans every target (locked, unless only checking) before changing any, printing what each
@@ -550,6 +594,12 @@ prepare_targets(struct apply *ap, bool *ret_conflicts)
 		if (run->recovered)
 			fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 				(long long)run->recovered);
+		if (run->interrupted && !grove_term_quiet())
+			fprintf(stderr,
+				"grove: warning: target '%s': transaction %lld was interrupted: a "
+				"real run rolls it back first (grove recover); this check is of the "
+				"target as it is now\n",
+				run->target_root.real, (long long)run->interrupted);
 		for (size_t k = 0; k < run->plan.n_warnings; k++)
 			grove_print_warning(stderr, run->plan.warnings[k], false);
 		*ret_conflicts = *ret_conflicts || run->plan.n_conflicts;
@@ -642,13 +692,24 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 		status = grove_report_error(&err, r);
 	if (status != GROVE_EXIT_OK)
 		goto out;
+	/* A check reports what the real run's profile builds would stop on, too (the real run
+	 * meets those when it builds, after the targets and alternatives). */
+	if (ap.a.check) {
+		conflicts = grove_apply_steps_conflicts(&ap.st);
+		if (!conflicts && (r = grove_apply_steps_check_alternatives(&ap.st, &err)) < 0) {
+			status = grove_report_error(&err, r);
+			goto out;
+		}
+		if (!conflicts && (status = report_profile_failure(&ap)) != GROVE_EXIT_OK)
+			goto out;
+	}
 	if (conflicts) {
 		/* Nothing changes: the document (or with --check or --diff, the text) shows
 		 * everything the manifest asks for, then the conflicts with their lines. */
 		if (ap.a.json)
 			print_json(&ap, false);
 		else if (ap.a.check || ap.a.diff)
-			print_text(&ap, false);
+			print_text(&ap, false, true);
 		print_conflicts_located(&ap);
 		status = ap.a.check ? GROVE_EXIT_CONFLICT : GROVE_EXIT_REFUSED;
 		goto out;
@@ -657,7 +718,7 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 		if (ap.a.json)
 			print_json(&ap, false);
 		else
-			print_text(&ap, false);
+			print_text(&ap, false, false);
 		status = grove_apply_steps_changed(&ap.st) ? GROVE_EXIT_REFUSED : GROVE_EXIT_OK;
 		goto out;
 	}
@@ -667,7 +728,7 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 	if (ap.a.json)
 		print_json(&ap, true);
 	else
-		print_text(&ap, true);
+		print_text(&ap, true, false);
 out:
 	apply_release(&ap);
 	if (fflush(stdout) != 0 && status == GROVE_EXIT_OK) {

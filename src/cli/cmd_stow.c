@@ -109,6 +109,20 @@ parse_failed(const struct grove_error *err, int r, const struct grove_stow_cli *
 	return status;
 }
 
+/* What a run notes before its plan: an interrupted transaction a dry run does not roll back, and
+ * the recorded options used again. */
+static void
+print_notes(const struct grove_stow_run *run)
+{
+	if (run->interrupted)
+		fprintf(stderr,
+			"grove: warning: transaction %lld was interrupted: a real run rolls it back "
+			"first (grove recover); this preview is of the target as it is now\n",
+			(long long)run->interrupted);
+	if (run->n_recorded)
+		print_recorded(run);
+}
+
 /* A request that could not be prepared: the error, then the hint that fits it. */
 static int
 report_prepare_error(const struct grove_stow_request *req, struct grove_error *err, int r)
@@ -190,8 +204,8 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
-	if (run.n_recorded && !grove_term_quiet())
-		print_recorded(&run);
+	if (!grove_term_quiet())
+		print_notes(&run);
 	for (size_t i = 0; i < run.plan.n_warnings; i++)
 		grove_print_warning(stderr, run.plan.warnings[i], !global);
 	if (run.plan.n_conflicts) {

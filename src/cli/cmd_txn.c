@@ -1088,6 +1088,29 @@ say_target(const struct grove_session *s, const struct txn_args *ta, const char 
 		   s->target->real);
 }
 
+/* A dry run of undo, rollback or recover: the interrupted transaction the real run would roll back
+ * first, which a preview cannot (it writes nothing), said; its number, or 0. */
+static int64_t
+preview_pending(struct grove_session *s, const char *cmd)
+{
+	struct grove_session_pending p = { 0 };
+	struct grove_error pe = { 0 };
+	int64_t txn = 0;
+
+	if (grove_session_pending(s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
+		txn = p.txn;
+	grove_session_pending_release(&p);
+	if (txn && !strcmp(cmd, "recover"))
+		printf("would roll back interrupted transaction %lld on '%s'\n", (long long)txn,
+		       s->target->real);
+	else if (txn && !grove_term_quiet())
+		fprintf(stderr,
+			"grove: warning: transaction %lld was interrupted: a real run rolls it back "
+			"first (grove recover); this preview is of the target as it is now\n",
+			(long long)txn);
+	return txn;
+}
+
 int
 grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_opts *global)
 {
@@ -1099,7 +1122,7 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	char *target_path = NULL, *stow_path = NULL;
 	struct grove_root stow = { .fd = -1 };
 	bool writes = !strcmp(cmd, "undo") || !strcmp(cmd, "rollback") || !strcmp(cmd, "recover");
-	int64_t recovered = 0;
+	int64_t recovered = 0, would_recover = 0;
 	int r, status;
 
 	ta.json = global->json;
@@ -1142,8 +1165,9 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	so.wait_seconds = global->wait_seconds;
 	so.no_lock = !writes || ta.dry_run;
 	so.read_only = so.no_lock;
-	/* Reading makes nothing: before grove ever wrote, the log is an empty one. */
-	so.no_create = so.absent_empty = !writes;
+	/* Reading makes nothing, nor does a dry run: before grove ever wrote, the log is an empty
+	 * one. */
+	so.no_create = so.absent_empty = !writes || ta.dry_run;
 	/* grove log and show show a profile's history; the others would read its ops as a
 	 * target's. */
 	so.profile_log = !strcmp(cmd, "log") || !strcmp(cmd, "show");
@@ -1166,6 +1190,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 			goto out;
 		}
 	}
+	if (writes && ta.dry_run)
+		would_recover = preview_pending(&s, cmd);
 	if (writes && !ta.dry_run) {
 		r = grove_session_recover(&s, stow.path ? &stow : NULL, ta.force, &recovered, &err);
 		if (r < 0) {
@@ -1190,7 +1216,7 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 		status = cmd_undo(&s, &ta);
 	else if (!strcmp(cmd, "rollback"))
 		status = cmd_rollback(&s, &ta);
-	else if (!recovered)
+	else if (!recovered && !would_recover)
 		printf("nothing to recover on '%s'\n", target.real), status = GROVE_EXIT_OK;
 	else
 		status = GROVE_EXIT_OK;

@@ -86,6 +86,9 @@ void grove_progress_end(struct grove_progress *p);
  * target (to name the package owning a link; may be NULL).
  */
 void grove_print_conflicts_hinted(const struct grove_plan *plan, const char *stow_path, FILE *out);
+/* Each distinct hint of plan's conflicts once, as "  hint: …" lines (nothing with -q, or invoked
+ * as stow): for commands that print the conflicts their own way (apply, by manifest line). */
+void grove_print_conflict_hints(const struct grove_plan *plan, const char *stow_path, FILE *out);
 
 /* The hint for one conflict (static text or written into buf), or NULL when no option
  * resolves it. */

@@ -130,6 +130,22 @@ print_hints(const struct grove_conflict **sorted, size_t from, size_t to, const 
 }
 
 void
+grove_print_conflict_hints(const struct grove_plan *plan, const char *stow_path, FILE *out)
+{
+	const struct grove_conflict **all;
+
+	if (!plan->n_conflicts || !grove_term_hints())
+		return;
+	all = calloc(plan->n_conflicts, sizeof(*all));
+	if (!all)
+		return;
+	for (size_t i = 0; i < plan->n_conflicts; i++)
+		all[i] = &plan->conflicts[i];
+	print_hints(all, 0, plan->n_conflicts, stow_path, out);
+	free(all);
+}
+
+void
 grove_print_conflicts_hinted(const struct grove_plan *plan, const char *stow_path, FILE *out)
 {
 	const struct grove_conflict **sorted;

@@ -29,10 +29,14 @@ fi
 mkdir "$oracle/bin"
 ln -s "$(realpath "$GROVE")" "$oracle/bin/stow"
 
+# The preview differential: in every third scenario (GROVE_DIFF_PREVIEW_EVERY; 0: none) a third copy
+# runs each op as grove, first with -n --json, then for real, and the preview's exit status and ops
+# must be what the real run then did to the tree.
 status=0
 /usr/bin/python3 "$GROVE_SOURCE_ROOT/tests/diff/stowdiff.py" \
 	--stow-cmd "env PERL5LIB=$(printf %q "$oracle/usr/share/perl5") perl $(printf %q "$oracle/usr/bin/stow")" \
 	--grove "$oracle/bin/stow" \
-	--seed "${GROVE_DIFF_SEED:-1}" --count "${GROVE_DIFF_COUNT:-300}" || status=$?
+	--seed "${GROVE_DIFF_SEED:-1}" --count "${GROVE_DIFF_COUNT:-300}" \
+	--preview-every "${GROVE_DIFF_PREVIEW_EVERY:-3}" || status=$?
 echo "diff: took $((SECONDS - start)) s"
 exit "$status"

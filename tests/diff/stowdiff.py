@@ -14,6 +14,7 @@ contents).  Python 3 standard library only.
 import argparse
 import difflib
 import hashlib
+import json
 import multiprocessing
 import os
 import random
@@ -669,6 +670,113 @@ def listing(root):
     return sorted(out)
 
 
+def listing_map(root):
+    """Every entry under root by relative path: ('d',), ('l', text), ('f', bytes) or ('s',)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            full = os.path.join(dirpath, name)
+            relp = os.path.relpath(full, root)
+            if os.path.islink(full):
+                out[relp] = ('l', os.readlink(full))
+            elif os.path.isdir(full):
+                out[relp] = ('d',)
+            elif os.path.isfile(full):
+                with open(full, 'rb') as fh:
+                    out[relp] = ('f', fh.read())
+            else:
+                out[relp] = ('s',)
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+    return out
+
+
+def _under(path, top):
+    return path == top or path.startswith(top + '/')
+
+
+def apply_plan_ops(tree, target_rel, ops):
+    """tree (listing_map of the copy root) as the executor leaves it after a plan's ops, which are
+    relative to the target: each op as docs/json.md defines it (an unfold makes the folder its
+    contents' ops then fill; a fold removes the folder, whose contents' ops empty it, and makes the
+    link; an adopt moves the file into the package and links it).  The problems found on the way."""
+    problems, folded = [], []
+    for op in ops:
+        p = os.path.normpath(os.path.join(target_rel, op['path']))
+        kind, have = op['op'], tree.get(p)
+        if any(_under(p, f) and p != f for f in folded):
+            continue
+        if kind == 'mkdir':
+            if have is not None:
+                problems.append('mkdir %s over %r' % (p, have))
+            tree[p] = ('d',)
+        elif kind == 'link':
+            if have is not None:
+                problems.append('link %s over %r' % (p, have))
+            tree[p] = ('l', op['text'])
+        elif kind in ('unlink', 'relink', 'unfold'):
+            if have != ('l', op['old_text']):
+                problems.append('%s %s: found %r, not a link to %r' % (kind, p, have, op['old_text']))
+            if kind == 'unlink':
+                tree.pop(p, None)
+            else:
+                tree[p] = ('l', op['text']) if kind == 'relink' else ('d',)
+        elif kind == 'rmdir':
+            if have != ('d',) or any(_under(k, p) and k != p for k in tree):
+                problems.append('rmdir %s: not an empty folder' % p)
+            tree.pop(p, None)
+        elif kind == 'fold':
+            for k in [k for k in tree if _under(k, p)]:
+                del tree[k]
+            tree[p] = ('l', op['text'])
+            folded.append(p)
+        elif kind == 'adopt':
+            if have is None or have[0] != 'f':
+                problems.append('adopt %s: found %r, not a file' % (p, have))
+            else:
+                tree[os.path.normpath(os.path.join(os.path.dirname(p), op['text']))] = have
+            tree[p] = ('l', op['text'])
+        else:
+            problems.append('unknown op %r' % kind)
+    return problems
+
+
+def preview_problems(grove_real, argv_c, c, target_rel, home, cwd):
+    """Runs the op in copy c as `grove --json -n` (the preview), then for real (plain, as users run
+    it); the preview's exit status must be the real run's, and its ops applied to the tree before
+    must give the tree after (an exit other than 0 changes nothing).  The problems, and the runs."""
+    before = listing_map(c)
+    pr = run_tool([grove_real, '--json', '-n'], argv_c, home, cwd)
+    if listing_map(c) != before:
+        return ['preview: grove -n changed the tree'], pr, None
+    rr = run_tool([grove_real], argv_c, home, cwd)
+    after = listing_map(c)
+    problems = []
+    if pr['rc'] != rr['rc']:
+        problems.append('preview: exit status: grove -n %s, grove %s' % (pr['rc'], rr['rc']))
+    doc = None
+    if pr['stdout'].strip():
+        try:
+            doc = json.loads(pr['stdout'])
+        except ValueError:
+            problems.append('preview: grove --json -n printed no JSON document')
+    expect = dict(before)
+    if rr['rc'] == 0:
+        if doc is None:
+            problems.append('preview: no plan document, and the real run succeeded')
+        else:
+            problems += ['preview: ' + x for x in apply_plan_ops(expect, target_rel, doc['ops'])]
+            if doc['changed'] != (after != before):
+                problems.append('preview: "changed" is %s, the real run %s the tree' %
+                                (doc['changed'], 'changed' if after != before else 'did not change'))
+    for path in sorted(set(expect) | set(after)):
+        if expect.get(path) != after.get(path):
+            problems.append('preview: %s: planned %r, the real run left %r' %
+                            (path, expect.get(path), after.get(path)))
+            if len(problems) > 12:
+                break
+    return problems, pr, rr
+
+
 def clean_env(home):
     env = {k: v for k, v in os.environ.items()
            if k not in ('STOW_DIR', 'GROVE_STATE_DIR', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME',
@@ -691,7 +799,7 @@ def run_tool(cmd, argv, home, cwd):
 
 
 def run_scenario(args):
-    seed, stow_cmd, grove_cmd, keep, tmpbase = args
+    seed, stow_cmd, grove_cmd, keep, tmpbase, preview = args
     scn = Scenario(seed)
     ops = scn.gen_ops()
     work = tempfile.mkdtemp(prefix='stowdiff-%d-' % seed, dir=tmpbase)
@@ -702,6 +810,12 @@ def run_scenario(args):
         shutil.copytree(a, b, symlinks=True)
         for d in ('ha', 'hb', 'ca', 'cb'):
             os.mkdir(os.path.join(work, d))
+        # The preview differential: copy c, where grove runs as grove, each op first with -n.
+        c = os.path.join(work, 'c')
+        if preview:
+            shutil.copytree(a, c, symlinks=True)
+            for d in ('hc', 'cc'):
+                os.mkdir(os.path.join(work, d))
         for i, op in enumerate(ops):
             def argv(root):
                 d = os.path.join(root, op.get('stow_rel', scn.stow_rel))
@@ -720,6 +834,12 @@ def run_scenario(args):
             gr = run_tool(grove_cmd, argv(b), os.path.join(work, 'hb'), cwd(b, 'cb'))
             la, lb = listing(a), listing(b)
             problems = []
+            pr = rr = None
+            if preview:
+                pp, pr, rr = preview_problems(os.path.realpath(grove_cmd[0]), argv(c), c, scn.target_rel,
+                                              os.path.join(work, 'hc'), os.path.join(work, 'cc'))
+                problems += pp
+                res['previewed'] = res.get('previewed', 0) + 1
             if (sr['rc'] == 0) != (gr['rc'] == 0) or gr['rc'] == 'timeout' or \
                     (isinstance(gr['rc'], int) and gr['rc'] < 0):
                 problems.append('exit status: stow %s, grove %s' % (sr['rc'], gr['rc']))
@@ -737,7 +857,12 @@ def run_scenario(args):
                      'problems': problems, 'stow': sr, 'grove': gr,
                      'diff': ''.join(difflib.unified_diff([l + '\n' for l in la], [l + '\n' for l in lb],
                                                           'stow (WORK/a)', 'grove (WORK/b)', n=2))}
+            if pr is not None and any(p.startswith('preview') for p in problems):
+                entry['preview'] = pr
+                entry['real'] = rr
             kind = classify_known(scn, op, sr, gr, before, la, lb, b)
+            if any(p.startswith('preview') for p in problems):
+                kind = None  # grove against itself: never a known difference with Stow
             if kind and gr['rc'] != 0 and lb != before:
                 entry['problems'].append('grove failed (%s) but changed the tree' % kind)
                 kind = None
@@ -781,6 +906,10 @@ def report(res, out):
                     out.write('  %s stderr:\n' % tool)
                     for line in err.splitlines()[:15]:
                         out.write('    | %s\n' % line)
+            if e.get('preview'):
+                out.write('  grove --json -n: exit %s\n' % e['preview']['rc'])
+                for line in (e['preview']['stdout'] + e['preview']['stderr']).strip().splitlines()[:15]:
+                    out.write('    | %s\n' % line)
             if e['diff']:
                 out.write(e['diff'])
             out.write('  replay: stowdiff.py --only %d --keep ...\n' % res['seed'])
@@ -796,6 +925,8 @@ def main():
     ap.add_argument('--keep', action='store_true', help='keep the scenario dirs (printed)')
     ap.add_argument('--jobs', type=int, default=2)
     ap.add_argument('--show', action='store_true', help='print each scenario and its ops')
+    ap.add_argument('--preview-every', type=int, default=0,
+                    help='also compare grove -n with the real run in every Nth scenario (0: none)')
     ns = ap.parse_args()
 
     stow_cmd = shlex.split(ns.stow_cmd)
@@ -803,7 +934,10 @@ def main():
     seeds = [ns.only] if ns.only is not None else list(range(ns.seed, ns.seed + ns.count))
     tmpbase = tempfile.mkdtemp(prefix='stowdiff-')
     t0 = time.time()
-    work = [(s, stow_cmd, grove_cmd, ns.keep, tmpbase) for s in seeds]
+    every = ns.preview_every
+    work = [(s, stow_cmd, grove_cmd, ns.keep, tmpbase, every > 0 and (s % every == 0 or ns.only is not None))
+            for s in seeds]
+    npreviewed = 0
     nops = ndiff = 0
     known = {}
     out = sys.stdout
@@ -823,6 +957,7 @@ def main():
                 for op in scn.gen_ops():
                     out.write('  op: %s\n' % ' '.join(op['opts'] + op['actions']))
             nops += res['ops']
+            npreviewed += res.get('previewed', 0)
             ndiff += len(res['diffs'])
             for e in res['known']:
                 known[e['kind']] = known.get(e['kind'], 0) + 1
@@ -843,6 +978,8 @@ def main():
             if k in known:
                 out.write('  %-24s %4d  (%s)\n' % (k, known[k], KNOWN_KINDS[k]))
     out.write('time: %.1fs\n' % (time.time() - t0))
+    if every:
+        out.write('preview: %d ops run with grove -n first and compared with the real run\n' % npreviewed)
     out.write('diff: %d scenarios, %d ops, %d differences, %d known\n' % (len(seeds), nops, ndiff, nknown))
     return 1 if ndiff else 0
 
