@@ -173,20 +173,13 @@ run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 	return GROVE_EXIT_USAGE;
 }
 
-/* Whether the command line asks for JSON: --json as a global option, or the command's own
- * --json (log --json, apply --json...), before "--". */
+/* Whether the command line asks for JSON: --json wherever it is an option (the command line's
+ * parse takes it out before and after the command, never as an option's value: "-t --json" names
+ * a target). */
 static bool
-wants_json(const struct grove_cmdline *line, const struct grove_global_opts *g)
+wants_json(const struct grove_global_opts *g)
 {
-	if (g->json)
-		return true;
-	for (int k = 0; k < line->n; k++) {
-		if (!strcmp(line->v[k], "--"))
-			break;
-		if (!strcmp(line->v[k], "--json"))
-			return true;
-	}
-	return false;
+	return g->json;
 }
 
 static void
@@ -227,7 +220,7 @@ dispatch(int argc, char **argv, const char *whole)
 	r = run(&line, &global);
 	/* Every command given --json prints one document, also when it fails before printing its
 	 * own (docs/json.md, "Errors"). grove alt speaks update-alternatives' language instead. */
-	if (r != GROVE_EXIT_OK && wants_json(&line, &global) && !grove_json_printed() &&
+	if (r != GROVE_EXIT_OK && wants_json(&global) && !grove_json_printed() &&
 	    !(line.cmd && !strcmp(line.cmd, "alt")))
 		json_error(line.cmd, r);
 	grove_cmdline_release(&line);

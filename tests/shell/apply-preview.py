@@ -163,6 +163,10 @@ def main():
             doc = json.loads(check.stdout)
         except ValueError:
             report(argv, ['apply --check --json printed no JSON document: %r' % check.stdout[:300]])
+    # A check that failed before it had a plan prints grove's error document (docs/json.md,
+    # "Errors"): no plan to compare, only the exit status.
+    if doc and 'error' in doc and 'exit' in doc:
+        doc = None
     roots, names = [], []
     if doc:
         for t in doc['targets']:
