@@ -64,15 +64,34 @@ grove_status_farm_print(const struct grove_status_farm *f, const struct grove_st
 	fputs("packages in ", stdout);
 	grove_fput_shown(f->stow->real, stdout);
 	puts(" (on disk)");
+	/* Columns as wide as their widest entry (a name longer than 24, counts of any size). */
+	int name_w = 24, count_w = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		char *shown = grove_text_shown(pkgs[i].name);
+		char counts[64];
+		int w = snprintf(counts, sizeof(counts), "%zu/%zu file%s", pkgs[i].reached,
+				 pkgs[i].files, pkgs[i].files == 1 ? "" : "s");
 
-		fputs("  ", stdout);
-		grove_paint(stdout, GROVE_SGR_BOLD, "%-24s", shown ? shown : "");
+		if (shown && (int)strlen(shown) > name_w)
+			name_w = (int)strlen(shown);
 		free(shown);
-		printf(" %-14s %zu/%zu file%s%s\n", farm_state(&pkgs[i]), pkgs[i].reached,
-		       pkgs[i].files, pkgs[i].files == 1 ? "" : "s",
-		       logged(own, n_own, pkgs[i].name) ? "  in grove's log" : "");
+		count_w = w > count_w ? w : count_w;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *shown = grove_text_shown(pkgs[i].name);
+		char counts[64];
+
+		snprintf(counts, sizeof(counts), "%zu/%zu file%s", pkgs[i].reached, pkgs[i].files,
+			 pkgs[i].files == 1 ? "" : "s");
+		fputs("  ", stdout);
+		grove_paint(stdout, GROVE_SGR_BOLD, "%-*s", name_w, shown ? shown : "");
+		free(shown);
+		if (logged(own, n_own, pkgs[i].name))
+			printf(" %-14s %-*s  in grove's log\n", farm_state(&pkgs[i]), count_w,
+			       counts);
+		else
+			printf(" %-14s %s\n", farm_state(&pkgs[i]), counts);
 	}
 	if (!n)
 		puts("  (no packages)");

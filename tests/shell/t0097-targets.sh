@@ -70,3 +70,24 @@ expect_exit 0 "$GROVE" status
 expect_err_empty
 expect_out_has "$P"
 check "log without -t names the target it read"
+
+# status -d: the columns line up whatever the names' and counts' widths (issue 40 item 9).
+A=$ROOT/al
+mk_file "$A/stow/a-package-name-longer-than-24/f" x
+for i in $(seq 1 12); do mk_file "$A/stow/b/f$i" "$i"; done
+mk_file "$A/stow/c/only" c
+mkdir -p "$A/t"
+expect_exit 0 "$GROVE" stow -d "$A/stow" -t "$A/t" a-package-name-longer-than-24 b c
+rm "$A/t/f3"
+mk_file "$A/stow/c/more" m
+expect_exit 0 "$GROVE" status -d "$A/stow" -t "$A/t"
+python3 - "$OUT" <<'PY' || fail "status -d's columns do not line up: $(cat "$OUT")"
+import sys
+rows = open(sys.argv[1]).read().split("packages in ", 1)[1].splitlines()[1:]
+assert len(rows) == 3, rows
+# The state column and the "in grove's log" column start at the same place on every row.
+state = {min(r.index(w) for w in ("partly stowed", "not stowed", "stowed") if w in r) for r in rows}
+log = {r.index("in grove's log") for r in rows}
+assert len(state) == 1 and len(log) == 1, (state, log)
+PY
+check "status -d lines up its columns (a name longer than 24, counts of 1 and 2 digits)"
