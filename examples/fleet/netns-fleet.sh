@@ -4,7 +4,8 @@
 # namespaces"). Needs root, iproute2, openssh-server, util-linux and ansible-core.
 #
 #   netns-fleet.sh up FLEET [N] [GROVE]   makes the fleet (N default 12, at most 200) in folder FLEET
-#   netns-fleet.sh down FLEET             tears it down: every process, namespace and mount
+#   netns-fleet.sh down FLEET             tears it down: every process, namespace and mount, and
+#                                         returns once they are gone
 #   netns-fleet.sh exec FLEET CMD...      runs CMD in the controller's network namespace
 #   netns-fleet.sh restart FLEET HOST     kills every process of HOST (hNN) and starts its sshd again
 #
@@ -45,14 +46,33 @@ down()
 	[[ -f $fleet/prefix ]] || return 0
 	p=$(<"$fleet/prefix")
 	[[ $p == gfl-?????? ]] || { echo "netns-fleet: bad prefix '$p' in $fleet/prefix" >&2; return 1; }
+	local all=()
 	for ns in $(ip netns list | awk -v p="$p-" 'index($1, p) == 1 {print $1}'); do
 		# Twice: a listener could have forked between the listing and the kill.
 		for _ in 1 2; do
 			pids=$(ip netns pids "$ns" 2>/dev/null || true)
 			[[ -z $pids ]] || kill -9 $pids 2>/dev/null || true
+			all+=($pids)
 		done
 		ip netns del "$ns" 2>/dev/null || true
 	done
+	wait_gone "${all[@]}"
+}
+
+# Returns once the processes $@ have ended (their mount namespaces with them): a pidfd each, no
+# polling.
+wait_gone()
+{
+	(($# == 0)) || python3 -c '
+import os, select, sys
+for p in sys.argv[1:]:
+    try:
+        fd = os.pidfd_open(int(p))
+    except ProcessLookupError:
+        continue
+    if not select.select([fd], [], [], 30)[0]:
+        sys.exit("netns-fleet: process %s still there 30 s after SIGKILL" % p)
+' "$@"
 }
 
 # Host $1's view of the files, then its sshd, in its namespaces. sshd binds its address before it
@@ -91,10 +111,13 @@ restart)
 	[[ $h =~ ^h[0-9][0-9]$ && -d $fleet/hosts/$h ]] || { echo "netns-fleet: no host '$h' in $fleet" >&2; exit 2; }
 	fleet=$(cd "$fleet" && pwd)
 	ns=$(<"$fleet/prefix")-$h
+	all=()
 	for _ in 1 2; do
 		pids=$(ip netns pids "$ns")
 		[[ -z $pids ]] || kill -9 $pids 2>/dev/null || true
+		all+=($pids)
 	done
+	wait_gone "${all[@]}"
 	start_host "$h"
 	exit 0
 	;;

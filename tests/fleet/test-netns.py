@@ -18,6 +18,7 @@ import json
 import os
 import re
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -211,12 +212,23 @@ class Fleet(object):
                    '-o', 'StrictHostKeyChecking=yes', '-o', 'BatchMode=yes', '-o', 'ControlPath=none',
                    'root@' + self.addr(h), command)
 
-    def start(self, playbook, *args):
-        p = subprocess.Popen(['bash', SCRIPT, 'exec', self.dir, 'ansible-playbook', playbook] + list(args),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=self.env, cwd=self.top, start_new_session=True)
-        p.what = '%s %s' % (playbook, ' '.join(args))
+    def start(self, playbook, *args, argv=None):
+        argv = argv or ['bash', SCRIPT, 'exec', self.dir, 'ansible-playbook', playbook] + list(args)
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=self.env, cwd=SRC, start_new_session=True)
+        p.what = ' '.join(argv[3:])
         return p
+
+    def header(self, book):
+        """The command in examples/fleet/BOOK's header, as printed, for this fleet."""
+        for line in open(os.path.join(SRC, 'examples/fleet', book)):
+            m = re.match(r'#\s+(bash examples/fleet/netns-fleet.sh exec /tmp/nf .*ansible-playbook.*)$', line.rstrip())
+            if m:
+                return shlex.split(m.group(1).replace('/tmp/nf', self.dir))
+        fail('no netns-fleet.sh command in the header of %s' % book)
+
+    def play_header(self, book):
+        return self.finish(self.start(None, argv=self.header(book)))
 
     def finish(self, p):
         out, err = p.communicate()
@@ -460,6 +472,82 @@ def body(fleet, recorded):
        'Stow and update-alternatives make them' % N)
 
     faults(fleet, before)
+    rolling(fleet)
+
+
+def slices(n):
+    """rolling.yml's serial [1, 3, 50%, 100%] over n hosts (Ansible: a percentage of the play's
+    hosts, rounded down, at least 1; the last size repeats)."""
+    sizes = [1, 3, max(1, n * 50 // 100), n]
+    out, i = [], 0
+    for k in sizes:
+        if i >= n:
+            break
+        out.append(['h%02d' % j for j in range(i + 1, min(n, i + k) + 1)])
+        i += k
+    return out
+
+
+def rolling(fleet):
+    bad = 'h06'
+    # h06's hello 2.12 is broken (a bad build on that host): its health check fails.
+    hello = os.path.join(fleet.root(bad), 'usr-local/stow/hello-2.12/bin/hello')
+    with open(hello, 'w') as f:
+        f.write('#!/bin/sh\necho hello broken\n')
+    before = fleet.listings()
+    rollout = os.path.join(fleet.dir, 'rollout')
+    os.makedirs(rollout)
+    rc, res = fleet.play_header('rolling.yml')
+    expect(rc != 0, 'the rollout with a bad host succeeded')
+    sl = slices(len(fleet.hosts))
+    k = [i for i, s in enumerate(sl) if bad in s][0]
+    reached = [h for s in sl[:k + 1] for h in s]
+    unreached = [h for s in sl[k + 1:] for h in s]
+    expect(unreached, 'no slice after the bad host\'s (%s)' % sl)
+    after = fleet.listings()
+    health = res.results('Health check (the switched hello and editor run)')
+    expect(sorted(health) == sorted(reached), 'health checked on %s, expected %s' % (sorted(health), reached))
+    expect(health[bad].get('failed') and all(not health[h].get('failed') for h in reached if h != bad),
+           'health: expected a failure on %s only: %s' % (bad, dict((h, r.get('failed')) for h, r in health.items())))
+    exp = expected_links('2.12')
+    exp['etc-alternatives/editor'] = '/usr/local/lib/editors/nano'
+    good = [h for h in reached if h != bad]
+    for h in reached:
+        links = dict(l[2:].split(' -> ') for l in after[h] if l.startswith('l '))
+        expect(links == exp, '%s after the rollout: links %s, expected %s' % (h, links, exp))
+        expect(after[h] == after[good[0]] or h == bad, '%s differs from %s' % (h, good[0]))
+    for h in unreached:
+        expect(after[h] == before[h], '%s, in a slice the rollout never reached, changed: %s' % (h, differ(after[h], before[h])))
+        expect(not os.path.exists(os.path.join(rollout, h + '.json')), '%s has a rollout record' % h)
+    ok('rolling.yml as printed: slices %s; %s failed its health check in slice %d, the rollout stopped '
+       'there; %d hosts switched (hello 2.12, nano), the %d of the later slices untouched'
+       % ('|'.join(','.join(s) for s in sl), bad, k + 1, len(reached), len(unreached)))
+
+    # The fleet rolled back as one.
+    rc, res = fleet.play_header('rollback-fleet.yml')
+    expect(rc == 0, 'rollback-fleet.yml failed (exit %d):\n%s' % (rc, res.dump(reached[0])))
+    back = fleet.listings()
+    for h in fleet.hosts:
+        expect(back[h] == before[h], '%s after the fleet rollback is not as before the rollout: %s'
+               % (h, differ(back[h], before[h])))
+    rs = res.results('/usr/local as before the rollout\'s switch')
+    expect(sorted(h for h, r in rs.items() if r.get('changed')) == sorted(reached),
+           'rollback changed /usr/local on %s, expected %s' % (sorted(rs), reached))
+    # Run again: no tree changes and /usr/local has nothing to revert. (On the alternatives root a
+    # second `rollback --to` commits a transaction with no op: grove's, not the playbook's.)
+    rc, res = fleet.play_header('rollback-fleet.yml')
+    rs = res.results('/usr/local as before the rollout\'s switch')
+    again = fleet.listings()
+    expect(rc == 0 and not any(r.get('changed') for r in rs.values()) and again == back,
+           'rollback run 2: exit %d, /usr/local changed on %s, trees changed on %s:\n%s'
+           % (rc, sorted(h for h, r in rs.items() if r.get('changed')),
+              [h for h in fleet.hosts if again[h] != back[h]], res.dump(reached[0])))
+    for h in fleet.hosts:
+        r = fleet.ssh(h, 'grove verify -t /usr/local && grove verify -t /')
+        expect(r.returncode == 0, '%s: grove verify exit %d: %s' % (h, r.returncode, r.stdout + r.stderr))
+    ok('rollback-fleet.yml as printed: every host exactly as before the rollout (the %d switched, the '
+       'failed one, the %d never reached: nothing to do); run again, no tree changes; grove verify 0'
+       % (len(reached) - 1, len(unreached)))
 
 
 def faults(fleet, before):
