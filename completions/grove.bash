@@ -168,7 +168,7 @@ _grove()
 		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
 		return
 		;;
-	--to | --to=)
+	--to | --to= | --before | --before=)
 		COMPREPLY=($(compgen -W "$(_grove_transactions)" -- "$cur"))
 		return
 		;;
@@ -205,7 +205,7 @@ _grove()
 		fi
 		;;
 	rollback)
-		COMPREPLY=($(compgen -W "$logopts --to --dry-run" -- "$cur"))
+		COMPREPLY=($(compgen -W "$logopts --to --before --dry-run" -- "$cur"))
 		;;
 	alt)
 		case $prev in

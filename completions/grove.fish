@@ -170,6 +170,7 @@ complete -c grove -n "test -z (__grove_command); and __fish_seen_argument -s S -
 complete -c grove -n "__grove_is log show status verify undo rollback recover" -s t -l target -r -a '(__fish_complete_directories)' -d 'the target'
 complete -c grove -n "__grove_is log status verify" -l json -d 'JSON output'
 complete -c grove -n "__grove_is rollback" -l to -x -a '(__grove_transactions)' -d 'the transaction to go back to'
+complete -c grove -n "__grove_is rollback" -l before -x -a '(__grove_transactions)' -d 'the first transaction to revert'
 complete -c grove -n "__grove_is show" -x -a '(__grove_transactions)' -d 'transaction'
 complete -c grove -n "__grove_is recover" -l force -d 'mark a stuck transaction resolved'
 

@@ -73,7 +73,7 @@ takes_value(const char *cmd, const char *a)
 	static const char *const apply[] = { "-f",    "--file",   "--tag",   "--host",    "-d",
 					     "--dir", "--ignore", "--defer", "--override" };
 	static const char *const profile[] = { "-p", "--profile", "-d", "--dir", "--link" };
-	static const char *const any[] = { "--to",   "--file",    "--tag",
+	static const char *const any[] = { "--to",   "--before",  "--file", "--tag",
 					   "--host", "--profile", "--link" };
 	size_t len = strlen(a);
 
@@ -82,7 +82,7 @@ takes_value(const char *cmd, const char *a)
 	if (cmd && !strcmp(cmd, "profile"))
 		return in(a, len, profile, sizeof(profile) / sizeof(profile[0]));
 	if (!cmd ? in(a, len, any, sizeof(any) / sizeof(any[0]))
-		 : !strcmp(cmd, "rollback") && !strcmp(a, "--to"))
+		 : !strcmp(cmd, "rollback") && (!strcmp(a, "--to") || !strcmp(a, "--before")))
 		return true;
 	return grove_stow_opt_takes_next(a, true);
 }

@@ -21,6 +21,7 @@ struct txn_args {
 	bool force;
 	bool have_to;
 	long long to; /* rollback --to N; show N */
+	bool before;  /* rollback --before T: to is T */
 	int verbose;
 	bool dry_run;
 	struct grove_status_farm farm; /* status: the stow dir's packages on disk */
@@ -73,18 +74,30 @@ parse_target(int argc, char **argv, const char *cmd, struct txn_args *ta, char *
 			ta->json = true;
 		} else if (!strcmp(a, "--force") && !strcmp(cmd, "recover")) {
 			ta->force = true;
-		} else if ((!strcmp(a, "--to") || !strncmp(a, "--to=", 5)) &&
+		} else if ((!strcmp(a, "--to") || !strncmp(a, "--to=", 5) ||
+			    !strcmp(a, "--before") || !strncmp(a, "--before=", 9)) &&
 			   !strcmp(cmd, "rollback")) {
-			const char *val = a[4] == '=' ? a + 5 : (i + 1 < argc ? argv[++i] : NULL);
+			bool before = a[2] == 'b';
+			size_t len = before ? 8 : 4;
+			const char *val =
+				a[len] == '=' ? a + len + 1 : (i + 1 < argc ? argv[++i] : NULL);
 			char *end = NULL;
 
+			if (ta->have_to && ta->before != before) {
+				free(v);
+				return grove_error_set(
+					err, -GROVE_E_USAGE,
+					"options '--to' and '--before' exclude each other");
+			}
 			if (!val || !*val || (ta->to = strtoll(val, &end, 10), *end) ||
-			    ta->to < 0) {
+			    ta->to < (before ? 1 : 0)) {
 				free(v);
 				return grove_error_set(err, -GROVE_E_USAGE,
-						       "option '--to' needs a transaction number");
+						       "option '%s' needs a transaction number",
+						       before ? "--before" : "--to");
 			}
 			ta->have_to = true;
+			ta->before = before;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			ta->verbose++;
 		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run") ||
@@ -890,6 +903,7 @@ check_to(struct grove_session *s, int64_t to, struct grove_error *err)
 static int
 cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 {
+	long long to = ta->to;
 	struct grove_txn *txns = NULL;
 	struct grove_error err = { 0 };
 	int64_t *ids;
@@ -898,10 +912,20 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 	int r, status;
 
 	if (!ta->have_to) {
-		fputs("grove: 'rollback' needs --to N (see 'grove log')\n", stderr);
+		fputs("grove: 'rollback' needs --to N or --before T (see 'grove log')\n", stderr);
 		return GROVE_EXIT_USAGE;
 	}
-	r = check_to(s, ta->to, &err);
+	if (ta->before) {
+		/* --before T: T is the target's own; every committed transaction from T on. */
+		struct grove_txn t = { 0 };
+
+		r = own_txn(s, ta->to, &t, &err);
+		if (r >= 0)
+			grove_txn_release(&t);
+		to = ta->to - 1;
+	} else {
+		r = check_to(s, ta->to, &err);
+	}
 	if (r >= 0)
 		r = grove_journal_list(s->journal, s->target_id, 0, &txns, &n, &err);
 	if (r < 0)
@@ -913,7 +937,7 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 	}
 	/* Every committed transaction after N, oldest first (the list is newest first). */
 	for (size_t i = n; i-- > 0;)
-		if (txns[i].id > ta->to && txns[i].state == GROVE_TXN_COMMITTED)
+		if (txns[i].id > to && txns[i].state == GROVE_TXN_COMMITTED)
 			ids[k++] = txns[i].id;
 	grove_txns_free(txns, n);
 	if (!k) {
@@ -922,6 +946,9 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 		grove_plan_init(&none);
 		if (ta->json)
 			print_revert_json(s, "rollback", &none, ids, 0, ta->dry_run, 0);
+		else if (ta->before)
+			printf("nothing to roll back: no committed transaction from %lld on\n",
+			       ta->to);
 		else
 			printf("nothing to roll back: no committed transaction after %lld\n",
 			       ta->to);
@@ -929,7 +956,8 @@ cmd_rollback(struct grove_session *s, const struct txn_args *ta)
 		free(ids);
 		return GROVE_EXIT_OK;
 	}
-	snprintf(cmd, sizeof(cmd), "grove rollback --to %lld", ta->to);
+	snprintf(cmd, sizeof(cmd), "grove rollback --%s %lld", ta->before ? "before" : "to",
+		 ta->to);
 	status = apply_revert(s, ids, k, 0, cmd, ta, "rollback");
 	free(ids);
 	return status;

@@ -113,12 +113,15 @@ static const struct help_page pages[] = {
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
 	{ "rollback",
-	  "Usage: grove rollback --to N [-t DIR] [-n] [-v]\n"
+	  "Usage: grove rollback --to N | --before T [-t DIR] [-n] [-v]\n"
 	  "Puts the target back to its state after transaction N (see grove log) by\n"
 	  "reverting every committed transaction after it, as one new transaction, and says\n"
 	  "what changed. N is one of the target's transactions, 0, or the number just before\n"
-	  "one of them; another target's or an unknown one is refused (exit 1).\n\n" TARGET_OPTIONS
+	  "one of them; another target's or an unknown one is refused (exit 1). With --before\n"
+	  "T, back to the state before the target's transaction T (T and every later one\n"
+	  "reverted); T must be the target's own.\n\n" TARGET_OPTIONS
 	  "    --to N                 the transaction to go back to\n"
+	  "    --before T             the first transaction to revert\n"
 	  "    -n, --dry-run          print the plan, change nothing\n"
 	  "    -v, --verbose          print the plan's ops on stderr\n" },
 	{ "recover",
@@ -156,7 +159,8 @@ grove_help(FILE *out)
 	      "    status                 the packages stowed into the target\n"
 	      "    verify                 the log against the disk: missing, changed, broken, foreign\n"
 	      "    undo                   revert the last transaction\n"
-	      "    rollback --to N        back to the state after transaction N\n"
+	      "    rollback --to N        back to the state after transaction N (--before T:\n"
+	      "                           before T)\n"
 	      "    recover                roll back an interrupted transaction now\n"
 	      "    alt ...                alternatives, with update-alternatives' options\n"
 	      "    profile ...            generations of a set of packages, rolled back in one step\n"
@@ -179,6 +183,7 @@ grove_help(FILE *out)
 	      "Log options (log, show, status, verify, undo, rollback, recover):\n"
 	      "    -t DIR, --target=DIR   the target whose log to read\n"
 	      "    --to N                 rollback: the transaction to go back to\n"
+	      "    --before T             rollback: the first transaction to revert\n"
 	      "    --force                recover: mark a stuck transaction resolved by hand\n"
 	      "\n"
 	      "Alternatives (grove alt, update-alternatives' command line; see grove-alt(1)):\n"

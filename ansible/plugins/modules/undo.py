@@ -8,7 +8,7 @@ __metaclass__ = type
 DOCUMENTATION = r'''
 ---
 module: undo
-short_description: Undo grove's last transaction on a target, or roll back to transaction N
+short_description: Undo grove's last transaction on a target, or roll back to or before a transaction
 version_added: 0.1.0
 description:
   - Without I(to), reverts the last committed transaction on I(target) that is not an undo
@@ -17,6 +17,11 @@ description:
   - With I(to), brings the target back to its state after transaction I(to)
     (C(grove rollback --to N)) by reverting every later transaction in one new transaction.
     Run again, it finds nothing to revert and reports C(ok).
+  - With I(before), brings the target back to its state before its transaction I(before)
+    (C(grove rollback --before T)); that transaction and every later one of the target are
+    reverted in one new transaction. I(before) must be a transaction of I(target) (the
+    C(transaction) another module returned for it); unlike I(to) set to T - 1 it never depends on
+    which target logged the number before it.
   - The transaction numbers are those the other grove.farm modules return as C(transaction), and
     C(grove log) lists. They are per state dir, so they differ from host to host; register the
     result of a task on each host and use it there (see the examples).
@@ -30,6 +35,11 @@ options:
     required: true
   to:
     description: Roll back to the state after this transaction (C(grove rollback --to)).
+    type: int
+  before:
+    description:
+      - Roll back to the state before this transaction of the target (C(grove rollback --before)).
+      - Mutually exclusive with I(to).
     type: int
 extends_documentation_fragment:
   - grove.farm.common
@@ -52,7 +62,7 @@ EXAMPLES = r'''
 - name: Back to how each host was before that task, if it changed anything there
   grove.farm.undo:
     target: "{{ stowed.target }}"
-    to: "{{ stowed.transaction - 1 }}"
+    before: "{{ stowed.transaction }}"
   when: stowed.transaction > 0
 
 - name: Undo the last change on /usr/local
@@ -105,12 +115,19 @@ def main():
         argument_spec=common_args(
             target=dict(type='path', required=True),
             to=dict(type='int'),
+            before=dict(type='int'),
         ),
+        mutually_exclusive=[('to', 'before')],
         supports_check_mode=True,
     )
     p = module.params
     grove = Grove(module)
-    if p['to'] is None:
+    if p['before'] is not None:
+        if p['before'] < 1:
+            module.fail_json(msg='before: a transaction number (1 or more) is needed')
+        args = ['rollback', '--before=%d' % p['before'], '--target=' + p['target']]
+        what = 'rollback before %d on %s' % (p['before'], p['target'])
+    elif p['to'] is None:
         # Every value as --opt=VALUE: a value is never read as an option.
         args = ['undo', '--target=' + p['target']]
         what = 'undo on %s' % p['target']
