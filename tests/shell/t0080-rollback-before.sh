@@ -81,3 +81,29 @@ expect_tree "$A" ""
 expect_unchanged "$B"
 expect_exit 0 "$GROVE" verify -t a
 check "rollback --before again changes nothing; --before=1 (the target's first) empties it"
+
+# The alternatives root: a rollback run again finds the group as it wants it and commits nothing
+# (before, each rerun logged an empty transaction: the admin file's "change" from a text to itself).
+R=$ROOT/altroot
+mkdir -p "$R/usr/bin" "$R/etc/alternatives" "$R/var/lib/dpkg/alternatives"
+mk_file "$R/usr/bin/ed.a" a
+mk_file "$R/usr/bin/ed.b" b
+# The root's links and files (alternatives.log, which each command appends to, and grove's lock
+# aside).
+alt_state() { listing "$R" | grep -v -e ' var/log/alternatives\.log ' -e 'grove\\x20lock'; }
+expect_exit 0 "$GROVE" alt --root "$R" --install /usr/bin/ed ed /usr/bin/ed.a 50 # 8
+L8=$(alt_state)
+expect_exit 0 "$GROVE" alt --root "$R" --install /usr/bin/ed ed /usr/bin/ed.b 40 # 9
+expect_exit 0 "$GROVE" alt --root "$R" --set ed /usr/bin/ed.b # 10
+[[ $(alt_state) != "$L8" ]] || fail "--set ed.b changed nothing"
+expect_exit 0 "$GROVE" rollback -t altroot --before 9 # 11
+[[ $(alt_state) == "$L8" ]] || fail "rollback --before 9: not as after 8: $(diff <(echo "$L8") <(alt_state))"
+for _ in 1 2; do
+	expect_exit 0 "$GROVE" rollback -t altroot --before 9
+	expect_out_has "nothing to change"
+done
+[[ $(alt_state) == "$L8" ]] || fail "rollback --before 9 run again: not as after 8: $(diff <(echo "$L8") <(alt_state))"
+expect_exit 0 "$GROVE" log -t altroot
+[[ $(grep -c committed "$OUT") == 4 ]] || fail "rollback --before run again logged transactions: $(cat "$OUT")"
+expect_exit 0 "$GROVE" verify -t altroot
+check "on the alternatives root: rollback --before 9 puts the group and its links back as after 8; run again twice, no transaction"
