@@ -5,7 +5,13 @@
 # dot-files and a folder). Times, at forks 8: a first apply (grove.farm.package), a no-op apply, a
 # check run, and ansible.builtin.ping over the same hosts; and grove's own part: the same stow run
 # directly on every host, one after the other. Usage: bench/fleet.sh [HOSTS...] (default 8 32 64).
+# bench/fleet.sh --netns [HOSTS...] (default 10 25 50): the same over SSH, on fleets of
+# examples/fleet/netns-fleet.sh (bench/fleet-netns.py; root).
 set -euo pipefail
+if [[ ${1:-} == --netns ]]; then
+	shift
+	exec /usr/bin/python3 "$(dirname "$0")/fleet-netns.py" "$@"
+fi
 src=$(cd "$(dirname "$0")/.." && pwd)
 grove=${GROVE:-$src/build/grove}
 [[ -x $grove ]] || { echo "bench/fleet.sh: build grove first (ninja -C build)" >&2; exit 1; }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what grove needs to build and test on Debian 12 (a fresh machine lacks meson, cmocka, scdoc;
 # zsh and fish are there to test the completions, debhelper and lintian the Debian package,
-# ansible-core and openssh-server the fleet test);
+# ansible-core, openssh-server and iproute2 the fleet tests);
 # as root, or through sudo when run by another user.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -15,7 +15,7 @@ pkgs=(build-essential pkg-config meson ninja-build
       libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
       python3 perl dpkg util-linux strace clang-format clang-tidy tree sqlite3
       zsh fish dpkg-dev debhelper lintian
-      ansible-core openssh-server openssh-client python3-yaml)
+      ansible-core openssh-server openssh-client python3-yaml iproute2)
 # Waits (up to 10 minutes) for another apt or dpkg holding a lock instead of giving up: dpkg's lock
 # through DPkg::Lock::Timeout, and the lists lock of `apt-get update`, which some apt versions do not
 # wait for, by trying again.

@@ -375,6 +375,23 @@ grove_session_revert_groups(struct grove_session *s, const int64_t *txns, size_t
 		acc[a].before = acc[a].after;
 		acc[a].after = t;
 	}
+	/* A group the reverted transactions leave as it is now (they cancel out: a rollback run
+	 * again) is no change, and a revert with nothing else to do commits no transaction. */
+	if (r >= 0) {
+		size_t k = 0;
+
+		for (size_t a = 0; a < n_acc; a++) {
+			if (acc[a].before ? acc[a].after && !strcmp(acc[a].before, acc[a].after)
+					  : !acc[a].after) {
+				free(acc[a].name);
+				free(acc[a].before);
+				free(acc[a].after);
+				continue;
+			}
+			acc[k++] = acc[a];
+		}
+		n_acc = k;
+	}
 	/* Every admindir the revert will write is checked before anything is logged or changed:
 	 * one that is not the folder the transactions used stops it with nothing written. */
 	if (r >= 0 && n_acc)
