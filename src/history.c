@@ -73,7 +73,10 @@ grove_history_rollback_txns(struct grove_session *s, const struct grove_rollback
 
 	*ret_ids = NULL;
 	*ret_n = 0;
-	if (point->have_to == point->have_before)
+	if (point->have_to && point->have_before)
+		return grove_error_set(err, -GROVE_E_USAGE,
+				       "options '--to' and '--before' exclude each other");
+	if (!point->have_to && !point->have_before)
 		return grove_error_set(err, -GROVE_E_USAGE,
 				       "'rollback' needs one of --to N and --before T (see 'grove "
 				       "log')");

@@ -36,7 +36,7 @@ for bad in 0 -1 x ""; do
 	expect_err_has "option '--before' needs a transaction number"
 done
 expect_exit 2 "$GROVE" rollback -t "$T" --to 1 --before 3
-expect_err_has "needs one of --to N and --before T"
+expect_err_has "options '--to' and '--before' exclude each other"
 expect_exit 2 "$GROVE" rollback -t "$T"
 expect_err_has "needs one of --to N and --before T"
 expect_unchanged "$T"

@@ -45,6 +45,8 @@ expect_exit 2 "$GROVE" --json --wait x log
 error_doc 2 usage - "option '--wait' needs a number of seconds"
 expect_exit 2 "$GROVE" --json rollback -t "$T"
 error_doc 2 usage rollback "needs one of --to N and --before T"
+expect_exit 2 "$GROVE" --json rollback -t "$T" --to 1 --before 2
+error_doc 2 usage rollback "options '--to' and '--before' exclude each other"
 check "usage errors: the error document with exit 2 (command null when the line cannot be read)"
 
 ln -s "$ROOT/elsewhere" "$ROOT/state-link"
