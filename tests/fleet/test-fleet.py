@@ -346,6 +346,11 @@ def undo_forms(fleet, hosts):
        'nothing to undo (ok, "nothing to undo", check mode too)' % ', '.join(hosts))
 
 
+def DEB_VERSION(version):
+    """The .deb version the install test builds: grove's own, marked as the test's."""
+    return version.split()[-1] + '+fleettest'
+
+
 def make_deb(top, version):
     """A .deb of the grove just built, the cheap way: dpkg-deb --build of a staged tree."""
     stage = os.path.join(top, 'deb', 'grove')
@@ -394,7 +399,9 @@ def start_installs(fleet, top):
     src = fleet.start(play, '--limit', 'h06', '-e', json.dumps({
         'grove_install_method': 'source', 'grove_install_source': SRC,
         'grove_install_prefix': prefix, 'grove_install_deps': False}))
-    deb = make_deb(top, version.split()[-1])
+    # A version of the test's own: a grove package this machine has installed (the same version,
+    # seen through the overlay) must not make the role skip the install the test checks.
+    deb = make_deb(top, DEB_VERSION(version))
     machine = machine_grove()
     ov = os.path.join(top, 'overlay')
     debp = fleet.start(play, '--limit', 'h07', '-e', json.dumps({
@@ -416,7 +423,7 @@ def finish_installs(fleet, st):
            inst[1].get('skipped'), 'install role, deb: apt-get ran %s' % inst)
     v = run.results("grove's version")['h07']
     d = run.results("dpkg's record")['h07']
-    expect(v['stdout'] == version and d['stdout'].split() == ['grove', version.split()[-1], 'ii'],
+    expect(v['stdout'] == version and d['stdout'].split() == ['grove', DEB_VERSION(version), 'ii'],
            'install role, deb: grove --version %r, dpkg %r' % (v['stdout'], d['stdout']))
     expect(os.path.exists(os.path.join(st['ov'], 'usr/upper/bin/grove')), 'the deb did not land in the overlay')
     ok('grove.farm.install, deb method: a .deb (dpkg-deb --build of the built grove) installed by apt-get '
