@@ -48,6 +48,9 @@ grove_stow_run_release(struct grove_stow_run *run)
 	grove_names_free(run->believed, run->n_believed);
 	run->believed = NULL;
 	run->n_believed = 0;
+	grove_names_free(run->dot_named, run->n_dot_named);
+	run->dot_named = NULL;
+	run->n_dot_named = 0;
 	grove_plan_release(&run->plan);
 }
 
@@ -75,6 +78,42 @@ warn_unstowed_nothing(struct grove_stow_run *run, struct grove_error *err)
 				    name);
 		if (!msg || grove_plan_add_warning(&run->plan, msg) < 0)
 			return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * The packages stowed without --dotfiles that the plan links under a top-level name starting with
+ * "dot-" (run->dot_named): what GNU Stow makes of them too, but rarely what was meant. Read from
+ * the plan's ops, so it costs no read; a plan logged while it was planned is not in memory, and
+ * says nothing.
+ */
+static int
+note_dot_names(struct grove_stow_run *run, struct grove_error *err)
+{
+	for (size_t i = 0; i < run->n_pkgs; i++) {
+		const struct grove_journal_pkg *p = &run->pkgs[i];
+		bool dot = false;
+		char **v;
+
+		for (size_t k = 0;
+		     p->layout.stowed && !p->layout.dotfiles && k < run->plan.n_ops && !dot; k++) {
+			const struct grove_op *op = &run->plan.ops[k];
+
+			dot = (op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_MKDIR) &&
+			      op->package && !strcmp(op->package, p->package) &&
+			      !strncmp(op->path, "dot-", 4);
+		}
+		if (!dot)
+			continue;
+		v = realloc(run->dot_named, (run->n_dot_named + 1) * sizeof(*v));
+		if (!v)
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		run->dot_named = v;
+		v[run->n_dot_named] = strdup(p->package);
+		if (!v[run->n_dot_named])
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		run->n_dot_named++;
 	}
 	return 0;
 }
@@ -404,6 +443,8 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 done:
 	if (r >= 0 && !run->plan.n_conflicts)
 		r = warn_unstowed_nothing(run, err);
+	if (r >= 0)
+		r = note_dot_names(run, err);
 	if (r < 0)
 		goto fail;
 	grove_world_release(&w);

@@ -96,6 +96,11 @@ struct grove_stow_run {
 	 * that removes nothing of one says so in a warning (issue 40 item 2). */
 	char **believed;
 	size_t n_believed;
+	/* Packages stowed without --dotfiles that the plan links under top-level dot- names (issue
+	 * 40 item 9): Stow makes a `dot-config` of them too, and the stow goes ahead as asked; the
+	 * caller may ask whether --dotfiles was meant. */
+	char **dot_named;
+	size_t n_dot_named;
 };
 
 /*

@@ -206,6 +206,12 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 			(long long)run.recovered);
 	if (!grove_term_quiet())
 		print_notes(&run);
+	/* As grove (Stow says nothing): a package of dot- names stowed without --dotfiles. */
+	for (size_t i = 0; global && grove_term_hints() && i < run.n_dot_named; i++)
+		grove_hint(stderr,
+			   "'%s' has dot- names, linked as they are (dot-x, as GNU Stow does "
+			   "without --dotfiles): did you mean --dotfiles?",
+			   run.dot_named[i]);
 	for (size_t i = 0; i < run.plan.n_warnings; i++)
 		grove_print_warning(stderr, run.plan.warnings[i], !global);
 	if (run.plan.n_conflicts) {

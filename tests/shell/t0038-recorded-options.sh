@@ -107,7 +107,10 @@ expect_err_line "^grove: git was stowed with --dotfiles; using it again"
 expect_exit 0 "$GROVE" stow -d "$S" -t "$H" --dotfiles git
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" git
 expect_exit 0 "$GROVE" stow -d "$S" -t "$H" git
-expect_err_empty
+# No recorded option (it was unstowed): no notice; the dot- names linked as they are bring the
+# --dotfiles hint instead (issue 40 item 9).
+expect_err_lacks "was stowed with"
+expect_err_has "hint: 'git' has dot- names"
 expect_exit 0 "$GROVE" undo -t "$H"
 expect_exit 0 "$GROVE" undo -t "$H"
 [[ $(readlink "$H/.gitconfig") == ../dotfiles/git/dot-gitconfig ]] || fail "two undos did not bring .gitconfig back"
