@@ -698,7 +698,8 @@ grove_journal_owned_walk(struct grove_journal *j, int64_t target_id, grove_owned
 	}
 	if (r < 0)
 		goto out;
-	qsort(w.pool.v, w.pool.n, sizeof(*w.pool.v), pool_cmp);
+	if (w.pool.n)
+		qsort(w.pool.v, w.pool.n, sizeof(*w.pool.v), pool_cmp);
 	r = merge(&w);
 	if (r == -ENOMEM)
 		r = grove_error_errno(err, r, "read journal '%s'", j->name);
