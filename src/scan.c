@@ -16,8 +16,7 @@
 
 /* Followed package links nest at most this deep (a guard against link farms of links). */
 #define FOLLOW_DEPTH_MAX 32
-/* Checking where a folder lands costs a stat per other package: beyond this many, every folder
- * of the packages is read (see may_skip). */
+/* Beyond this many packages, every folder of the packages is read (see may_skip). */
 #define PRUNE_PKGS_MAX 32
 
 int
@@ -263,8 +262,11 @@ folded_here(struct scan *s, const char *sub, const char *prefix)
  * Whether the planner can enter the package folder at the stow-relative path
  * prefix ("pkg/a/b"): only when something is at the same place in the target
  * ("a/b", links followed) but a link to this folder, or another package of the
- * request has "a/b" (answered from the model where it knows, else by a stat).
- * Any error counts as "it can".
+ * request has "a/b". The other packages are asked of the model only, first: one
+ * it has not read that far counts as having it (the folder is read, as it was
+ * before issue 41), so that a request of many small packages pays no stat per
+ * package for its folders; the target is asked only then. Any error counts as
+ * "it can".
  */
 static bool
 enterable(struct scan *s, const char *prefix)
@@ -272,32 +274,22 @@ enterable(struct scan *s, const char *prefix)
 	const char *sub = strchr(prefix, '/') + 1;
 	struct grove_stat st;
 	struct grove_error e;
+	int r;
 
-	int r = grove_fs_stat_beneath_follow(s->target->fd, sub, &st, &e);
-
-	/* A link leaving the target (EXDEV) may be the fold into the stow dir. */
-	if ((r < 0 && r != -EXDEV && r != -ELOOP) ||
-	    ((r < 0 || st.type != GROVE_FT_NONE) && !folded_here(s, sub, prefix)))
-		return true;
 	for (size_t i = 0; i < s->n_pkgs; i++) {
 		cleanup_free char *other = NULL;
-		cleanup_free char *phys = NULL;
 		enum grove_ftype known;
 
 		if (strcmp(s->pkgs[i], s->package) == 0)
 			continue;
 		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
-		if (!other)
-			return true;
-		if (scan_model_answer(s, other, &known)) {
-			if (known != GROVE_FT_NONE)
-				return true;
-			continue;
-		}
-		if (scan_stat_follow(s, other, &phys, &st, &e) < 0 || st.type != GROVE_FT_NONE)
+		if (!other || !scan_model_answer(s, other, &known) || known != GROVE_FT_NONE)
 			return true;
 	}
-	return false;
+	r = grove_fs_stat_beneath_follow(s->target->fd, sub, &st, &e);
+	/* A link leaving the target (EXDEV) may be the fold into the stow dir. */
+	return (r < 0 && r != -EXDEV && r != -ELOOP) ||
+	       ((r < 0 || st.type != GROVE_FT_NONE) && !folded_here(s, sub, prefix));
 }
 
 /*
