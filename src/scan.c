@@ -258,20 +258,27 @@ folded_here(struct scan *s, const char *sub, const char *prefix)
 	return rest && strcmp(rest, prefix) == 0;
 }
 
+/* Of the other packages of a request, at most this many the model cannot answer for a folder
+ * are asked by a stat; past it, the folder is read. */
+#define ASK_OTHERS_MAX 2
+
 /*
  * Whether the planner can enter the package folder at the stow-relative path
  * prefix ("pkg/a/b"): only when something is at the same place in the target
  * ("a/b", links followed) but a link to this folder, or another package of the
- * request has "a/b". The other packages are asked of the model only, first: one
- * it has not read that far counts as having it (the folder is read, as it was
- * before issue 41), so that a request of many small packages pays no stat per
- * package for its folders; the target is asked only then. Any error counts as
- * "it can".
+ * request has "a/b". The other packages are asked of the model first: when more
+ * than ASK_OTHERS_MAX of them are not read that far, the folder counts as
+ * enterable and is read (as it was before issue 41), so that a request of many
+ * small packages pays no stat per package for its folders; the target is asked
+ * next, and the few others unknown to the model last. Any error counts as "it
+ * can".
  */
 static bool
 enterable(struct scan *s, const char *prefix)
 {
 	const char *sub = strchr(prefix, '/') + 1;
+	const char *unknown[ASK_OTHERS_MAX];
+	size_t n_unknown = 0;
 	struct grove_stat st;
 	struct grove_error e;
 	int r;
@@ -283,13 +290,35 @@ enterable(struct scan *s, const char *prefix)
 		if (strcmp(s->pkgs[i], s->package) == 0)
 			continue;
 		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
-		if (!other || !scan_model_answer(s, other, &known) || known != GROVE_FT_NONE)
+		if (!other)
 			return true;
+		if (scan_model_answer(s, other, &known)) {
+			if (known != GROVE_FT_NONE)
+				return true;
+			continue;
+		}
+		if (n_unknown == ASK_OTHERS_MAX)
+			return true;
+		unknown[n_unknown++] = s->pkgs[i];
 	}
 	r = grove_fs_stat_beneath_follow(s->target->fd, sub, &st, &e);
-	/* A link leaving the target (EXDEV) may be the fold into the stow dir. */
-	return (r < 0 && r != -EXDEV && r != -ELOOP) ||
-	       ((r < 0 || st.type != GROVE_FT_NONE) && !folded_here(s, sub, prefix));
+	/* A link leaving the target (EXDEV) may be the fold into the stow dir. Whether the target
+	 * entry is this folder's fold costs three calls more: worth it for one package (a big one
+	 * restowed or unstowed), not for each folder of a request of several (reading a dotfiles
+	 * package's folder costs about as much). */
+	if ((r < 0 && r != -EXDEV && r != -ELOOP) ||
+	    ((r < 0 || st.type != GROVE_FT_NONE) &&
+	     (s->n_pkgs > 1 || !folded_here(s, sub, prefix))))
+		return true;
+	for (size_t i = 0; i < n_unknown; i++) {
+		cleanup_free char *other = grove_strdupf("%s/%s", unknown[i], sub);
+		cleanup_free char *phys = NULL;
+
+		if (!other || scan_stat_follow(s, other, &phys, &st, &e) < 0 ||
+		    st.type != GROVE_FT_NONE)
+			return true;
+	}
+	return false;
 }
 
 /*
