@@ -687,7 +687,6 @@ grove_journal_owned_walk(struct grove_journal *j, int64_t target_id, grove_owned
 	w.depth = 1; /* the target */
 	r = read_runs(&w, target_id);
 	if (r == 1) {
-		r = 0;
 		for (size_t i = 0; i < w.n_cur; i++)
 			w.cur[i] = (struct cursor){ 0 };
 		w.n_cur = 0;

@@ -165,10 +165,11 @@ link_resolves(const struct grove_root *target, const struct stow_roots *sr,
 
 	/* The usual link (text "../../stow/pkg/a/name"): its folder joined once per target
 	 * folder and text folder, its name looked up in that folder's listing. */
-	if (tslash && *name && strcmp(name, ".") && strcmp(name, "..") && text[0] != '/') {
+	if (tslash && *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+	    text[0] != '/') {
 		if (!tc->parent || strlen(tc->parent) != pdlen ||
-		    strncmp(tc->parent, path, pdlen) || strlen(tc->tdir) != tdlen ||
-		    strncmp(tc->tdir, text, tdlen)) {
+		    strncmp(tc->parent, path, pdlen) != 0 || strlen(tc->tdir) != tdlen ||
+		    strncmp(tc->tdir, text, tdlen) != 0) {
 			text_dir_cache_release(tc);
 			tc->parent = strndup(path, pdlen);
 			tc->tdir = strndup(text, tdlen);
@@ -412,7 +413,7 @@ find_foreign(struct verify_run *v, int dfd, const char *name, const char *path, 
 	for (size_t k = 0; k < n_ents && r == 0; k++) {
 		char *p;
 
-		if (bsearch(ents[k].name, kids, n_kids, sizeof(*kids), cmp_name))
+		if (n_kids && bsearch(ents[k].name, kids, n_kids, sizeof(*kids), cmp_name))
 			continue;
 		p = grove_strdupf("%s/%s", path, ents[k].name);
 		r = p ? add_finding(v, GROVE_VERIFY_FOREIGN, p, NULL, path, 1 + k) : -ENOMEM;
