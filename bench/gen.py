@@ -6,8 +6,8 @@
 
 Shapes: dotfiles, dothome, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128; for growth
 curves also multiN (N packages sharing bin/ lib/ share/) and deepN (two N-deep chains); for memory
-also pkgNk/pkgNm and nofoldNk/nofoldNm (one package of N thousand or million files, nofold stowed
-with --no-folding: pkg1m, nofold1m).
+also pkgN/pkgNk/pkgNm and nofoldN/nofoldNk/nofoldNm (one package of N, N thousand or N million
+files, nofold stowed with --no-folding: pkg10, pkg1m, nofold1m).
 Writes DIR/stow/<packages>, DIR/unrelated/ (copied into the target for the "unrelated" op) and
 DIR/shape.env (PKGS, ADD = the file the add-one op creates, FLAGS).
 """
@@ -39,6 +39,13 @@ def big_package(stow, name, files):
     """One package: 10 programs in bin/, 10 libraries in lib/, the rest in share/NAME/dKKK/ (100 per
     folder)."""
     p = f"{stow}/{name}"
+    if files < 20:  # a small one (pkg10): half programs, half libraries
+        for i in range(files):
+            if i % 2 == 0:
+                touch(f"{p}/bin/{name}-tool{i}", b"#!/bin/sh\n")
+            else:
+                touch(f"{p}/lib/lib{name}{i}.so")
+        return [name]
     for i in range(10):
         touch(f"{p}/bin/{name}-tool{i}", b"#!/bin/sh\n")
         touch(f"{p}/lib/lib{name}{i}.so")
@@ -118,9 +125,9 @@ def main():
             touch(f"{unrel}/.local/bin/tool{i:03d}")
         for i in range(50):
             touch(f"{unrel}/.hist{i:02d}")
-    elif re.fullmatch(r"(pkg|nofold)[1-9][0-9]*[km]", shape):
-        kind, num, unit = re.fullmatch(r"(pkg|nofold)([0-9]+)([km])", shape).groups()
-        files = int(num) * (1000 if unit == "k" else 1000000)
+    elif re.fullmatch(r"(pkg|nofold)[1-9][0-9]*[km]?", shape):
+        kind, num, unit = re.fullmatch(r"(pkg|nofold)([0-9]+)([km]?)", shape).groups()
+        files = int(num) * {"k": 1000, "m": 1000000, "": 1}[unit]
         pkgs = big_package(stow, "big", files)
         add = "big/share/big/d0000/new"
         if kind == "nofold":

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Benchmark, run by hand (never in CI): issue 18 goal 4, the 1M-file scale. Times grove's stow and
-# unstow of one big package against `cp -rs` of the same package, at 10k, 100k and 1M files,
-# folded and unfolded, and prints medians, grove/cp ratios and the cost per file at each size.
+# Benchmark, run by hand (never in CI): issue 18 goal 4 and issue 41, the 1M-file scale. Times
+# grove's stow and unstow of one big package against `cp -rs` of the same package, at 10k, 100k and
+# 1M files, folded and unfolded; the folded ones against GNU Stow 2.4.1 too; and grove verify and
+# status of the unfolded farm against `find -type l -printf`. Prints medians, ratios, peak RSS and
+# the cost per file at each size.
 set -euo pipefail
 
 usage() {
@@ -13,7 +15,8 @@ Usage: bench/scale.sh [OPTIONS]
   --grove BIN     the grove to time (default: BUILD/grove)
   --old BIN       a second grove, timed interleaved with the first as the tool "grove-old"
                   (before/after numbers from the same minutes)
-  --sizes LIST    comma-separated from 10k,100k,1m, or any Nk/Nm (default: 10k,100k,1m)
+  --sizes LIST    comma-separated from 10k,100k,1m, or any N/Nk/Nm (default: 10k,100k,1m; add 10
+                  for the folded stow's floor: a 1M-file package that folds against a 10-file one)
   --shapes LIST   unfolded (--no-folding, the nofoldN shapes: as many links as cp -rs makes),
                   folded (the pkgN shapes: a stow into an empty target makes 3 links), or both
                   (default: unfolded,folded)
@@ -21,15 +24,23 @@ Usage: bench/scale.sh [OPTIONS]
   --dir DIR       where the trees are made (default: /dev/shm/grove-scale, tmpfs). A tree made
                   by an earlier run with --keep is reused
   --no-rm         leave out the `rm -r` reference (the unstow side of cp -rs)
+  --no-stow       leave out GNU Stow 2.4.1 (the tool "stow241", folded shape only)
+  --no-verify     leave out grove verify and status of the unfolded farm (and their reference,
+                  the tool "find": find T -type l -printf '%p %l\n')
+  --stow-deb FILE Debian's stow 2.4.1 package (default: $GROVE_ORACLE_DIR, else
+                  ../shared/oracles, /stow_2.4.1-2_all.deb), unpacked into DIR/stow241
   --timeout S     kill a single op after S seconds (default 1800)
   --keep          keep the generated packages for the next run
   --out DIR       results (default: DIR/results.<date>)
 
 Per run, size and shape, the tools take turns (the order rotates run by run):
   cp:    cp -rs PKG/. T (into an empty T), then rm -r T (the blind removal of that copy)
+  stow241: (folded only) stow -S PKG into an empty T, then stow -D PKG
   grove: grove stow [--no-folding] PKG into an empty T, then grove unstow of it,
          each with a fresh state dir (its file and schema made untimed by a stow of a
          one-file package into another target) so that the log holds this run's only.
+         Unfolded, between the two: grove verify, grove status and the tool "find" over
+         the farm, their order rotating run by run.
 Only one target exists at a time: a 1M-file package and one copy of it take ~2.1M inodes.
 USAGE
 }
@@ -43,6 +54,9 @@ shapes=unfolded,folded
 runs=5
 base=/dev/shm/grove-scale
 rm_ref=1
+stow_ref=1
+verify_ref=1
+stow_deb=
 timeout=1800
 keep=0
 out=
@@ -57,6 +71,9 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift ;;
 	--dir) base=$2; shift ;;
 	--no-rm) rm_ref=0 ;;
+	--no-stow) stow_ref=0 ;;
+	--no-verify) verify_ref=0 ;;
+	--stow-deb) stow_deb=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--keep) keep=1 ;;
 	--out) out=$2; shift ;;
@@ -100,12 +117,22 @@ mkdir -p "$base/init-stow/one"
 : >"$base/init-stow/one/file"
 tools=(cp grove)
 [ -z "$old" ] || tools+=(grove-old)
+if [ $stow_ref = 1 ]; then
+	[ -n "$stow_deb" ] || stow_deb=${GROVE_ORACLE_DIR:-$repo/../shared/oracles}/stow_2.4.1-2_all.deb
+	if [ ! -x "$base/stow241/usr/bin/stow" ]; then
+		mkdir -p "$base/stow241" && dpkg-deb -x "$stow_deb" "$base/stow241"
+	fi
+	STOW241=$base/stow241/usr/bin/stow
+	tools+=(stow241)
+fi
 
-# files N: the number of files of size N (10k -> 10000, 1m -> 1000000).
+# files N: the number of files of size N (10 -> 10, 10k -> 10000, 1m -> 1000000).
 files() {
 	case $1 in
 	*k) echo $((${1%k} * 1000)) ;;
 	*m) echo $((${1%m} * 1000000)) ;;
+	*[!0-9]* | '') ;;
+	*) echo "$1" ;;
 	esac
 }
 
@@ -160,6 +187,19 @@ for size in "${size_list[@]}"; do
 				echo "   $size $shape run $r: $tool ($(cut -d' ' -f1 /proc/loadavg))" >&2
 				fresh_target
 				case $tool in
+				stow241)
+					# Stow is timed where issue 41 compares it: the package that folds.
+					[ "$shape" = folded ] || continue
+					export PERL5LIB=$base/stow241/usr/share/perl5
+					timed "$size $shape stow stow241 $r" perl "$STOW241" -d "$S" -t "$T" -S big
+					[ "$r" != 1 ] || check stow241
+					timed "$size $shape unstow stow241 $r" perl "$STOW241" -d "$S" -t "$T" -D big
+					unset PERL5LIB
+					if [ -n "$(find "$T" -type l -print -quit)" ]; then
+						echo "scale.sh: stow241 unstow left links in the target" >&2
+						exit 1
+					fi
+					;;
 				cp)
 					# cp -rs makes no folders folded: it has one shape; time it once
 					# per run, under the unfolded shape.
@@ -183,6 +223,23 @@ for size in "${size_list[@]}"; do
 					"$bin" stow -d "$base/init-stow" -t "$base/init-target" one >/dev/null
 					timed "$size $shape stow $tool $r" "$bin" stow -d "$S" -t "$T" "${flags[@]}" big
 					[ "$r" != 1 ] || check "$tool"
+					if [ $verify_ref = 1 ] && [ "$shape" = unfolded ]; then
+						# Reading the farm: grove's verify and status, and find
+						# (the floor of reading every link), in rotating order.
+						rd=(verify status find)
+						for ((x = 0; x < 3; x++)); do
+							case ${rd[$(((x + r) % 3))]} in
+							verify)
+								timed "$size $shape verify $tool $r" "$bin" verify -t "$T" ;;
+							status)
+								timed "$size $shape status $tool $r" "$bin" status -t "$T" ;;
+							find)
+								[ "$tool" = grove ] || continue
+								timed "$size $shape verify find $r" sh -c \
+									'exec find "$1" -type l -printf "%p %l\n" >/dev/null' _ "$T" ;;
+							esac
+						done
+					fi
 					timed "$size $shape unstow $tool $r" "$bin" unstow -d "$S" -t "$T" "${flags[@]}" big
 					# (Stow's unstow with --no-folding leaves the emptied folders.)
 					if [ -n "$(find "$T" -type l -print -quit)" ]; then
@@ -199,20 +256,27 @@ for size in "${size_list[@]}"; do
 	[ $keep = 1 ] || rm -rf "$W"
 done
 rm -rf "$HOME" "$base/init-stow" "$base/init-target"
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt" >&2
 
 python3 - "$RESULTS" "$sizes" <<'PY' | tee "$out/report.md"
 import collections, statistics as st, sys
 
 res = collections.defaultdict(lambda: ([], []))
+rss = collections.defaultdict(int)
 for line in open(sys.argv[1]):
-    size, shape, op, tool, run, wall, cpu = line.split()[:7]
+    f = line.split()
+    size, shape, op, tool, run, wall, cpu = f[:7]
     w, c = res[(size, shape, op, tool)]
     w.append(float(wall))
     c.append(float(cpu))
+    if len(f) > 9:
+        rss[(size, shape, op, tool)] = max(rss[(size, shape, op, tool)], int(f[9]))
 
 
 def files(size):
-    return int(size[:-1]) * (1000 if size[-1] == "k" else 1000000)
+    if size[-1] in "km":
+        return int(size[:-1]) * (1000 if size[-1] == "k" else 1000000)
+    return int(size)
 
 
 def med(key):
@@ -221,7 +285,8 @@ def med(key):
 
 
 sizes = sys.argv[2].split(",")
-tools = sorted({k[3] for k in res}, key=lambda t: ("cp", "rm", "grove", "grove-old").index(t))
+order = ("cp", "rm", "grove", "grove-old", "stow241", "find")
+tools = sorted({k[3] for k in res}, key=order.index)
 print("| size | shape | op | tool | n | wall ms | CPU ms | × cp -rs (wall) | × cp -rs (CPU) "
       "| × rm -r (wall / CPU) | wall µs/file | CPU µs/file |")
 print("| --- | --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --: |")
@@ -233,7 +298,7 @@ for size in sizes:
         for op in ("stow", "unstow"):
             for tool in tools:
                 m = med((size, shape, op, tool))
-                if not m:
+                if not m or tool == "find":
                     continue
                 rw = f"{m[0] / ref[0]:.2f}" if ref and tool != "cp" else ""
                 rc = f"{m[1] / ref[1]:.2f}" if ref and tool != "cp" else ""
@@ -259,5 +324,52 @@ for shape in ("unfolded", "folded"):
             if any(cells):
                 name = "cp -rs" if tool == "cp" else "rm -r" if tool == "rm" else tool
                 print(f"| {shape} | {op} | {name} | " + " | ".join(cells) + " |")
+
+# Issue 41: the folded package against GNU Stow, and the folded stow against the smallest size.
+if any(k[3] == "stow241" for k in res):
+    print()
+    print("Folded, grove against GNU Stow 2.4.1 (issue 41 item 1: <= 1 on CPU and wall).")
+    print()
+    print("| size | op | grove wall ms | grove CPU ms | Stow wall ms | Stow CPU ms | × Stow (wall) "
+          "| × Stow (CPU) | grove peak KiB |")
+    print("| --- | --- | --: | --: | --: | --: | --: | --: | --: |")
+    for size in sizes:
+        for op in ("stow", "unstow"):
+            g = med((size, "folded", op, "grove"))
+            s = med((size, "folded", op, "stow241"))
+            if g and s:
+                print(f"| {size} | {op} | {g[0] * 1e3:.1f} | {g[1] * 1e3:.1f} | {s[0] * 1e3:.1f} | "
+                      f"{s[1] * 1e3:.1f} | {g[0] / s[0]:.2f} | {g[1] / s[1]:.2f} | "
+                      f"{rss[(size, 'folded', op, 'grove')]} |")
+small = min(sizes, key=files)
+base = med((small, "folded", "stow", "grove"))
+if base and len(sizes) > 1:
+    print()
+    print(f"Folded stow against the {small}-file package's (issue 41: 1M <= 2×):")
+    print()
+    for size in sizes:
+        m = med((size, "folded", "stow", "grove"))
+        if m and size != small:
+            print(f"- {size}: wall {m[0] / base[0]:.2f}×, CPU {m[1] / base[1]:.2f}×")
+
+# Issue 41 item 2: reading the farm, against find.
+if any(k[2] in ("verify", "status") for k in res):
+    print()
+    print("Unfolded farm read: grove verify and status against find -type l -printf '%p %l\\n' "
+          "(issue 41 item 2: verify <= 1.5× find, peak <= 16 MiB at 1M links).")
+    print()
+    print("| size | op | tool | n | wall ms | CPU ms | × find (wall) | × find (CPU) | peak KiB |")
+    print("| --- | --- | --- | --: | --: | --: | --: | --: | --: |")
+    for size in sizes:
+        ref = med((size, "unfolded", "verify", "find"))
+        for op, tool in (("verify", "find"), ("verify", "grove"), ("status", "grove"),
+                         ("verify", "grove-old"), ("status", "grove-old")):
+            m = med((size, "unfolded", op, tool))
+            if not m:
+                continue
+            rw = f"{m[0] / ref[0]:.2f}" if ref and tool != "find" else ""
+            rc = f"{m[1] / ref[1]:.2f}" if ref and tool != "find" else ""
+            print(f"| {size} | {op} | {tool} | {m[2]} | {m[0] * 1e3:.1f} | {m[1] * 1e3:.1f} | "
+                  f"{rw} | {rc} | {rss[(size, 'unfolded', op, tool)]} |")
 PY
 echo "results in $out" >&2

@@ -31,6 +31,35 @@
  * count of packages. */
 #define PKGS_STATE_BYTES 768
 
+/* An op read from a chunk: its strings point into the chunk's body. */
+struct grove_chunk_op {
+	enum grove_op_kind kind;
+	bool recorded;
+	const char *path, *old_text, *text, *stow_path, *package;
+};
+
+/* A chunk being read: the row's first op number, count and body. */
+struct grove_chunk_in {
+	int64_t first, n;
+	const unsigned char *body;
+	size_t len, pos;
+};
+
+/* journal_ops.c: reads the chunk row's columns of s from col (first_seq, n, body) into ret;
+ * returns why it is refused, or NULL. The body stays s's (valid until its next step). */
+const char *grove_journal_chunk_open(sqlite3_stmt *s, int col, struct grove_chunk_in *ret);
+/* The next op of the chunk; returns why it is refused, or NULL. */
+const char *grove_journal_chunk_next(struct grove_chunk_in *c, struct grove_chunk_op *op);
+/* After the chunk's n ops: the body must end there (NULL), else why not. */
+const char *grove_journal_chunk_end(const struct grove_chunk_in *c);
+/*
+ * Checks an op read back before anything uses it; returns why it is refused, or NULL. Paths are
+ * relative to the target (or stow dir) and stay beneath it lexically, so no op can name anything
+ * outside its root, whatever the filesystem would do with a ".." (DESIGN.md invariant 8). (Its
+ * fields hold no NUL byte and are shorter than PATH_MAX: grove_journal_chunk_next read them so.)
+ */
+const char *grove_journal_op_check(const struct grove_chunk_op *op);
+
 /* The statements grove runs, prepared once per connection and reused. */
 enum stmt_id {
 	ST_BEGIN,

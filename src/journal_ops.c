@@ -255,24 +255,8 @@ grove_journal_ops_to_chunks(struct grove_journal *j, struct grove_error *err)
 
 /* ---- reading ---- */
 
-/* An op read from a chunk: its strings point into the chunk's body. */
-struct chunk_op {
-	enum grove_op_kind kind;
-	bool recorded;
-	const char *path, *old_text, *text, *stow_path, *package;
-};
-
-/* A chunk being read: the row's first op number, count and body. */
-struct chunk_in {
-	int64_t first, n;
-	const unsigned char *body;
-	size_t len, pos;
-};
-
-/* Reads the chunk row's columns from col (first_seq, n, body); returns why it is refused, or
- * NULL. */
-static const char *
-chunk_in_open(sqlite3_stmt *s, int col, struct chunk_in *ret)
+const char *
+grove_journal_chunk_open(sqlite3_stmt *s, int col, struct grove_chunk_in *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	if (sqlite3_column_type(s, col) != SQLITE_INTEGER ||
@@ -293,7 +277,7 @@ chunk_in_open(sqlite3_stmt *s, int col, struct chunk_in *ret)
 
 /* One string of the body at pos: NUL-terminated there, shorter than PATH_MAX. */
 static const char *
-chunk_str(struct chunk_in *c, const char **ret)
+chunk_str(struct grove_chunk_in *c, const char **ret)
 {
 	size_t room = c->len - c->pos;
 	const unsigned char *z = memchr(c->body + c->pos, 0, room < PATH_MAX ? room : PATH_MAX);
@@ -306,9 +290,8 @@ chunk_str(struct chunk_in *c, const char **ret)
 	return NULL;
 }
 
-/* The next op of the chunk; returns why it is refused, or NULL. */
-static const char *
-chunk_next(struct chunk_in *c, struct chunk_op *op)
+const char *
+grove_journal_chunk_next(struct grove_chunk_in *c, struct grove_chunk_op *op)
 {
 	const char **str[5] = { &op->path, &op->old_text, &op->text, &op->stow_path, &op->package };
 	unsigned kind, flags;
@@ -339,21 +322,14 @@ chunk_next(struct chunk_in *c, struct chunk_op *op)
 	return NULL;
 }
 
-/* After the chunk's n ops: the body must end there. */
-static const char *
-chunk_end(const struct chunk_in *c)
+const char *
+grove_journal_chunk_end(const struct grove_chunk_in *c)
 {
 	return c->pos == c->len ? NULL : "a chunk's body holds more than its count of ops";
 }
 
-/*
- * Checks an op read back before anything uses it; returns why it is refused, or NULL. Paths are
- * relative to the target (or stow dir) and stay beneath it lexically, so no op can name anything
- * outside its root, whatever the filesystem would do with a ".." (DESIGN.md invariant 8). (Its
- * fields hold no NUL byte and are shorter than PATH_MAX: chunk_next read them so.)
- */
-static const char *
-op_check(const struct chunk_op *op)
+const char *
+grove_journal_op_check(const struct grove_chunk_op *op)
 {
 	if (!grove_path_is_clean_relative(op->path))
 		return "its path is not a clean relative path beneath the target";
@@ -396,19 +372,19 @@ grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size
 	sqlite3_bind_int64(s, 1, txn);
 	sqlite3_bind_int64(s, 2, (int64_t)first);
 	while (plan->n_ops - n0 < want && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct chunk_in c;
+		struct grove_chunk_in c;
 
-		why = chunk_in_open(s, 0, &c);
+		why = grove_journal_chunk_open(s, 0, &c);
 		at = c.first > 0 ? (size_t)c.first : 0;
 		if (!why && (next < 0 ? c.first > (int64_t)first : c.first != next))
 			why = "its chunks leave a gap or overlap";
 		for (int64_t i = 0; !why && i < c.n; i++, at++) {
-			struct chunk_op op;
+			struct grove_chunk_op op;
 
-			why = chunk_next(&c, &op);
+			why = grove_journal_chunk_next(&c, &op);
 			if (why || at < first || plan->n_ops - n0 >= want)
 				continue;
-			why = op_check(&op);
+			why = grove_journal_op_check(&op);
 			if (why)
 				break;
 			r = grove_plan_add_op_packed(plan, op.kind, op.path, op.old_text, op.text,
@@ -420,7 +396,7 @@ grove_journal_ops_range(struct grove_journal *j, int64_t txn, size_t first, size
 			plan->ops[plan->n_ops - 1].recorded = op.recorded;
 		}
 		if (!why)
-			why = chunk_end(&c);
+			why = grove_journal_chunk_end(&c);
 		if (why) {
 			r = grove_error_set(err, -GROVE_E_CONFIG,
 					    "journal '%s': transaction %" PRId64 " op %zu: %s",
@@ -467,9 +443,9 @@ grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t b
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
 		const char *why;
-		struct chunk_in c;
+		struct grove_chunk_in c;
 
-		why = chunk_in_open(s, 1, &c);
+		why = grove_journal_chunk_open(s, 1, &c);
 		if (id != txn) {
 			txn = id;
 			next = 0;
@@ -477,9 +453,9 @@ grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t b
 		if (!why && c.first != next)
 			why = "its chunks leave a gap or overlap";
 		for (int64_t i = 0; !why && i < c.n; i++) {
-			struct chunk_op op;
+			struct grove_chunk_op op;
 
-			why = chunk_next(&c, &op);
+			why = grove_journal_chunk_next(&c, &op);
 			if (!why && (!grove_path_is_clean_relative(op.path) ||
 				     (op.package && !grove_path_is_package(op.package))))
 				why = "its path is not clean and relative, or its package not a "
@@ -493,7 +469,7 @@ grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t b
 			}
 		}
 		if (!why)
-			why = chunk_end(&c);
+			why = grove_journal_chunk_end(&c);
 		if (why) {
 			r = grove_error_set(err, -GROVE_E_CONFIG,
 					    "journal '%s': transaction %" PRId64

@@ -543,12 +543,13 @@ stow_node(struct planner *p, const char *package, const char *root, struct grove
 }
 
 /*
- * Entries grove refuses wherever they are in a package being stowed, even
- * inside a folder that folds into one link and so is never visited: a link
- * that leaves the stow dir or loops, and fifos, sockets and devices. grove
- * would refuse them as soon as the folder is unfolded, so it refuses the
- * package now rather than accept it and fail later. (Absolute links are
- * refused where Stow refuses them: when visited.)
+ * Entries grove refuses in the folders of a package being stowed that the scan
+ * read: a link that leaves the stow dir or loops, and fifos, sockets and
+ * devices, even in a folder that then folds. A folder the scan left unread
+ * (pruned: the plan folds it, nothing beneath is linked by itself) is not
+ * looked into; when a later plan unfolds it, it is read and checked then
+ * (docs/stow.md, "What grove reads below a folded folder"). (Absolute links
+ * are refused where Stow refuses them: when visited.)
  */
 /* Whether validate_tree looks at n: files and links that stay inside the stow dir are fine,
  * ignored or not. */

@@ -18,12 +18,7 @@
 
 /* Followed package links nest at most this deep (a guard against link farms of links). */
 #define FOLLOW_DEPTH_MAX 32
-/* A package's folders are kept whole until it has this many entries loaded; past that, a
- * folder of at least PRUNE_MIN entries (its whole subtree) that the planner cannot enter is
- * dropped once read and checked (see load_dir). Small packages never pay for the checks. */
-#define PRUNE_START 1024
-#define PRUNE_MIN   16
-/* Checking where a folder lands costs a stat per other package: beyond this many, no pruning. */
+/* Beyond this many packages, every folder of the packages is read (see may_skip). */
 #define PRUNE_PKGS_MAX 32
 
 int
@@ -205,7 +200,6 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 		if (grove_path_under(relpath, dest)) {
 			n->escapes = true;
 			n->dest_type = GROVE_FT_NONE;
-			s->bad++;
 			return 0;
 		}
 	}
@@ -213,7 +207,6 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (r == -EXDEV || r == -ELOOP) {
 		n->escapes = true;
 		n->dest_type = GROVE_FT_NONE;
-		s->bad++;
 		return 0;
 	}
 	if (r < 0) {
@@ -229,7 +222,6 @@ load_link_dest(struct scan *s, struct grove_node *n, const char *relpath)
 	if (r || s->follows >= FOLLOW_DEPTH_MAX) {
 		/* A link back to a folder being loaded: following it never ends. */
 		n->escapes = true;
-		s->bad++;
 		return 0;
 	}
 	fd = grove_fs_open_beneath_mount(s->stow->fd, phys ? phys : relpath, O_RDONLY | O_DIRECTORY,
@@ -269,33 +261,62 @@ folded_here(struct scan *s, const char *sub, const char *prefix)
 	return rest && strcmp(rest, prefix) == 0;
 }
 
+/* Of the other packages of a request, at most this many the model cannot answer for a folder
+ * are asked by a stat; past it, the folder is read. */
+#define ASK_OTHERS_MAX 2
+
 /*
  * Whether the planner can enter the package folder at the stow-relative path
  * prefix ("pkg/a/b"): only when something is at the same place in the target
  * ("a/b", links followed) but a link to this folder, or another package of the
- * request has "a/b". Any error counts as "it can".
+ * request has "a/b". The other packages are asked of the model first: when more
+ * than ASK_OTHERS_MAX of them are not read that far, the folder counts as
+ * enterable and is read (as it was before issue 41), so that a request of many
+ * small packages pays no stat per package for its folders; the target is asked
+ * next, and the few others unknown to the model last. Any error counts as "it
+ * can".
  */
 static bool
 enterable(struct scan *s, const char *prefix)
 {
 	const char *sub = strchr(prefix, '/') + 1;
+	const char *unknown[ASK_OTHERS_MAX];
+	size_t n_unknown = 0;
 	struct grove_stat st;
 	struct grove_error e;
+	int r;
 
-	int r = grove_fs_stat_beneath_follow(s->target->fd, sub, &st, &e);
-
-	/* A link leaving the target (EXDEV) may be the fold into the stow dir. */
-	if ((r < 0 && r != -EXDEV && r != -ELOOP) ||
-	    ((r < 0 || st.type != GROVE_FT_NONE) && !folded_here(s, sub, prefix)))
-		return true;
 	for (size_t i = 0; i < s->n_pkgs; i++) {
 		cleanup_free char *other = NULL;
+		enum grove_ftype known;
 
 		if (strcmp(s->pkgs[i], s->package) == 0)
 			continue;
+		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
+		if (!other)
+			return true;
+		if (grove_scan_model_answer(s, other, &known)) {
+			if (known != GROVE_FT_NONE)
+				return true;
+			continue;
+		}
+		if (n_unknown == ASK_OTHERS_MAX)
+			return true;
+		unknown[n_unknown++] = s->pkgs[i];
+	}
+	r = grove_fs_stat_beneath_follow(s->target->fd, sub, &st, &e);
+	/* A link leaving the target (EXDEV) may be the fold into the stow dir. Whether the target
+	 * entry is this folder's fold costs three calls more: worth it for one package (a big one
+	 * restowed or unstowed), not for each folder of a request of several (reading a dotfiles
+	 * package's folder costs about as much). */
+	if ((r < 0 && r != -EXDEV && r != -ELOOP) ||
+	    ((r < 0 || st.type != GROVE_FT_NONE) &&
+	     (s->n_pkgs > 1 || !folded_here(s, sub, prefix))))
+		return true;
+	for (size_t i = 0; i < n_unknown; i++) {
+		cleanup_free char *other = grove_strdupf("%s/%s", unknown[i], sub);
 		cleanup_free char *phys = NULL;
 
-		other = grove_strdupf("%s/%s", s->pkgs[i], sub);
 		if (!other || grove_scan_stat_follow(s, other, &phys, &st, &e) < 0 ||
 		    st.type != GROVE_FT_NONE)
 			return true;
@@ -304,39 +325,20 @@ enterable(struct scan *s, const char *prefix)
 }
 
 /*
- * Whether the folder node (at relpath, the top of the load stack), read whole
- * and holding nothing validate_tree refuses, can be dropped: the planner will
- * fold it into one link and never look inside. That holds when no folder on
- * the way to it, below the package root, can be entered (enterable): then
- * the target has nothing there either, so the plan links it whole. Each
- * folder on the stack is checked once. Should the planner ask for it all the
- * same, the node is marked pruned and the planner asks for it again (need).
+ * Whether the package folder kid (at kpath, an entry of the folder on top of the load stack) is
+ * left unread: the planner will fold it into one link and never look inside. That holds when
+ * it lies below the package root and cannot be entered (enterable): the target has nothing
+ * there, or a link to this very folder, and no other package of the request has it, so the plan
+ * links it whole (or, unstowing, removes that one link). Its ancestors were entered, or it would
+ * not be asked. GNU Stow does not read below a folder it folds either; what grove checks there,
+ * and why no more, is docs/stow.md's "What grove reads below a folded folder". Should the
+ * planner ask for it all the same (an unfold), the node is marked pruned and the planner asks
+ * for it again (a need), and it is read then, whole and with every check.
  */
 static bool
-may_prune(struct scan *s, const struct grove_node *node, const char *relpath)
+may_skip(struct scan *s, const char *kpath)
 {
-	char prefix[PATH_MAX];
-	size_t len = 0;
-
-	if (!s->prune || s->follows || node->type != GROVE_FT_DIR || s->depth < 2 ||
-	    s->loaded < PRUNE_START || strlen(relpath) >= sizeof(prefix))
-		return false;
-	for (size_t i = 0; i < s->depth; i++) {
-		/* prefix = the first i + 1 components of relpath */
-		const char *end = strchr(relpath + len + (i ? 1 : 0), '/');
-
-		len = end ? (size_t)(end - relpath) : strlen(relpath);
-		if (i == 0)
-			continue; /* the package root: the target root itself */
-		if (s->stack[i].zone == 0) {
-			memcpy(prefix, relpath, len);
-			prefix[len] = '\0';
-			s->stack[i].zone = enterable(s, prefix) ? -1 : 1;
-		}
-		if (s->stack[i].zone > 0)
-			return true;
-	}
-	return false;
+	return s->prune && !s->follows && s->depth >= 1 && !enterable(s, kpath);
 }
 
 /* Whether the model node at the stow-relative path is a pruned folder. */
@@ -346,14 +348,6 @@ pruned_at(struct scan *s, const char *relpath)
 	struct grove_node *n = grove_node_lookup(s->w->stow, relpath);
 
 	return n && n->pruned;
-}
-
-/* Drops a folder's entries, keeping the node: unlisted and marked pruned. */
-static void
-prune(struct grove_node *node)
-{
-	grove_node_drop_kids(node);
-	node->pruned = true;
 }
 
 /*
@@ -409,7 +403,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 	 dev_t dev, ino_t ino, bool ino_known)
 {
 	struct grove_dirent *ents = NULL;
-	size_t n = 0, loaded, bad, rlen;
+	size_t n = 0, rlen;
 	char kbuf[256]; /* each entry's path, when it fits: no allocation per entry */
 	cleanup_free char *kheap = NULL;
 	struct grove_node_maker maker;
@@ -440,10 +434,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 	s->stack[s->depth].dev = dev;
 	s->stack[s->depth].ino = ino;
 	s->stack[s->depth].fd = ino_known ? -1 : dfd;
-	s->stack[s->depth].zone = 0;
 	s->depth++;
-	loaded = s->loaded;
-	bad = s->bad;
 	rlen = strlen(relpath);
 	if (grove_scan_maker_init(node, ents, n, &maker) < 0)
 		r = grove_scan_oom(s);
@@ -474,7 +465,6 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 				r = grove_scan_oom(s);
 				break;
 			}
-			s->loaded++;
 			grove_scan_note_made(s);
 			if (s->o->walk_above && ++s->total > s->o->walk_above) {
 				s->w->too_big = true;
@@ -483,10 +473,11 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 						    s->o->walk_above);
 				break;
 			}
-			if (ents[i].type == GROVE_FT_OTHER)
-				s->bad++;
 		}
-		if (ents[i].type == GROVE_FT_DIR) {
+		if (ents[i].type == GROVE_FT_DIR && may_skip(s, kpath)) {
+			kid->type = kid->orig_type = GROVE_FT_DIR;
+			kid->pruned = true;
+		} else if (ents[i].type == GROVE_FT_DIR) {
 			bool on_mount;
 			int kfd = grove_fs_open_dir_at_mount(dfd, ents[i].name, &on_mount, s->err);
 
@@ -509,10 +500,7 @@ load_dir(struct scan *s, struct grove_node *node, int dfd, unsigned list_flags, 
 	}
 	grove_node_maker_done(&maker);
 	grove_dirents_free(ents, n);
-	if (r >= 0 && s->bad == bad && s->loaded - loaded >= PRUNE_MIN &&
-	    may_prune(s, node, relpath))
-		prune(node);
-	else if (r >= 0)
+	if (r >= 0)
 		node->listed = true, node->pruned = false;
 	s->depth--;
 	return r;
@@ -827,7 +815,6 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 		struct grove_node *pn;
 
 		s.package = pkgs[i];
-		s.loaded = 0;
 		r = load_package(&s, pkgs[i]);
 		if (r < 0)
 			break;

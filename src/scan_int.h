@@ -21,8 +21,7 @@ struct scan {
 	struct dev_ino {
 		dev_t dev;
 		ino_t ino;
-		int fd;   /* >= 0: ino not known yet, fstat of this fd (open while on the stack) */
-		int zone; /* pruning: 0 not checked, 1 the planner cannot enter it, -1 it can */
+		int fd; /* >= 0: ino not known yet, fstat of this fd (open while on the stack) */
 	} * stack;
 	size_t depth, cap_stack;
 	size_t follows; /* package links being followed, nested */
@@ -32,9 +31,7 @@ struct scan {
 	const char *package; /* the package being read */
 	char *const *pkgs;   /* every package of the request */
 	size_t n_pkgs;
-	size_t loaded;   /* nodes made for the package so far */
 	size_t total;    /* nodes made for every package so far (grove_scan_opts.walk_above) */
-	size_t bad;      /* entries validate_tree refuses, seen so far */
 	size_t made;     /* nodes this scan made (heap reservation steps) */
 	size_t reserved; /* bytes of heap reserved for them (grove_tree_heap_reserve) */
 	/* owned links whose destinations must be known: (stow-relative dest, pkg subpaths) */

@@ -388,6 +388,18 @@ int grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64
 			       struct grove_owned **ret, size_t *ret_n, struct grove_error *err);
 /* Frees an array grove_journal_owned or grove_journal_owned_before handed out (and only such). */
 void grove_owned_free(struct grove_owned *o, size_t n);
+/* Called with each entry grove_journal_owned_walk hands out (its strings valid during the call
+ * only); a negative return stops the walk and is returned. */
+typedef int (*grove_owned_fn)(void *arg, const struct grove_owned *o);
+/*
+ * What grove_journal_owned hands out, one entry at a time, in the order of a walk of the target
+ * that takes a folder's entries (by name, bytewise) before the folder itself: each entry once,
+ * the folder grove made after everything it owns beneath it. Read from the log in bounded
+ * memory when its transactions keep to the order plans are logged in (docs/journal.md, "What
+ * grove owns, read in order"); otherwise from grove_journal_owned's map, in the same order.
+ */
+int grove_journal_owned_walk(struct grove_journal *j, int64_t target_id, grove_owned_fn fn,
+			     void *arg, struct grove_error *err);
 
 /*
  * One writer per target: an flock(LOCK_EX) on locks/<dev>-<ino>.lock in the

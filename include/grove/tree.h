@@ -36,7 +36,7 @@ struct grove_node {
 	bool listed : 1;
 	bool escapes : 1; /* a package link that leaves the stow dir or loops */
 	bool cleaned : 1; /* target folder: the planner already removed its dangling links */
-	bool pruned : 1;  /* package folder read, checked and its entries dropped (unlisted) */
+	bool pruned : 1;  /* package folder the plan folds: left unread (unlisted) by the scan */
 	/* 0: the node is its own allocation; else it lies in a block of nodes made together
 	 * (grove_node_maker), block_off 8-byte units after the block's start. */
 	unsigned block_off : 16;

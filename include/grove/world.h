@@ -74,9 +74,9 @@ struct grove_world_pkg *grove_world_pkg_add(struct grove_world *w, const char *n
 struct grove_scan_opts {
 	bool dotfiles;
 	bool full_target; /* compat unstow walks the whole target */
-	/* Drop the entries of big package folders the plan folds without entering, once read
-	 * and checked (nodes marked pruned; the planner asks for them should it enter). For
-	 * stow and restow without --no-folding. */
+	/* Leave unread the package folders the plan folds without entering (nodes marked
+	 * pruned; the planner asks for them should it enter). For stow, restow and unstow without
+	 * --no-folding. */
 	bool prune;
 	/* Look up in each target folder only the names the packages reaching it have (and Stow's
 	 * .stow and .nonstow markers) instead of listing it: such a folder is left unlisted with

@@ -152,7 +152,8 @@ int grove_status_farm_load(const struct grove_status_farm *f, const struct grove
 			   struct grove_stow_farm_pkg **ret, size_t *ret_n,
 			   struct grove_error *err);
 /* Prints them after status's own lines: text, or the JSON members "stow_dir" and
- * "stow_packages" (docs/json.md); own is the log's ownership, for "in grove's log". */
+ * "stow_packages" (docs/json.md); own is the log's ownership (its entries, or one link entry per
+ * package grove has links of), for "in grove's log". */
 void grove_status_farm_print(const struct grove_status_farm *f,
 			     const struct grove_stow_farm_pkg *pkgs, size_t n,
 			     const struct grove_owned *own, size_t n_own, bool json);

@@ -573,30 +573,95 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
 }
 
-static int
-cmp_pkg(const void *a, const void *b)
-{
-	const struct grove_owned *x = a, *y = b;
+/* What status counts of one package (NULL: entries the log gives no package). */
+struct pkg_count {
+	char *package;
+	size_t links, dirs;
+};
 
-	return strcmp(x->package ? x->package : "", y->package ? y->package : "");
+/* The packages seen so far, sorted by name (NULL first), and the last one counted. */
+struct pkg_counts {
+	struct pkg_count *v;
+	size_t n, cap, last;
+};
+
+static int
+cmp_pkg_name(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Counts one entry of grove_journal_owned_walk: memory grows with the packages, not the links. */
+static int
+count_owned(void *arg, const struct grove_owned *o)
+{
+	struct pkg_counts *pc = arg;
+	size_t lo = 0, hi = pc->n;
+	struct pkg_count *c;
+
+	if (pc->n && !cmp_pkg_name(pc->v[pc->last].package, o->package)) {
+		c = &pc->v[pc->last];
+	} else {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			int k = cmp_pkg_name(pc->v[mid].package, o->package);
+
+			if (k < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == pc->n || cmp_pkg_name(pc->v[lo].package, o->package)) {
+			char *name = o->package ? strdup(o->package) : NULL;
+
+			if (o->package && !name)
+				return -ENOMEM;
+			if (pc->n == pc->cap) {
+				size_t ncap = pc->cap ? pc->cap * 2 : 16;
+				struct pkg_count *nv = realloc(pc->v, ncap * sizeof(*nv));
+
+				if (!nv) {
+					free(name);
+					return -ENOMEM;
+				}
+				pc->v = nv;
+				pc->cap = ncap;
+			}
+			memmove(pc->v + lo + 1, pc->v + lo, (pc->n - lo) * sizeof(*pc->v));
+			pc->v[lo] = (struct pkg_count){ .package = name };
+			pc->n++;
+		}
+		pc->last = lo;
+		c = &pc->v[lo];
+	}
+	o->text ? c->links++ : c->dirs++;
+	return 0;
 }
 
 static int
 cmd_status(struct grove_session *s, const struct txn_args *ta)
 {
-	struct grove_owned *own = NULL;
+	struct pkg_counts pc = { 0 };
+	struct grove_owned *own =
+		NULL; /* one per package grove has links of, for the farm's lines */
 	struct grove_stow_farm_pkg *farm = NULL;
 	struct grove_error err = { 0 };
 	size_t n = 0, groups = 0, n_farm = 0;
-	int r = grove_journal_owned(s->journal, s->target_id, &own, &n, &err);
+	int r = grove_journal_owned_walk(s->journal, s->target_id, count_owned, &pc, &err);
 
+	if (r == -ENOMEM)
+		r = grove_error_set(&err, r, "out of memory");
 	if (r >= 0)
 		r = grove_status_farm_load(&ta->farm, s->target, &farm, &n_farm, &err);
+	if (r >= 0 && !(own = calloc(pc.n ? pc.n : 1, sizeof(*own))))
+		r = grove_error_set(&err, -ENOMEM, "out of memory");
 	if (r < 0) {
-		grove_owned_free(own, n);
+		for (size_t i = 0; i < pc.n; i++)
+			free(pc.v[i].package);
+		free(pc.v);
+		grove_stow_farm_free(farm, n_farm);
 		return grove_report_error(&err, r);
 	}
-	qsort(own, n, sizeof(*own), cmp_pkg);
 	if (ta->json) {
 		grove_json_begin(stdout, "status");
 		print_json_source(s, ta);
@@ -608,28 +673,29 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		putchar('\n');
 		print_source(s, ta, "  ");
 	}
-	for (size_t i = 0; i < n;) {
-		size_t j = i, links = 0, dirs = 0;
-		const char *pkg = own[i].package;
+	for (size_t i = 0; i < pc.n; i++) {
+		const char *pkg = pc.v[i].package;
+		size_t links = pc.v[i].links;
 
-		for (; j < n && !cmp_pkg(&own[i], &own[j]); j++)
-			own[j].text ? links++ : dirs++;
-		if (pkg) {
-			if (ta->json) {
-				printf("%s{\"package\": ", groups ? ", " : "");
-				grove_json_str(stdout, pkg);
-				printf(", \"links\": %zu}", links);
-			} else {
-				fputs("  ", stdout);
-				char *shown = grove_text_shown(pkg);
+		if (pkg && links)
+			own[n++] = (struct grove_owned){ .path = (char *)"",
+							 .text = (char *)"",
+							 .package = pkg };
+		if (!pkg)
+			continue;
+		if (ta->json) {
+			printf("%s{\"package\": ", groups ? ", " : "");
+			grove_json_str(stdout, pkg);
+			printf(", \"links\": %zu}", links);
+		} else {
+			fputs("  ", stdout);
+			char *shown = grove_text_shown(pkg);
 
-				grove_paint(stdout, GROVE_SGR_BOLD, "%-24s", shown ? shown : "");
-				free(shown);
-				printf(" %zu link%s\n", links, links == 1 ? "" : "s");
-			}
-			groups++;
+			grove_paint(stdout, GROVE_SGR_BOLD, "%-24s", shown ? shown : "");
+			free(shown);
+			printf(" %zu link%s\n", links, links == 1 ? "" : "s");
 		}
-		i = j;
+		groups++;
 	}
 	if (ta->json)
 		fputs("]", stdout);
@@ -641,7 +707,10 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		fputs("}\n", stdout);
 	(void)fflush(stdout); /* the packages, then the line on what is unfinished */
 	print_pending(stderr, s, &ta->pending, true);
-	grove_owned_free(own, n);
+	free(own);
+	for (size_t i = 0; i < pc.n; i++)
+		free(pc.v[i].package);
+	free(pc.v);
 	return pending_needs_attention(&ta->pending) ? GROVE_EXIT_ATTENTION : GROVE_EXIT_OK;
 }
 
