@@ -11,6 +11,8 @@
 #include "journal_int.h"
 #include "util.h"
 
+#include "banned.h" /* last */
+
 /*
  * Why this is bounded. grove_journal_owned replays every op into a map of every path: 155 MiB at
  * 1M links. But the ops a plan logs come in the order the planner walks the target: depth first,
