@@ -59,6 +59,9 @@ const char *grove_journal_chunk_end(const struct grove_chunk_in *c);
  * fields hold no NUL byte and are shorter than PATH_MAX: grove_journal_chunk_next read them so.)
  */
 const char *grove_journal_op_check(const struct grove_chunk_op *op);
+/* The lighter check of an op the ownership replays read (journal_owned*.c): a clean relative path
+ * and a package that is one name (or ".", the stow dir itself); returns why not, or NULL. */
+const char *grove_journal_owned_op_check(const struct grove_chunk_op *op);
 
 /* The statements grove runs, prepared once per connection and reused. */
 enum stmt_id {

@@ -329,6 +329,15 @@ grove_journal_chunk_end(const struct grove_chunk_in *c)
 }
 
 const char *
+grove_journal_owned_op_check(const struct grove_chunk_op *op)
+{
+	if (!grove_path_is_clean_relative(op->path) ||
+	    (op->package && !grove_path_is_package(op->package)))
+		return "its path is not clean and relative, or its package not a single name";
+	return NULL;
+}
+
+const char *
 grove_journal_op_check(const struct grove_chunk_op *op)
 {
 	if (!grove_path_is_clean_relative(op->path))
@@ -456,10 +465,8 @@ grove_journal_owned_before(struct grove_journal *j, int64_t target_id, int64_t b
 			struct grove_chunk_op op;
 
 			why = grove_journal_chunk_next(&c, &op);
-			if (!why && (!grove_path_is_clean_relative(op.path) ||
-				     (op.package && !grove_path_is_package(op.package))))
-				why = "its path is not clean and relative, or its package not a "
-				      "single name";
+			if (!why)
+				why = grove_journal_owned_op_check(&op);
 			if (why)
 				break;
 			r = grove_owned_replay_op(m, op.kind, op.path, op.text, op.package);

@@ -524,10 +524,8 @@ read_runs(struct walk *w, int64_t target_id)
 			bool oom = false;
 
 			why = grove_journal_chunk_next(&c, &op);
-			if (!why && (!grove_path_is_clean_relative(op.path) ||
-				     (op.package && !grove_path_is_package(op.package))))
-				why = "its path is not clean and relative, or its package not a "
-				      "single name";
+			if (!why)
+				why = grove_journal_owned_op_check(&op);
 			if (why)
 				break;
 			seq++;
