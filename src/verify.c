@@ -110,7 +110,8 @@ cached_answer(const struct stow_roots *sr, struct stow_dir_cache *c, size_t i, c
 	}
 	if (!c->listed)
 		return -1;
-	e = bsearch(name, c->ents, c->n, sizeof(*c->ents), cmp_dirent_name);
+	/* (an empty folder's listing has no array: bsearch must not see NULL) */
+	e = c->n ? bsearch(name, c->ents, c->n, sizeof(*c->ents), cmp_dirent_name) : NULL;
 	if (!e)
 		return 0;
 	return e->type == GROVE_FT_LINK ? -1 : 1;
@@ -497,8 +498,9 @@ check_owned(void *arg, const struct grove_owned *o)
 	dir = vdir_listed(v, v->depth - 1);
 	dfd = vdir_fd(v, v->depth - 1);
 	if (dir) {
-		const struct grove_dirent *e =
-			bsearch(name, dir->ents, dir->n, sizeof(*dir->ents), cmp_dirent_name);
+		const struct grove_dirent *e = dir->n ? bsearch(name, dir->ents, dir->n,
+								sizeof(*dir->ents), cmp_dirent_name)
+						      : NULL;
 
 		st.type = e ? e->type : GROVE_FT_NONE;
 	} else if (dfd < 0 || grove_fs_stat_at(dfd, name, &st, &err) < 0) {
