@@ -58,7 +58,7 @@ check "README, grove --help and grove(1) list the same exit statuses as src/cli/
 
 for p in grove.1 grove-stow.1 grove-alt.1 grove-profile.1 grove.yaml.5; do
 	[[ -s $MAN/$p ]] || fail "man page $p was not built in $MAN"
-	head -20 "$MAN/$p" | grep -q '^\.TH' || fail "$p has no .TH header"
+	head -20 "$MAN/$p" | grep -c '^\.TH' >/dev/null || fail "$p has no .TH header"
 	for s in NAME SYNOPSIS DESCRIPTION "SEE ALSO"; do
 		grep -q "^\.SH \"*$s" "$MAN/$p" || fail "$p has no $s section"
 	done

@@ -52,7 +52,7 @@ check "meson's install log lists only paths beneath DESTDIR ($n files)"
 expect_exit 0 "$P/$GROVE_BINDIR/grove" --version
 expect_out_has "grove (GNU Stow compatible) version"
 for f in "${expected[@]}"; do
-	case $f in *.1 | *.5) head -20 "$(inst "$f")" | grep -q '^\.TH' || fail "$f is not a roff man page" ;; esac
+	case $f in *.1 | *.5) head -20 "$(inst "$f")" | grep -c '^\.TH' >/dev/null || fail "$f is not a roff man page" ;; esac
 done
 bash --norc --noprofile -c ". '$P/$GROVE_DATADIR/bash-completion/completions/grove' && complete -p grove" >/dev/null ||
 	fail "the installed bash completion does not load"

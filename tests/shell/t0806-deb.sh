@@ -50,7 +50,7 @@ for f in "$GROVE_SOURCE_ROOT"/docs/*.md "$GROVE_SOURCE_ROOT"/README.md "$GROVE_S
 	n=$((n + 1))
 done
 [[ -f $ROOT/x/usr/share/doc/grove/grove.schema.json ]] || fail "the schema was compressed"
-zcat "$ROOT/x/usr/share/man/man1/grove.1.gz" | grep -q '/usr/share/doc/grove' ||
+zcat "$ROOT/x/usr/share/man/man1/grove.1.gz" | grep -c '/usr/share/doc/grove' >/dev/null ||
 	fail "grove(1) does not point to /usr/share/doc/grove"
 check "the $n documents of docs/ and the README are in /usr/share/doc/grove, and grove(1) says so"
 
@@ -65,7 +65,7 @@ while IFS= read -r -d '' f; do
 done < <(find "$GROVE_SOURCE_ROOT/ansible" -type f ! -name '*.pyc' -print0)
 ((n >= 10)) || fail "only $n files under ansible/"
 if command -v ansible-config >/dev/null; then
-	ansible-config dump 2>/dev/null | grep -E '^COLLECTIONS_PATHS' | grep -q "'/usr/share/ansible/collections'" ||
+	ansible-config dump 2>/dev/null | grep -E '^COLLECTIONS_PATHS' | grep -c "'/usr/share/ansible/collections'" >/dev/null ||
 		fail "ansible does not search /usr/share/ansible/collections: $(ansible-config dump | grep COLLECTIONS_PATHS)"
 	run env ANSIBLE_COLLECTIONS_PATH="$ROOT/x/usr/share/ansible/collections" ANSIBLE_LOCAL_TEMP="$ROOT/ans" \
 		ansible-doc -t module grove.farm.alternative
