@@ -15,6 +15,13 @@ import subprocess
 import sys
 import tempfile
 
+# Ansible refuses a non-blocking stdin, and the stdin a test inherits may be an open file
+# description shared with other tests (ssh sets its stdin non-blocking): give this process, and so
+# every program it starts, a /dev/null of its own.
+_devnull = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_devnull, 0)
+os.close(_devnull)
+
 GROVE = os.environ.get('GROVE')
 SRC = os.environ.get('GROVE_SOURCE_ROOT') or os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
