@@ -16,12 +16,8 @@ import tempfile
 
 import yaml
 
-# Ansible refuses a non-blocking stdin, and the stdin a test inherits may be an open file
-# description shared with other tests (ssh sets its stdin non-blocking): give this process, and so
-# every program it starts, a /dev/null of its own.
-_devnull = os.open(os.devnull, os.O_RDONLY)
-os.dup2(_devnull, 0)
-os.close(_devnull)
+import fleettap  # the test's own stdin
+
 
 sys.dont_write_bytecode = True  # nothing written into the source tree
 

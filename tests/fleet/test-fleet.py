@@ -16,16 +16,11 @@ import queue
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 
-# Ansible refuses a non-blocking stdin, and the stdin a test inherits may be an open file
-# description shared with other tests (ssh sets its stdin non-blocking): give this process, and so
-# every program it starts, a /dev/null of its own.
-_devnull = os.open(os.devnull, os.O_RDONLY)
-os.dup2(_devnull, 0)
-os.close(_devnull)
+import fleettap  # the test's own stdin, and its TAP lines
+
 
 GROVE = os.environ.get('GROVE')
 SRC = os.environ.get('GROVE_SOURCE_ROOT') or os.path.dirname(os.path.dirname(os.path.dirname(
@@ -39,24 +34,9 @@ GROVE_TASKS = ("The user's dotfiles (dot-x becomes ~/.x)",
                'nano too, and the editor on the servers',
                "ripgrep and fd in the user's profile")
 
-n_checks = 0
+_tap = fleettap.Tap('test-fleet')
+ok, fail, expect = _tap.ok, _tap.fail, _tap.expect
 
-
-def ok(desc):
-    global n_checks
-    n_checks += 1
-    print('ok %d - %s' % (n_checks, desc), flush=True)
-
-
-def fail(msg):
-    print('FAIL: test-fleet: %s' % msg, file=sys.stderr, flush=True)
-    print('# test-fleet: FAILED after %d checks passed' % n_checks, flush=True)
-    sys.exit(1)
-
-
-def expect(cond, msg):
-    if not cond:
-        fail(msg)
 
 
 class Inetd(object):
@@ -725,7 +705,7 @@ def main():
         if inetd:
             inetd.stop()
         shutil.rmtree(top, ignore_errors=True)
-    print('# test-fleet: %d checks passed' % n_checks)
+    _tap.done()
 
 
 if __name__ == '__main__':

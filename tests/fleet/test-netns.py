@@ -22,15 +22,10 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 
-# Ansible refuses a non-blocking stdin, and the stdin a test inherits may be an open file
-# description shared with other tests (ssh sets its stdin non-blocking): give this process, and so
-# every program it starts, a /dev/null of its own.
-_devnull = os.open(os.devnull, os.O_RDONLY)
-os.dup2(_devnull, 0)
-os.close(_devnull)
+import fleettap  # the test's own stdin, and its TAP lines
+
 
 GROVE = os.environ.get('GROVE')
 SRC = os.environ.get('GROVE_SOURCE_ROOT') or os.path.dirname(os.path.dirname(os.path.dirname(
@@ -43,24 +38,9 @@ N = int(os.environ.get('GROVE_NETNS_HOSTS', '12'))
 H_SSHD, H_LINK, H_KILL, H_FULL = 'h03', 'h05', 'h07', 'h09'
 HELLO = 'hello in /usr/local'
 
-n_checks = 0
+_tap = fleettap.Tap('test-netns')
+ok, fail, expect = _tap.ok, _tap.fail, _tap.expect
 
-
-def ok(desc):
-    global n_checks
-    n_checks += 1
-    print('ok %d - %s' % (n_checks, desc), flush=True)
-
-
-def fail(msg):
-    print('FAIL: test-netns: %s' % msg, file=sys.stderr, flush=True)
-    print('# test-netns: FAILED after %d checks passed' % n_checks, flush=True)
-    sys.exit(1)
-
-
-def expect(cond, msg):
-    if not cond:
-        fail(msg)
 
 
 def run(*cmd, **kw):
@@ -429,7 +409,7 @@ def main():
     ok("this machine's /root, /usr/local, /etc/alternatives and /var/lib/dpkg/alternatives entries that "
        "the hosts write are untouched")
     shutil.rmtree(top)
-    print('# test-netns: %d checks passed' % n_checks)
+    _tap.done()
 
 
 def teardown(fleet, recorded):

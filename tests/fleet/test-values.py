@@ -9,33 +9,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
-# Ansible refuses a non-blocking stdin, and the stdin a test inherits may be an open file
-# description shared with other tests (ssh sets its stdin non-blocking): give this process, and so
-# every program it starts, a /dev/null of its own.
-_devnull = os.open(os.devnull, os.O_RDONLY)
-os.dup2(_devnull, 0)
-os.close(_devnull)
+import fleettap  # the test's own stdin, and its TAP lines
+
 
 GROVE = os.environ.get('GROVE')
 SRC = os.environ.get('GROVE_SOURCE_ROOT') or os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 COLL = os.path.join(SRC, 'ansible')
-n = 0
-
-
-def ok(desc):
-    global n
-    n += 1
-    print('ok %d - %s' % (n, desc), flush=True)
-
-
-def fail(msg):
-    print('FAIL: test-values: %s' % msg, file=sys.stderr, flush=True)
-    print('# test-values: FAILED after %d checks passed' % n, flush=True)
-    sys.exit(1)
+_tap = fleettap.Tap('test-values')
+ok, fail, expect = _tap.ok, _tap.fail, _tap.expect
 
 
 def main():
@@ -46,7 +30,7 @@ def main():
         run(top)
     finally:
         shutil.rmtree(top, ignore_errors=True)
-    print('# test-values: %d checks passed' % n)
+    _tap.done()
 
 
 def run(top):
