@@ -4,10 +4,10 @@
 #   check-symbols.py BUILD_DIR [--cycles-fail]
 #  1. every symbol an object file of src/ exports is grove_-prefixed (main excepted): a function
 #     two files share is the module's API, named as such; everything else is static;
-#  2. the calls between modules (a module as in check-layers.sh: include/grove/NAME.h, src/NAME.c,
-#     src/NAME_*.c; the CLI one module): each module's callees, and every cycle among them,
-#     printed; with --cycles-fail a cycle fails the check (once the modules are cut at seams).
-import glob
+#  2. the calls between modules (a module is a folder of src/: src/journal/, src/cli/, ...): each
+#     module's callees, and every cycle among them, printed; with --cycles-fail a cycle fails the
+#     check.
+import json
 import os
 import re
 import subprocess
@@ -15,24 +15,25 @@ import sys
 
 
 def objects(build):
+    # The build's own record of which source each object file of the library and the program
+    # was compiled from.
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        commands = json.load(f)
+    top = os.path.abspath(".")
     out = []
-    for lib in ("libgrove.a.p", "libgrovecli.a.p", "grove.p"):
-        for o in sorted(glob.glob(os.path.join(build, lib, "*.o"))):
-            src = os.path.basename(o)[:-2]  # src_cli_main.c.o -> src_cli_main.c
-            src = src.replace("src_cli_", "src/cli/", 1) if src.startswith("src_cli_") else \
-                src.replace("src_", "src/", 1)
-            out.append((o, src))
-    return out
+    for c in commands:
+        o = c["output"]
+        if not o.split("/")[0] in ("libgrove.a.p", "libgrovecli.a.p", "grove.p"):
+            continue
+        src = os.path.relpath(os.path.join(c["directory"], c["file"]), top)
+        out.append((os.path.join(build, o), src))
+    return sorted(out)
 
 
-def module_of(path, public):
-    if path.startswith("src/cli/"):
-        return "cli"
-    name = os.path.basename(path).rsplit(".", 1)[0]
-    for h in public:
-        if name == h or name.startswith(h + "_"):
-            return h
-    return name.split("_")[0]
+def module_of(path):
+    # A module is a folder of src/ (src/journal/, src/cli/, ...).
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "src" else parts[0]
 
 
 def nm(o):
@@ -85,8 +86,6 @@ def main(argv):
         print("usage: check-symbols.py BUILD_DIR [--cycles-fail]", file=sys.stderr)
         return 2
     build, cycles_fail = argv[1], "--cycles-fail" in argv[2:]
-    public = sorted((os.path.basename(h)[:-2] for h in glob.glob("include/grove/*.h")), key=len,
-                    reverse=True)
     objs = objects(build)
     if len(objs) < 20:
         print("check-symbols: found %d object files under %s: build first" % (len(objs), build))
@@ -95,7 +94,7 @@ def main(argv):
     owner, uses = {}, {}
     for o, src in objs:
         defined, undefined = nm(o)
-        mod = module_of(src, public)
+        mod = module_of(src)
         for s in defined:
             owner[s] = mod
             if not s.startswith("grove_") and s != "main":

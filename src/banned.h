@@ -4,7 +4,7 @@
 #define GROVE_BANNED_H
 
 /*
- * Include this after every system header (src/util.h includes it last; a file
+ * Include this after every system header (src/base/util.h includes it last; a file
  * that does not include util.h includes it directly, last). A call then fails
  * to compile with "sorry_strcpy_is_a_banned_function" undeclared.
  *

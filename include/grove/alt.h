@@ -128,7 +128,7 @@ int grove_alt_group_parse_cut(const char *name, const char *text, size_t len, co
 /* True for a valid group or follower name: non-empty, no '/' and no space. */
 bool grove_alt_name_ok(const char *name);
 
-/* ---- the groups the journal keeps (src/alt_state.c) ---- */
+/* ---- the groups the journal keeps (src/alt/alt_state.c) ---- */
 
 struct grove_journal;
 
@@ -143,7 +143,7 @@ int grove_alt_state_load(struct grove_journal *j, int64_t dir_id, struct grove_a
 int grove_alt_state_save(struct grove_journal *j, int64_t dir_id, const struct grove_alt_group *g,
 			 struct grove_error *err);
 
-/* ---- running a command (src/alt_run.c) ---- */
+/* ---- running a command (src/alt/alt_run.c) ---- */
 
 enum grove_alt_action {
 	GROVE_ALT_NONE = 0,

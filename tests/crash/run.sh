@@ -159,7 +159,7 @@ declare -A ARGS_OF=(
 # The streamed path (docs/journal.md, "Streamed plans"): the same commands with a plan budget of 2
 # ops, so that their plans (an unfold, a fold, folders removed whole) are logged in batches while
 # planned and run from the log in batches, a block longer than a batch left open from one to the
-# next (src/exec_block.c).
+# next (src/exec/exec_block.c).
 declare -A BUDGET_OF=()
 for n in stow unstow unstow-all; do
 	PREP_OF[$n-streamed]=${PREP_OF[$n]}

@@ -25,7 +25,7 @@ expect_exit 0 galt --install /usr/bin/ed ed /usr/bin/ed2 20
 	fail "update-alternatives did not switch to ed3 (setup)"
 
 # Waits until the coarse clock, which stamps files, has passed the admin files' change times
-# (src/alt_admin.c's stamp_settled; t0861 waits so too).
+# (src/alt/alt_admin.c's stamp_settled; t0861 waits so too).
 settled()
 {
 	"$GROVE_TEST_PY" - "$R/var/lib/dpkg/alternatives" <<'PY' || fail "the coarse clock did not pass the admin files' change times"

@@ -24,7 +24,7 @@ alternatives:
 EOF2
 
 # Waits until the coarse clock, which stamps files, has passed the admin files' change times
-# (src/alt_admin.c's stamp_settled): from then on a reading run would cache their stamps.
+# (src/alt/alt_admin.c's stamp_settled): from then on a reading run would cache their stamps.
 settled()
 {
 	"$GROVE_TEST_PY" - "$R/var/lib/dpkg/alternatives" <<'PY' || fail "the coarse clock did not pass the admin files' change times"

@@ -36,7 +36,7 @@ same_selections()
 }
 
 # A file is known unchanged by its stamp only once the coarse clock (which stamps files) has moved
-# past its change time (git's "racily clean" rule, src/alt_admin.c's stamp_settled): a command
+# past its change time (git's "racily clean" rule, src/alt/alt_admin.c's stamp_settled): a command
 # that starts in the same tick as a change reads that file again. settled waits for exactly
 # that condition on every admin file, so that what the next command may skip does not depend on
 # how fast the machine runs the commands.

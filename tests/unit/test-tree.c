@@ -13,7 +13,7 @@
 
 #include "grove/tree.h"
 
-/* src/util.h, private to the library (the tests see only include/). */
+/* src/base/util.h, private to the library (the tests see only include/). */
 int grove_sort_names(const char **v, size_t n);
 const char *grove_child_path_buf(const char *dir, size_t dir_len, const char *name, char *buf,
 				 size_t size, char **heap);
