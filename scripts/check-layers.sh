@@ -12,7 +12,9 @@
 #     (warnings, never a failure: code is split where its responsibilities part, never to fit a
 #     number; a comment "grove: long file: REASON" in a file's first 5 lines, or "grove: long
 #     function: REASON" right above a function, says why and silences it);
-#  6. every .c of src/ includes banned.h itself, after its other includes.
+#  6. every .c of src/ includes banned.h itself, after its other includes;
+#  7. the planner is pure: no planner file (src/plan/planner*.c) calls the scanner or the fs layer
+#     (the bounded walk reads through the reader the scan→plan loop gives it).
 # What the object files say (exported names, calls between modules) is scripts/check-symbols.py's,
 # run on a build.
 set -euo pipefail
@@ -47,6 +49,12 @@ for f in $(git ls-files 'src/*.c'); do
     last=$(grep -n '^#include' "$f" | tail -1)
     [[ $last == *'banned.h"'* ]] || fail "$f: banned.h is not its last include (#include \"banned.h\" /* last */)"
 done
+
+# 7.
+bad=$(grep -nE '\bgrove_(scan|fs|root)_[a-z_]+\s*\(' $(git ls-files 'src/plan/planner*.c') |
+      grep -vE '^\S+:[0-9]+:\s*(//|/\*|\*)' || true)
+[ -z "$bad" ] || fail "the planner calls the scanner or the fs layer (give it a reader instead):
+$bad"
 
 # 4. and 5.
 python3 - <<'PY' || status=1

@@ -58,17 +58,32 @@ int grove_planner_run_pass(struct grove_world *w, const struct grove_plan_opts *
 			   char *const *unstow, size_t n_unstow, char *const *stow, size_t n_stow,
 			   struct grove_plan *plan, struct grove_error *err);
 
-/* grove_planner_run inside grove_scan_plan: reads what planning needs beneath stow and target
- * until the plan settles. 0 or a negative code. */
-int grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
-			       const struct grove_root *target, const struct grove_plan_opts *opts,
-			       char *const *unstow, size_t n_unstow, char *const *pkgs,
-			       size_t n_pkgs, struct grove_plan *plan, struct grove_error *err);
+/*
+ * How the bounded walk has the folders it enters read: the scan→plan loop supplies the scanner's
+ * (grove_scan_walk, world.h), so that no planner file calls the scanner. Each returns 0, a
+ * negative code, or GROVE_SCAN_BAIL (world.h) when the folder holds what only the whole scan takes.
+ */
+struct grove_walk_reader {
+	/* Reads package's ignore list (once), then lists its folder at the stow-relative rel (the
+	 * package's top, or a folder beneath it) into w->stow. */
+	int (*list_pkg)(void *ctx, struct grove_world *w, const char *package, const char *rel,
+			struct grove_error *err);
+	/* Lists the target folder at tpath ("" for the top) into w->target. */
+	int (*list_target)(void *ctx, struct grove_world *w, const char *tpath,
+			   struct grove_error *err);
+	/* Reads the package folder at rel and everything beneath it, keeping nothing: the checks
+	 * and errors of the whole scan, for a folder the walk does not enter. */
+	int (*check_pkg)(void *ctx, struct grove_world *w, const char *rel,
+			 struct grove_error *err);
+	/* Drops a folder's entries from the model once it is planned, keeping the node. */
+	void (*forget)(void *ctx, struct grove_node *node);
+	void *ctx;
+};
 
 /*
- * grove_planner_run folder by folder, for a plan streamed to a sink (planner_walk.c): the scan
- * reads one folder at a time beneath stow and target as the walk reaches it (w holds only the
- * stow_path, the global ignore list and what earlier calls left), each folder is planned, its
+ * grove_planner_run folder by folder, for a plan streamed to a sink (planner_walk.c): rd reads
+ * one folder at a time as the walk reaches it (w holds only the stow_path, the global ignore
+ * list and what earlier calls left), each folder is planned, its
  * ops emitted and its entries dropped before the next, so the model in memory is one path from
  * the root with its folders' entries. The same ops as grove_planner_run in the same order, for
  * requests without --dotfiles, --compat or --adopt, one layout, and either --no-folding or no
@@ -77,10 +92,10 @@ int grove_planner_run_scanning(struct grove_world *w, const struct grove_root *s
  * entry only the whole scan takes): the caller throws the plan and w's trees away and plans
  * with the whole model, which answers as it always has.
  */
-int grove_planner_walk(struct grove_world *w, const struct grove_root *stow,
-		       const struct grove_root *target, const struct grove_plan_opts *opts,
-		       char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_stow,
-		       struct grove_plan *plan, struct grove_error *err);
+int grove_planner_walk(struct grove_world *w, const struct grove_walk_reader *rd,
+		       const struct grove_plan_opts *opts, char *const *unstow, size_t n_unstow,
+		       char *const *pkgs, size_t n_stow, struct grove_plan *plan,
+		       struct grove_error *err);
 
 /* Emits into plan the ops that take w->target from its scanned state (orig_*)
  * to its current one (type/link), as grove_planner_run does after planning.

@@ -125,7 +125,7 @@ int grove_scan_target_paths(struct grove_world *w, const struct grove_root *targ
 			    char *const *paths, size_t n, struct grove_error *err);
 
 /*
- * The scan one folder at a time, for the bounded walk (grove_planner_walk, planner.h). Each
+ * The scan one folder at a time, for the bounded walk (grove_scan_walk below). Each
  * returns 0, a negative code, or GROVE_SCAN_BAIL when the folder holds what only the whole scan
  * takes (a package link to a folder, one that leaves the stow dir or loops, a fifo or device, a
  * symlink on the way, a package deeper than GROVE_TREE_MAX_DEPTH): the caller then plans with
@@ -184,6 +184,23 @@ typedef int (*grove_scan_plan_fn)(struct grove_world *w, void *ctx, struct grove
  */
 int grove_scan_plan(struct grove_world *w, const struct grove_root *stow,
 		    const struct grove_root *target, grove_scan_plan_fn plan_fn, void *ctx,
+		    struct grove_plan *plan, struct grove_error *err);
+
+struct grove_plan_opts;
+
+/* grove_scan_plan of grove_planner_run (planner.h) for one set of options: reads what planning
+ * needs beneath stow and target until the plan settles. 0 or a negative code. */
+int grove_scan_plan_packages(struct grove_world *w, const struct grove_root *stow,
+			     const struct grove_root *target, const struct grove_plan_opts *opts,
+			     char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_pkgs,
+			     struct grove_plan *plan, struct grove_error *err);
+
+/* grove_planner_walk (planner.h) with the scanner as its reader: grove_scan_pkg_ignore and
+ * grove_scan_pkg_folder to list a package's folder, grove_scan_target_folder, grove_scan_pkg_check,
+ * grove_scan_forget, beneath stow and target. Returns as grove_planner_walk. */
+int grove_scan_walk(struct grove_world *w, const struct grove_root *stow,
+		    const struct grove_root *target, const struct grove_plan_opts *opts,
+		    char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_stow,
 		    struct grove_plan *plan, struct grove_error *err);
 
 #endif

@@ -140,80 +140,6 @@ put_link_folder(char *d, int level, const char *root, size_t rlen, const char *s
 	}
 }
 
-/*
- * A folder's buffers in the recursive walks: the frame of its depth, kept for the run (each
- * folder of a 1,400-folder stow allocated and freed its own twice). A frame serves one folder
- * at a time: the folders inside it, walked meanwhile, are one deeper.
- */
-struct planner_frame {
-	char *bytes;
-	size_t n_bytes;
-	struct grove_node **kids;
-	size_t n_kids;
-};
-
-void
-grove_planner_release(struct planner *p)
-{
-	if (!p->frames)
-		return;
-	for (size_t i = 0; i < PLANNER_FRAMES; i++) {
-		free(p->frames[i].bytes);
-		free(p->frames[i].kids);
-	}
-	free(p->frames);
-	p->frames = NULL;
-}
-
-/* The frame of the folder being walked, or NULL (too deep, or out of memory). */
-static struct planner_frame *
-frame(struct planner *p)
-{
-	if (!p->depth || p->depth > PLANNER_FRAMES)
-		return NULL;
-	if (!p->frames && !(p->frames = calloc(PLANNER_FRAMES, sizeof(*p->frames))))
-		return NULL;
-	return &p->frames[p->depth - 1];
-}
-
-/* n bytes for the folder being walked: its frame's, else malloc'd into *own; NULL when out of
- * memory. */
-char *
-grove_planner_frame_bytes(struct planner *p, size_t n, char **own)
-{
-	struct planner_frame *f = frame(p);
-
-	if (!n)
-		n = 1; /* callers ask for paths' room, never 0: for malloc's sake */
-	if (f && f->n_bytes < n) {
-		size_t want = n < 2 * f->n_bytes ? 2 * f->n_bytes : n;
-
-		free(f->bytes);
-		f->bytes = malloc(want);
-		f->n_bytes = f->bytes ? want : 0;
-	}
-	if (f && f->bytes && f->n_bytes >= n)
-		return f->bytes;
-	return *own = malloc(n);
-}
-
-/* dir's kids sorted by name, NULL-terminated: in the frame of the folder being walked, else in
- * *own (malloc'd); NULL when out of memory. */
-struct grove_node **
-grove_planner_frame_kids(struct planner *p, const struct grove_node *dir, struct grove_node ***own)
-{
-	struct planner_frame *f = frame(p);
-	size_t cap = 0;
-
-	if (f) {
-		struct grove_node **k = grove_node_sorted_kids_in(dir, &f->kids, &f->n_kids);
-
-		if (k)
-			return k;
-	}
-	return grove_node_sorted_kids_in(dir, own, &cap);
-}
-
 /* stow_contents_known's folder, in the frame of its depth. */
 static void
 stow_folder_contents(struct planner *p, const char *package, const char *pkg_subdir,
@@ -339,9 +265,9 @@ static void
 stow_contents_known(struct planner *p, const char *package, const char *pkg_subdir,
 		    const char *target_subdir, const struct known *kn)
 {
-	p->depth++;
+	grove_memo_enter(p);
 	stow_folder_contents(p, package, pkg_subdir, target_subdir, kn);
-	p->depth--;
+	grove_memo_leave(p);
 }
 
 static void
@@ -679,7 +605,7 @@ grove_planner_run(struct grove_world *w, const struct grove_plan_opts *opts, cha
 		  struct grove_error *err)
 {
 	struct link_memo links = { 0 };
-	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err, .links = &links };
+	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err, .memo.links = &links };
 	int r;
 
 	p.action = "unstow";
@@ -749,33 +675,6 @@ grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct grove_
 
 	grove_planner_emit_all(&p);
 	return p.rc;
-}
-
-struct packages {
-	const struct grove_plan_opts *opts;
-	char *const *unstow, *const *stow;
-	size_t n_unstow, n_stow;
-};
-
-static int
-plan_packages(struct grove_world *w, void *ctx, struct grove_plan *plan, struct grove_error *err)
-{
-	const struct packages *p = ctx;
-
-	return grove_planner_run(w, p->opts, p->unstow, p->n_unstow, p->stow, p->n_stow, plan, err);
-}
-
-int
-grove_planner_run_scanning(struct grove_world *w, const struct grove_root *stow,
-			   const struct grove_root *target, const struct grove_plan_opts *opts,
-			   char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_pkgs,
-			   struct grove_plan *plan, struct grove_error *err)
-{
-	struct packages p = {
-		.opts = opts, .unstow = unstow, .n_unstow = n_unstow, .stow = pkgs, .n_stow = n_pkgs
-	};
-
-	return grove_scan_plan(w, stow, target, plan_packages, &p, plan, err);
 }
 
 /* ---- for the bounded walk (planner_walk.c) ---- */

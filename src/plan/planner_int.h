@@ -12,24 +12,15 @@
 
 #include "grove/planner.h"
 
-struct planner {
-	struct grove_world *w;
-	const struct grove_plan_opts *o;
-	struct grove_plan *plan;
-	struct grove_error *err;
-	const char *action;  /* "stow" or "unstow", for conflicts */
-	int rc;              /* first fatal error */
-	bool incomplete;     /* the plan needs parts of the stow dir not read yet */
-	const char *package; /* the package whose entry is being planned, for conflicts */
-	/* The last package record looked up: consecutive entries share their package,
-	 * and a linear search per entry over hundreds of packages was quadratic. */
-	const char *pkg_name;
-	struct grove_world_pkg *pkg;
-	/* While unfolding a link into a second stow dir beneath the target: that stow dir's
-	 * path from the target, whose packages are read from the target tree. NULL: w->stow. */
-	const char *src_stow;
-	/* Planning folder by folder (planner_walk.c), or NULL: the whole model at once. */
-	struct walk *walk;
+struct link_memo;
+struct planner_frame;
+
+/*
+ * The planner's memos: what is kept for the run so that asking the view of the world the same
+ * question again costs less. Read and written by planner_view.c and planner_memo.c only, so
+ * that the decisions (planner.c, planner_unstow.c) read like Stow's stow_node and unstow_node.
+ */
+struct planner_memo {
 	/* What the target's links as scanned answer to "ours, and is its destination there?"
 	 * (planner.c's link_state), kept for the run when the whole model is planned at once:
 	 * NULL, no memo. */
@@ -74,10 +65,44 @@ struct planner {
 	unsigned depth;               /* folders being walked */
 };
 
+struct planner {
+	struct grove_world *w;
+	const struct grove_plan_opts *o;
+	struct grove_plan *plan;
+	struct grove_error *err;
+	const char *action;  /* "stow" or "unstow", for conflicts */
+	int rc;              /* first fatal error */
+	bool incomplete;     /* the plan needs parts of the stow dir not read yet */
+	const char *package; /* the package whose entry is being planned, for conflicts */
+	/* The last package record looked up: consecutive entries share their package,
+	 * and a linear search per entry over hundreds of packages was quadratic. */
+	const char *pkg_name;
+	struct grove_world_pkg *pkg;
+	/* While unfolding a link into a second stow dir beneath the target: that stow dir's
+	 * path from the target, whose packages are read from the target tree. NULL: w->stow. */
+	const char *src_stow;
+	/* Planning folder by folder (planner_walk.c), or NULL: the whole model at once. */
+	struct walk *walk;
+	/* What the view keeps for the run so that its answers cost less (planner_view.c,
+	 * planner_memo.c): the decisions (planner.c, planner_unstow.c) never read it. */
+	struct planner_memo memo;
+};
+
 #define PLANNER_FRAMES 64
+
+/* ---- the memos (planner_memo.c) ---- */
 
 /* Frees what the planner kept for the run (its frames). */
 void grove_planner_release(struct planner *p);
+
+/* A folder's walk begins (its frame is one deeper) and ends. */
+void grove_memo_enter(struct planner *p);
+void grove_memo_leave(struct planner *p);
+
+/* How many of dir's first entries are gone from the plan (GROVE_FT_NONE), from where the last
+ * answer for dir left off when that still holds (foldable asks it of a shared folder after each
+ * package it unstows). */
+size_t grove_memo_gone_prefix(struct planner *p, const struct grove_node *dir);
 
 /* n bytes for the folder being walked: its frame's, else malloc'd into *own; NULL when out of
  * memory. */

@@ -104,32 +104,6 @@ dangling(struct planner *p, const char *dir_path, const struct grove_node *kid)
 	return !dest || !grove_view_stow_exists(p, dest);
 }
 
-/* How many of dir's first entries are gone from the plan (GROVE_FT_NONE), from where its cursor
- * left off when that still holds, and the cursor moved there. */
-static size_t
-gone_prefix(struct planner *p, const struct grove_node *dir)
-{
-	unsigned long gen = grove_tree_generation();
-	struct fold_cursor *c = NULL;
-	size_t i = 0;
-
-	for (unsigned k = 0; k < sizeof(p->folds) / sizeof(p->folds[0]); k++)
-		if (p->folds[k].dir == dir)
-			c = &p->folds[k];
-	if (!c) {
-		c = &p->folds[p->n_folds++ % (sizeof(p->folds) / sizeof(p->folds[0]))];
-		c->dir = dir;
-	} else if (c->made == p->made && c->gen == gen && c->skip <= dir->n_kids) {
-		i = c->skip;
-	}
-	while (i < dir->n_kids && dir->kids[i]->type == GROVE_FT_NONE)
-		i++;
-	c->skip = i;
-	c->made = p->made;
-	c->gen = gen;
-	return i;
-}
-
 /* Stow's foldable: the folder holds only links, all into one folder of one package. */
 /* dir: the target's node at target_subdir. */
 static char *
@@ -149,7 +123,7 @@ foldable(struct planner *p, const char *target_subdir, struct grove_node *dir)
 		grove_view_tneed(p, target_subdir); /* only looked up: folding needs every entry */
 		return NULL;
 	}
-	for (size_t i = gone_prefix(p, dir); i < dir->n_kids; i++) {
+	for (size_t i = grove_memo_gone_prefix(p, dir); i < dir->n_kids; i++) {
 		struct grove_node *kid = dir->kids[i];
 		size_t len;
 
@@ -536,9 +510,9 @@ static void
 unstow_contents(struct planner *p, const char *package, const char *pkg_subdir,
 		const char *target_subdir, const struct known *kn)
 {
-	p->depth++;
+	grove_memo_enter(p);
 	unstow_folder_contents(p, package, pkg_subdir, target_subdir, kn);
-	p->depth--;
+	grove_memo_leave(p);
 }
 
 /* ---- for the bounded walk (planner_walk.c) ---- */

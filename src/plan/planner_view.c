@@ -500,7 +500,7 @@ grove_view_do_link(struct planner *p, const char *dest, const char *path)
 
 	if (!n)
 		return;
-	p->made++;
+	p->memo.made++;
 	n->type = GROVE_FT_LINK;
 	if (grove_node_set_link(n, dest) < 0)
 		oom(p);
@@ -517,7 +517,7 @@ grove_view_do_link_in(struct planner *p, const char *dest, const char *path, str
 		return;
 	}
 	too_long(p, path, dest);
-	p->made++;
+	p->memo.made++;
 	n = grove_node_child(dir, name);
 	if (!n) {
 		/* A new entry: its text goes in the node, not in an allocation of its own. */
@@ -559,7 +559,7 @@ grove_view_do_mkdir(struct planner *p, const char *path)
 
 	if (!n)
 		return;
-	p->made++;
+	p->memo.made++;
 	n->type = GROVE_FT_DIR;
 	n->listed = true;
 	grove_node_set_link(n, NULL);
@@ -695,8 +695,8 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 	}
 	/* What the scan found does not change while planning: an answer stays good until a node
 	 * is freed. */
-	for (size_t i = 0; i < sizeof(p->marks) / sizeof(p->marks[0]); i++) {
-		m = &p->marks[i];
+	for (size_t i = 0; i < sizeof(p->memo.marks) / sizeof(p->memo.marks[0]); i++) {
+		m = &p->memo.marks[i];
 		if (m->dir == n && m->gen == gen) {
 			*ret_stow = m->stow;
 			*ret_nonstow = m->nonstow;
@@ -710,7 +710,7 @@ markers_here(struct planner *p, const char *path, const struct grove_node *n, bo
 		return false;
 	*ret_stow = !top && disk_has_kid(n, ".stow");
 	*ret_nonstow = !top && disk_has_kid(n, ".nonstow");
-	m = &p->marks[p->n_marks++ % (sizeof(p->marks) / sizeof(p->marks[0]))];
+	m = &p->memo.marks[p->memo.n_marks++ % (sizeof(p->memo.marks) / sizeof(p->memo.marks[0]))];
 	*m = (struct marks_memo){
 		.dir = n, .gen = gen, .stow = *ret_stow, .nonstow = *ret_nonstow
 	};
@@ -839,7 +839,7 @@ static enum view_owner
 owner_by_prefix(struct planner *p, const char *dir, const struct grove_node *n, size_t size,
 		const char **ret_rest)
 {
-	const struct owner_prefix *o = &p->own;
+	const struct owner_prefix *o = &p->memo.own;
 	const char *rest = n->orig_link + o->len;
 	size_t rl;
 
@@ -869,8 +869,8 @@ scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *
 	/* The links of one folder mostly share the part of their text up to the package: joined
 	 * once (the join's result is the stow dir's path, '/', then what follows). */
 	if (owner_by_prefix(p, dir, n, size, ret_rest) == VIEW_OWNER_STOW) {
-		if (f && p->own.len < UINT32_MAX - 1)
-			f->rest = (uint32_t)p->own.len;
+		if (f && p->memo.own.len < UINT32_MAX - 1)
+			f->rest = (uint32_t)p->memo.own.len;
 		return VIEW_OWNER_STOW;
 	}
 	o = grove_view_owner_in(p, dir, n->orig_link, buf, size, ret_rest);
@@ -882,11 +882,11 @@ scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *
 		    tl >= UINT32_MAX - 1)
 			return o;
 		if (n->parent && grove_path_link_prefix(dir, n->orig_link, tl - rl))
-			p->own = (struct owner_prefix){ .dir = n->parent,
-							.gen = grove_tree_generation(),
-							.prefix = n->orig_link,
-							.len = tl - rl,
-							.dir_len = strlen(dir) };
+			p->memo.own = (struct owner_prefix){ .dir = n->parent,
+							     .gen = grove_tree_generation(),
+							     .prefix = n->orig_link,
+							     .len = tl - rl,
+							     .dir_len = strlen(dir) };
 		if (f)
 			f->rest = (uint32_t)(tl - rl);
 	} else if (o == VIEW_OWNER_NONE && f) {
@@ -899,7 +899,7 @@ enum view_owner
 grove_view_scanned_owner(struct planner *p, const char *dir_path, const struct grove_node *n,
 			 char *buf, size_t size, const char **ret_rest)
 {
-	return scanned_owner(p, dir_path, n, memo_take(p->links, n), buf, size, ret_rest);
+	return scanned_owner(p, dir_path, n, memo_take(p->memo.links, n), buf, size, ret_rest);
 }
 
 enum link_state
@@ -922,7 +922,7 @@ grove_view_link_state_of(struct planner *p, const char *dir_path, const char *te
 enum link_state
 grove_view_link_state(struct planner *p, const char *dir_path, const struct grove_node *n)
 {
-	struct link_fact *f = memo_take(p->links, n);
+	struct link_fact *f = memo_take(p->memo.links, n);
 	char buf[PATH_MAX];
 	const char *rest;
 	enum link_state s;
@@ -962,7 +962,7 @@ emit(struct planner *p, const struct grove_node *n, enum grove_op_kind kind, con
 	const char *package = NULL, *rest;
 	char buf[PATH_MAX], name[NAME_MAX + 1];
 	size_t l;
-	const struct link_fact *f = t && t == n->orig_link ? memo_find(p->links, n) : NULL;
+	const struct link_fact *f = t && t == n->orig_link ? memo_find(p->memo.links, n) : NULL;
 	enum view_owner o;
 
 	/* The package an op serves, for the log and `grove status` (this stow dir's only): of a

@@ -34,7 +34,8 @@
  * read (a need), a second stow dir, a package entry only the whole scan takes (scan_lazy.c),
  * an error. The whole scan reads every folder of the requested packages (and of a folder
  * another package's link unfolds) before planning, for its checks and errors: package folders
- * the walk does not enter are read and dropped (grove_scan_pkg_check).
+ * the walk does not enter are read and dropped (the reader's check_pkg). The walk reads
+ * nothing itself: its reader (struct grove_walk_reader, supplied by the scan→plan loop) does.
  */
 
 struct descent {
@@ -45,7 +46,7 @@ struct descent {
 };
 
 struct walk {
-	const struct grove_root *stow, *target;
+	const struct grove_walk_reader *rd;
 	const char *cur; /* the folder being planned */
 	const struct grove_node *cur_node;
 	struct descent *d; /* the descents recorded while planning cur */
@@ -142,15 +143,13 @@ walk_load(struct planner *p, const char *dir, const char *const *pkgs, size_t n)
 
 		if (!rel)
 			return -ENOMEM;
-		r = grove_scan_pkg_ignore(p->w, wk->stow, pkgs[i], p->err);
-		p->pkg_name = NULL;
-		if (r == 0)
-			r = grove_scan_pkg_folder(p->w, wk->stow, rel, p->err);
+		r = wk->rd->list_pkg(wk->rd->ctx, p->w, pkgs[i], rel, p->err);
+		p->pkg_name = NULL; /* the records may have moved */
 	}
 	t = grove_view_tnode(p, dir);
 	if (r == 0 && t && t->orig_type == GROVE_FT_DIR && !t->listed)
-		r = grove_scan_target_folder(p->w, wk->stow, wk->target,
-					     strcmp(dir, ".") == 0 ? "" : dir, p->err);
+		r = wk->rd->list_target(wk->rd->ctx, p->w, strcmp(dir, ".") == 0 ? "" : dir,
+					p->err);
 	return r;
 }
 
@@ -204,7 +203,7 @@ walk_check(struct planner *p, const char *dir, const struct descent *ds, size_t 
 			rel = sub ? pkg_rel(ds[i].package, sub) : NULL;
 			if (!rel)
 				return -ENOMEM;
-			r = grove_scan_pkg_check(p->w, p->walk->stow, rel, p->err);
+			r = p->walk->rd->check_pkg(p->walk->rd->ctx, p->w, rel, p->err);
 			if (r)
 				return r;
 		}
@@ -252,9 +251,10 @@ walk_emit(struct planner *p, const char *dir, struct grove_node *tn, struct desc
 			r = grove_planner_emit_folder(p, k, path);
 			if (r == 0)
 				r = walk_folder(p, path, kd + x, e - x);
-			grove_scan_forget(k);
+			p->walk->rd->forget(p->walk->rd->ctx, k);
 			for (size_t j = x; j < e; j++)
-				grove_scan_forget(grove_view_pkg_node(p, kd[j].package, path));
+				p->walk->rd->forget(p->walk->rd->ctx,
+						    grove_view_pkg_node(p, kd[j].package, path));
 			used += e - x;
 		}
 		if (r)
@@ -316,12 +316,12 @@ walk_folder(struct planner *p, const char *dir, struct descent *ds, size_t nd)
 }
 
 int
-grove_planner_walk(struct grove_world *w, const struct grove_root *stow,
-		   const struct grove_root *target, const struct grove_plan_opts *opts,
-		   char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_stow,
-		   struct grove_plan *plan, struct grove_error *err)
+grove_planner_walk(struct grove_world *w, const struct grove_walk_reader *rd,
+		   const struct grove_plan_opts *opts, char *const *unstow, size_t n_unstow,
+		   char *const *pkgs, size_t n_stow, struct grove_plan *plan,
+		   struct grove_error *err)
 {
-	struct walk wk = { .stow = stow, .target = target, .cur = "" };
+	struct walk wk = { .rd = rd, .cur = "" };
 	struct planner p = { .w = w, .o = opts, .plan = plan, .err = err, .walk = &wk };
 	cleanup_free struct descent *top = calloc(n_unstow + n_stow + 1, sizeof(*top));
 	size_t nt = 0;

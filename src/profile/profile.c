@@ -646,8 +646,8 @@ plan_forest(const struct grove_root *stow, const struct grove_root *target, cons
 		w.target->listed = true;
 	}
 	if (r >= 0)
-		r = grove_planner_run_scanning(&w, stow, target, &po, unstow, n_unstow, pkgs, n,
-					       plan, err);
+		r = grove_scan_plan_packages(&w, stow, target, &po, unstow, n_unstow, pkgs, n, plan,
+					     err);
 out:
 	grove_world_release(&w);
 	return r < 0 ? r : 0;

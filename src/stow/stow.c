@@ -324,8 +324,8 @@ plan_streamed(struct grove_world *w, const struct grove_stow_request *req,
 		world_trees_reset(w);
 		wo.no_folding = run->pkgs[0].layout.no_folding;
 		wo.dotfiles = false;
-		r = grove_planner_walk(w, &run->stow_root, &run->target_root, &wo, req->unstow,
-				       req->n_unstow, req->stow, req->n_stow, &run->plan, err);
+		r = grove_scan_walk(w, &run->stow_root, &run->target_root, &wo, req->unstow,
+				    req->n_unstow, req->stow, req->n_stow, &run->plan, err);
 		if (r == 0) {
 			run->walked = true;
 			return 0;

@@ -285,9 +285,9 @@ grove_stow_plan_layouts(struct grove_world *w, const struct grove_stow_request *
 			po.dotfiles = run->pkgs[0].layout.dotfiles;
 			po.no_folding = run->pkgs[0].layout.no_folding;
 		}
-		return grove_planner_run_scanning(w, &run->stow_root, &run->target_root, &po,
-						  req->unstow, req->n_unstow, req->stow,
-						  req->n_stow, &run->plan, err);
+		return grove_scan_plan_packages(w, &run->stow_root, &run->target_root, &po,
+						req->unstow, req->n_unstow, req->stow, req->n_stow,
+						&run->plan, err);
 	}
 	return grove_scan_plan(w, &run->stow_root, &run->target_root, plan_passes, &ctx, &run->plan,
 			       err);
