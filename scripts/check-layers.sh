@@ -14,7 +14,10 @@
 #     function: REASON" right above a function, says why and silences it);
 #  6. every .c of src/ includes banned.h itself, after its other includes;
 #  7. the planner is pure: no planner file (src/plan/planner*.c) calls the scanner or the fs layer
-#     (the bounded walk reads through the reader the scan→plan loop gives it).
+#     (the bounded walk reads through the reader the scan→plan loop gives it);
+#  8. only the transaction driver (src/session/) writes what a session carries (its group changes,
+#     package rows, progress, rollback, admindir): its owners call grove_session_take_alt,
+#     grove_session_set_progress and the rest (session.h).
 # What the object files say (exported names, calls between modules) is scripts/check-symbols.py's,
 # run on a build.
 set -euo pipefail
@@ -54,6 +57,12 @@ done
 bad=$(grep -nE '\bgrove_(scan|fs|root)_[a-z_]+\s*\(' $(git ls-files 'src/plan/planner*.c') |
       grep -vE '^\S+:[0-9]+:\s*(//|/\*|\*)' || true)
 [ -z "$bad" ] || fail "the planner calls the scanner or the fs layer (give it a reader instead):
+$bad"
+
+# 8.
+bad=$(grep -nE '\b(s|session|sess)(\.|->)(alt|n_alt|pkgs|n_pkgs|alt_admin|progress|progress_ctx|rollback|rollback_ctx|roots|n_roots)\s*=[^=]' \
+      $(git grep -lw 'grove_session' -- 'src/*.c' ':!src/session/') /dev/null || true)
+[ -z "$bad" ] || fail "a session's carried inputs written outside the driver (use grove_session_take_alt, grove_session_set_progress, ...):
 $bad"
 
 # 4. and 5.

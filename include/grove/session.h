@@ -31,7 +31,10 @@ typedef int (*grove_session_rollback_fn)(void *ctx, int64_t txn, bool *ret_forwa
  *	                        driver below: begin, changes, commit or abort)
  *	grove_session_close
  *
- * The target root is borrowed and must outlive the session.
+ * The target root is borrowed and must outlive the session. What a session carries besides
+ * its target (the next transaction's group changes and package rows, progress, the rollback,
+ * the admindir) its owner gives through the calls below (grove_session_take_alt and the rest),
+ * never by writing the fields: they are the driver's (check-layers.sh rule 8).
  */
 struct grove_session {
 	char *state_path;
@@ -103,6 +106,26 @@ struct grove_session_opts {
 	 * state dir without a log is -ENOENT. */
 	bool system_log;
 };
+
+/* ---- what a session carries, given by its owner ---- */
+
+/* The alternatives group changes the next transaction logs with its intent and saves with its
+ * commit: v (n changes, owned: the session frees them) replaces those it held; NULL clears. */
+void grove_session_take_alt(struct grove_session *s, struct grove_journal_alt_change *v, size_t n);
+/* Adds one group's change (name's saved text before, NULL: no group; after, NULL: the group
+ * goes), copied. 0 or -ENOMEM. */
+int grove_session_add_alt(struct grove_session *s, int64_t dir_id, const char *name,
+			  const char *before, const char *after, struct grove_error *err);
+/* The packages the next transaction stows or unstows, with their layout options, logged with
+ * its intent (docs/stow.md "Recorded options"): v (owned) replaces those it held. */
+void grove_session_take_pkgs(struct grove_session *s, struct grove_journal_pkg *v, size_t n);
+/* Told after each op the session's transactions execute (a progress line); NULL: nobody. */
+void grove_session_set_progress(struct grove_session *s, grove_exec_progress_fn fn, void *ctx);
+/* How this target's transactions are rolled back (abort, a commit the log refused, recovery):
+ * NULL is the session's own recovery. Set before grove_session_recover. */
+void grove_session_set_rollback(struct grove_session *s, grove_session_rollback_fn fn, void *ctx);
+/* The admindir grove alt holds (borrowed; NULL: the one the log names is opened by a commit). */
+void grove_session_set_alt_admin(struct grove_session *s, const struct grove_root *admin);
 
 /* What the log's unfinished transaction of a target is now (grove status, verify, log). */
 enum grove_pending_state {

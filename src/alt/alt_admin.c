@@ -340,9 +340,7 @@ grove_alt_admin_load(struct grove_alt_ctx *c, struct grove_session *s, const str
 		if (!cmd) {
 			r = grove_error_set(err, -ENOMEM, "out of memory");
 		} else {
-			grove_journal_alt_changes_free(s->alt, s->n_alt);
-			s->alt = steal_ptr(t.ch);
-			s->n_alt = t.n_ch;
+			grove_session_take_alt(s, steal_ptr(t.ch), t.n_ch);
 			t.n_ch = 0;
 			r = grove_session_apply(s, &plan, NULL, cmd, NULL, 0, NULL, err);
 		}

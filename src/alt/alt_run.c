@@ -140,29 +140,6 @@ get_selections(struct grove_alt_ctx *c, const struct grove_alt_group *all, size_
 	return 0;
 }
 
-/* Appends the change of group name (before: its saved text, or NULL) to text after. */
-static int
-add_change(struct grove_session *s, int64_t dir_id, const char *name, const char *before,
-	   const char *after, struct grove_error *err)
-{
-	struct grove_journal_alt_change *nv = realloc(s->alt, (s->n_alt + 1) * sizeof(*nv));
-
-	if (!nv)
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	s->alt = nv;
-	memset(&nv[s->n_alt], 0, sizeof(nv[0]));
-	nv[s->n_alt].dir_id = dir_id;
-	if (!(nv[s->n_alt].name = strdup(name)) ||
-	    (before && !(nv[s->n_alt].before = strdup(before))) ||
-	    (after && !(nv[s->n_alt].after = strdup(after)))) {
-		free(nv[s->n_alt].name);
-		free(nv[s->n_alt].before);
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	}
-	s->n_alt++;
-	return 0;
-}
-
 /* The group's change, for the session to log with the links and save with their commit: its saved
  * text before (NULL: no group) and after (NULL: the group goes); nothing when both are NULL. A dry
  * run (no session) puts it into the result instead: what the run would save. */
@@ -185,10 +162,8 @@ group_change(struct grove_alt_ctx *c, struct grove_session *s, int64_t dir_id, c
 			return grove_error_set(err, -ENOMEM, "out of memory");
 		return 0;
 	}
-	grove_journal_alt_changes_free(s->alt, s->n_alt);
-	s->alt = NULL;
-	s->n_alt = 0;
-	return add_change(s, dir_id, name, before, after, err);
+	grove_session_take_alt(s, NULL, 0);
+	return grove_session_add_alt(s, dir_id, name, before, after, err);
 }
 
 /* The group w becomes in all (*n groups, sorted by name) what the next step of a run sees: it
@@ -283,7 +258,7 @@ import_groups(struct grove_alt_ctx *c, struct grove_session *s, const struct gro
 		if ((!before && !after) || (before && after && !strcmp(before, after)))
 			continue;
 		if (s) /* (a dry run only counts what it would take over) */
-			r = add_change(s, dir_id, name, before, after, err);
+			r = grove_session_add_alt(s, dir_id, name, before, after, err);
 	}
 	grove_dirents_free(ents, n_ents);
 	return r;
@@ -667,7 +642,7 @@ run(const struct grove_alt_request *reqs, size_t n_reqs, struct grove_alt_result
 		goto out;
 	} else {
 		session = true;
-		s.alt_admin = &adm;
+		grove_session_set_alt_admin(&s, &adm);
 	}
 	if (!ro) {
 		r = grove_session_recover(&s, NULL, false, NULL, err);

@@ -418,9 +418,7 @@ log_packages(struct grove_apply_run *run, const struct grove_apply_target *t,
 			return grove_error_set(err, -ENOMEM, "out of memory");
 		}
 	}
-	grove_journal_pkgs_free(run->session.pkgs, run->session.n_pkgs);
-	run->session.pkgs = v;
-	run->session.n_pkgs = n;
+	grove_session_take_pkgs(&run->session, v, n);
 	return 0;
 }
 

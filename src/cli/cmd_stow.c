@@ -242,8 +242,7 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	}
 	if (run.journaled) {
 		grove_progress_begin(&pg, "grove", run.plan.n_logged + run.plan.n_ops);
-		run.session.progress = grove_progress_update;
-		run.session.progress_ctx = &pg;
+		grove_session_set_progress(&run.session, grove_progress_update, &pg);
 	}
 	r = grove_stow_execute(&run, &err);
 	grove_progress_end(&pg);

@@ -927,11 +927,10 @@ revert_streamed(struct grove_session *s, int64_t txn, int64_t undoes, const char
 		return 0;
 	/* (A streamed revert is over the budget: enough ops for a progress line.) */
 	grove_progress_begin(&pg, "grove", grove_session_plan_budget() + 1);
-	s->progress = grove_progress_update;
-	s->progress_ctx = &pg;
+	grove_session_set_progress(s, grove_progress_update, &pg);
 	r = grove_session_revert_streamed(s, txn, &o, &rv, &err);
 	grove_progress_end(&pg);
-	s->progress = NULL;
+	grove_session_set_progress(s, NULL, NULL);
 	if (r == 0)
 		return 0;
 	if (r < 0) {
@@ -979,11 +978,10 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 		struct grove_progress pg;
 
 		grove_progress_begin(&pg, "grove", plan.n_ops);
-		s->progress = grove_progress_update;
-		s->progress_ctx = &pg;
+		grove_session_set_progress(s, grove_progress_update, &pg);
 		r = grove_session_apply(s, &plan, NULL, command, NULL, undoes, &made, &err);
 		grove_progress_end(&pg);
-		s->progress = NULL;
+		grove_session_set_progress(s, NULL, NULL);
 	}
 	if (r >= 0 && ta->json)
 		print_revert_json(s, name, &plan, txns, n, ta->dry_run, made);

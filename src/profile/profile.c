@@ -237,8 +237,7 @@ lock_and_recover(struct grove_profile *p, const struct grove_profile_opts *opts,
 		return r < 0 ? r : 1;
 	/* One recovery for every target: the session's, with the profile's undo as
 	 * the rollback (its ops are relative to the profile dir, not the target). */
-	p->session.rollback = rollback_txn;
-	p->session.rollback_ctx = p;
+	grove_session_set_rollback(&p->session, rollback_txn, p);
 	r = grove_session_recover(&p->session, NULL, false, ret_recovered, err);
 	if (r < 0)
 		return grove_error_prefix(err, "profile '%s'", p->link_path);

@@ -26,6 +26,64 @@ grove_session_forget_changes(struct grove_session *s)
 	s->n_roots = 0;
 }
 
+void
+grove_session_take_pkgs(struct grove_session *s, struct grove_journal_pkg *v, size_t n)
+{
+	grove_journal_pkgs_free(s->pkgs, s->n_pkgs);
+	s->pkgs = v;
+	s->n_pkgs = v ? n : 0;
+}
+
+void
+grove_session_take_alt(struct grove_session *s, struct grove_journal_alt_change *v, size_t n)
+{
+	grove_journal_alt_changes_free(s->alt, s->n_alt);
+	s->alt = v;
+	s->n_alt = v ? n : 0;
+}
+
+int
+grove_session_add_alt(struct grove_session *s, int64_t dir_id, const char *name, const char *before,
+		      const char *after, struct grove_error *err)
+{
+	struct grove_journal_alt_change *nv = realloc(s->alt, (s->n_alt + 1) * sizeof(*nv));
+	struct grove_journal_alt_change *c;
+
+	if (!nv)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	s->alt = nv;
+	c = memset(&nv[s->n_alt], 0, sizeof(nv[0]));
+	c->dir_id = dir_id;
+	if (!(c->name = strdup(name)) || (before && !(c->before = strdup(before))) ||
+	    (after && !(c->after = strdup(after)))) {
+		free(c->name);
+		free(c->before);
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	}
+	s->n_alt++;
+	return 0;
+}
+
+void
+grove_session_set_progress(struct grove_session *s, grove_exec_progress_fn fn, void *ctx)
+{
+	s->progress = fn;
+	s->progress_ctx = fn ? ctx : NULL;
+}
+
+void
+grove_session_set_rollback(struct grove_session *s, grove_session_rollback_fn fn, void *ctx)
+{
+	s->rollback = fn;
+	s->rollback_ctx = fn ? ctx : NULL;
+}
+
+void
+grove_session_set_alt_admin(struct grove_session *s, const struct grove_root *admin)
+{
+	s->alt_admin = admin;
+}
+
 static bool
 has_pkg(const struct grove_journal_pkg *v, size_t n, const struct grove_journal_pkg *p)
 {

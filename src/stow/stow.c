@@ -477,9 +477,7 @@ grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
 	}
 	if (run->journaled) {
 		/* The log keeps the options each package was stowed with. */
-		grove_journal_pkgs_free(run->session.pkgs, run->session.n_pkgs);
-		run->session.pkgs = steal_ptr(run->pkgs);
-		run->session.n_pkgs = run->n_pkgs;
+		grove_session_take_pkgs(&run->session, steal_ptr(run->pkgs), run->n_pkgs);
 		run->n_pkgs = 0;
 		return grove_session_apply(&run->session, &run->plan, &run->stow_root,
 					   run->command ? run->command : "grove",
