@@ -369,6 +369,168 @@ test_crash_recovered(void **state)
 	grove_plan_release(&plan);
 }
 
+/* ---- a rollback hook of the owner's (grove_session_set_rollback: a profile's) ---- */
+
+enum hook_does { HOOK_UNDOES, HOOK_FORWARD, HOOK_FAILS };
+
+struct hook {
+	struct fx *fx;
+	enum hook_does does;
+	int calls;
+	int64_t txn;
+};
+
+static int
+hook_rollback(void *ctx, int64_t txn, bool *ret_forward, struct grove_error *err)
+{
+	struct hook *h = ctx;
+
+	h->calls++;
+	h->txn = txn;
+	*ret_forward = false;
+	switch (h->does) {
+	case HOOK_UNDOES:
+		for (size_t i = 0; i < 3; i++)
+			if (unlinkat(h->fx->troot.fd, names[i], 0) < 0 && errno != ENOENT)
+				return grove_error_set(err, -errno, "unlink '%s'", names[i]);
+		return 0;
+	case HOOK_FORWARD:
+		*ret_forward = true; /* the changes are all made: finish forward */
+		return 0;
+	case HOOK_FAILS:
+		break;
+	}
+	return grove_error_set(err, -EIO, "the hook could not undo");
+}
+
+/* OPEN -> ROLLED_BACK, COMMITTED or STUCK by abort with the owner's rollback: the hook is what
+ * puts back (called once, with the transaction), and its answer is the row's final state. */
+static void
+test_abort_with_hook(void **state)
+{
+	struct fx *fx = *state;
+	static const struct {
+		enum hook_does does;
+		int ret; /* abort's, given -EIO */
+		enum grove_session_txn_state st;
+		enum grove_txn_state row;
+		bool linked;
+	} cases[] = {
+		{ HOOK_UNDOES, -EIO, GROVE_SESSION_TXN_ROLLED_BACK, GROVE_TXN_ROLLED_BACK, false },
+		{ HOOK_FORWARD, 0, GROVE_SESSION_TXN_COMMITTED, GROVE_TXN_COMMITTED, true },
+		{ HOOK_FAILS, -GROVE_E_STUCK, GROVE_SESSION_TXN_STUCK, GROVE_TXN_STUCK, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hook h = { .fx = fx, .does = cases[i].does };
+		struct grove_session_txn t;
+		struct grove_plan plan;
+
+		for (size_t k = 0; k < 3; k++)
+			(void)unlinkat(fx->troot.fd, names[k], 0);
+		grove_session_set_rollback(&fx->s, hook_rollback, &h);
+		grove_plan_init(&plan);
+		add_links(&plan);
+		begin(fx, &t, &plan);
+		assert_int_equal(grove_session_exec(&t, &plan, &fx->troot, NULL, &fx->err), 0);
+		/* The owner's own step after the links failed. */
+		grove_error_set(&fx->err, -EIO, "the owner's step failed");
+		assert_int_equal(grove_session_abort(&t, -EIO, &fx->err), cases[i].ret);
+		assert_int_equal(h.calls, 1);
+		assert_int_equal(h.txn, t.id);
+		assert_int_equal(t.state, cases[i].st);
+		assert_int_equal(logged_state(fx, t.id), cases[i].row);
+		assert_target(fx, cases[i].linked);
+		/* Ended: abort again calls nothing and changes nothing. */
+		assert_int_equal(grove_session_abort(&t, -EIO, &fx->err), -EIO);
+		assert_int_equal(h.calls, 1);
+		assert_int_equal(logged_state(fx, t.id), cases[i].row);
+		grove_session_set_rollback(&fx->s, NULL, NULL);
+		if (cases[i].row == GROVE_TXN_STUCK) {
+			/* A STUCK transaction blocks the target until it is resolved: force marks
+			 * it rolled back without touching the target. */
+			assert_int_equal(grove_session_recover(&fx->s, NULL, true, NULL, &fx->err),
+					 0);
+			assert_int_equal(logged_state(fx, t.id), GROVE_TXN_ROLLED_BACK);
+		}
+		grove_plan_release(&plan);
+	}
+}
+
+/* OPEN -> STUCK by commit: the log refuses the COMMIT and the owner's rollback cannot undo. */
+static void
+test_commit_refused_undo_fails(void **state)
+{
+	struct fx *fx = *state;
+	struct hook h = { .fx = fx, .does = HOOK_FAILS };
+	struct grove_session_txn t;
+	struct grove_plan plan;
+
+	grove_session_set_rollback(&fx->s, hook_rollback, &h);
+	grove_plan_init(&plan);
+	add_links(&plan);
+	begin(fx, &t, &plan);
+	assert_int_equal(grove_session_exec(&t, &plan, &fx->troot, NULL, &fx->err), 0);
+	refuse_commit = true;
+	assert_int_equal(grove_session_commit(&t, &fx->err), -GROVE_E_STUCK);
+	assert_int_equal(h.calls, 1);
+	assert_int_equal(t.state, GROVE_SESSION_TXN_STUCK);
+	assert_int_equal(logged_state(fx, t.id), GROVE_TXN_STUCK);
+	assert_target(fx, true);
+	grove_plan_release(&plan);
+}
+
+/* ---- what a transaction carries (grove_session_take_pkgs, grove_session_add_alt) ---- */
+
+/* The package rows and group changes given before begin are logged with the intent and
+ * consumed by it: the next transaction carries none unless given again. */
+static void
+test_carried_inputs(void **state)
+{
+	struct fx *fx = *state;
+	struct grove_journal_pkg *pk = calloc(1, sizeof(*pk));
+	struct grove_journal_pkg *got = NULL;
+	struct grove_session_txn t;
+	struct grove_plan plan;
+	size_t n = 0;
+
+	assert_non_null(pk);
+	pk->stow_dir = tu_path(fx->dir, "stow");
+	pk->package = strdup("pkg");
+	pk->layout.stowed = true;
+	pk->layout.no_folding = true;
+	grove_session_take_pkgs(&fx->s, pk, 1);
+	grove_plan_init(&plan);
+	add_links(&plan);
+	begin(fx, &t, &plan);
+	assert_int_equal(grove_session_exec(&t, &plan, &fx->troot, NULL, &fx->err), 0);
+	assert_int_equal(grove_session_commit(&t, &fx->err), 0);
+	assert_int_equal(grove_journal_txn_pkgs(fx->s.journal, t.id, &got, &n, &fx->err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(got[0].package, "pkg");
+	assert_true(got[0].layout.no_folding);
+	grove_journal_pkgs_free(got, n);
+	grove_plan_release(&plan);
+
+	/* Consumed: a second transaction logs no package. */
+	grove_plan_init(&plan);
+	assert_int_equal(
+		grove_plan_add_op(&plan, GROVE_OP_UNLINK, "a", "../stow/pkg/a", NULL, NULL, "pkg"),
+		0);
+	begin(fx, &t, &plan);
+	assert_int_equal(grove_session_exec(&t, &plan, &fx->troot, NULL, &fx->err), 0);
+	assert_int_equal(grove_session_commit(&t, &fx->err), 0);
+	got = NULL;
+	assert_int_equal(grove_journal_txn_pkgs(fx->s.journal, t.id, &got, &n, &fx->err), 0);
+	assert_int_equal(n, 0);
+	grove_journal_pkgs_free(got, n);
+	grove_plan_release(&plan);
+
+	/* Taken and then cleared: nothing is logged, nothing leaks (ASan). */
+	assert_int_equal(grove_session_add_alt(&fx->s, 1, "editor", NULL, "auto\n", &fx->err), 0);
+	grove_session_take_alt(&fx->s, NULL, 0);
+}
+
 /* ---- the streamed run ---- */
 
 /* With a budget of one op: stream_end leaves IDLE when the plan has a conflict (nothing in the
@@ -458,6 +620,9 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_commit_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_recovered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_streamed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_with_hook, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commit_refused_undo_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_carried_inputs, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
