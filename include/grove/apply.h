@@ -219,4 +219,90 @@ bool grove_apply_steps_changed(const struct grove_apply_steps *st);
  * st. */
 void grove_apply_steps_release(struct grove_apply_steps *st);
 
+/* ---- grove apply, start to end (apply_run.c) ---- */
+
+/* What a run of grove apply is asked: the command line's, and the environment the caller read
+ * (the library reads no environment variable). Every pointer is borrowed for the run's life. */
+struct grove_apply_request {
+	const char *file;                        /* -f FILE, or NULL */
+	const struct grove_strlist *tags;        /* --tag ..., or NULL */
+	const char *host;                        /* --host, or NULL */
+	const struct grove_stow_settings *flags; /* -d, --no-folding, ..., or NULL */
+	bool check;                              /* --check (or -n) */
+	const char *state_opt;                   /* --state, or NULL */
+	double wait_seconds;                     /* --wait */
+	const char *command;                     /* the command line the logs record */
+	const char *home;                        /* $HOME, or NULL */
+	const char *xdg_config_home;             /* $XDG_CONFIG_HOME, or NULL */
+	const char *env_manifest;                /* $GROVE_MANIFEST, or NULL */
+	const char *env_host, *env_tags;         /* $GROVE_HOST, $GROVE_TAGS, or NULL */
+	const char *dpkg_admindir;               /* $DPKG_ADMINDIR, or NULL */
+	const char *default_host;                /* gethostname()'s, or NULL */
+	const char *cwd;                         /* for the manifest's absolute path, or NULL */
+};
+
+/* What a run tells while it goes, for its caller to print, in the order it happens (each may
+ * be NULL). */
+struct grove_apply_events {
+	void *ctx;
+	/* A target's interrupted transaction rolled back before planning it. */
+	void (*recovered)(void *ctx, const char *target, int64_t txn);
+	/* --check: a target's transaction is interrupted (the real run rolls it back first). */
+	void (*interrupted)(void *ctx, const char *target, int64_t txn);
+	/* A target's plan warns (a skipped stow dir, an ignored absolute link, ...). */
+	void (*warning)(void *ctx, const char *text);
+	/* update-alternatives' warning for an alternatives step. */
+	void (*alt_warning)(void *ctx, const char *text);
+	/* A profile's build met conflicts (the run then fails with -GROVE_E_CONFLICT). */
+	void (*profile_conflicts)(void *ctx, const struct grove_plan *conflicts);
+};
+
+/* A run of grove apply: which manifest, its layers, its steps. */
+struct grove_apply {
+	struct grove_user_config cfg;
+	struct grove_manifest m;
+	struct grove_apply_context ctx;
+	char *manifest_path;     /* as found or given ("~/" expanded) */
+	char *manifest_abs;      /* absolute, when manifest_path is not (for --json); may be NULL */
+	char *gi_text, *gi_path; /* ~/.stow-global-ignore, when there is one */
+	struct grove_apply_steps st;
+	bool check;
+	/* After grove_apply_plan: whether anything conflicts (with check, the profiles' builds'
+	 * conflicts too; otherwise those are met when building). */
+	bool conflicts;
+	/* After grove_apply_run failed at a target: its index (the targets before it are applied,
+	 * each with its transaction); st.n_targets when the failure was later or there was none. */
+	size_t failed_target;
+};
+
+/*
+ * The calling sequence of a whole run (what `grove apply` does; the CLI only prints):
+ *
+ *   grove_apply_init(&ap)
+ *   grove_apply_load(&ap, &rq, err)       the config, the manifest (-f > $GROVE_MANIFEST >
+ *                                          the config's > ./grove.yaml > $XDG_CONFIG_HOME/grove/
+ *                                          or ~/.config/grove/), ~/.stow-global-ignore, host
+ *                                          and tags, then the steps selected
+ *   grove_apply_plan(&ap, &ev, err)        every target prepared (locked unless check) before
+ *                                          any changes, then the alternatives and profiles; with
+ *                                          check also what the real run would stop on (an
+ *                                          alternatives request update-alternatives refuses, a
+ *                                          profile's build failing): that failure is returned
+ *   if ap.conflicts: nothing changes; else unless check:
+ *   grove_apply_run(&ap, &ev, err)         each target one transaction in manifest order, then
+ *                                          the alternatives steps, then the profiles; the first
+ *                                          failure stops the run, and what was applied before it
+ *                                          stays so (each undoable on its own)
+ *   grove_apply_release(&ap)               always (also after a failed load)
+ */
+/* Makes ap empty, for grove_apply_load and, whatever happens, grove_apply_release. */
+void grove_apply_init(struct grove_apply *ap);
+int grove_apply_load(struct grove_apply *ap, const struct grove_apply_request *rq,
+		     struct grove_error *err);
+int grove_apply_plan(struct grove_apply *ap, const struct grove_apply_events *ev,
+		     struct grove_error *err);
+int grove_apply_run(struct grove_apply *ap, const struct grove_apply_events *ev,
+		    struct grove_error *err);
+void grove_apply_release(struct grove_apply *ap);
+
 #endif

@@ -12,13 +12,10 @@
 #include "front.h"
 #include "grove/alt.h"
 #include "grove/apply.h"
-#include "grove/fs.h"
 #include "grove/manifest.h"
 #include "grove/path.h"
 #include "grove/text.h"
 #include "../banned.h" /* last */
-
-#define GLOBAL_IGNORE_MAX 1048576 /* 1 MiB */
 
 struct apply_args {
 	const char *file;
@@ -31,14 +28,7 @@ struct apply_args {
 struct apply {
 	struct apply_args a;
 	const struct grove_global_opts *global;
-	struct grove_user_config cfg;
-	struct grove_manifest m;
-	struct grove_apply_context ctx;
-	char *manifest_path;
-	char *manifest_abs; /* for --json */
-	const char *home;
-	char *gi_text, *gi_path;
-	struct grove_apply_steps st;
+	struct grove_apply g; /* the library's run: the manifest, its layers, its steps */
 };
 
 static void
@@ -123,29 +113,6 @@ parse_args(int argc, char **argv, struct apply_args *a, bool *ret_help, struct g
 	return 0;
 }
 
-/* Host and tags: flags > environment > manifest > config > gethostname. */
-static int
-build_context(struct apply *ap, struct grove_error *err)
-{
-	char hn[256] = "";
-	struct grove_apply_layers l = {
-		.flag_host = ap->a.host,
-		.flag_tags = &ap->a.tags,
-		.flags = &ap->a.flags,
-		.env_host = getenv("GROVE_HOST"),
-		.env_tags = getenv("GROVE_TAGS"),
-		.manifest = &ap->m,
-		.config = &ap->cfg,
-		.default_host = hn,
-	};
-
-	if (gethostname(hn, sizeof(hn) - 1) < 0)
-		hn[0] = '\0';
-	if (grove_apply_context_build(&ap->ctx, &l) < 0)
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	return 0;
-}
-
 static const char *
 action_name(enum grove_alt_action a)
 {
@@ -223,18 +190,18 @@ conflict_loc(const struct grove_apply_target_step *t, const struct grove_conflic
 static void
 print_json(const struct apply *ap, bool applied)
 {
-	const struct grove_apply_steps *st = &ap->st;
+	const struct grove_apply_steps *st = &ap->g.st;
 	FILE *f = stdout;
 
 	grove_json_begin(f, "apply");
 	fputs(", \"changed\": ", f);
 	fputs(grove_apply_steps_changed(st) ? "true" : "false", f);
 	fprintf(f, ", \"applied\": %s, \"manifest\": ", applied ? "true" : "false");
-	grove_json_str(f, ap->manifest_abs ? ap->manifest_abs : ap->manifest_path);
+	grove_json_str(f, ap->g.manifest_abs ? ap->g.manifest_abs : ap->g.manifest_path);
 	fputs(", \"host\": ", f);
-	grove_json_str(f, ap->ctx.host);
+	grove_json_str(f, ap->g.ctx.host);
 	fputs(", \"tags\": ", f);
-	grove_json_strv(f, ap->ctx.tags.v, ap->ctx.tags.n);
+	grove_json_strv(f, ap->g.ctx.tags.v, ap->g.ctx.tags.n);
 	fputs(", \"targets\": [", f);
 	for (size_t i = 0; i < st->n_targets; i++) {
 		const struct grove_apply_target_step *t = &st->targets[i];
@@ -292,7 +259,7 @@ print_json(const struct apply *ap, bool applied)
 static void
 print_text(const struct apply *ap, bool applied, bool conflicts)
 {
-	const struct grove_apply_steps *st = &ap->st;
+	const struct grove_apply_steps *st = &ap->g.st;
 	size_t n_ops = 0, n_txn = 0, n_gen = 0;
 
 	for (size_t i = 0; i < st->n_targets; i++) {
@@ -351,7 +318,7 @@ print_text(const struct apply *ap, bool applied, bool conflicts)
 	if (conflicts)
 		return; /* apply would change nothing: the conflicts follow, on stderr */
 	if (!grove_apply_steps_changed(st))
-		printf("nothing to change: %s is already applied\n", ap->manifest_path);
+		printf("nothing to change: %s is already applied\n", ap->g.manifest_path);
 	else if (applied)
 		printf("applied %zu change%s to %zu target%s, %zu alternatives request%s and %zu "
 		       "profile generation%s (%zu target transaction%s)\n",
@@ -373,144 +340,12 @@ print_text(const struct apply *ap, bool applied, bool conflicts)
  * With no -f, $GROVE_MANIFEST or config.yaml's manifest: ./grove.yaml, else grove.yaml in
  * $XDG_CONFIG_HOME/grove (~/.config/grove); none is an error naming both places.
  */
-static int
-find_manifest(struct apply *ap, struct grove_error *err)
-{
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	char *places[2] = { strdup("grove.yaml"), NULL };
-
-	if ((xdg && xdg[0] == '/' && asprintf(&places[1], "%s/grove/grove.yaml", xdg) < 0) ||
-	    (!(xdg && xdg[0] == '/') && ap->home && ap->home[0] &&
-	     asprintf(&places[1], "%s/.config/grove/grove.yaml", ap->home) < 0))
-		places[1] = NULL;
-	if (!places[0]) {
-		free(places[1]);
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < 2 && places[i]; i++) {
-		char *buf = NULL;
-		size_t len = 0;
-		int r = grove_fs_read_config_file(places[i], GROVE_MANIFEST_MAX_BYTES, &buf, &len,
-						  err);
-
-		bool found = r < 0 || buf; /* there (unreadable: grove_manifest_read says why) */
-
-		free(buf);
-		if (found) {
-			ap->manifest_path = places[i];
-			free(places[1 - i]);
-			return 0;
-		}
-	}
-	grove_error_set(err, -GROVE_E_CONFIG,
-			"no manifest: looked for ./grove.yaml%s%s (give one with -f FILE)",
-			places[1] ? " and " : "", places[1] ? places[1] : "");
-	free(places[0]);
-	free(places[1]);
-	return -GROVE_E_CONFIG;
-}
-
-/* Which manifest: -f > $GROVE_MANIFEST > config's manifest > find_manifest. */
-static int
-manifest_path(struct apply *ap, struct grove_error *err)
-{
-	const char *env_file = getenv("GROVE_MANIFEST");
-	const char *file;
-
-	/* -f > $GROVE_MANIFEST > config's manifest > ./grove.yaml > $XDG_CONFIG_HOME/grove/ */
-	if (ap->a.file)
-		file = ap->a.file;
-	else if (env_file && *env_file)
-		file = env_file;
-	else if (ap->cfg.manifest)
-		file = ap->cfg.manifest;
-	else
-		return find_manifest(ap, err);
-	if (file[0] == '~' && file[1] == '/' && ap->home) {
-		if (asprintf(&ap->manifest_path, "%s%s", ap->home, file + 1) < 0)
-			ap->manifest_path = NULL;
-	} else {
-		ap->manifest_path = strdup(file);
-	}
-	if (!ap->manifest_path)
-		return grove_error_set(err, -ENOMEM, "out of memory");
-	return 0;
-}
-
-/* The config, the manifest, ~/.stow-global-ignore and the host and tags; then the library selects
- * the targets and refuses overlaps. */
-static int
-load(struct apply *ap, struct grove_error *err)
-{
-	char *cfg_path = grove_user_config_path(getenv("XDG_CONFIG_HOME"), getenv("HOME"));
-	int r;
-
-	r = grove_user_config_read(cfg_path, &ap->cfg, err);
-	free(cfg_path);
-	if (r >= 0)
-		r = manifest_path(ap, err);
-	if (r < 0)
-		return r;
-	if (ap->manifest_path[0] != '/') {
-		char cwd[4096];
-
-		if (getcwd(cwd, sizeof(cwd)) &&
-		    asprintf(&ap->manifest_abs, "%s/%s", cwd, ap->manifest_path) < 0)
-			ap->manifest_abs = NULL;
-	}
-	r = grove_manifest_read(ap->manifest_path, &ap->m, err);
-	if (r < 0)
-		return r;
-	if (ap->home) {
-		char *gi = NULL;
-		size_t gl = 0;
-
-		if (asprintf(&gi, "%s/.stow-global-ignore", ap->home) < 0)
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		r = grove_fs_read_config_file(gi, GLOBAL_IGNORE_MAX, &ap->gi_text, &gl, err);
-		if (r >= 0 && ap->gi_text)
-			ap->gi_path = gi;
-		else
-			free(gi);
-		if (r < 0)
-			return r;
-	}
-	r = build_context(ap, err);
-	if (r < 0)
-		return r;
-	{
-		const struct grove_global_opts *g = ap->global;
-		struct grove_apply_steps_opts o = {
-			.manifest = &ap->m,
-			.ctx = &ap->ctx,
-			.manifest_path = ap->manifest_path,
-			.home = ap->home,
-			.dpkg_admindir = getenv("DPKG_ADMINDIR"),
-			.state_opt = g ? g->state_dir : NULL,
-			.wait_seconds = g ? g->wait_seconds : 0,
-			.command = g && g->command_line ? g->command_line : "grove apply",
-			.global_ignore_text = ap->gi_text,
-			.global_ignore_source = ap->gi_path,
-			.check = ap->a.check,
-		};
-
-		return grove_apply_steps_select(&ap->st, &o, err);
-	}
-}
-
 static void
 apply_release(struct apply *ap)
 {
-	grove_apply_steps_release(&ap->st);
-	grove_manifest_release(&ap->m);
-	grove_user_config_release(&ap->cfg);
-	grove_apply_context_release(&ap->ctx);
+	grove_apply_release(&ap->g);
 	grove_strlist_release(&ap->a.tags);
 	grove_stow_settings_release(&ap->a.flags);
-	free(ap->manifest_path);
-	free(ap->manifest_abs);
-	free(ap->gi_text);
-	free(ap->gi_path);
 }
 
 /* Every target's conflicts on stderr, each after the manifest line that caused it:
@@ -520,20 +355,20 @@ apply_release(struct apply *ap)
 static void
 print_conflicts_located(const struct apply *ap)
 {
-	for (size_t i = 0; i < ap->st.n_targets; i++) {
-		const struct grove_apply_target_step *t = &ap->st.targets[i];
+	for (size_t i = 0; i < ap->g.st.n_targets; i++) {
+		const struct grove_apply_target_step *t = &ap->g.st.targets[i];
 		const struct grove_plan *plan = &t->run.plan;
 		char *stow_path;
 
 		if (!plan->n_conflicts)
 			continue;
 		fprintf(stderr, "grove: target '%s' (%s:%u) has conflicts:\n",
-			t->run.target_root.real, ap->manifest_path, t->mt->loc.line);
+			t->run.target_root.real, ap->g.manifest_path, t->mt->loc.line);
 		for (size_t k = 0; k < plan->n_conflicts; k++) {
 			const struct grove_conflict *c = &plan->conflicts[k];
 			struct grove_manifest_loc loc = conflict_loc(t, c);
 
-			fprintf(stderr, "  %s:%u: %s '%s': ", ap->manifest_path, loc.line,
+			fprintf(stderr, "  %s:%u: %s '%s': ", ap->g.manifest_path, loc.line,
 				c->action ? c->action : "stow", c->package ? c->package : "?");
 			grove_fput_shown(c->message, stderr);
 			fputc('\n', stderr);
@@ -543,17 +378,17 @@ print_conflicts_located(const struct apply *ap)
 		grove_print_conflict_hints(plan, stow_path, stderr);
 		free(stow_path);
 	}
-	for (size_t i = 0; i < ap->st.n_profiles; i++) {
-		const struct grove_apply_profile_step *ps = &ap->st.profiles[i];
+	for (size_t i = 0; i < ap->g.st.n_profiles; i++) {
+		const struct grove_apply_profile_step *ps = &ap->g.st.profiles[i];
 
 		if (!ps->conflicted)
 			continue;
 		fprintf(stderr, "grove: profile '%s' (%s:%u) has conflicts:\n", ps->mp->name,
-			ap->manifest_path, ps->mp->loc.line);
+			ap->g.manifest_path, ps->mp->loc.line);
 		for (size_t k = 0; k < ps->conflicts.n_conflicts; k++) {
 			const struct grove_conflict *c = &ps->conflicts.conflicts[k];
 
-			fprintf(stderr, "  %s:%u: %s '%s': ", ap->manifest_path, ps->mp->loc.line,
+			fprintf(stderr, "  %s:%u: %s '%s': ", ap->g.manifest_path, ps->mp->loc.line,
 				c->action ? c->action : "stow", c->package ? c->package : "?");
 			grove_fput_shown(c->message, stderr);
 			fputc('\n', stderr);
@@ -565,94 +400,98 @@ print_conflicts_located(const struct apply *ap)
 
 /* What a profile's build would fail with, other than conflicts: with --check, reported as the
  * real run would report it; the exit status, or GROVE_EXIT_OK when none would fail. */
-static int
-report_profile_failure(const struct apply *ap)
-{
-	for (size_t i = 0; i < ap->st.n_profiles; i++) {
-		struct grove_error e = ap->st.profiles[i].failure;
+/* ---- what the library's run tells, printed as it happens ---- */
 
-		if (e.code && !ap->st.profiles[i].conflicted)
-			return grove_report_error(&e, e.code);
-	}
-	return GROVE_EXIT_OK;
+static void
+on_recovered(void *ctx, const char *target, int64_t txn)
+{
+	(void)ctx;
+	(void)target;
+	fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n", (long long)txn);
 }
 
-/* Plans every target (locked, unless only checking) before changing any, printing what each
- * warns; 0 (conflicts are in the plans, *ret_conflicts set), or the exit status of a failure. */
-static int
-prepare_targets(struct apply *ap, bool *ret_conflicts)
+static void
+on_interrupted(void *ctx, const char *target, int64_t txn)
 {
-	struct grove_apply_steps *st = &ap->st;
-	struct grove_error err = { 0 };
-
-	for (size_t i = 0; i < st->n_targets; i++) {
-		const struct grove_apply_run *run = &st->targets[i].run;
-		int r = grove_apply_steps_prepare(st, i, !ap->a.check, &err);
-
-		if (r < 0)
-			return grove_report_error(&err, r);
-		if (run->recovered)
-			fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
-				(long long)run->recovered);
-		if (run->interrupted && !grove_term_quiet())
-			fprintf(stderr,
-				"grove: warning: target '%s': transaction %lld was interrupted: a "
-				"real run rolls it back first (grove recover); this check is of the "
-				"target as it is now\n",
-				run->target_root.real, (long long)run->interrupted);
-		for (size_t k = 0; k < run->plan.n_warnings; k++)
-			grove_print_warning(stderr, run->plan.warnings[k], false);
-		*ret_conflicts = *ret_conflicts || run->plan.n_conflicts;
-	}
-	return GROVE_EXIT_OK;
+	(void)ctx;
+	if (!grove_term_quiet())
+		fprintf(stderr,
+			"grove: warning: target '%s': transaction %lld was interrupted: a real run "
+			"rolls it back first (grove recover); this check is of the target as it is "
+			"now\n",
+			target, (long long)txn);
 }
 
-/*
- * One transaction per target, in manifest order, then the alternatives requests and the
- * profiles. Each is all or nothing; a failure stops the run, and the targets already applied
- * stay so (each undoable on its own with `grove undo -t TARGET`).
- */
-static int
-run_steps(struct apply *ap)
+static void
+on_warning(void *ctx, const char *text)
 {
-	struct grove_apply_steps *st = &ap->st;
-	struct grove_error err = { 0 };
-	int r;
+	(void)ctx;
+	grove_print_warning(stderr, text, false);
+}
 
-	for (size_t i = 0; i < st->n_targets; i++) {
-		r = grove_apply_execute(&st->targets[i].run, &err);
-		if (r < 0) {
-			int status = grove_report_error(&err, r);
+static void
+on_alt_warning(void *ctx, const char *text)
+{
+	(void)ctx;
+	fprintf(stderr, "grove: alternatives: warning: %s\n", text);
+}
 
-			for (size_t k = 0; k < i; k++)
-				if (st->targets[k].run.txn)
-					fprintf(stderr,
-						"grove: target '%s' was applied (transaction %lld)\n",
-						st->targets[k].run.target_root.real,
-						(long long)st->targets[k].run.txn);
-			return status;
-		}
-	}
-	for (size_t i = 0; i < st->n_alts; i += (size_t)r) {
-		r = grove_apply_steps_run_alt(st, i, &err);
-		for (size_t k = 0; k < st->alts[i].n_warnings; k++)
-			fprintf(stderr, "grove: alternatives: warning: %s\n",
-				st->alts[i].warnings[k]);
-		if (r < 0)
-			return grove_report_error(&err, r);
-	}
-	for (size_t i = 0; i < st->n_profiles; i++) {
-		struct grove_plan conflicts;
+static void
+on_profile_conflicts(void *ctx, const struct grove_plan *conflicts)
+{
+	(void)ctx;
+	grove_print_conflicts(conflicts, stderr);
+}
 
-		grove_plan_init(&conflicts);
-		r = grove_apply_steps_build_profile(st, i, &conflicts, &err);
-		if (r == -GROVE_E_CONFLICT)
-			grove_print_conflicts(&conflicts, stderr);
-		grove_plan_release(&conflicts);
-		if (r < 0)
-			return grove_report_error(&err, r);
-	}
-	return GROVE_EXIT_OK;
+static const struct grove_apply_events events = {
+	.recovered = on_recovered,
+	.interrupted = on_interrupted,
+	.warning = on_warning,
+	.alt_warning = on_alt_warning,
+	.profile_conflicts = on_profile_conflicts,
+};
+
+/* The run's failure, and the targets it had applied before it (each undoable on its own with
+ * `grove undo -t TARGET`). */
+static int
+report_run_failure(const struct apply *ap, const struct grove_error *err, int r)
+{
+	int status = grove_report_error(err, r);
+
+	for (size_t k = 0; k < ap->g.failed_target && k < ap->g.st.n_targets; k++)
+		if (ap->g.st.targets[k].run.txn)
+			fprintf(stderr, "grove: target '%s' was applied (transaction %lld)\n",
+				ap->g.st.targets[k].run.target_root.real,
+				(long long)ap->g.st.targets[k].run.txn);
+	return status;
+}
+
+/* The request: the command line's, the environment's and the host's. */
+static int
+load(struct apply *ap, char *host, size_t host_size, char *cwd, size_t cwd_size,
+     struct grove_error *err)
+{
+	const struct grove_global_opts *g = ap->global;
+	struct grove_apply_request rq = {
+		.file = ap->a.file,
+		.tags = &ap->a.tags,
+		.host = ap->a.host,
+		.flags = &ap->a.flags,
+		.check = ap->a.check,
+		.state_opt = g ? g->state_dir : NULL,
+		.wait_seconds = g ? g->wait_seconds : 0,
+		.command = g && g->command_line ? g->command_line : "grove apply",
+		.home = getenv("HOME"),
+		.xdg_config_home = getenv("XDG_CONFIG_HOME"),
+		.env_manifest = getenv("GROVE_MANIFEST"),
+		.env_host = getenv("GROVE_HOST"),
+		.env_tags = getenv("GROVE_TAGS"),
+		.dpkg_admindir = getenv("DPKG_ADMINDIR"),
+		.default_host = gethostname(host, host_size - 1) == 0 ? host : "",
+		.cwd = getcwd(cwd, cwd_size),
+	};
+
+	return grove_apply_load(&ap->g, &rq, err);
 }
 
 int
@@ -660,14 +499,13 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 {
 	struct apply ap = { 0 };
 	struct grove_error err = { 0 };
-	bool help = false, conflicts = false;
+	char host[256] = "", cwd[4096];
+	bool help = false;
 	int status = GROVE_EXIT_OK, r;
 
 	ap.global = global;
-	ap.home = getenv("HOME");
 	grove_stow_settings_init(&ap.a.flags);
-	grove_stow_settings_init(&ap.cfg.defaults);
-	grove_apply_context_init(&ap.ctx);
+	grove_apply_init(&ap.g);
 	r = parse_args(argc, argv, &ap.a, &help, &err);
 	if (r < 0) {
 		status = grove_report_error(&err, r);
@@ -679,31 +517,14 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 	}
 	ap.a.json = ap.a.json || (global && global->json);
 	ap.a.check = ap.a.check || (global && global->dry_run);
-	r = load(&ap, &err);
+	r = load(&ap, host, sizeof(host), cwd, sizeof(cwd), &err);
 	if (r >= 0)
-		status = prepare_targets(&ap, &conflicts);
-	/* Planned even when a target has conflicts, so the diff is whole. */
-	if (r >= 0 && status == GROVE_EXIT_OK) {
-		r = grove_apply_steps_plan_alternatives(&ap.st, &err);
-		if (r >= 0)
-			r = grove_apply_steps_plan_profiles(&ap.st, &err);
-	}
-	if (r < 0)
+		r = grove_apply_plan(&ap.g, &events, &err);
+	if (r < 0) {
 		status = grove_report_error(&err, r);
-	if (status != GROVE_EXIT_OK)
 		goto out;
-	/* A check reports what the real run's profile builds would stop on, too (the real run
-	 * meets those when it builds, after the targets and alternatives). */
-	if (ap.a.check) {
-		conflicts = grove_apply_steps_conflicts(&ap.st);
-		if (!conflicts && (r = grove_apply_steps_check_alternatives(&ap.st, &err)) < 0) {
-			status = grove_report_error(&err, r);
-			goto out;
-		}
-		if (!conflicts && (status = report_profile_failure(&ap)) != GROVE_EXIT_OK)
-			goto out;
 	}
-	if (conflicts) {
+	if (ap.g.conflicts) {
 		/* Nothing changes: the document (or with --check or --diff, the text) shows
 		 * everything the manifest asks for, then the conflicts with their lines. */
 		if (ap.a.json)
@@ -719,12 +540,14 @@ grove_cmd_apply(int argc, char **argv, const struct grove_global_opts *global)
 			print_json(&ap, false);
 		else
 			print_text(&ap, false, false);
-		status = grove_apply_steps_changed(&ap.st) ? GROVE_EXIT_REFUSED : GROVE_EXIT_OK;
+		status = grove_apply_steps_changed(&ap.g.st) ? GROVE_EXIT_REFUSED : GROVE_EXIT_OK;
 		goto out;
 	}
-	status = run_steps(&ap);
-	if (status != GROVE_EXIT_OK)
+	r = grove_apply_run(&ap.g, &events, &err);
+	if (r < 0) {
+		status = report_run_failure(&ap, &err, r);
 		goto out;
+	}
 	if (ap.a.json)
 		print_json(&ap, true);
 	else
