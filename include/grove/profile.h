@@ -136,6 +136,46 @@ struct grove_profile_spec {
 int grove_profile_build(struct grove_profile *p, const struct grove_profile_spec *spec,
 			long *ret_number, struct grove_plan *conflicts, struct grove_error *err);
 
+/* ---- build, install, remove: the new generation's packages from the current one's ---- */
+
+enum grove_profile_change_kind {
+	GROVE_PROFILE_BUILD,   /* exactly the packages named */
+	GROVE_PROFILE_INSTALL, /* the current generation's, and the packages named */
+	GROVE_PROFILE_REMOVE,  /* the current generation's but the packages named */
+};
+
+/* What `grove profile build|install|remove` asks (every pointer borrowed). */
+struct grove_profile_change {
+	enum grove_profile_change_kind kind;
+	char *const *packages; /* as named: "vim/" names vim, as for stow */
+	size_t n_packages;
+	const char *stow_dir;     /* -d, or NULL: $STOW_DIR, the current generation's, "." */
+	const char *env_stow_dir; /* $STOW_DIR (the library reads no variable), or NULL */
+	bool no_folding, dotfiles;
+	const char *command; /* the command line, for the log (may be NULL) */
+};
+
+/* What it did (grove_profile_changed_release frees it). */
+struct grove_profile_changed {
+	char **packages; /* the new generation's set: sorted bytewise, each once (owned) */
+	size_t n_packages;
+	long previous;   /* the generation current before (0: none) */
+	long generation; /* the one built (with dry_run, the one that would be), 0: nothing to do */
+	struct grove_plan conflicts; /* with -GROVE_E_CONFLICT: every conflict */
+};
+
+/*
+ * grove_profile_build of the set rq names: for install and remove, the current generation's
+ * packages with rq's added or taken away (-GROVE_E_BADINPUT, nothing changed, when a package to
+ * remove is not in the current generation, or the current generation's record cannot be read:
+ * its packages would silently go); the stow dir rq's, else $STOW_DIR, else the current
+ * generation's, else ".". ret is filled on every return (the set, even with conflicts) and is
+ * to be released.
+ */
+int grove_profile_change(struct grove_profile *p, const struct grove_profile_change *rq,
+			 struct grove_profile_changed *ret, struct grove_error *err);
+void grove_profile_changed_release(struct grove_profile_changed *c);
+
 /* Switches the profile link to generation number (which must exist); the
  * current one is "nothing to do" (returns 0, *ret_changed false). */
 int grove_profile_switch(struct grove_profile *p, long number, const char *command,

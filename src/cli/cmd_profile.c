@@ -324,125 +324,41 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 }
 
 static int
-cmp_pkg(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The packages of the new generation: build takes pos as they are; install
- * adds them to the current generation's, remove takes them away. */
-static int
-new_package_set(const char *sub, const struct grove_generation *cur, char **pos, size_t n_pos,
-		char ***ret, size_t *ret_n, const char *profile)
-{
-	size_t cap = n_pos + (cur ? cur->n_packages : 0) + 1, n = 0;
-	char **v = calloc(cap, sizeof(char *));
-
-	if (!v)
-		return GROVE_EXIT_REFUSED;
-	if (!strcmp(sub, "remove")) {
-		for (size_t i = 0; i < n_pos; i++) {
-			if (!cur || !has_pkg(cur, pos[i])) {
-				fprintf(stderr,
-					"grove: profile '%s': package '%s' is not in the current "
-					"generation; nothing changed\n",
-					profile, pos[i]);
-				free(v);
-				return GROVE_EXIT_REFUSED;
-			}
-		}
-		for (size_t i = 0; cur && i < cur->n_packages; i++) {
-			bool drop = false;
-
-			for (size_t k = 0; k < n_pos && !drop; k++)
-				drop = !strcmp(pos[k], cur->packages[i]);
-			if (!drop)
-				v[n++] = cur->packages[i];
-		}
-	} else {
-		if (!strcmp(sub, "install"))
-			for (size_t i = 0; cur && i < cur->n_packages; i++)
-				v[n++] = cur->packages[i];
-		for (size_t i = 0; i < n_pos; i++) {
-			/* "vim/" names the package vim, as for stow. */
-			size_t l = strlen(pos[i]);
-
-			while (l > 1 && pos[i][l - 1] == '/')
-				pos[i][--l] = '\0';
-			v[n++] = pos[i];
-		}
-	}
-	/* Each once, sorted: the set the generation records (and --json shows). */
-	if (n)
-		qsort(v, n, sizeof(*v), cmp_pkg);
-	{
-		size_t k = 0;
-
-		for (size_t i = 0; i < n; i++)
-			if (k == 0 || strcmp(v[i], v[k - 1]) != 0)
-				v[k++] = v[i];
-		n = k;
-	}
-	*ret = v;
-	*ret_n = n;
-	return 0;
-}
-
-static int
 cmd_build(struct grove_profile *p, const struct profile_args *a,
 	  const struct grove_global_opts *global, bool default_profile)
 {
 	struct grove_error err = { 0 };
-	struct grove_generation *gens = NULL;
-	const struct grove_generation *cur_gen = NULL;
-	struct grove_plan conflicts;
-	struct grove_profile_spec spec = { 0 };
-	const char *env = getenv("STOW_DIR");
-	char **pkgs = NULL;
-	size_t n = 0, n_pkgs = 0;
-	long cur = 0, num = 0;
+	struct grove_profile_changed ch;
 	bool json = a->json || global->json, dry = global->dry_run;
+	struct grove_profile_change rq = {
+		.kind = !strcmp(a->sub, "install")  ? GROVE_PROFILE_INSTALL
+			: !strcmp(a->sub, "remove") ? GROVE_PROFILE_REMOVE
+						    : GROVE_PROFILE_BUILD,
+		.packages = a->pos,
+		.n_packages = a->n_pos,
+		.stow_dir = a->dir,
+		.env_stow_dir = getenv("STOW_DIR"),
+		.no_folding = a->no_folding,
+		.dotfiles = a->dotfiles,
+		.command = global->command_line,
+	};
+	char **pkgs;
+	size_t n_pkgs;
+	long cur, num;
 	int r, status = GROVE_EXIT_OK;
 
 	if (a->n_pos == 0) {
 		grove_fail(-GROVE_E_USAGE, "profile %s: no packages given", a->sub);
 		return GROVE_EXIT_USAGE;
 	}
-	r = grove_profile_generations(p, &gens, &n, &cur, &err);
-	if (r < 0)
-		return grove_report_error(&err, r);
-	cur_gen = find_gen(gens, n, cur);
-	if (cur && (!cur_gen || !cur_gen->complete) && strcmp(a->sub, "build") != 0) {
-		/* install and remove start from the current generation's packages: without its
-		 * record they would silently drop them. */
-		fprintf(stderr,
-			"grove: profile '%s': the current generation %ld has no readable record; "
-			"use 'build' with the whole package list\n",
-			grove_profile_link_path(p), cur);
-		grove_generations_free(gens, n);
-		return GROVE_EXIT_REFUSED;
-	}
-	if (cur_gen && !cur_gen->complete)
-		cur_gen = NULL;
-	status = new_package_set(a->sub, cur_gen, a->pos, a->n_pos, &pkgs, &n_pkgs,
-				 grove_profile_link_path(p));
-	if (status) {
-		grove_generations_free(gens, n);
-		return status;
-	}
-	/* Stow's default (-d, $STOW_DIR), then where the current generation's packages came
-	 * from, then the current folder. */
-	spec.stow_dir = a->dir ? a->dir : env && *env ? env : cur_gen ? cur_gen->stow_dir : ".";
-	spec.packages = pkgs;
-	spec.n_packages = n_pkgs;
-	spec.no_folding = a->no_folding;
-	spec.dotfiles = a->dotfiles;
-	spec.command = global->command_line;
-	grove_plan_init(&conflicts);
-	r = grove_profile_build(p, &spec, &num, &conflicts, &err);
+	r = grove_profile_change(p, &rq, &ch, &err);
+	pkgs = ch.packages;
+	n_pkgs = ch.n_packages;
+	cur = ch.previous;
+	num = ch.generation;
 	if (r == -GROVE_E_CONFLICT) {
 		if (!json)
-			grove_print_conflicts(&conflicts, stderr);
+			grove_print_conflicts(&ch.conflicts, stderr);
 		status = grove_report_error(&err, r);
 	} else if (r < 0) {
 		status = grove_report_error(&err, r);
@@ -475,9 +391,9 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 		       json_bool(dry), json_bool(built), cur, built ? num : cur);
 		grove_json_strv(stdout, pkgs, n_pkgs);
 		fputs(", \"ops\": ", stdout);
-		grove_json_ops(stdout, built ? summary : &conflicts);
+		grove_json_ops(stdout, built ? summary : &ch.conflicts);
 		printf(", \"forest_ops\": %zu, \"conflicts\": ", built ? forest->n_ops : 0);
-		json_conflicts(stdout, &conflicts);
+		json_conflicts(stdout, &ch.conflicts);
 		puts("}");
 	}
 	/* The user's link, once the profile exists: ~/.grove-profile for the default profile. */
@@ -493,9 +409,7 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 			fprintf(stderr, "grove: warning: %s\n", err.msg);
 		free(path);
 	}
-	grove_plan_release(&conflicts);
-	free(pkgs);
-	grove_generations_free(gens, n);
+	grove_profile_changed_release(&ch);
 	return status;
 }
 

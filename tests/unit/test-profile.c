@@ -207,6 +207,77 @@ test_profile_build_switch_rollback_gc(void **state)
 	free(f.state);
 }
 
+/* Install and remove start from the current generation's packages; "x/" names x; a package to
+ * remove that is not there is refused with nothing changed; the stow dir is -d's, else
+ * $STOW_DIR's, else the current generation's. */
+static void
+test_profile_change_sets(void **state)
+{
+	struct fixture f;
+	struct grove_profile *p;
+	struct grove_profile_changed ch;
+	struct grove_error err = { 0 };
+	char *inst_a[] = { "a/" }, *inst_b[] = { "b", "a" }, *rm_a[] = { "a" }, *rm_z[] = { "z" };
+	struct grove_profile_change rq = { .kind = GROVE_PROFILE_INSTALL };
+
+	(void)state;
+	f.dir = tu_mkdtemp();
+	f.stow = tu_path(f.dir, "stow");
+	f.prof = tu_path(f.dir, "p/main");
+	f.state = tu_path(f.dir, "state");
+	tu_build(f.dir, "f stow/a/bin/x ax\nf stow/b/bin/y by\n");
+	p = open_profile(&f, true);
+
+	rq.packages = inst_a;
+	rq.n_packages = 1;
+	rq.env_stow_dir = f.stow; /* $STOW_DIR: there is no current generation yet */
+	assert_int_equal(grove_profile_change(p, &rq, &ch, &err), 0);
+	assert_int_equal(ch.previous, 0);
+	assert_int_equal(ch.generation, 1);
+	assert_int_equal(ch.n_packages, 1);
+	assert_string_equal(ch.packages[0], "a");
+	grove_profile_changed_release(&ch);
+
+	rq.packages = inst_b; /* a again, and b: the set is {a, b}, sorted, each once */
+	rq.n_packages = 2;
+	rq.env_stow_dir = NULL; /* the current generation's stow dir */
+	assert_int_equal(grove_profile_change(p, &rq, &ch, &err), 0);
+	assert_int_equal(ch.previous, 1);
+	assert_int_equal(ch.generation, 2);
+	assert_int_equal(ch.n_packages, 2);
+	assert_string_equal(ch.packages[0], "a");
+	assert_string_equal(ch.packages[1], "b");
+	grove_profile_changed_release(&ch);
+
+	rq.kind = GROVE_PROFILE_REMOVE;
+	rq.packages = rm_z;
+	rq.n_packages = 1;
+	assert_int_equal(grove_profile_change(p, &rq, &ch, &err), -GROVE_E_BADINPUT);
+	assert_non_null(strstr(err.msg, "package 'z' is not in the current generation"));
+	assert_int_equal(ch.generation, 0);
+	grove_profile_changed_release(&ch);
+
+	rq.packages = rm_a;
+	assert_int_equal(grove_profile_change(p, &rq, &ch, &err), 0);
+	assert_int_equal(ch.previous, 2);
+	assert_int_equal(ch.generation, 3);
+	assert_int_equal(ch.n_packages, 1);
+	assert_string_equal(ch.packages[0], "b");
+	grove_profile_changed_release(&ch);
+	{
+		char *path = tu_path(f.dir, "p/main/bin/x");
+
+		assert_null(tu_read_file(path)); /* a's file is gone from the profile */
+		free(path);
+	}
+	p = grove_profile_close(p);
+	tu_rmtree(f.dir);
+	free(f.dir);
+	free(f.stow);
+	free(f.prof);
+	free(f.state);
+}
+
 /* A dry run plans and changes nothing; the profile's generations folder is known as its log. */
 static void
 test_profile_dry_run_and_log_owner(void **state)
@@ -388,6 +459,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile_select_forms),
 		cmocka_unit_test(test_profile_build_switch_rollback_gc),
+		cmocka_unit_test(test_profile_change_sets),
 		cmocka_unit_test(test_profile_dry_run_and_log_owner),
 		cmocka_unit_test(test_profile_waiter_reopens_removed_folder),
 	};
