@@ -177,7 +177,7 @@ void grove_session_close(struct grove_session *s);
  * marked ROLLED_BACK without touching the target (the user resolved it).
  * stow may be NULL when no interrupted op moved files into a package (ADOPT).
  * *ret_recovered (may be NULL) is set to the id rolled back, or 0.
- * With s->rollback set, that rollback does the checking and putting back (a
+ * With an owner's rollback set (grove_session_set_rollback), it does the checking and putting back (a
  * transaction it finishes forward is marked COMMITTED). The log's verdict is
  * synced before returning.
  */
@@ -192,7 +192,7 @@ int grove_session_recover(struct grove_session *s, const struct grove_root *stow
  *	struct grove_session_txn t;
  *
  *	grove_session_begin(s, &t, plan, &opts, err)
- *		Logs the intent (plan's ops and the group changes in s->alt, which
+ *		Logs the intent (plan's ops and the group changes given with grove_session_take_alt, which
  *		it consumes) and fsyncs the state dir: from here on a crash is
  *		recovered from the log. On failure nothing was changed (the intent,
  *		if written, is marked ROLLED_BACK) and the error is returned; do
@@ -203,14 +203,14 @@ int grove_session_recover(struct grove_session *s, const struct grove_root *stow
  *
  *	grove_session_commit(&t, err)       when every change is done
  *		Marks the transaction COMMITTED and fsyncs the state dir. If the
- *		log refuses the commit, the transaction is undone (s->rollback,
+ *		log refuses the commit, the transaction is undone (the owner's rollback,
  *		else the session's own recovery) and -GROVE_E_PARTIAL returned
  *		(-GROVE_E_STUCK if undoing failed).
  *		If only the final fsync fails, -GROVE_E_NOT_DURABLE: the change
  *		is made and committed, but a power loss could lose the record.
  *
  *	grove_session_abort(&t, r, err)     when a change failed with r < 0
- *		Undoes what was done (s->rollback; without one the executor has
+ *		Undoes what was done (the owner's rollback; without one the executor has
  *		already undone its own ops, or could not: r == -GROVE_E_STUCK),
  *		marks the transaction ROLLED_BACK (or STUCK, or COMMITTED when the
  *		rollback finished it forward instead) with err's message as the
@@ -285,7 +285,7 @@ int grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 			struct grove_error *err);
 
 /* Runs plan through the executor on target (and stow for ADOPTs), its temporary
- * entries tagged with the transaction and progress told to s->progress. On a
+ * entries tagged with the transaction and progress told to the session's progress (grove_session_set_progress). On a
  * failure the executor has undone its ops (or returns -GROVE_E_STUCK): call
  * grove_session_abort. */
 int grove_session_exec(const struct grove_session_txn *t, const struct grove_plan *plan,
@@ -305,7 +305,7 @@ int grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *
  *	grove_session_stream_arm(s, &st, plan, &opts, pkgs, n_pkgs)
  *		Gives plan a sink (plan.h). The first time plan holds more than the budget, the
  *intent is opened in the log (as grove_session_begin would log it, with the packages pkgs, borrowed
- *until grove_session_stream_end; s->alt is logged and consumed) inside a write transaction that
+ *until grove_session_stream_end; the group changes given are logged and consumed) inside a write transaction that
  *stays open, and the ops are appended to it and freed; so is every later batch. Nothing of it is in
  *the log before the end commits it: a crash meanwhile leaves no transaction, and nothing was
  *changed on disk.
@@ -355,7 +355,7 @@ int grove_session_exec_logged(struct grove_session_txn *t, const struct grove_ro
 /*
  * Applies plan to the session's target as one transaction (begin, exec,
  * commit or abort above). An empty plan makes no transaction (*ret_txn = 0),
- * unless it carries group changes (s->alt). command is the command line for
+ * unless it carries group changes (grove_session_take_alt). command is the command line for
  * the log; undoes is the transaction this one undoes (0 if none).
  */
 /*
@@ -380,7 +380,7 @@ int grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
  * the first of them touched it. The target must still be as the last of them
  * left it; a path that is not is a conflict in plan (nothing is changed).
  * Used by undo (one transaction) and rollback (all after N).
- * Alternatives groups the transactions changed go back too (into s->alt, for
+ * Alternatives groups the transactions changed go back too (into the session's group changes, for
  * the apply that follows); a group changed since is a conflict in plan.
  */
 int grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size_t n,
