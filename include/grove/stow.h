@@ -149,6 +149,28 @@ int grove_stow_check_package_name(const char *name, struct grove_error *err);
  * itself as one package (`stow .`, docs/stow.md), is a package too. */
 int grove_stow_check_package(const char *name, struct grove_error *err);
 
+/* ---- questions about a stow dir, asked by the command line outside a request ---- */
+
+enum grove_stow_entry {
+	GROVE_STOW_ENTRY_NONE,   /* nothing there */
+	GROVE_STOW_ENTRY_FOLDER, /* a folder (or a link to one beneath the stow dir): a package */
+	GROVE_STOW_ENTRY_OTHER,  /* something else */
+};
+
+/* What the stow dir dir holds at name, links beneath it followed. A stow dir that cannot be
+ * opened, or a name that cannot be looked at, is an error (*ret NONE). */
+int grove_stow_dir_entry(const char *dir, const char *name, enum grove_stow_entry *ret,
+			 struct grove_error *err);
+
+/* The names of dir's folders and links that do not start with '.' (the packages a mistyped
+ * name may have meant), in the order listed; grove_names_free them. */
+int grove_stow_dir_names(const char *dir, char ***ret, size_t *ret_n, struct grove_error *err);
+
+/* Reads a user's file by its path (.stowrc, ~/.stow-global-ignore), at most max bytes: a missing
+ * one is 0 with *ret_buf NULL; one another user can write is refused (docs/stow.md). */
+int grove_stow_read_user_file(const char *path, size_t max, char **ret_buf, size_t *ret_len,
+			      struct grove_error *err);
+
 /* Opens the stow directory dir into stow_root and the target into target_root, the error
  * prefixed with "stow directory" or "target". The caller releases both roots either way. */
 int grove_stow_open_roots(const char *dir, const char *target, struct grove_root *stow_root,

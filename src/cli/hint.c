@@ -9,7 +9,8 @@
 
 #include "cli.h"
 #include "front.h"
-#include "grove/fs.h"
+#include "grove/names.h"
+#include "grove/stow.h"
 #include "grove/text.h"
 
 #include "../banned.h" /* last */
@@ -94,33 +95,21 @@ grove_hint(FILE *out, const char *fmt, ...)
 static void
 suggest_in(const char *dir, char *const *names, size_t n, const char *what)
 {
-	struct grove_root root = { .fd = -1 };
-	struct grove_dirent *ents = NULL;
-	const char **cands = NULL;
-	size_t n_ents = 0, n_cands = 0;
+	char **cands = NULL;
+	size_t n_cands = 0;
 
-	if (!dir || grove_root_open(&root, dir, NULL) < 0)
+	if (!dir || grove_stow_dir_names(dir, &cands, &n_cands, NULL) < 0)
 		return;
-	if (grove_fs_list(root.fd, &ents, &n_ents, NULL) < 0 ||
-	    !(cands = calloc(n_ents + 1, sizeof(*cands))))
-		goto out;
-	for (size_t i = 0; i < n_ents; i++)
-		if ((ents[i].type == GROVE_FT_DIR || ents[i].type == GROVE_FT_LINK) &&
-		    ents[i].name[0] != '.')
-			cands[n_cands++] = ents[i].name;
 	for (size_t i = 0; i < n; i++) {
 		bool there = false;
 		const char *near;
 
 		for (size_t k = 0; k < n_cands && !there; k++)
 			there = !strcmp(cands[k], names[i]);
-		if (!there && (near = grove_nearest(names[i], cands, n_cands)))
+		if (!there && (near = grove_nearest(names[i], (const char **)cands, n_cands)))
 			grove_hint(stderr, "no %s '%s': did you mean '%s'?", what, names[i], near);
 	}
-out:
-	free(cands);
-	grove_dirents_free(ents, n_ents);
-	grove_root_release(&root);
+	grove_names_free(cands, n_cands);
 }
 
 void

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "grove/fs.h"
 #include "grove/names.h"
 
 #include "../banned.h" /* last */
@@ -864,7 +863,7 @@ read_rc(const char *path, struct strv *words, char *names, size_t names_size, in
 	char *line;
 	int r;
 
-	r = grove_fs_read_config_file(path, RC_MAX, &text, &len, err);
+	r = grove_stow_read_user_file(path, RC_MAX, &text, &len, err);
 	/* What Stow's -r test of the file leaves in errno (a folder passes it). */
 	*ret_errno = r == -EACCES || r == -ENOENT || r == -ENOTDIR ? -r : 0;
 	if (r == -EACCES || r == -EISDIR || r == -ENOENT || r == -ENOTDIR) {
@@ -1034,7 +1033,7 @@ global_ignore(const char *home, struct grove_stow_request *req, struct grove_err
 		return 0;
 	if (asprintf(&path, "%s/.stow-global-ignore", home) < 0)
 		return grove_error_errno(err, -ENOMEM, "'~/.stow-global-ignore'");
-	r = grove_fs_read_config_file(path, RC_MAX, &text, &len, err);
+	r = grove_stow_read_user_file(path, RC_MAX, &text, &len, err);
 	if (r == -ENOENT || r == -EACCES || r == -EISDIR || r == -ENOTDIR) {
 		grove_error_clear(err);
 		r = 0;
