@@ -177,9 +177,9 @@ void grove_session_close(struct grove_session *s);
  * marked ROLLED_BACK without touching the target (the user resolved it).
  * stow may be NULL when no interrupted op moved files into a package (ADOPT).
  * *ret_recovered (may be NULL) is set to the id rolled back, or 0.
- * With an owner's rollback set (grove_session_set_rollback), it does the checking and putting back (a
- * transaction it finishes forward is marked COMMITTED). The log's verdict is
- * synced before returning.
+ * With an owner's rollback set (grove_session_set_rollback), it does the checking and putting back
+ * (a transaction it finishes forward is marked COMMITTED). The log's verdict is synced before
+ * returning.
  */
 int grove_session_recover(struct grove_session *s, const struct grove_root *stow, bool force,
 			  int64_t *ret_recovered, struct grove_error *err);
@@ -192,11 +192,10 @@ int grove_session_recover(struct grove_session *s, const struct grove_root *stow
  *	struct grove_session_txn t;
  *
  *	grove_session_begin(s, &t, plan, &opts, err)
- *		Logs the intent (plan's ops and the group changes given with grove_session_take_alt, which
- *		it consumes) and fsyncs the state dir: from here on a crash is
- *		recovered from the log. On failure nothing was changed (the intent,
- *		if written, is marked ROLLED_BACK) and the error is returned; do
- *		not call commit or abort.
+ *		Logs the intent (plan's ops and the group changes given with grove_session_take_alt,
+ *which it consumes) and fsyncs the state dir: from here on a crash is recovered from the log. On
+ *failure nothing was changed (the intent, if written, is marked ROLLED_BACK) and the error is
+ *returned; do not call commit or abort.
  *
  *	... make the changes: grove_session_exec(&t, plan, target, stow, err),
  *	    or the caller's own steps naming their temporary entries with t.tag ...
@@ -285,9 +284,9 @@ int grove_session_begin(struct grove_session *s, struct grove_session_txn *t,
 			struct grove_error *err);
 
 /* Runs plan through the executor on target (and stow for ADOPTs), its temporary
- * entries tagged with the transaction and progress told to the session's progress (grove_session_set_progress). On a
- * failure the executor has undone its ops (or returns -GROVE_E_STUCK): call
- * grove_session_abort. */
+ * entries tagged with the transaction and progress told to the session's progress
+ * (grove_session_set_progress). On a failure the executor has undone its ops (or returns
+ * -GROVE_E_STUCK): call grove_session_abort. */
 int grove_session_exec(const struct grove_session_txn *t, const struct grove_plan *plan,
 		       const struct grove_root *target, const struct grove_root *stow,
 		       struct grove_error *err);
@@ -305,10 +304,10 @@ int grove_session_abort(struct grove_session_txn *t, int r, struct grove_error *
  *	grove_session_stream_arm(s, &st, plan, &opts, pkgs, n_pkgs)
  *		Gives plan a sink (plan.h). The first time plan holds more than the budget, the
  *intent is opened in the log (as grove_session_begin would log it, with the packages pkgs, borrowed
- *until grove_session_stream_end; the group changes given are logged and consumed) inside a write transaction that
- *stays open, and the ops are appended to it and freed; so is every later batch. Nothing of it is in
- *the log before the end commits it: a crash meanwhile leaves no transaction, and nothing was
- *changed on disk.
+ *until grove_session_stream_end; the group changes given are logged and consumed) inside a write
+ *transaction that stays open, and the ops are appended to it and freed; so is every later batch.
+ *Nothing of it is in the log before the end commits it: a crash meanwhile leaves no transaction,
+ *and nothing was changed on disk.
  *	... plan (grove_planner_run) ...
  *	grove_session_stream_end(&st, t, plan, r, err)
  *		r is the planning's result. When no batch was logged, the plan is whole in memory:

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "grove/alt.h"
-#include "grove/altfile.h"
+#include "formats/altfile.h"
 
 #include "banned.h" /* last */
 

@@ -12,7 +12,7 @@
 
 #include "alt_int.h"
 #include "grove/alt.h"
-#include "grove/altfile.h"
+#include "formats/altfile.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/path.h"

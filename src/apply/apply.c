@@ -8,9 +8,9 @@
 #include "grove/apply.h"
 #include "grove/journal.h"
 #include "grove/path.h"
-#include "grove/planner.h"
+#include "plan/planner.h"
 #include "grove/stow.h"
-#include "grove/world.h"
+#include "plan/world.h"
 #include "base/util.h"
 
 #include "banned.h" /* last */

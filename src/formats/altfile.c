@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grove/altfile.h"
+#include "formats/altfile.h"
 
 #include "banned.h" /* last */
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "grove/path.h"
-#include "grove/planner.h"
+#include "plan/planner.h"
 #include "planner_int.h"
 #include "base/util.h"
 

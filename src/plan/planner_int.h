@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "grove/planner.h"
+#include "plan/planner.h"
 
 struct link_memo;
 struct planner_frame;

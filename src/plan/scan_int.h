@@ -9,7 +9,7 @@
 
 #include "grove/fs.h"
 #include "grove/tree.h"
-#include "grove/world.h"
+#include "plan/world.h"
 
 struct scan {
 	struct grove_world *w;

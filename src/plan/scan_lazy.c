@@ -7,7 +7,7 @@
 
 #include "grove/path.h"
 #include "grove/plan.h"
-#include "grove/world.h"
+#include "plan/world.h"
 #include "scan_int.h"
 #include "base/util.h"
 

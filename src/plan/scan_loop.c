@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "grove/plan.h"
-#include "grove/planner.h"
-#include "grove/world.h"
+#include "plan/planner.h"
+#include "plan/world.h"
 
 #include "banned.h" /* last */
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "grove/plan.h"
-#include "grove/world.h"
+#include "plan/world.h"
 #include "base/util.h"
 
 #include "banned.h" /* last */

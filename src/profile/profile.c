@@ -12,11 +12,11 @@
 
 #include "grove/exec.h"
 #include "grove/path.h"
-#include "grove/planner.h"
+#include "plan/planner.h"
 #include "grove/profile.h"
 #include "grove/session.h"
 #include "grove/stow.h"
-#include "grove/world.h"
+#include "plan/world.h"
 #include "profile_private.h"
 #include "base/util.h"
 

@@ -10,10 +10,10 @@
 
 #include "grove/exec.h"
 #include "grove/path.h"
-#include "grove/planner.h"
+#include "plan/planner.h"
 #include "grove/profile_log.h"
 #include "grove/session.h"
-#include "grove/world.h"
+#include "plan/world.h"
 #include "session_int.h"
 #include "base/util.h"
 

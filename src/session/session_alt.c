@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grove/altfile.h"
+#include "formats/altfile.h"
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/session.h"

@@ -9,7 +9,7 @@
 #include "grove/error.h"
 #include "grove/plan.h"
 #include "grove/session.h"
-#include "grove/world.h"
+#include "plan/world.h"
 
 /*
  * Makes the admin files (ADMINDIR/NAME) of the groups txn changes hold their text after it

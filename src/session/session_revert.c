@@ -11,7 +11,7 @@
 #include "grove/journal.h"
 #include "grove/path.h"
 #include "grove/session.h"
-#include "grove/world.h"
+#include "plan/world.h"
 #include "session_int.h"
 #include "base/util.h"
 

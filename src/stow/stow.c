@@ -7,9 +7,9 @@
 
 #include "grove/exec.h"
 #include "grove/path.h"
-#include "grove/planner.h"
+#include "plan/planner.h"
 #include "grove/stow.h"
-#include "grove/world.h"
+#include "plan/world.h"
 #include "stow_int.h"
 #include "base/util.h"
 

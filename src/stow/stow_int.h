@@ -8,10 +8,10 @@
 #include <stddef.h>
 
 #include "grove/error.h"
-#include "grove/planner.h"
+#include "plan/planner.h"
 #include "grove/session.h"
 #include "grove/stow.h"
-#include "grove/world.h"
+#include "plan/world.h"
 
 /*
  * Decides the layout options of each of the request's packages names[0..n) (docs/stow.md,

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "grove/journal.h"
-#include "grove/planner.h"
+#include "plan/planner.h"
 #include "stow_int.h"
 #include "base/util.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "grove/alt.h"
-#include "grove/altfile.h"
+#include "formats/altfile.h"
 #include "grove/journal.h"
 #include "testutil.h"
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "grove/journal.h"
-#include "src/journal/journal_int.h"
+#include "journal/journal_int.h"
 #include "testutil.h"
 
 /* ---- a COMMIT that fails (linked with -Wl,--wrap=sqlite3_step) ---- */

@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 #include "grove/fs.h"
-#include "grove/world.h"
+#include "plan/world.h"
 
 struct fixture {
 	char *root;

@@ -15,7 +15,7 @@
 #include "grove/journal.h"
 #include "grove/session.h"
 #include "grove/stow.h"
-#include "src/session/session_int.h"
+#include "session/session_int.h"
 
 struct fx {
 	char *root, *state, *dir, *target;

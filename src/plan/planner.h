@@ -10,7 +10,7 @@
 #include "grove/error.h"
 #include "grove/ignore.h"
 #include "grove/plan.h"
-#include "grove/world.h"
+#include "plan/world.h"
 
 struct grove_plan_opts {
 	bool no_folding;
