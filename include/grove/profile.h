@@ -11,7 +11,6 @@
 #include "grove/fs.h"
 #include "grove/journal.h"
 #include "grove/plan.h"
-#include "grove/profile_log.h"
 
 /*
  * The layout of profile NAME in its profile dir D (docs/profiles.md):

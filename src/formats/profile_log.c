@@ -9,7 +9,7 @@
 
 #include "grove/journal.h"
 #include "grove/path.h"
-#include "grove/profile_log.h"
+#include "formats/profile_log.h"
 #include "profile_log_names.h"
 #include "base/util.h"
 

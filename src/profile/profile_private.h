@@ -15,6 +15,7 @@
 #include "grove/plan.h"
 #include "grove/profile.h"
 #include "grove/session.h"
+#include "formats/profile_log.h"
 #include "formats/profile_log_names.h"
 
 #define RECORD_MAX   (1 << 20)

@@ -11,7 +11,7 @@
 #include "grove/exec.h"
 #include "grove/path.h"
 #include "plan/planner.h"
-#include "grove/profile_log.h"
+#include "formats/profile_log.h"
 #include "grove/session.h"
 #include "plan/world.h"
 #include "session_int.h"

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "formats/profile_log.h"
 #include "grove/profile.h"
 #include "testutil.h"
 
