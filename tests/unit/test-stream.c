@@ -735,6 +735,82 @@ test_revert_streamed(void **state)
 	free(before);
 }
 
+/* Reverts txns[0, n) with grove_session_revert_chain_streamed, as `grove rollback` does. */
+static int
+revert_chain(const struct fx *f, const int64_t *txns, size_t n, struct grove_session_reverted *rv)
+{
+	struct grove_root target = { .fd = -1 };
+	struct grove_session_opts so = { .state_opt = f->state };
+	struct grove_session_txn_opts to = { .command = "grove rollback" };
+	struct grove_session s;
+	struct grove_error err = { 0 };
+	int r;
+
+	assert_int_equal(grove_root_open(&target, f->target, &err), 0);
+	assert_int_equal(grove_session_open(&s, &target, &so, &err), 0);
+	r = grove_session_revert_chain_streamed(&s, txns, n, &to, rv, &err);
+	if (r < 0)
+		fail_msg("revert of a chain: %s", err.msg);
+	grove_session_close(&s);
+	grove_root_release(&target);
+	return r;
+}
+
+static void fresh(const struct fx *f);
+
+/* A chain of transactions that share no path reverts streamed as one transaction, the newest's
+ * inverses first: bin/, which the older stow made, goes after the newer one's bin/c. Two that
+ * share paths (an unstow's links, made again by the next stow) go the whole way, with nothing
+ * changed or logged. */
+static void
+test_revert_chain_streamed(void **state)
+{
+	struct fx *f = *state;
+	struct grove_session_reverted rv;
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+	char *dump, *before, logs[256], logs2[256];
+
+	fresh(f);
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	prepare_as(f, false, "pkg", true, &run); /* 1: bin, lib, share, share/d1 and 4 links */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	prepare_as(f, false, "other", true, &run); /* 2: bin/c */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	assert_int_equal(revert_chain(f, (int64_t[]){ 1, 2 }, 2, &rv), 1);
+	assert_int_equal(rv.txn, 3);
+	assert_int_equal(rv.n_ops, 9);
+	assert_int_equal(rv.by_kind[GROVE_OP_RMDIR], 4);
+	assert_int_equal(rv.by_kind[GROVE_OP_UNLINK], 5);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "");
+	free(dump);
+	log_states(f, logs, sizeof(logs));
+	assert_string_equal(logs, "committed 9, committed 1, committed 8");
+
+	fresh(f);
+	prepare_as(f, false, "pkg", true, &run); /* 1 */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	prepare_as(f, true, "pkg", true, &run); /* 2: removes the links */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	prepare_as(f, false, "pkg", true, &run); /* 3: makes them again */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	before = tu_dump(f->target);
+	log_states(f, logs, sizeof(logs));
+	assert_int_equal(revert_chain(f, (int64_t[]){ 2, 3 }, 2, &rv), 0);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, before);
+	log_states(f, logs2, sizeof(logs2));
+	assert_string_equal(logs2, logs);
+	free(dump);
+	free(before);
+}
+
 /* Starts the fixture over: an empty target and no log. */
 static void
 fresh(const struct fx *f)
@@ -1041,6 +1117,7 @@ main(void)
 		T(test_revert_streamed),
 		T(test_revert_streamed_whole),
 		T(test_revert_streamed_blocks),
+		T(test_revert_chain_streamed),
 		T(test_stream_removal_name),
 		T(test_recover_streamed),
 		T(test_recover_streamed_blocks),
