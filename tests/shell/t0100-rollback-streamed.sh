@@ -28,6 +28,8 @@ side()
 	mk_file "$S/q/opt/p/bin/z" z
 	mk_file "$S/r/var/r/a" a
 	mk_file "$S/r/var/r/sub/b" b
+	mk_file "$S/u/opt/u/a" a
+	mk_file "$S/u/opt/u/sub/b" b
 	"setup_$name"
 	snapshot "$T" "$name-$budget"
 	GROVE_PLAN_BUDGET=$budget run "$GROVE" rollback -t "$T" "$@"
@@ -137,6 +139,15 @@ setup_blocks()
 }
 scenario blocks "a stow that unfolded a folder and one beside it: the folder folds back" --to 1
 grep -q '^ *fold   opt -> ../stow/p/opt$' "$ROOT/blocks.2" || fail "blocks: no fold in the rollback"
+
+setup_inside()
+{
+	"$GROVE" stow -d "$S" -t "$T" p
+	"$GROVE" stow -d "$S" -t "$T" q
+	"$GROVE" stow --no-folding -d "$S" -t "$T" u
+}
+scenario inside "a stow into the folder another unfolded: it goes, then the folder folds back" --to 1
+grep -q '^ *fold   opt -> ../stow/p/opt$' "$ROOT/inside.2" || fail "inside: no fold in the rollback"
 
 setup_shared()
 {
