@@ -229,7 +229,10 @@ rollback_shape() {
 recover_shape() {
 	local size=${1,,} n W r i tool bin pid rc mid
 	n=$(files "$size")
-	[ -n "$n" ] && ((n > 1000)) || { echo "scale.sh: bad size '$size' (more than 1000)" >&2; exit 2; }
+	if [ -z "$n" ] || ((n <= 1000)); then
+		echo "scale.sh: bad size '$size' (more than 1000)" >&2
+		exit 2
+	fi
 	W=$base/nofold$size
 	if [ ! -e "$W/shape.env" ]; then
 		echo "== nofold$size: generating $n files in $W" >&2
