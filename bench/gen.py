@@ -7,7 +7,8 @@
 Shapes: dotfiles, dothome, pkg1k, pkg10k, pkg100k, nofold100k, multi200, multi800, deep128; for growth
 curves also multiN (N packages sharing bin/ lib/ share/) and deepN (two N-deep chains); for memory
 also pkgN/pkgNk/pkgNm and nofoldN/nofoldNk/nofoldNm (one package of N, N thousand or N million
-files, nofold stowed with --no-folding: pkg10, pkg1m, nofold1m).
+files, nofold stowed with --no-folding: pkg10, pkg1m, nofold1m); for rollbacks rollKxN (K packages
+of N files, e.g. roll10x100k, stowed with --no-folding one per transaction).
 Writes DIR/stow/<packages>, DIR/unrelated/ (copied into the target for the "unrelated" op) and
 DIR/shape.env (PKGS, ADD = the file the add-one op creates, FLAGS).
 """
@@ -132,6 +133,17 @@ def main():
         add = "big/share/big/d0000/new"
         if kind == "nofold":
             flags = "--no-folding"
+        unrelated_prefix(unrel)
+    elif re.fullmatch(r"roll[1-9][0-9]*x[1-9][0-9]*[km]?", shape):
+        # K packages of N files each (big_package's layout: they share bin/, lib/ and share/),
+        # stowed with --no-folding one per transaction: the rollback over K transactions.
+        count, num, unit = re.fullmatch(r"roll([0-9]+)x([0-9]+)([km]?)", shape).groups()
+        files = int(num) * {"k": 1000, "m": 1000000, "": 1}[unit]
+        pkgs = []
+        for n in range(int(count)):
+            pkgs += big_package(stow, f"p{n:02d}", files)
+        add = "p00/share/p00/d0000/new"
+        flags = "--no-folding"
         unrelated_prefix(unrel)
     elif re.fullmatch(r"multi[1-9][0-9]*", shape):
         count = int(shape[5:])

@@ -19,7 +19,14 @@ Usage: bench/scale.sh [OPTIONS]
                   for the folded stow's floor: a 1M-file package that folds against a 10-file one)
   --shapes LIST   unfolded (--no-folding, the nofoldN shapes: as many links as cp -rs makes),
                   folded (the pkgN shapes: a stow into an empty target makes 3 links), or both
-                  (default: unfolded,folded)
+                  (default: unfolded,folded); and, each on its own (no --sizes):
+                  rollback-KxN   K packages of N files each (bench/gen.py rollKxN) stowed
+                                 with --no-folding one per transaction, then the timed
+                                 `grove rollback --to 0` of all K (issue 41 item 3:
+                                 rollback-10x100k)
+                  recover-killed-N  a --no-folding stow of one N-file package (nofoldN) killed
+                                 (SIGKILL) once half its links are made, then the timed
+                                 `grove recover` (issue 41 item 3: recover-killed-1m)
   --runs N        timed runs (default 5; the medians need >= 5)
   --dir DIR       where the trees are made (default: /dev/shm/grove-scale, tmpfs). A tree made
                   by an earlier run with --keep is reused
@@ -162,7 +169,106 @@ check() {
 }
 
 IFS=, read -r -a size_list <<<"$sizes"
-IFS=, read -r -a shape_list <<<"$shapes"
+IFS=, read -r -a all_shapes <<<"$shapes"
+shape_list=()
+extra_shapes=()
+for shape in "${all_shapes[@]}"; do
+	case $shape in
+	unfolded | folded) shape_list+=("$shape") ;;
+	rollback-[1-9]*x[1-9]* | recover-killed-[1-9]*) extra_shapes+=("$shape") ;;
+	*) echo "scale.sh: bad shape '$shape'" >&2; exit 2 ;;
+	esac
+done
+((${#shape_list[@]})) || size_list=()
+
+# fresh_state BIN: a fresh state dir for BIN's tool.
+fresh_state() {
+	export GROVE_STATE_DIR=$base/state-$1
+	rm -rf "$GROVE_STATE_DIR"
+}
+
+# no_links TOOL WHAT: the target holds no link after WHAT.
+no_links() {
+	if [ -n "$(find "$T" -type l -print -quit)" ]; then
+		echo "scale.sh: $1 $2 left links in the target" >&2
+		exit 1
+	fi
+}
+
+# rollback_shape KxN: K packages of N files stowed one per transaction, rolled back to 0.
+rollback_shape() {
+	local spec=${1,,} W r i tool bin p
+	W=$base/roll$spec
+	if [ ! -e "$W/shape.env" ]; then
+		echo "== roll$spec: generating in $W" >&2
+		rm -rf "$W"
+		python3 "$repo/bench/gen.py" "roll$spec" "$W" >/dev/null
+	fi
+	T=$base/target
+	local k=$((${#tools[@]}))
+	for ((r = 1; r <= runs; r++)); do
+		for ((i = 0; i < k; i++)); do
+			tool=${tools[$(((i + r - 1) % k))]}
+			case $tool in grove) bin=$grove ;; grove-old) bin=$old ;; *) continue ;; esac
+			echo "   rollback-$spec run $r: $tool ($(cut -d' ' -f1 /proc/loadavg))" >&2
+			fresh_target
+			fresh_state "$tool"
+			for p in "$W"/stow/*; do
+				"$bin" stow --no-folding -d "$W/stow" -t "$T" "${p##*/}" >/dev/null
+			done
+			timed "$spec rollback rollback $tool $r" "$bin" rollback -t "$T" --to 0
+			no_links "$tool" rollback
+		done
+	done
+	rm -rf "$T" "$GROVE_STATE_DIR"
+	[ $keep = 1 ] || rm -rf "$W"
+}
+
+# recover_shape SIZE: a --no-folding stow of nofoldSIZE killed once half its links are made (the
+# folder of its middle file exists: the links are made in order), then recovered.
+recover_shape() {
+	local size=${1,,} n W r i tool bin pid rc mid
+	n=$(files "$size")
+	if [ -z "$n" ] || ((n <= 1000)); then
+		echo "scale.sh: bad size '$size' (more than 1000)" >&2
+		exit 2
+	fi
+	W=$base/nofold$size
+	if [ ! -e "$W/shape.env" ]; then
+		echo "== nofold$size: generating $n files in $W" >&2
+		rm -rf "$W"
+		python3 "$repo/bench/gen.py" "nofold$size" "$W" >/dev/null
+	fi
+	mid=$(printf 'share/big/d%04d' $(((n - 20) / 2 / 100)))
+	T=$base/target
+	local k=$((${#tools[@]}))
+	for ((r = 1; r <= runs; r++)); do
+		for ((i = 0; i < k; i++)); do
+			tool=${tools[$(((i + r - 1) % k))]}
+			case $tool in grove) bin=$grove ;; grove-old) bin=$old ;; *) continue ;; esac
+			echo "   recover-killed-$size run $r: $tool ($(cut -d' ' -f1 /proc/loadavg))" >&2
+			fresh_target
+			fresh_state "$tool"
+			"$bin" stow --no-folding -d "$W/stow" -t "$T" big >/dev/null 2>&1 &
+			pid=$!
+			# (Polling, not synchronisation: a benchmark, and a late kill only makes more.)
+			while [ ! -e "$T/$mid" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
+			kill -KILL "$pid" 2>/dev/null || true
+			rc=0
+			wait "$pid" || rc=$?
+			if ((rc != 137)); then
+				echo "scale.sh: the stow of nofold$size ended (exit $rc) before it was killed" >&2
+				exit 1
+			fi
+			echo "$size killed $tool $r: $(find "$T" -type l | wc -l) links when killed" >>"$out/checks.txt"
+			timed "$size killed recover $tool $r" "$bin" recover -t "$T"
+			no_links "$tool" recover
+		done
+	done
+	rm -rf "$T" "$GROVE_STATE_DIR"
+	[ $keep = 1 ] || rm -rf "$W"
+}
+
 for size in "${size_list[@]}"; do
 	n=$(files "$size")
 	[ -n "$n" ] || { echo "scale.sh: bad size '$size'" >&2; exit 2; }
@@ -179,7 +285,6 @@ for size in "${size_list[@]}"; do
 			case $shape in
 			unfolded) flags=(--no-folding) ;;
 			folded) flags=() ;;
-			*) echo "scale.sh: bad shape '$shape'" >&2; exit 2 ;;
 			esac
 			k=${#tools[@]}
 			for ((i = 0; i < k; i++)); do
@@ -255,10 +360,16 @@ for size in "${size_list[@]}"; do
 	rm -rf "$T"
 	[ $keep = 1 ] || rm -rf "$W"
 done
+for shape in "${extra_shapes[@]}"; do
+	case $shape in
+	rollback-*) rollback_shape "${shape#rollback-}" ;;
+	recover-killed-*) recover_shape "${shape#recover-killed-}" ;;
+	esac
+done
 rm -rf "$HOME" "$base/init-stow" "$base/init-target"
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/machine.txt" >&2
 
-python3 - "$RESULTS" "$sizes" <<'PY' | tee "$out/report.md"
+python3 - "$RESULTS" "$(IFS=,; echo "${size_list[*]}")" <<'PY' | tee "$out/report.md"
 import collections, statistics as st, sys
 
 res = collections.defaultdict(lambda: ([], []))
@@ -284,7 +395,24 @@ def med(key):
     return (st.median(w), st.median(c), len(w)) if w else None
 
 
-sizes = sys.argv[2].split(",")
+sizes = [s for s in sys.argv[2].split(",") if s]
+
+# Issue 41 item 3: a rollback over several transactions and the recovery of a killed stow.
+extra = sorted({k for k in res if k[1] in ("rollback", "killed")})
+if extra:
+    print()
+    print("Rollback over several transactions and recovery of a killed stow (issue 41 item 3: "
+          "peak <= 16 MiB).")
+    print()
+    print("| shape | op | tool | n | wall ms | CPU ms | peak KiB |")
+    print("| --- | --- | --- | --: | --: | --: | --: |")
+    for key in extra:
+        m = med(key)
+        name = (f"rollback-{key[0]}" if key[1] == "rollback" else f"recover-killed-{key[0]}")
+        print(f"| {name} | {key[2]} | {key[3]} | {m[2]} | {m[0] * 1e3:.1f} | {m[1] * 1e3:.1f} | "
+              f"{rss[key]} |")
+if not sizes:
+    sys.exit(0)
 order = ("cp", "rm", "grove", "grove-old", "stow241", "find")
 tools = sorted({k[3] for k in res}, key=order.index)
 print("| size | shape | op | tool | n | wall ms | CPU ms | × cp -rs (wall) | × cp -rs (CPU) "
@@ -341,8 +469,8 @@ if any(k[3] == "stow241" for k in res):
                 print(f"| {size} | {op} | {g[0] * 1e3:.1f} | {g[1] * 1e3:.1f} | {s[0] * 1e3:.1f} | "
                       f"{s[1] * 1e3:.1f} | {g[0] / s[0]:.2f} | {g[1] / s[1]:.2f} | "
                       f"{rss[(size, 'folded', op, 'grove')]} |")
-small = min(sizes, key=files)
-base = med((small, "folded", "stow", "grove"))
+small = min(sizes, key=files) if sizes else None
+base = med((small, "folded", "stow", "grove")) if sizes else None
 if base and len(sizes) > 1:
     print()
     print(f"Folded stow against the {small}-file package's (issue 41: 1M <= 2×):")
@@ -371,5 +499,6 @@ if any(k[2] in ("verify", "status") for k in res):
             rc = f"{m[1] / ref[1]:.2f}" if ref and tool != "find" else ""
             print(f"| {size} | {op} | {tool} | {m[2]} | {m[0] * 1e3:.1f} | {m[1] * 1e3:.1f} | "
                   f"{rw} | {rc} | {rss[(size, 'unfolded', op, tool)]} |")
+
 PY
 echo "results in $out" >&2

@@ -388,7 +388,7 @@ int grove_session_plan_revert(struct grove_session *s, const int64_t *txns, size
 /* What grove_session_revert_streamed did. */
 struct grove_session_reverted {
 	int64_t txn;                       /* the transaction it made (0: none) */
-	size_t n_ops;                      /* the reverted transaction's ops */
+	size_t n_ops;                      /* the reverted transactions' ops */
 	size_t by_kind[GROVE_OP_MOVE + 1]; /* the revert's ops, by kind */
 };
 
@@ -405,5 +405,17 @@ struct grove_session_reverted {
 int grove_session_revert_streamed(struct grove_session *s, int64_t txn,
 				  const struct grove_session_txn_opts *opts,
 				  struct grove_session_reverted *res, struct grove_error *err);
+
+/*
+ * The same for the committed transactions txns[0, n) (oldest first) that a rollback reverts, as
+ * one new transaction: each one's inverses swept from its last op back, the newest transaction
+ * first, when their ops together are over the budget and no path is touched by two of them
+ * (docs/journal.md, "Streamed reverts"). res->n_ops is the sum of their ops. 0 when the revert
+ * must be planned whole (grove_session_plan_revert: the above, or a path two of them touch).
+ */
+int grove_session_revert_chain_streamed(struct grove_session *s, const int64_t *txns, size_t n,
+					const struct grove_session_txn_opts *opts,
+					struct grove_session_reverted *res,
+					struct grove_error *err);
 
 #endif

@@ -826,12 +826,12 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
  * and the transaction made, so a script need not diff the log to learn it.
  */
 static void
-print_revert_json(const struct grove_session *s, const char *name, const struct grove_plan *plan,
+print_revert_json(const char *target, const char *name, const struct grove_plan *plan,
 		  const int64_t *txns, size_t n, bool dry_run, int64_t made)
 {
 	grove_json_begin(stdout, name);
 	fputs(", \"target\": ", stdout);
-	grove_json_str(stdout, s->target->real);
+	grove_json_str(stdout, target);
 	fprintf(stdout, ", \"dry_run\": %s, \"changed\": %s, \"transaction\": %lld, \"reverts\": [",
 		dry_run ? "true" : "false", plan->n_ops && !plan->n_conflicts ? "true" : "false",
 		(long long)made);
@@ -908,155 +908,163 @@ print_revert_text(const struct grove_plan *plan, const int64_t *txns, size_t n, 
 	print_revert_line(by_kind, plan->n_ops, plan, txns, n, dry_run, made);
 }
 
-/*
- * The revert of one transaction too big for the plan budget, streamed from the log
- * (grove_session_revert_streamed): 1 when it ran (*status set), 0 when the revert is to be planned
- * whole. Not for -n, --json or -v, which show the whole plan.
- */
-static int
-revert_streamed(struct grove_session *s, int64_t txn, int64_t undoes, const char *command,
-		const struct txn_args *ta, int *status)
-{
-	struct grove_session_txn_opts o = { .command = command, .undoes = undoes };
-	struct grove_session_reverted rv;
-	struct grove_error err = { 0 };
+/* The CLI's side of a revert's callbacks (grove_history_revert_cb): its lines and progress. */
+struct revert_out {
 	struct grove_progress pg;
-	int r;
+	const struct txn_args *ta;
+	const char *cmd;
+	const char *target;
+};
 
-	if (ta->dry_run || ta->json || ta->verbose)
-		return 0;
-	/* (A streamed revert is over the budget: enough ops for a progress line.) */
-	grove_progress_begin(&pg, "grove", grove_session_plan_budget() + 1);
-	grove_session_set_progress(s, grove_progress_update, &pg);
-	r = grove_session_revert_streamed(s, txn, &o, &rv, &err);
-	grove_progress_end(&pg);
-	grove_session_set_progress(s, NULL, NULL);
-	if (r == 0)
-		return 0;
-	if (r < 0) {
-		*status = grove_report_error(&err, r);
-		return 1;
-	}
-	print_revert_line(rv.by_kind, rv.n_ops, NULL, &txn, 1, false, rv.txn);
-	*status = GROVE_EXIT_OK;
-	return 1;
+static void
+on_recovered(void *ctx, int64_t txn)
+{
+	(void)ctx;
+	fprintf(stderr, "grove: rolled back interrupted transaction %lld\n", (long long)txn);
 }
 
-static int
-apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t undoes,
-	     const char *command, const struct txn_args *ta, const char *name)
+/* A dry run of undo, rollback or recover: the interrupted transaction the real run would roll back
+ * first, which a preview cannot (it writes nothing), said. */
+static void
+on_pending(void *ctx, int64_t txn)
 {
-	struct grove_plan plan;
-	struct grove_error err = { 0 };
-	int64_t made = 0;
-	int r = 0;
+	const struct revert_out *o = ctx;
 
-	if (n == 1 && revert_streamed(s, txns[0], undoes, command, ta, &r))
-		return r;
-	grove_plan_init(&plan);
-	r = grove_session_plan_revert(s, txns, n, &plan, &err);
-	if (r < 0) {
-		grove_plan_release(&plan);
-		return grove_report_error(&err, r);
+	if (!strcmp(o->cmd, "recover"))
+		printf("would roll back interrupted transaction %lld on '%s'\n", (long long)txn,
+		       o->target);
+	else if (!grove_term_quiet())
+		fprintf(stderr,
+			"grove: warning: transaction %lld was interrupted: a real run rolls it back "
+			"first (grove recover); this preview is of the target as it is now\n",
+			(long long)txn);
+}
+
+static void
+on_planned(void *ctx, const struct grove_plan *plan)
+{
+	const struct txn_args *ta = ((const struct revert_out *)ctx)->ta;
+
+	if (ta->verbose || (ta->dry_run && !ta->json))
+		grove_print_plan(plan, ta->dry_run && !ta->json ? stdout : stderr);
+}
+
+static void
+on_begin(void *ctx, size_t total)
+{
+	grove_progress_begin(&((struct revert_out *)ctx)->pg, "grove", total);
+}
+
+static void
+on_progress(void *ctx, size_t done, size_t total, const struct grove_op *op)
+{
+	grove_progress_update(&((struct revert_out *)ctx)->pg, done, total, op);
+}
+
+static void
+on_end(void *ctx)
+{
+	grove_progress_end(&((struct revert_out *)ctx)->pg);
+}
+
+/* A revert refused for conflicts: the document (with --json) and Stow's warning. */
+static int
+print_conflicts(const struct grove_history_reverted *res, const struct txn_args *ta,
+		const char *target, const char *name)
+{
+	const struct grove_plan *plan = &res->plan;
+
+	if (ta->json)
+		print_revert_json(target, name, plan, res->txns, res->n_txns, ta->dry_run, 0);
+	fprintf(stderr, "WARNING! %s would cause conflicts:\n", res->command);
+	for (size_t i = 0; i < plan->n_conflicts; i++) {
+		fputs("  * ", stderr);
+		grove_fput_shown(plan->conflicts[i].message, stderr);
+		fputc('\n', stderr);
 	}
-	if (plan.n_conflicts && ta->json)
-		print_revert_json(s, name, &plan, txns, n, ta->dry_run, 0);
-	if (plan.n_conflicts) {
-		fprintf(stderr, "WARNING! %s would cause conflicts:\n", command);
-		for (size_t i = 0; i < plan.n_conflicts; i++) {
-			fputs("  * ", stderr);
-			grove_fput_shown(plan.conflicts[i].message, stderr);
-			fputc('\n', stderr);
-		}
-		fputs("All operations aborted.\n", stderr);
-		grove_plan_release(&plan);
+	fputs("All operations aborted.\n", stderr);
+	return GROVE_EXIT_REFUSED;
+}
+
+/* Nothing to undo (refused) or to roll back (done). */
+static int
+print_nothing(const struct txn_args *ta, const char *target, const char *cmd)
+{
+	struct grove_plan none;
+
+	grove_plan_init(&none);
+	if (ta->json)
+		print_revert_json(target, cmd, &none, NULL, 0, ta->dry_run, 0);
+	grove_plan_release(&none);
+	if (!strcmp(cmd, "undo")) {
+		fprintf(stderr, "grove: nothing to undo on '%s'\n", target);
 		return GROVE_EXIT_REFUSED;
 	}
-	if (ta->verbose || (ta->dry_run && !ta->json))
-		grove_print_plan(&plan, ta->dry_run && !ta->json ? stdout : stderr);
-	if (!ta->dry_run) {
-		struct grove_progress pg;
-
-		grove_progress_begin(&pg, "grove", plan.n_ops);
-		grove_session_set_progress(s, grove_progress_update, &pg);
-		r = grove_session_apply(s, &plan, NULL, command, NULL, undoes, &made, &err);
-		grove_progress_end(&pg);
-		grove_session_set_progress(s, NULL, NULL);
-	}
-	if (r >= 0 && ta->json)
-		print_revert_json(s, name, &plan, txns, n, ta->dry_run, made);
-	else if (r >= 0)
-		print_revert_text(&plan, txns, n, ta->dry_run, made);
-	grove_plan_release(&plan);
-	if (r < 0)
-		return grove_report_error(&err, r);
+	if (ta->json)
+		;
+	else if (ta->have_to)
+		printf("nothing to roll back: no committed transaction after %lld\n", ta->to);
+	else
+		printf("nothing to roll back: no committed transaction from %lld on\n", ta->before);
 	return GROVE_EXIT_OK;
 }
 
+/*
+ * undo, rollback and recover: the library decides and runs (grove_history_revert); this prints
+ * what it did.
+ */
 static int
-cmd_undo(struct grove_session *s, const struct txn_args *ta)
+cmd_revert(const struct grove_root *target, const struct grove_root *stow,
+	   const struct txn_args *ta, const char *cmd, const struct grove_global_opts *global)
 {
-	struct grove_error err = { 0 };
-	int64_t txn = 0;
-	char cmd[64];
-	int r = grove_journal_last_undoable(s->journal, s->target_id, &txn, &err);
-
-	if (r < 0)
-		return grove_report_error(&err, r);
-	if (!txn) {
-		struct grove_plan none;
-
-		grove_plan_init(&none);
-		if (ta->json)
-			print_revert_json(s, "undo", &none, &txn, 0, ta->dry_run, 0);
-		grove_plan_release(&none);
-		fprintf(stderr, "grove: nothing to undo on '%s'\n", s->target->real);
-		return GROVE_EXIT_REFUSED;
-	}
-	snprintf(cmd, sizeof(cmd), "grove undo (of %lld)", (long long)txn);
-	return apply_revert(s, &txn, 1, txn, cmd, ta, "undo");
-}
-
-static int
-cmd_rollback(struct grove_session *s, const struct txn_args *ta)
-{
-	struct grove_rollback_point point = {
-		.have_to = ta->have_to,
-		.to = ta->to,
-		.have_before = ta->have_before,
-		.before = ta->before,
+	struct revert_out out = { .ta = ta, .cmd = cmd, .target = target->real };
+	struct grove_history_revert_request req = {
+		.kind = !strcmp(cmd, "undo")       ? GROVE_HISTORY_UNDO
+			: !strcmp(cmd, "rollback") ? GROVE_HISTORY_ROLLBACK
+						   : GROVE_HISTORY_RECOVER,
+		.point = { .have_to = ta->have_to,
+			   .to = ta->to,
+			   .have_before = ta->have_before,
+			   .before = ta->before },
+		.dry_run = ta->dry_run,
+		.whole = ta->json || ta->verbose,
+		.force = ta->force,
+		.stow = stow->path ? stow : NULL,
+		.state_opt = global->state_dir,
+		.wait_seconds = global->wait_seconds,
+		.command_line = global->command_line,
+		.cb = { .recovered = on_recovered,
+			.pending = on_pending,
+			.planned = on_planned,
+			.begin = on_begin,
+			.progress = on_progress,
+			.end = on_end,
+			.ctx = &out },
 	};
+	struct grove_history_reverted res;
 	struct grove_error err = { 0 };
-	int64_t *ids = NULL;
-	size_t k = 0;
-	char cmd[64];
-	int r, status;
+	int r = grove_history_revert(target, &req, &res, &err);
+	int status = GROVE_EXIT_OK;
 
-	r = grove_history_rollback_txns(s, &point, &ids, &k, &err);
-	if (r < 0)
-		return grove_report_error(&err, r);
-	if (!k) {
-		struct grove_plan none;
-
-		grove_plan_init(&none);
-		if (ta->json)
-			print_revert_json(s, "rollback", &none, ids, 0, ta->dry_run, 0);
-		else if (ta->have_to)
-			printf("nothing to roll back: no committed transaction after %lld\n",
-			       ta->to);
-		else
-			printf("nothing to roll back: no committed transaction from %lld on\n",
-			       ta->before);
-		grove_plan_release(&none);
-		free(ids);
-		return GROVE_EXIT_OK;
-	}
-	if (ta->have_to)
-		snprintf(cmd, sizeof(cmd), "grove rollback --to %lld", ta->to);
+	if (r == -GROVE_E_CONFLICT && res.plan.n_conflicts)
+		status = print_conflicts(&res, ta, target->real, cmd);
+	else if (r < 0)
+		status = grove_report_error(&err, r);
+	else if (req.kind == GROVE_HISTORY_RECOVER && !res.recovered && !res.pending)
+		printf("nothing to recover on '%s'\n", target->real);
+	else if (req.kind == GROVE_HISTORY_RECOVER)
+		;
+	else if (!res.n_txns)
+		status = print_nothing(ta, target->real, cmd);
+	else if (res.streamed)
+		print_revert_line(res.by_kind, res.n_ops, NULL, res.txns, res.n_txns, false,
+				  res.made);
+	else if (ta->json)
+		print_revert_json(target->real, cmd, &res.plan, res.txns, res.n_txns, ta->dry_run,
+				  res.made);
 	else
-		snprintf(cmd, sizeof(cmd), "grove rollback --before %lld", ta->before);
-	status = apply_revert(s, ids, k, 0, cmd, ta, "rollback");
-	free(ids);
+		print_revert_text(&res.plan, res.txns, res.n_txns, ta->dry_run, res.made);
+	grove_history_reverted_release(&res);
 	return status;
 }
 
@@ -1155,29 +1163,6 @@ say_target(const struct grove_session *s, const struct txn_args *ta, const char 
 		   s->target->real);
 }
 
-/* A dry run of undo, rollback or recover: the interrupted transaction the real run would roll back
- * first, which a preview cannot (it writes nothing), said; its number, or 0. */
-static int64_t
-preview_pending(struct grove_session *s, const char *cmd)
-{
-	struct grove_session_pending p = { 0 };
-	struct grove_error pe = { 0 };
-	int64_t txn = 0;
-
-	if (grove_session_pending(s, &p, &pe) >= 0 && p.state == GROVE_PENDING_INTERRUPTED)
-		txn = p.txn;
-	grove_session_pending_release(&p);
-	if (txn && !strcmp(cmd, "recover"))
-		printf("would roll back interrupted transaction %lld on '%s'\n", (long long)txn,
-		       s->target->real);
-	else if (txn && !grove_term_quiet())
-		fprintf(stderr,
-			"grove: warning: transaction %lld was interrupted: a real run rolls it back "
-			"first (grove recover); this preview is of the target as it is now\n",
-			(long long)txn);
-	return txn;
-}
-
 int
 grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_opts *global)
 {
@@ -1189,7 +1174,6 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	char *target_path = NULL, *stow_path = NULL;
 	struct grove_root stow = { .fd = -1 };
 	bool writes = !strcmp(cmd, "undo") || !strcmp(cmd, "rollback") || !strcmp(cmd, "recover");
-	int64_t recovered = 0, would_recover = 0;
 	int r, status;
 
 	ta.json = global->json;
@@ -1228,13 +1212,18 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 		grove_error_prefix(&err, "target");
 		return grove_report_error(&err, r);
 	}
+	if (writes) {
+		status = cmd_revert(&target, &stow, &ta, cmd, global);
+		grove_root_release(&stow);
+		grove_root_release(&target);
+		ta_release(&ta);
+		return status;
+	}
 	so.state_opt = global->state_dir;
 	so.wait_seconds = global->wait_seconds;
-	so.no_lock = !writes || ta.dry_run;
-	so.read_only = so.no_lock;
-	/* Reading makes nothing, nor does a dry run: before grove ever wrote, the log is an empty
+	/* Reading locks nothing and makes nothing: before grove ever wrote, the log is an empty
 	 * one. */
-	so.no_create = so.absent_empty = !writes || ta.dry_run;
+	so.no_lock = so.read_only = so.no_create = so.absent_empty = true;
 	/* grove log and show show a profile's history; the others would read its ops as a
 	 * target's. */
 	so.profile_log = !strcmp(cmd, "log") || !strcmp(cmd, "show");
@@ -1248,28 +1237,14 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 	}
 	/* The reading commands: root's log when the user's own does not know the target (a
 	 * --state named is the log asked for), and what is unfinished there now. */
-	if (!writes) {
-		if (!global->state_dir && !s.target_id)
-			ta.system_log = use_system_log(&s, &target, &so);
-		r = grove_session_pending(&s, &ta.pending, &err);
-		if (r < 0) {
-			status = grove_report_error(&err, r);
-			goto out;
-		}
+	if (!global->state_dir && !s.target_id)
+		ta.system_log = use_system_log(&s, &target, &so);
+	r = grove_session_pending(&s, &ta.pending, &err);
+	if (r < 0) {
+		status = grove_report_error(&err, r);
+		goto out;
 	}
-	if (writes && ta.dry_run)
-		would_recover = preview_pending(&s, cmd);
-	if (writes && !ta.dry_run) {
-		r = grove_session_recover(&s, stow.path ? &stow : NULL, ta.force, &recovered, &err);
-		if (r < 0) {
-			status = grove_report_error(&err, r);
-			goto out;
-		}
-		if (recovered)
-			fprintf(stderr, "grove: rolled back interrupted transaction %lld\n",
-				(long long)recovered);
-	}
-	if (!writes && !ta.json && !ta.target_given && !grove_term_quiet())
+	if (!ta.json && !ta.target_given && !grove_term_quiet())
 		say_target(&s, &ta, cmd);
 	if (!strcmp(cmd, "log"))
 		status = cmd_log(&s, &ta);
@@ -1277,16 +1252,8 @@ grove_cmd_txn(int argc, char **argv, const char *cmd, const struct grove_global_
 		status = cmd_show(&s, &ta);
 	else if (!strcmp(cmd, "status"))
 		status = cmd_status(&s, &ta);
-	else if (!strcmp(cmd, "verify"))
-		status = cmd_verify(&s, &ta);
-	else if (!strcmp(cmd, "undo"))
-		status = cmd_undo(&s, &ta);
-	else if (!strcmp(cmd, "rollback"))
-		status = cmd_rollback(&s, &ta);
-	else if (!recovered && !would_recover)
-		printf("nothing to recover on '%s'\n", target.real), status = GROVE_EXIT_OK;
 	else
-		status = GROVE_EXIT_OK;
+		status = cmd_verify(&s, &ta);
 out:
 	grove_session_pending_release(&ta.pending);
 	grove_session_close(&s);

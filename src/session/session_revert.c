@@ -573,8 +573,10 @@ sweep_batch(struct sweep *sw, size_t first, size_t end, struct grove_error *err)
 	return r;
 }
 
+/* The sweep of one transaction, sw->txn's ops [0, sw->n), keeping the folders' counts (a chain of
+ * transactions sweeps each in turn on the same counts: chain_sweep). */
 static int
-sweep(struct sweep *sw, struct grove_error *err)
+sweep_txn(struct sweep *sw, struct grove_error *err)
 {
 	size_t batch = grove_session_plan_budget();
 	int r = 0;
@@ -586,6 +588,14 @@ sweep(struct sweep *sw, struct grove_error *err)
 		r = sweep_batch(sw, first, end, err);
 		end = first;
 	}
+	return r;
+}
+
+static int
+sweep(struct sweep *sw, struct grove_error *err)
+{
+	int r = sweep_txn(sw, err);
+
 	folders_release(&sw->f);
 	grove_exec_blocks_release(&sw->blocks);
 	return r;
@@ -602,37 +612,209 @@ run_logged(struct grove_session *s, struct grove_session_txn *t, struct grove_er
 	return grove_session_commit(t, err);
 }
 
+/* ---- a chain of transactions ---- */
+
+/*
+ * A rollback over several transactions streams as one revert when no path is touched by two of
+ * them: then each path's op is the only one of the chain, its inverse is the whole revert's op
+ * for that path, and sweeping the newest transaction back, then the one before it, and so on,
+ * checks every path against the disk as the whole revert would (a path two of them touch is, for
+ * the older one, not as it left it, which would send the chain the whole way anyway, too late to
+ * say the same as the whole way: so such a chain is found first). The folders' counts carry from
+ * one transaction's sweep to the next: a folder an older transaction made may hold a newer one's
+ * entries, which go first.
+ *
+ * Finding a path two transactions share without holding every path: a Bloom filter of 16 bits
+ * per op (2 MiB for a million) takes the paths, transaction after transaction, and a path it may
+ * already hold is kept as a candidate (about one in 2,000 by chance); a second read counts the
+ * transactions each candidate is in. Any candidate in two is a shared path: the whole way.
+ */
+struct bloom {
+	uint64_t *bits;
+	size_t mask; /* the number of bits - 1, a power of two - 1 */
+};
+
+enum { BLOOM_K = 11 };
+
+/* Sets path's bits; true when every one of them was set already. */
+static bool
+bloom_add(struct bloom *b, const char *path)
+{
+	uint64_t h1 = grove_hash_str(path);
+	uint64_t h2 = (h1 >> 33 | h1 << 31) * 0x9e3779b97f4a7c15ULL | 1;
+	bool all = true;
+
+	for (unsigned i = 0; i < BLOOM_K; i++) {
+		size_t bit = (size_t)(h1 + i * h2) & b->mask;
+		uint64_t m = (uint64_t)1 << (bit % 64);
+
+		all = all && (b->bits[bit / 64] & m);
+		b->bits[bit / 64] |= m;
+	}
+	return all;
+}
+
+/* Reads the ops of txns[0, n) forward, a batch at a time, each handed to fn with the index of its
+ * transaction; stops at fn's first non-zero answer, which it returns. */
+static int
+chain_read(struct grove_session *s, const int64_t *txns, const size_t *n_ops, size_t n,
+	   int (*fn)(void *ctx, size_t t, const struct grove_op *op), void *ctx,
+	   struct grove_error *err)
+{
+	size_t batch = grove_session_plan_budget();
+	int r = 0;
+
+	for (size_t t = 0; t < n && r == 0; t++)
+		for (size_t first = 0; first < n_ops[t] && r == 0; first += batch) {
+			size_t end = n_ops[t] - first > batch ? first + batch : n_ops[t];
+			struct grove_plan b;
+
+			grove_plan_init(&b);
+			r = read_ops(s, txns[t], first, end, &b, err);
+			for (size_t i = 0; i < b.n_ops && r == 0; i++)
+				r = fn(ctx, t, &b.ops[i]);
+			grove_plan_release(&b);
+		}
+	return r;
+}
+
+struct shared {
+	struct bloom bloom;
+	struct folders cands; /* kids: 1 + the index of the last transaction seen at the path */
+};
+
+static int
+shared_candidate(void *ctx, size_t t, const struct grove_op *op)
+{
+	struct shared *sh = ctx;
+
+	(void)t;
+	if (op->path && bloom_add(&sh->bloom, op->path) &&
+	    !folders_get(&sh->cands, op->path, strlen(op->path), true))
+		return -ENOMEM;
+	return 0;
+}
+
+static int
+shared_count(void *ctx, size_t t, const struct grove_op *op)
+{
+	struct shared *sh = ctx;
+	struct folder *d =
+		op->path ? folders_get(&sh->cands, op->path, strlen(op->path), false) : NULL;
+
+	if (!d)
+		return 0;
+	if (d->kids && d->kids != t + 1)
+		return 1; /* a path of two transactions */
+	d->kids = t + 1;
+	return 0;
+}
+
+/* 1 when a path is touched by two of txns[0, n), else 0. */
+static int
+chain_shares_path(struct grove_session *s, const int64_t *txns, const size_t *n_ops, size_t n,
+		  size_t total, struct grove_error *err)
+{
+	struct shared sh = { 0 };
+	size_t bits = 1024;
+	int r;
+
+	while (bits < total * 16)
+		bits *= 2;
+	sh.bloom.mask = bits - 1;
+	sh.bloom.bits = calloc(bits / 64, sizeof(uint64_t));
+	if (!sh.bloom.bits)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = chain_read(s, txns, n_ops, n, shared_candidate, &sh, err);
+	free(sh.bloom.bits);
+	if (r == 0 && sh.cands.n)
+		r = chain_read(s, txns, n_ops, n, shared_count, &sh, err);
+	folders_release(&sh.cands);
+	if (r == -ENOMEM)
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	return r;
+}
+
+/* The REVERT sweep of txns[0, n), newest first, on one folders' count: sw->whole when any op
+ * or the disk asks for the whole way. */
+static int
+chain_sweep(struct sweep *sw, const int64_t *txns, const size_t *n_ops, size_t n,
+	    struct grove_error *err)
+{
+	int r = 0;
+
+	for (size_t t = n; t-- > 0 && r >= 0 && !sw->whole;) {
+		struct heads heads = { 0 };
+
+		sw->txn = txns[t];
+		sw->n = n_ops[t];
+		r = load_heads(sw->s, sw->txn, sw->n, &heads, err);
+		sw->heads = &heads;
+		if (r >= 0)
+			r = sweep_txn(sw, err);
+		sw->heads = NULL;
+		heads_release(&heads);
+	}
+	folders_release(&sw->f);
+	grove_exec_blocks_release(&sw->blocks);
+	return r;
+}
+
+/* The ops of each of txns[0, n) into n_ops, and their sum. */
+static int
+chain_sizes(struct grove_session *s, const int64_t *txns, size_t n, size_t *n_ops,
+	    size_t *ret_total, struct grove_error *err)
+{
+	*ret_total = 0;
+	for (size_t t = 0; t < n; t++) {
+		struct grove_txn hdr = { 0 };
+		int r = grove_journal_get(s->journal, txns[t], &hdr, err);
+
+		n_ops[t] = hdr.n_ops;
+		grove_txn_release(&hdr);
+		if (r < 0)
+			return r;
+		*ret_total += n_ops[t];
+	}
+	return 0;
+}
+
 int
-grove_session_revert_streamed(struct grove_session *s, int64_t txn,
-			      const struct grove_session_txn_opts *opts,
-			      struct grove_session_reverted *res, struct grove_error *err)
+grove_session_revert_chain_streamed(struct grove_session *s, const int64_t *txns, size_t n,
+				    const struct grove_session_txn_opts *opts,
+				    struct grove_session_reverted *res, struct grove_error *err)
 {
 	struct grove_session_txn_opts o = *opts;
 	struct grove_session_stream st;
 	struct grove_session_txn t = { 0 };
 	struct grove_journal_pkg *pkgs = NULL;
-	struct grove_txn hdr = { 0 };
+	cleanup_free size_t *n_ops = calloc(n ? n : 1, sizeof(*n_ops));
 	struct grove_plan plan;
 	size_t n_pkgs = 0;
 	bool whole = false;
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	r = grove_journal_get(s->journal, txn, &hdr, err);
-	res->n_ops = hdr.n_ops;
-	grove_txn_release(&hdr);
-	if (r < 0 || res->n_ops <= grove_session_plan_budget())
+	if (!n_ops)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = chain_sizes(s, txns, n, n_ops, &res->n_ops, err);
+	if (r < 0 || !n || res->n_ops <= grove_session_plan_budget())
 		return r < 0 ? r : 0;
+	if (n > 1) {
+		r = chain_shares_path(s, txns, n_ops, n, res->n_ops, err);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
 	grove_plan_init(&plan);
 	/* Groups go the whole way (the commit writes their files), as does any conflict there. */
-	r = grove_session_revert_groups(s, &txn, 1, &plan, err);
+	r = grove_session_revert_groups(s, txns, n, &plan, err);
 	if (r >= 0 && (s->n_alt || plan.n_conflicts)) {
 		grove_session_forget_changes(s);
 		grove_plan_release(&plan);
 		return 0;
 	}
 	if (r >= 0)
-		r = grove_session_revert_pkgs(s, &txn, 1, err);
+		r = grove_session_revert_pkgs(s, txns, n, err);
 	if (r < 0) {
 		grove_plan_release(&plan);
 		return r;
@@ -644,22 +826,10 @@ grove_session_revert_streamed(struct grove_session *s, int64_t txn,
 	o.logged_stow = o.stow = NULL;
 	grove_session_stream_arm(s, &st, &plan, &o, pkgs, n_pkgs);
 	{
-		struct sweep sw = {
-			.s = s,
-			.txn = txn,
-			.n = res->n_ops,
-			.mode = SWEEP_REVERT,
-			.plan = &plan,
-			.res = res,
-		};
-		struct heads heads = { 0 };
+		struct sweep sw = { .s = s, .mode = SWEEP_REVERT, .plan = &plan, .res = res };
 
-		r = load_heads(s, txn, res->n_ops, &heads, err);
-		sw.heads = &heads;
-		if (r >= 0)
-			r = sweep(&sw, err);
+		r = chain_sweep(&sw, txns, n_ops, n, err);
 		whole = sw.whole;
-		heads_release(&heads);
 	}
 	if (whole && r >= 0)
 		r = grove_session_stream_restart(&st, &plan); /* cancels what was logged */
@@ -674,11 +844,19 @@ grove_session_revert_streamed(struct grove_session *s, int64_t txn,
 		return r < 0 ? r : 0;
 	if (!t.id)
 		return grove_error_set(err, -GROVE_E_INTERNAL, "revert of %lld: nothing was logged",
-				       (long long)txn);
+				       (long long)txns[n - 1]);
 	r = run_logged(s, &t, err);
 	if (r >= 0 || r == -GROVE_E_NOT_DURABLE)
 		res->txn = t.id;
 	return r < 0 ? r : 1;
+}
+
+int
+grove_session_revert_streamed(struct grove_session *s, int64_t txn,
+			      const struct grove_session_txn_opts *opts,
+			      struct grove_session_reverted *res, struct grove_error *err)
+{
+	return grove_session_revert_chain_streamed(s, &txn, 1, opts, res, err);
 }
 
 /* ---- recovery ---- */

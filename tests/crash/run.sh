@@ -93,6 +93,8 @@ mk_file "$S/a2/etc/common.conf" a2-conf
 mk_file "$S/d/opt/d/bin/dx" dx
 mk_file "$S/d/opt/d/share/dy" dy
 mk_file "$S/d/opt/d/share/dz" dz
+mk_file "$S/e/opt/e/ex" ex
+mk_file "$S/e/opt/e/lib/ey" ey
 
 # The first run on a state dir that holds no log yet: the log is made on the way (docs/journal.md,
 # "How the log is made"), so a kill before its first commit must leave no half-made log behind.
@@ -113,6 +115,11 @@ gr --no-folding -d "$S" -t "$T" -S d
 save_state dflat
 gr --no-folding -d "$S" -t "$T" -D d
 save_state dgone
+# e stowed without folding after d, into the opt/ d made: the rollback of both is the chain of
+# their inverses, e's then d's, streamed as one revert (docs/journal.md, "Streamed reverts").
+restore dflat
+gr --no-folding -d "$S" -t "$T" -S e
+save_state dechain
 # b unstowed from "ab": bin, share/man and share/man/man1 fold back into a's links.
 restore ab
 gr -d "$S" -t "$T" -D b
@@ -140,7 +147,7 @@ YAML
 
 NAMES=(stow-first stow unstow unstow-all restow switch undo rollback apply stow-streamed unstow-streamed
 	unstow-all-streamed stow-flat-walked unstow-flat-walked undo-streamed undo-unstow-streamed
-	undo-unfold-streamed undo-fold-streamed)
+	undo-unfold-streamed undo-fold-streamed rollback-streamed)
 declare -A PREP_OF=([stow-first]=fresh [stow]=base [unstow]=ab [unstow-all]=ab [restow]=grown [switch]=ab [undo]=ab
 	[rollback]=hist [apply]=base)
 declare -A ARGS_OF=(
@@ -190,10 +197,16 @@ BUDGET_OF[undo-unfold-streamed]=2
 PREP_OF[undo-fold-streamed]=bgone
 ARGS_OF[undo-fold-streamed]="undo -t $T"
 BUDGET_OF[undo-fold-streamed]=2
+# The streamed rollback over two transactions (d's stow, then e's into the opt/ d made): one
+# revert, e's inverses then d's, logged and run in batches.
+PREP_OF[rollback-streamed]=dechain
+ARGS_OF[rollback-streamed]="rollback -t $T --to 1"
+BUDGET_OF[rollback-streamed]=2
 
 # The commands whose half-done states get their recovery killed: an unfold, a fold, folders
-# removed whole, and a streamed revert.
-RECOVERY_OF=(stow unstow unstow-all undo-streamed unstow-all-streamed stow-streamed unstow-streamed)
+# removed whole, and streamed reverts (of one transaction and of a chain).
+RECOVERY_OF=(stow unstow unstow-all undo-streamed unstow-all-streamed stow-streamed unstow-streamed
+	rollback-streamed)
 
 # ---------------------------------------------------------------- one point
 
@@ -323,6 +336,23 @@ kill_at()
 	return 0
 }
 
+# streamed_chain: the clean run's revert (transaction N0 + 1) begins with the inverse of the last op
+# of the newest transaction it reverts (N0), as a streamed revert does (the whole plan orders its
+# ops by path, and puts opt/d's first).
+streamed_chain()
+{
+	"$GROVE" show -t "$T" --json "$N0" >"$LOGS/chain.old" &&
+		"$GROVE" show -t "$T" --json $((N0 + 1)) >"$LOGS/chain.new" &&
+		python3 - "$LOGS/chain.old" "$LOGS/chain.new" <<'PY'
+import json, sys
+
+inverse = {"link": "unlink", "unlink": "link", "mkdir": "rmdir", "rmdir": "mkdir"}
+old = json.load(open(sys.argv[1]))["transaction"]["changes"][-1]
+new = json.load(open(sys.argv[2]))["transaction"]["changes"][0]
+sys.exit(not (new["op"] == inverse[old["op"]] and new["path"] == old["path"]))
+PY
+}
+
 # ---------------------------------------------------------------- the loops
 
 run_command()
@@ -363,9 +393,11 @@ run_command()
 		fail "$NAME: lib.sh's listing, find and crash-tree disagree on the entries of '$W'"
 	[[ $AFTER != "$BEFORE" ]] || fail "$NAME: the clean run changed nothing; the scenario is wrong"
 	[[ $AFTER != *.grove-* ]] || fail "$NAME: the clean run left temporary entries"
+	[[ $NAME != rollback-streamed ]] || streamed_chain ||
+		fail "$NAME: the clean run was not the streamed revert (its first op is not the inverse of transaction $N0's last)"
 	case $NAME in
-	undo | rollback)
-		# Both go back to the state after transaction 1.
+	undo | rollback | rollback-streamed)
+		# They go back to the state after transaction 1.
 		restore base
 		[[ $AFTER == "$(listing "$W")" ]] ||
 			fail "$NAME: the clean run did not restore the tree after transaction 1"

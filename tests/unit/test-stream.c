@@ -10,6 +10,7 @@
 
 #include "fault.h"
 #include "testutil.h"
+#include "grove/history.h"
 #include "grove/ignore.h"
 #include "grove/plan.h"
 #include "grove/journal.h"
@@ -735,6 +736,251 @@ test_revert_streamed(void **state)
 	free(before);
 }
 
+/* Reverts txns[0, n) with grove_session_revert_chain_streamed, as `grove rollback` does. */
+static int
+revert_chain(const struct fx *f, const int64_t *txns, size_t n, struct grove_session_reverted *rv)
+{
+	struct grove_root target = { .fd = -1 };
+	struct grove_session_opts so = { .state_opt = f->state };
+	struct grove_session_txn_opts to = { .command = "grove rollback" };
+	struct grove_session s;
+	struct grove_error err = { 0 };
+	int r;
+
+	assert_int_equal(grove_root_open(&target, f->target, &err), 0);
+	assert_int_equal(grove_session_open(&s, &target, &so, &err), 0);
+	r = grove_session_revert_chain_streamed(&s, txns, n, &to, rv, &err);
+	if (r < 0)
+		fail_msg("revert of a chain: %s", err.msg);
+	grove_session_close(&s);
+	grove_root_release(&target);
+	return r;
+}
+
+static void fresh(const struct fx *f);
+
+/* A chain of transactions that share no path reverts streamed as one transaction, the newest's
+ * inverses first: bin/, which the older stow made, goes after the newer one's bin/c. Two that
+ * share paths (an unstow's links, made again by the next stow) go the whole way, with nothing
+ * changed or logged. */
+static void
+test_revert_chain_streamed(void **state)
+{
+	struct fx *f = *state;
+	struct grove_session_reverted rv;
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+	char *dump, *before, logs[256], logs2[256];
+
+	fresh(f);
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	prepare_as(f, false, "pkg", true, &run); /* 1: bin, lib, share, share/d1 and 4 links */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	prepare_as(f, false, "other", true, &run); /* 2: bin/c */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	assert_int_equal(revert_chain(f, (int64_t[]){ 1, 2 }, 2, &rv), 1);
+	assert_int_equal(rv.txn, 3);
+	assert_int_equal(rv.n_ops, 9);
+	assert_int_equal(rv.by_kind[GROVE_OP_RMDIR], 4);
+	assert_int_equal(rv.by_kind[GROVE_OP_UNLINK], 5);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "");
+	free(dump);
+	log_states(f, logs, sizeof(logs));
+	assert_string_equal(logs, "committed 9, committed 1, committed 8");
+
+	fresh(f);
+	prepare_as(f, false, "pkg", true, &run); /* 1 */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	prepare_as(f, true, "pkg", true, &run); /* 2: removes the links */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	prepare_as(f, false, "pkg", true, &run); /* 3: makes them again */
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+	before = tu_dump(f->target);
+	log_states(f, logs, sizeof(logs));
+	assert_int_equal(revert_chain(f, (int64_t[]){ 2, 3 }, 2, &rv), 0);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, before);
+	log_states(f, logs2, sizeof(logs2));
+	assert_string_equal(logs2, logs);
+	free(dump);
+	free(before);
+}
+
+/* What grove_history_revert told its callbacks. */
+struct told {
+	int recovered, pending, planned, begun, ended;
+	size_t progress;
+};
+
+static void
+told_planned(void *ctx, const struct grove_plan *plan)
+{
+	(void)plan;
+	((struct told *)ctx)->planned++;
+}
+
+static void
+told_begin(void *ctx, size_t total)
+{
+	(void)total;
+	((struct told *)ctx)->begun++;
+}
+
+static void
+told_progress(void *ctx, size_t done, size_t total, const struct grove_op *op)
+{
+	(void)done, (void)total, (void)op;
+	((struct told *)ctx)->progress++;
+}
+
+static void
+told_end(void *ctx)
+{
+	((struct told *)ctx)->ended++;
+}
+
+/* Stows pkg into the fixture's target with --no-folding. */
+static void
+stow_flat(const struct fx *f, const char *pkg)
+{
+	struct grove_stow_run run;
+	struct grove_error err = { 0 };
+
+	prepare_as(f, false, pkg, true, &run);
+	assert_int_equal(grove_stow_execute(&run, &err), 0);
+	grove_stow_run_release(&run);
+}
+
+/* Runs grove_history_revert on the fixture's target with req (its log and callbacks filled in). */
+static int
+history_revert(const struct fx *f, struct grove_history_revert_request *req, struct told *t,
+	       struct grove_history_reverted *res, struct grove_error *err)
+{
+	struct grove_root target = { .fd = -1 };
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	req->state_opt = f->state;
+	req->cb = (struct grove_history_revert_cb){ .planned = told_planned,
+						    .begin = told_begin,
+						    .progress = told_progress,
+						    .end = told_end,
+						    .ctx = t };
+	assert_int_equal(grove_root_open(&target, f->target, err), 0);
+	r = grove_history_revert(&target, req, res, err);
+	grove_root_release(&target);
+	return r;
+}
+
+/* The library decides what undo and rollback revert and says what it did: a dry run writes
+ * nothing and plans whole; a rollback over the budget streams (no whole plan in the result), one
+ * within it or asked whole plans; a conflict is -GROVE_E_CONFLICT with the conflicts in the
+ * result; nothing to undo is an empty result; a rollback point the rules refuse is
+ * -GROVE_E_BADINPUT. */
+static void
+test_history_revert(void **state)
+{
+	struct fx *f = *state;
+	struct grove_history_revert_request req = { 0 };
+	struct grove_history_reverted res;
+	struct grove_error err = { 0 };
+	struct told t;
+	char *dump, *stowed, logs[256], logs2[256], *p;
+
+	fresh(f);
+	setenv("GROVE_PLAN_BUDGET", "2", 1);
+	stow_flat(f, "pkg");   /* 1: bin, lib, share, share/d1 and 4 links */
+	stow_flat(f, "other"); /* 2: bin/c */
+	stowed = tu_dump(f->target);
+	log_states(f, logs, sizeof(logs));
+
+	/* -n rollback --to 0: the plan, whole, and nothing written. */
+	req = (struct grove_history_revert_request){ .kind = GROVE_HISTORY_ROLLBACK,
+						     .point = { .have_to = true, .to = 0 },
+						     .dry_run = true };
+	assert_int_equal(history_revert(f, &req, &t, &res, &err), 0);
+	assert_int_equal(res.n_txns, 2);
+	assert_true(res.txns[0] == 1 && res.txns[1] == 2);
+	assert_false(res.streamed);
+	assert_int_equal(res.made, 0);
+	assert_int_equal(res.plan.n_ops, res.n_ops);
+	assert_true(res.n_ops > 2);
+	assert_string_equal(res.command, "grove rollback --to 0");
+	assert_int_equal(t.planned, 1);
+	assert_int_equal(t.begun, 0);
+	grove_history_reverted_release(&res);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, stowed);
+	free(dump);
+	log_states(f, logs2, sizeof(logs2));
+	assert_string_equal(logs2, logs);
+
+	/* A point the rules refuse. */
+	req = (struct grove_history_revert_request){ .kind = GROVE_HISTORY_ROLLBACK,
+						     .point = { .have_to = true, .to = 9 } };
+	assert_int_equal(history_revert(f, &req, &t, &res, &err), -GROVE_E_BADINPUT);
+	grove_history_reverted_release(&res);
+
+	/* A conflict: bin/c replaced by a file. Nothing changed. */
+	assert_int_equal(unlink(p = tu_path(f->target, "bin/c")), 0);
+	free(p);
+	tu_build(f->target, "f bin/c mine\n");
+	req = (struct grove_history_revert_request){ .kind = GROVE_HISTORY_ROLLBACK,
+						     .point = { .have_to = true, .to = 0 } };
+	assert_int_equal(history_revert(f, &req, &t, &res, &err), -GROVE_E_CONFLICT);
+	assert_true(res.plan.n_conflicts > 0);
+	assert_int_equal(res.made, 0);
+	grove_history_reverted_release(&res);
+	log_states(f, logs2, sizeof(logs2));
+	assert_string_equal(logs2, logs);
+	assert_int_equal(unlink(p = tu_path(f->target, "bin/c")), 0);
+	free(p);
+	tu_build(f->root, "l target/bin/c ../../stow/other/bin/c\n");
+
+	/* The real rollback, over the budget: streamed, told to the progress callbacks. */
+	assert_int_equal(history_revert(f, &req, &t, &res, &err), 0);
+	assert_true(res.streamed);
+	assert_int_equal(res.made, 3);
+	assert_int_equal(res.plan.n_ops, 0);
+	assert_int_equal(res.by_kind[GROVE_OP_UNLINK], 5);
+	assert_int_equal(t.begun, 1);
+	assert_int_equal(t.ended, 1);
+	assert_int_equal(t.progress, res.n_ops);
+	grove_history_reverted_release(&res);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, "");
+	free(dump);
+
+	/* Undo of the rollback, asked whole (as --json asks): planned and applied. */
+	req = (struct grove_history_revert_request){ .kind = GROVE_HISTORY_UNDO, .whole = true };
+	assert_int_equal(history_revert(f, &req, &t, &res, &err), 0);
+	assert_false(res.streamed);
+	assert_int_equal(res.n_txns, 1);
+	assert_int_equal(res.txns[0], 3);
+	assert_int_equal(res.made, 4);
+	assert_string_equal(res.command, "grove undo (of 3)");
+	assert_int_equal(t.planned, 1);
+	grove_history_reverted_release(&res);
+	dump = tu_dump(f->target);
+	assert_string_equal(dump, stowed);
+	free(dump);
+	free(stowed);
+
+	/* Nothing to undo on a target without a transaction. */
+	fresh(f);
+	req = (struct grove_history_revert_request){ .kind = GROVE_HISTORY_UNDO };
+	assert_int_equal(history_revert(f, &req, &t, &res, &err), 0);
+	assert_int_equal(res.n_txns, 0);
+	assert_int_equal(res.made, 0);
+	grove_history_reverted_release(&res);
+}
+
 /* Starts the fixture over: an empty target and no log. */
 static void
 fresh(const struct fx *f)
@@ -1041,6 +1287,8 @@ main(void)
 		T(test_revert_streamed),
 		T(test_revert_streamed_whole),
 		T(test_revert_streamed_blocks),
+		T(test_revert_chain_streamed),
+		T(test_history_revert),
 		T(test_stream_removal_name),
 		T(test_recover_streamed),
 		T(test_recover_streamed_blocks),
