@@ -244,19 +244,45 @@ tally_pkg(struct import_tally *t, const char *pkg)
 	return (ssize_t)(t->last = run->n_pkgs - 1);
 }
 
+/* Counts how op's link was made, for its package (added when first seen). */
+static int
+tally_op(struct import_tally *t, const struct grove_op *op, struct grove_error *err)
+{
+	ssize_t x = tally_pkg(t, op->package);
+	struct made_with *h;
+
+	if (x < 0)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	h = &t->how[x];
+	switch (link_made_with(t->run, op)) {
+	case GROVE_LANDS_DOTTED:
+		if (!h->dotted++ &&
+		    (!(h->dotted_path = strdup(op->path)) || !(h->dotted_text = strdup(op->text))))
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		break;
+	case GROVE_LANDS_PLAIN:
+		if (!h->plain++ &&
+		    (!(h->plain_path = strdup(op->path)) || !(h->plain_text = strdup(op->text))))
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
 /* Looks at the ops plan holds: drops those the log owns already, tallies the others. */
 static int
 tally_ops(struct import_tally *t, struct grove_plan *plan, struct grove_error *err)
 {
-	size_t k = 0;
+	size_t k = 0, i = 0;
+	int r = 0;
 
-	for (size_t i = 0; i < plan->n_ops; i++) {
+	for (; i < plan->n_ops && r >= 0; i++) {
 		struct grove_op *op = &plan->ops[i];
 		const struct grove_owned *o = t->n_own ? bsearch(op->path, t->own, t->n_own,
 								 sizeof(*t->own), cmp_owned_key)
 						       : NULL;
-		struct made_with *h;
-		ssize_t x;
 
 		if (o && o->text && !strcmp(o->text, op->text)) {
 			free(op->path);
@@ -268,34 +294,14 @@ tally_ops(struct import_tally *t, struct grove_plan *plan, struct grove_error *e
 			continue;
 		}
 		plan->ops[k++] = *op;
-		if (!op->package)
-			continue;
-		x = tally_pkg(t, op->package);
-		if (x < 0) {
-			/* The ops not looked at stay, for the plan's release to free. */
-			while (++i < plan->n_ops)
-				plan->ops[k++] = plan->ops[i];
-			plan->n_ops = k;
-			return grove_error_set(err, -ENOMEM, "out of memory");
-		}
-		h = &t->how[x];
-		switch (link_made_with(t->run, op)) {
-		case GROVE_LANDS_DOTTED:
-			if (!h->dotted++ && (!(h->dotted_path = strdup(op->path)) ||
-					     !(h->dotted_text = strdup(op->text))))
-				return grove_error_set(err, -ENOMEM, "out of memory");
-			break;
-		case GROVE_LANDS_PLAIN:
-			if (!h->plain++ && (!(h->plain_path = strdup(op->path)) ||
-					    !(h->plain_text = strdup(op->text))))
-				return grove_error_set(err, -ENOMEM, "out of memory");
-			break;
-		default:
-			break;
-		}
+		if (op->package)
+			r = tally_op(t, op, err);
 	}
+	/* (Out of memory: the ops not looked at stay, for the plan's release to free.) */
+	while (i < plan->n_ops)
+		plan->ops[k++] = plan->ops[i++];
 	plan->n_ops = k;
-	return 0;
+	return r;
 }
 
 static int
