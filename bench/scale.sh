@@ -44,9 +44,10 @@ Per run, size and shape, the tools take turns (the order rotates run by run):
          one-file package into another target) so that the log holds this run's only.
          Unfolded, between the two: grove verify, grove status and the tool "find" over
          the farm, their order rotating run by run; then grove import of the farm into a
-         fresh log (made untimed as above), as of a farm GNU Stow made: the unfolded stow
-         lays out what `stow --no-folding` does. In the first run at sizes up to 100k (with
-         GNU Stow), stow241 --no-folding makes a twin, untimed, checked to be the same tree
+         fresh log of its own (made untimed as above; the unstow reads the stow's), as of a
+         farm GNU Stow made: the unfolded stow lays out what `stow --no-folding` does. In
+         the first run at sizes up to 100k (with GNU Stow), stow241 --no-folding makes a
+         twin, untimed, checked to be the same tree
          with the same import (log, status).
 Only one target exists at a time: a 1M-file package and one copy of it take ~2.1M inodes.
 USAGE
@@ -284,9 +285,13 @@ for size in "${size_list[@]}"; do
 						if [ "$r" = 1 ] && [ $stow_ref = 1 ] && [ "$n" -le 100000 ] && [ "$tool" = grove ]; then
 							import_twin "$bin"
 						fi
+						# Its own log: the unstow below reads the stow's (its
+						# --no-folding recorded: an import cannot tell it).
+						GROVE_STATE_DIR=$base/import-$tool
 						fresh_log "$bin"
 						timed "$size $shape import $tool $r" "$bin" import -d "$S" -t "$T"
-						# (The unstow below reads the import's log: the same links.)
+						rm -rf "$GROVE_STATE_DIR"
+						GROVE_STATE_DIR=$base/state-$tool
 					fi
 					timed "$size $shape unstow $tool $r" "$bin" unstow -d "$S" -t "$T" "${flags[@]}" big
 					# (Stow's unstow with --no-folding leaves the emptied folders.)
