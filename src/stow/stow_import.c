@@ -341,6 +341,9 @@ static int
 import_layouts(const struct grove_stow_request *req, const struct import_tally *t,
 	       struct grove_stow_run *run, struct grove_error *err)
 {
+	if (run->n_pkgs && !t->how) /* (tally_pkg adds a package with its counts) */
+		return grove_error_set(err, -GROVE_E_INTERNAL,
+				       "import: a package without its counts");
 	run->imported = calloc(run->n_pkgs + 1, sizeof(*run->imported));
 	if (!run->imported)
 		return grove_error_set(err, -ENOMEM, "out of memory");
