@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Benchmark, run by hand (never in CI): issue 18 goal 4 and issue 41, the 1M-file scale. Times
 # grove's stow and unstow of one big package against `cp -rs` of the same package, at 10k, 100k and
-# 1M files, folded and unfolded; the folded ones against GNU Stow 2.4.1 too; and grove verify and
-# status of the unfolded farm against `find -type l -printf`. Prints medians, ratios, peak RSS and
-# the cost per file at each size.
+# 1M files, folded and unfolded; the folded ones against GNU Stow 2.4.1 too; grove verify and
+# status of the unfolded farm against `find -type l -printf`; and grove import of that farm (as
+# GNU Stow lays it out) against grove's own stow of it. Prints medians, ratios, peak RSS and the
+# cost per file at each size.
 set -euo pipefail
 
 usage() {
@@ -34,6 +35,8 @@ Usage: bench/scale.sh [OPTIONS]
   --no-stow       leave out GNU Stow 2.4.1 (the tool "stow241", folded shape only)
   --no-verify     leave out grove verify and status of the unfolded farm (and their reference,
                   the tool "find": find T -type l -printf '%p %l\n')
+  --no-import     leave out grove import of the unfolded farm (issue 41 item 4: against the same
+                  run's grove stow of it)
   --stow-deb FILE Debian's stow 2.4.1 package (default: $GROVE_ORACLE_DIR, else
                   ../shared/oracles, /stow_2.4.1-2_all.deb), unpacked into DIR/stow241
   --timeout S     kill a single op after S seconds (default 1800)
@@ -47,7 +50,12 @@ Per run, size and shape, the tools take turns (the order rotates run by run):
          each with a fresh state dir (its file and schema made untimed by a stow of a
          one-file package into another target) so that the log holds this run's only.
          Unfolded, between the two: grove verify, grove status and the tool "find" over
-         the farm, their order rotating run by run.
+         the farm, their order rotating run by run; then grove import of the farm into a
+         fresh log of its own (made untimed as above; the unstow reads the stow's), as of a
+         farm GNU Stow made: the unfolded stow lays out what `stow --no-folding` does. In
+         the first run at sizes up to 100k (with GNU Stow), stow241 --no-folding makes a
+         twin, untimed, checked to be the same tree
+         with the same import (log, status).
 Only one target exists at a time: a 1M-file package and one copy of it take ~2.1M inodes.
 USAGE
 }
@@ -63,6 +71,7 @@ base=/dev/shm/grove-scale
 rm_ref=1
 stow_ref=1
 verify_ref=1
+import_ref=1
 stow_deb=
 timeout=1800
 keep=0
@@ -80,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--no-rm) rm_ref=0 ;;
 	--no-stow) stow_ref=0 ;;
 	--no-verify) verify_ref=0 ;;
+	--no-import) import_ref=0 ;;
 	--stow-deb) stow_deb=$2; shift ;;
 	--timeout) timeout=$2; shift ;;
 	--keep) keep=1 ;;
@@ -157,6 +167,39 @@ timed() {
 fresh_target() {
 	rm -rf "$T"
 	mkdir "$T"
+}
+
+# fresh_log BIN: an empty state dir in GROVE_STATE_DIR, its file and schema made untimed by a stow
+# of a one-file package into another target.
+fresh_log() {
+	rm -rf "$GROVE_STATE_DIR" "$base/init-target"
+	mkdir "$base/init-target"
+	"$1" stow -d "$base/init-stow" -t "$base/init-target" one >/dev/null
+}
+
+# import_twin BIN: (first run, sizes up to 100k, with GNU Stow) the unfolded farm in T made again
+# by stow241 --no-folding in a twin target: the same tree, and the same import of it (the log's
+# ops and status, the target's name taken out). Untimed.
+import_twin() {
+	local T2=$base/twin sd=$base/state-twin t
+	rm -rf "$T2" "$sd"
+	mkdir "$T2"
+	PERL5LIB=$base/stow241/usr/share/perl5 perl "$STOW241" -d "$S" -t "$T2" --no-folding big
+	if ! cmp -s <(cd "$T" && find . -printf '%y %p %l\n' | sort) <(cd "$T2" && find . -printf '%y %p %l\n' | sort); then
+		echo "scale.sh: stow241 --no-folding and grove's unfolded stow made different trees" >&2
+		exit 1
+	fi
+	for t in "$T" "$T2"; do
+		rm -rf "$sd"
+		"$1" --state "$sd" import -d "$S" -t "$t" >/dev/null
+		{ "$1" --state "$sd" log -t "$t" -v | sed 1d; "$1" --state "$sd" status -t "$t" -d "$S" | sed 1d; } >"$sd.$(basename "$t")"
+	done
+	if ! cmp -s "$sd.$(basename "$T")" "$sd.twin"; then
+		echo "scale.sh: the imports of stow241's farm and grove's differ: $sd.*" >&2
+		exit 1
+	fi
+	echo "$size import of stow241's farm: the same as of grove's ($(wc -l <"$sd.twin") lines of log and status)" | tee -a "$out/checks.txt" >&2
+	rm -rf "$T2" "$sd" "$sd".*
 }
 
 # check TOOL: after the first run's stow, counts the target's links and folders (same
@@ -320,12 +363,8 @@ for size in "${size_list[@]}"; do
 					bin=$grove
 					[ "$tool" = grove ] || bin=$old
 					export GROVE_STATE_DIR=$base/state-$tool
-					rm -rf "$GROVE_STATE_DIR"
-					# The log's file and schema, made untimed by a stow of a one-file
-					# package into another target.
-					rm -rf "$base/init-target"
-					mkdir "$base/init-target"
-					"$bin" stow -d "$base/init-stow" -t "$base/init-target" one >/dev/null
+					# The log's file and schema, made untimed.
+					fresh_log "$bin"
 					timed "$size $shape stow $tool $r" "$bin" stow -d "$S" -t "$T" "${flags[@]}" big
 					[ "$r" != 1 ] || check "$tool"
 					if [ $verify_ref = 1 ] && [ "$shape" = unfolded ]; then
@@ -344,6 +383,20 @@ for size in "${size_list[@]}"; do
 									'exec find "$1" -type l -printf "%p %l\n" >/dev/null' _ "$T" ;;
 							esac
 						done
+					fi
+					if [ $import_ref = 1 ] && [ "$shape" = unfolded ]; then
+						# The farm as GNU Stow lays it out, taken over by a fresh log
+						# (issue 41 item 4: against the stow above).
+						if [ "$r" = 1 ] && [ $stow_ref = 1 ] && [ "$n" -le 100000 ] && [ "$tool" = grove ]; then
+							import_twin "$bin"
+						fi
+						# Its own log: the unstow below reads the stow's (its
+						# --no-folding recorded: an import cannot tell it).
+						GROVE_STATE_DIR=$base/import-$tool
+						fresh_log "$bin"
+						timed "$size $shape import $tool $r" "$bin" import -d "$S" -t "$T"
+						rm -rf "$GROVE_STATE_DIR"
+						GROVE_STATE_DIR=$base/state-$tool
 					fi
 					timed "$size $shape unstow $tool $r" "$bin" unstow -d "$S" -t "$T" "${flags[@]}" big
 					# (Stow's unstow with --no-folding leaves the emptied folders.)
@@ -500,5 +553,23 @@ if any(k[2] in ("verify", "status") for k in res):
             print(f"| {size} | {op} | {tool} | {m[2]} | {m[0] * 1e3:.1f} | {m[1] * 1e3:.1f} | "
                   f"{rw} | {rc} | {rss[(size, 'unfolded', op, tool)]} |")
 
+# Issue 41 item 4: the import of the unfolded farm, against grove's own stow of it (same run).
+if any(k[2] == "import" for k in res):
+    print()
+    print("Import of the unfolded farm (laid out as GNU Stow's) against grove's stow of it "
+          "(issue 41 item 4: <= 1.5×, peak <= 16 MiB at 1M links).")
+    print()
+    print("| size | tool | n | import wall ms | import CPU ms | stow wall ms | stow CPU ms "
+          "| × stow (wall) | × stow (CPU) | import peak KiB |")
+    print("| --- | --- | --: | --: | --: | --: | --: | --: | --: | --: |")
+    for size in sizes:
+        for tool in ("grove", "grove-old"):
+            m = med((size, "unfolded", "import", tool))
+            s = med((size, "unfolded", "stow", tool))
+            if not m or not s:
+                continue
+            print(f"| {size} | {tool} | {m[2]} | {m[0] * 1e3:.1f} | {m[1] * 1e3:.1f} | "
+                  f"{s[0] * 1e3:.1f} | {s[1] * 1e3:.1f} | {m[0] / s[0]:.2f} | {m[1] / s[1]:.2f} | "
+                  f"{rss[(size, 'unfolded', 'import', tool)]} |")
 PY
 echo "results in $out" >&2

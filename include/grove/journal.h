@@ -235,6 +235,8 @@ int grove_journal_begin_intent(struct grove_journal *j, const struct grove_journ
  *	grove_journal_stream_open    BEGIN; the transaction row, its groups and packages
  *	                             (in->plan is not read)
  *	grove_journal_stream_ops     appends plan's ops after those logged so far
+ *	grove_journal_stream_pkgs    the packages, when the intent was opened without them
+ *	                             (an import learns them from the ops it logs)
  *	grove_journal_stream_close   COMMIT (not yet synced: the caller syncs the state dir)
  *
  * On a failure of open or ops the write transaction is rolled back already (do not cancel).
@@ -249,6 +251,9 @@ int grove_journal_stream_open(struct grove_journal *j, const struct grove_journa
 			      struct grove_journal_stream *ret, struct grove_error *err);
 int grove_journal_stream_ops(struct grove_journal *j, struct grove_journal_stream *st,
 			     const struct grove_plan *plan, struct grove_error *err);
+int grove_journal_stream_pkgs(struct grove_journal *j, struct grove_journal_stream *st,
+			      const struct grove_journal_pkg *pkgs, size_t n,
+			      struct grove_error *err);
 int grove_journal_stream_close(struct grove_journal *j, struct grove_journal_stream *st,
 			       struct grove_error *err);
 void grove_journal_stream_cancel(struct grove_journal *j);

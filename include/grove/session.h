@@ -332,7 +332,8 @@ struct grove_session_stream {
 	const struct grove_journal_pkg *pkgs;
 	size_t n_pkgs;
 	struct grove_journal_stream log;
-	bool open; /* the intent's write transaction is open */
+	bool open;      /* the intent's write transaction is open */
+	bool late_pkgs; /* pkgs given after the intent was opened: logged by the end */
 };
 
 /* The budget: how many ops a plan may hold before it is streamed, 4,096; GROVE_PLAN_BUDGET (a
@@ -344,6 +345,11 @@ void grove_session_stream_arm(struct grove_session *s, struct grove_session_stre
 			      const struct grove_journal_pkg *pkgs, size_t n_pkgs);
 int grove_session_stream_end(struct grove_session_stream *st, struct grove_session_txn *t,
 			     struct grove_plan *plan, int r, struct grove_error *err);
+/* The packages to log with the intent, given once the plan is made (an import learns them from its
+ * ops): borrowed until grove_session_stream_end, which logs them when a batch opened the intent
+ * without them (the same write transaction: nothing of it is seen before the end). */
+void grove_session_stream_pkgs(struct grove_session_stream *st,
+			       const struct grove_journal_pkg *pkgs, size_t n_pkgs);
 /* Throws away what plan and the stream hold (a partly logged intent is rolled back: nothing of it
  * was committed) and arms plan again, for planning anew (the bounded walk's fallback). Returns
  * 0, or the sink's error when a batch could not be logged (the caller ends the stream). */

@@ -101,6 +101,10 @@ struct grove_stow_run {
 	 * caller may ask whether --dotfiles was meant. */
 	char **dot_named;
 	size_t n_dot_named;
+	/* An import (grove_stow_import_prepare): the packages it records links of, in order of
+	 * first sight; the links are plan.n_ops + plan.n_logged (a streamed plan holds none). */
+	char **imported;
+	size_t n_imported;
 };
 
 /*

@@ -60,31 +60,22 @@ print_json(const struct grove_stow_run *run, bool dry_run, size_t known)
 	fputs(", \"stow_dir\": ", stdout);
 	grove_json_str(stdout, run->stow_root.real);
 	printf(", \"dry_run\": %s, \"changed\": %s, \"transaction\": %lld, \"known\": %zu",
-	       dry_run ? "true" : "false", run->plan.n_ops ? "true" : "false", (long long)run->txn,
-	       known);
+	       dry_run ? "true" : "false", run->plan.n_ops + run->plan.n_logged ? "true" : "false",
+	       (long long)run->txn, known);
 	grove_json_plan_members(stdout, &run->plan, run->stow_path);
 	fputs("}\n", stdout);
 }
 
-/* "3 links (git, vim)": how many links of which packages. */
+/* "3 links (git, vim)": how many links of which packages (in order of first sight). */
 static void
-print_summary(const struct grove_plan *plan)
+print_summary(const struct grove_stow_run *run)
 {
-	const char *last = NULL;
+	size_t n = run->plan.n_ops + run->plan.n_logged;
 
-	printf("%zu link%s (", plan->n_ops, plan->n_ops == 1 ? "" : "s");
-	/* The ops come in path order: list each package once, in order of first sight. */
-	for (size_t i = 0; i < plan->n_ops; i++) {
-		const char *pkg = plan->ops[i].package;
-		bool seen = false;
-
-		for (size_t k = 0; k < i && !seen; k++)
-			seen = !strcmp(plan->ops[k].package, pkg);
-		if (seen)
-			continue;
-		fputs(last ? ", " : "", stdout);
-		grove_fput_shown(pkg, stdout);
-		last = pkg;
+	printf("%zu link%s (", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < run->n_imported; i++) {
+		fputs(i ? ", " : "", stdout);
+		grove_fput_shown(run->imported[i], stdout);
 	}
 	putchar(')');
 }
@@ -131,7 +122,7 @@ grove_cmd_import(int argc, char **argv, const struct grove_global_opts *global)
 			(long long)run.recovered);
 	for (size_t i = 0; i < run.plan.n_warnings; i++)
 		grove_print_warning(stderr, run.plan.warnings[i], false);
-	if (!dry && run.plan.n_ops) {
+	if (!dry && run.plan.n_ops + run.plan.n_logged) {
 		r = grove_stow_execute(&run, &err);
 		if (r < 0) {
 			status = grove_report_error(&err, r);
@@ -140,11 +131,11 @@ grove_cmd_import(int argc, char **argv, const struct grove_global_opts *global)
 	}
 	if (global->json) {
 		print_json(&run, dry, known);
-	} else if (run.plan.n_ops) {
+	} else if (run.plan.n_ops + run.plan.n_logged) {
 		if (dry || req.verbose + global->verbose > 0)
 			grove_print_plan(&run.plan, dry ? stdout : stderr);
 		fputs(dry ? "would record " : "recorded ", stdout);
-		print_summary(&run.plan);
+		print_summary(&run);
 		if (!dry)
 			printf(" as transaction %lld", (long long)run.txn);
 		if (known)

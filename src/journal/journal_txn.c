@@ -546,6 +546,20 @@ grove_journal_stream_ops(struct grove_journal *j, struct grove_journal_stream *s
 }
 
 int
+grove_journal_stream_pkgs(struct grove_journal *j, struct grove_journal_stream *st,
+			  const struct grove_journal_pkg *pkgs, size_t n, struct grove_error *err)
+{
+	int r = grove_journal_pkgs_put(j, st->txn, pkgs, n, err);
+
+	if (r < 0) {
+		grove_journal_rollback(j);
+		return r;
+	}
+	j->writing.pkgs = j->writing.pkgs || n != 0;
+	return 0;
+}
+
+int
 grove_journal_stream_close(struct grove_journal *j, struct grove_journal_stream *st,
 			   struct grove_error *err)
 {

@@ -64,10 +64,12 @@ int grove_planner_run_pass(struct grove_world *w, const struct grove_plan_opts *
  * negative code, or GROVE_SCAN_BAIL (world.h) when the folder holds what only the whole scan takes.
  */
 struct grove_walk_reader {
-	/* Reads package's ignore list (once), then lists its folder at the stow-relative rel (the
-	 * package's top, or a folder beneath it) into w->stow. */
-	int (*list_pkg)(void *ctx, struct grove_world *w, const char *package, const char *rel,
-			struct grove_error *err);
+	/* Reads package's ignore list (.stow-local-ignore), once. */
+	int (*read_ignore)(void *ctx, struct grove_world *w, const char *package,
+			   struct grove_error *err);
+	/* Lists the package folder at the stow-relative rel (a package's top, or a folder beneath
+	 * it) into w->stow. */
+	int (*list_pkg)(void *ctx, struct grove_world *w, const char *rel, struct grove_error *err);
 	/* Lists the target folder at tpath ("" for the top) into w->target. */
 	int (*list_target)(void *ctx, struct grove_world *w, const char *tpath,
 			   struct grove_error *err);
@@ -113,6 +115,18 @@ int grove_planner_diff(struct grove_world *w, struct grove_plan *plan, struct gr
  */
 int grove_planner_import(struct grove_world *w, char *const *pkgs, size_t n_pkgs,
 			 struct grove_plan *plan, struct grove_error *err);
+/*
+ * grove_planner_import folder by folder, for a plan streamed to a sink (planner_import.c): the
+ * scan reads one folder at a time beneath stow and target as the walk reaches it (w holds only
+ * the stow_path and what earlier calls left), so the model in memory is one path from the root
+ * with its folders' entries. The same ops and warnings in the same order. Returns 0 with the
+ * plan complete (its ops partly in the sink), or GROVE_SCAN_BAIL (world.h) for anything the
+ * walk does not take: the caller throws the plan and w's trees away and plans with the whole
+ * scan (grove_planner_import), which answers as it always has.
+ */
+int grove_planner_import_walk(struct grove_world *w, const struct grove_walk_reader *rd,
+			      char *const *pkgs, size_t n_pkgs, struct grove_plan *plan,
+			      struct grove_error *err);
 
 /* How much of one package the target reaches. */
 struct grove_farm_package {

@@ -143,8 +143,10 @@ walk_load(struct planner *p, const char *dir, const char *const *pkgs, size_t n)
 
 		if (!rel)
 			return -ENOMEM;
-		r = wk->rd->list_pkg(wk->rd->ctx, p->w, pkgs[i], rel, p->err);
+		r = wk->rd->read_ignore(wk->rd->ctx, p->w, pkgs[i], p->err);
 		p->pkg_name = NULL; /* the records may have moved */
+		if (r == 0)
+			r = wk->rd->list_pkg(wk->rd->ctx, p->w, rel, p->err);
 	}
 	t = grove_view_tnode(p, dir);
 	if (r == 0 && t && t->orig_type == GROVE_FT_DIR && !t->listed)

@@ -83,13 +83,19 @@ struct roots {
 };
 
 static int
-list_pkg(void *ctx, struct grove_world *w, const char *package, const char *rel,
-	 struct grove_error *err)
+read_ignore(void *ctx, struct grove_world *w, const char *package, struct grove_error *err)
 {
 	const struct roots *r = ctx;
-	int rc = grove_scan_pkg_ignore(w, r->stow, package, err);
 
-	return rc ? rc : grove_scan_pkg_folder(w, r->stow, rel, err);
+	return grove_scan_pkg_ignore(w, r->stow, package, err);
+}
+
+static int
+list_pkg(void *ctx, struct grove_world *w, const char *rel, struct grove_error *err)
+{
+	const struct roots *r = ctx;
+
+	return grove_scan_pkg_folder(w, r->stow, rel, err);
 }
 
 static int
@@ -115,6 +121,20 @@ forget(void *ctx, struct grove_node *node)
 	grove_scan_forget(node);
 }
 
+/* The scanner as the bounded walks' reader, beneath stow and target. */
+static struct grove_walk_reader
+scanner(struct roots *roots)
+{
+	return (struct grove_walk_reader){
+		.read_ignore = read_ignore,
+		.list_pkg = list_pkg,
+		.list_target = list_target,
+		.check_pkg = check_pkg,
+		.forget = forget,
+		.ctx = roots,
+	};
+}
+
 int
 grove_scan_walk(struct grove_world *w, const struct grove_root *stow,
 		const struct grove_root *target, const struct grove_plan_opts *opts,
@@ -122,13 +142,18 @@ grove_scan_walk(struct grove_world *w, const struct grove_root *stow,
 		struct grove_plan *plan, struct grove_error *err)
 {
 	struct roots roots = { .stow = stow, .target = target };
-	const struct grove_walk_reader rd = {
-		.list_pkg = list_pkg,
-		.list_target = list_target,
-		.check_pkg = check_pkg,
-		.forget = forget,
-		.ctx = &roots,
-	};
+	const struct grove_walk_reader rd = scanner(&roots);
 
 	return grove_planner_walk(w, &rd, opts, unstow, n_unstow, pkgs, n_stow, plan, err);
+}
+
+int
+grove_scan_import_walk(struct grove_world *w, const struct grove_root *stow,
+		       const struct grove_root *target, char *const *pkgs, size_t n_pkgs,
+		       struct grove_plan *plan, struct grove_error *err)
+{
+	struct roots roots = { .stow = stow, .target = target };
+	const struct grove_walk_reader rd = scanner(&roots);
+
+	return grove_planner_import_walk(w, &rd, pkgs, n_pkgs, plan, err);
 }

@@ -203,4 +203,9 @@ int grove_scan_walk(struct grove_world *w, const struct grove_root *stow,
 		    char *const *unstow, size_t n_unstow, char *const *pkgs, size_t n_stow,
 		    struct grove_plan *plan, struct grove_error *err);
 
+/* grove_planner_import_walk (planner.h) with the scanner as its reader, as grove_scan_walk. */
+int grove_scan_import_walk(struct grove_world *w, const struct grove_root *stow,
+			   const struct grove_root *target, char *const *pkgs, size_t n_pkgs,
+			   struct grove_plan *plan, struct grove_error *err);
+
 #endif

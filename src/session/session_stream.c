@@ -94,6 +94,15 @@ grove_session_stream_arm(struct grove_session *s, struct grove_session_stream *s
 	plan->sink = &st->sink;
 }
 
+void
+grove_session_stream_pkgs(struct grove_session_stream *st, const struct grove_journal_pkg *pkgs,
+			  size_t n_pkgs)
+{
+	st->pkgs = pkgs;
+	st->n_pkgs = n_pkgs;
+	st->late_pkgs = st->open;
+}
+
 int
 grove_session_stream_restart(struct grove_session_stream *st, struct grove_plan *plan)
 {
@@ -133,6 +142,11 @@ grove_session_stream_end(struct grove_session_stream *st, struct grove_session_t
 	if (r < 0)
 		return r;
 	grove_plan_drop_ops(plan);
+	if (st->late_pkgs) {
+		r = grove_journal_stream_pkgs(s->journal, &st->log, st->pkgs, st->n_pkgs, err);
+		if (r < 0)
+			return r;
+	}
 	r = grove_journal_stream_close(s->journal, &st->log, err);
 	if (r < 0)
 		return r;

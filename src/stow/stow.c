@@ -51,6 +51,9 @@ grove_stow_run_release(struct grove_stow_run *run)
 	grove_names_free(run->dot_named, run->n_dot_named);
 	run->dot_named = NULL;
 	run->n_dot_named = 0;
+	grove_names_free(run->imported, run->n_imported);
+	run->imported = NULL;
+	run->n_imported = 0;
 	grove_plan_release(&run->plan);
 }
 
