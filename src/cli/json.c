@@ -150,7 +150,7 @@ grove_json_doc(const char *command)
 	json_t *doc = json_object();
 
 	json_object_set_new(doc, "grove", json_integer(GROVE_JSON_VERSION));
-	json_object_set_new(doc, "command", name_value(command));
+	grove_json_put_str(doc, "command", command);
 	return doc;
 }
 
