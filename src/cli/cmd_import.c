@@ -62,8 +62,7 @@ print_json(const struct grove_stow_run *run, bool dry_run, size_t known)
 	grove_json_put_bool(doc, "changed", run->plan.n_ops);
 	grove_json_put_int(doc, "transaction", run->txn);
 	grove_json_put_int(doc, "known", (long long)known);
-	grove_json_plan_members(doc, &run->plan, run->stow_path);
-	grove_json_print(doc);
+	grove_json_print_plan(doc, &run->plan, run->stow_path);
 }
 
 /* "3 links (git, vim)": how many links of which packages. */

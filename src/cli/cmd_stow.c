@@ -23,8 +23,7 @@ print_json(const struct grove_stow_run *run, bool plan_only)
 	grove_json_put_bool(doc, "changed", run->plan.n_ops && !run->plan.n_conflicts);
 	if (!plan_only)
 		grove_json_put_int(doc, "transaction", run->txn);
-	grove_json_plan_members(doc, &run->plan, run->stow_path);
-	grove_json_print(doc);
+	grove_json_print_plan(doc, &run->plan, run->stow_path);
 }
 
 /* One line for every package planned with options the log recorded (docs/stow.md, "Recorded

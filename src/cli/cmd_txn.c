@@ -227,11 +227,10 @@ ops_word(size_t n)
 /* One transaction as `grove log` and `grove show` print it: a line (and its ops under it), or a
  * JSON object (its ops as "changes"), when ops is not NULL. */
 /* The ops of transaction t as the log holds them, a batch of the plan budget at a time (a
- * transaction of a million ops is shown in the memory of a batch): as text, indented, or as a
- * JSON array. */
+ * transaction of a million ops is shown in the memory of a batch): as text, indented, or as the
+ * items of the JSON list being streamed. */
 static int
-print_ops(struct grove_session *s, const struct grove_txn *t, struct json_t *json,
-	  struct grove_error *err)
+print_ops(struct grove_session *s, const struct grove_txn *t, bool json, struct grove_error *err)
 {
 	size_t batch = grove_session_plan_budget(), shown = 0;
 	int r = 0;
@@ -244,7 +243,7 @@ print_ops(struct grove_session *s, const struct grove_txn *t, struct json_t *jso
 		r = grove_journal_ops_range(s->journal, t->id, shown, batch, &b, err);
 		n = r < 0 ? 0 : b.n_ops;
 		for (size_t i = 0; json && i < n; i++)
-			grove_json_append(json, grove_json_op(&b.ops[i]));
+			grove_json_stream_put(NULL, grove_json_op(&b.ops[i]));
 		if (!json && n)
 			grove_print_plan_prefixed(&b, "        ", stdout);
 		grove_plan_release(&b);
@@ -300,11 +299,12 @@ keep_package(struct grove_session *s, const struct txn_args *ta, struct grove_tx
 	return r;
 }
 
-/* A transaction's line of `grove log` (or, when json is not NULL, its object of --json appended
- * to the list json), with its ops when with_ops. */
+/* A transaction's line of `grove log`, with its ops when with_ops; or, with json, its object of
+ * --json streamed as the member key of the document being streamed (NULL in a list), the ops
+ * as "changes". */
 static int
-print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, struct json_t *json,
-	  const struct txn_args *ta, struct grove_error *err)
+print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, bool json,
+	  const char *key, const struct txn_args *ta, struct grove_error *err)
 {
 	const struct grove_session_pending *p = &ta->pending;
 	/* Whose log this is: root's when a user reads the system log, else the reader's. */
@@ -331,13 +331,15 @@ print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, str
 			grove_json_put_null(o, "uid");
 		grove_json_put_str(o, "user", user);
 		grove_json_put_str(o, "sudo_user", t->sudo_user);
-		if (with_ops) {
-			struct json_t *changes = grove_json_list();
-
-			r = print_ops(s, t, changes, err);
-			grove_json_put(o, "changes", changes);
+		if (!with_ops) {
+			grove_json_stream_put(key, o);
+			return 0;
 		}
-		grove_json_append(json, o);
+		grove_json_stream_object(key, o);
+		grove_json_stream_list("changes");
+		r = print_ops(s, t, true, err);
+		grove_json_stream_end();
+		grove_json_stream_end();
 		return r;
 	}
 	printf("%6lld  %s  ", (long long)t->id, when);
@@ -362,7 +364,7 @@ print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, str
 		putchar(']');
 	}
 	putchar('\n');
-	return with_ops ? print_ops(s, t, NULL, err) : 0;
+	return with_ops ? print_ops(s, t, false, err) : 0;
 }
 
 /* "target" and, for every reading command, which log it read: "log" (its file) and
@@ -508,7 +510,6 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 {
 	struct grove_txn *txns = NULL;
 	struct grove_error err = { 0 };
-	struct json_t *doc = NULL, *list = NULL;
 	size_t n = 0;
 	int r = grove_journal_list(s->journal, s->target_id, ta->package ? 0 : ta->limit, &txns, &n,
 				   &err);
@@ -520,22 +521,20 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		return grove_report_error(&err, r);
 	}
 	if (ta->json) {
-		doc = grove_json_doc("log");
-		print_json_source(doc, s, ta);
-		list = grove_json_list();
+		struct json_t *head = grove_json_doc("log");
+
+		print_json_source(head, s, ta);
+		grove_json_stream_begin(head);
+		grove_json_stream_list("transactions");
 	} else {
 		print_source(s, ta, "");
 	}
 	/* -v: each transaction's ops, as the log recorded them. */
 	for (size_t i = 0; i < n && r >= 0; i++)
-		r = print_txn(s, &txns[i], ta->verbose, list, ta, &err);
-	if (ta->json) {
-		grove_json_put(doc, "transactions", list);
-		/* A document cut short by an error is not printed: the error document is. */
-		if (r >= 0)
-			grove_json_print(doc);
-		else
-			grove_json_free(doc);
+		r = print_txn(s, &txns[i], ta->verbose, ta->json, NULL, ta, &err);
+	if (ta->json && r >= 0) {
+		grove_json_stream_end();
+		grove_json_stream_end();
 	}
 	grove_txns_free(txns, n);
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
@@ -556,19 +555,16 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (ta->json) {
-		struct json_t *doc = grove_json_doc("show");
-		struct json_t *one = grove_json_list();
+		struct json_t *head = grove_json_doc("show");
 
-		print_json_source(doc, s, ta);
-		r = print_txn(s, &t, true, one, ta, &err);
-		grove_json_put(doc, "transaction", grove_json_take_first(one));
+		print_json_source(head, s, ta);
+		grove_json_stream_begin(head);
+		r = print_txn(s, &t, true, true, "transaction", ta, &err);
 		if (r >= 0)
-			grove_json_print(doc);
-		else
-			grove_json_free(doc);
+			grove_json_stream_end();
 	} else {
 		print_source(s, ta, "");
-		r = print_txn(s, &t, true, NULL, ta, &err);
+		r = print_txn(s, &t, true, false, NULL, ta, &err);
 	}
 	grove_txn_release(&t);
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
@@ -852,8 +848,7 @@ print_revert_json(const struct grove_session *s, const char *name, const struct 
 	for (size_t i = 0; i < n; i++)
 		grove_json_append_int(reverts, txns[i]);
 	grove_json_put(doc, "reverts", reverts);
-	grove_json_plan_members(doc, plan, NULL);
-	grove_json_print(doc);
+	grove_json_print_plan(doc, plan, NULL);
 }
 
 /* ", 2 links forgotten (left on disk)": the recorded ops of a revert (grove import's). */

@@ -133,8 +133,6 @@ void grove_json_put(struct json_t *o, const char *key, struct json_t *value);
 /* Appends value (taken) to list; an integer. */
 void grove_json_append(struct json_t *list, struct json_t *value);
 void grove_json_append_int(struct json_t *list, long long v);
-/* The first item of list, taken out of it (list is freed; NULL when empty). */
-struct json_t *grove_json_take_first(struct json_t *list);
 /* o[key] = s as a string (null for NULL), lossless; plus o[key_hex] when s is not UTF-8. */
 void grove_json_put_str(struct json_t *o, const char *key, const char *s);
 void grove_json_put_int(struct json_t *o, const char *key, long long v);
@@ -152,9 +150,6 @@ void grove_json_put_ops(struct json_t *o, const char *key, const struct grove_pl
 /* One conflict object of docs/json.md; hint may be NULL (null); "line" (apply: the manifest line
  * behind it) when line is not 0. */
 struct json_t *grove_json_conflict(const struct grove_conflict *c, const char *hint, unsigned line);
-/* The plan document's "ops", "conflicts" (with their hints) and "warnings" fields. */
-void grove_json_plan_members(struct json_t *o, const struct grove_plan *plan,
-			     const char *stow_path);
 
 /* doc as text, one line without a newline (malloc'd; NULL when out of memory). */
 char *grove_json_text(const struct json_t *doc);
@@ -162,7 +157,26 @@ char *grove_json_text(const struct json_t *doc);
 void grove_json_print(struct json_t *doc);
 /* Frees doc (any value made above), not printed. */
 void grove_json_free(struct json_t *doc);
-/* Whether a document was printed in this run. */
+/* Streaming, for a list too long to hold (a transaction's ops, read a batch at a time): the
+ * document is printed as it is built. begin opens it with head's fields (head taken, as every
+ * head and value below); inside an object, key names the member; inside a list, key is ignored
+ * (NULL). end closes the innermost object or list (the document itself last, with a newline).
+ * A run that fails part-way leaves the document cut short, its error on stderr. */
+void grove_json_stream_begin(struct json_t *head);
+/* A member: an object opened with head's fields, a list opened empty, or a whole value. */
+void grove_json_stream_object(const char *key, struct json_t *head);
+void grove_json_stream_list(const char *key);
+void grove_json_stream_put(const char *key, struct json_t *value);
+void grove_json_stream_end(void);
+/* Each field of the object fields (taken), as members of the innermost object. */
+void grove_json_stream_fields(struct json_t *fields);
+
+/* Prints the plan document: head's fields (taken), then the plan's "ops" (streamed),
+ * "conflicts" (with their hints) and "warnings". */
+void grove_json_print_plan(struct json_t *head, const struct grove_plan *plan,
+			   const char *stow_path);
+
+/* Whether a document was printed (or begun, streaming) in this run. */
 bool grove_json_printed(void);
 
 /* The document of a command that failed before printing its own (docs/json.md, "Errors"):

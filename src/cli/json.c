@@ -104,23 +104,25 @@ hex_of(const char *s)
 	return out;
 }
 
+/* A JSON string of s, which is UTF-8 (a shown form, hex), taken. */
 static json_t *
 take_string(char *s)
 {
-	json_t *v = s ? json_string(s) : NULL;
+	json_t *v = s ? json_string_nocheck(s) : NULL;
 
 	free(s);
 	return v;
 }
 
-/* A name as a JSON string: itself when it is UTF-8, else its shown form. */
+/* A name as a JSON string: itself when it is UTF-8 (utf8 says whether: jansson need not check
+ * again), else its shown form. */
 static json_t *
-name_value(const char *s)
+name_value(const char *s, bool utf8)
 {
 	if (!s)
 		return json_null();
-	if (is_utf8(s))
-		return json_string(s);
+	if (utf8)
+		return json_string_nocheck(s);
 	return take_string(shown(s));
 }
 
@@ -184,21 +186,13 @@ grove_json_append_int(struct json_t *list, long long v)
 	json_array_append_new(list, json_integer(v));
 }
 
-struct json_t *
-grove_json_take_first(struct json_t *list)
-{
-	json_t *first = json_array_get(list, 0);
-
-	json_incref(first);
-	json_decref(list);
-	return first;
-}
-
 void
 grove_json_put_str(struct json_t *o, const char *key, const char *s)
 {
-	json_object_set_new(o, key, name_value(s));
-	if (s && !is_utf8(s))
+	bool utf8 = !s || is_utf8(s);
+
+	json_object_set_new(o, key, name_value(s, utf8));
+	if (!utf8)
 		put_hex_sibling(o, key, take_string(hex_of(s)));
 }
 
@@ -240,16 +234,16 @@ grove_json_put_strv(struct json_t *o, const char *key, char *const *v, size_t n)
 	json_t *hex = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(list, name_value(v[i]));
-		if (v[i] && !is_utf8(v[i]) && !hex) {
+		bool utf8 = !v[i] || is_utf8(v[i]);
+
+		json_array_append_new(list, name_value(v[i], utf8));
+		if (!utf8 && !hex) {
 			hex = json_array();
 			for (size_t k = 0; k < i; k++)
 				json_array_append_new(hex, json_null());
 		}
 		if (hex)
-			json_array_append_new(hex, v[i] && !is_utf8(v[i])
-							   ? take_string(hex_of(v[i]))
-							   : json_null());
+			json_array_append_new(hex, utf8 ? json_null() : take_string(hex_of(v[i])));
 	}
 	json_object_set_new(o, key, list);
 	if (hex)
@@ -297,25 +291,6 @@ grove_json_conflict(const struct grove_conflict *c, const char *hint, unsigned l
 	return o;
 }
 
-void
-grove_json_plan_members(struct json_t *o, const struct grove_plan *plan, const char *stow_path)
-{
-	json_t *conflicts = json_array();
-
-	grove_json_put_ops(o, "ops", plan);
-	for (size_t i = 0; i < plan->n_conflicts; i++) {
-		const struct grove_conflict *c = &plan->conflicts[i];
-		char buf[512];
-
-		json_array_append_new(
-			conflicts,
-			grove_json_conflict(c, grove_conflict_hint(c, stow_path, buf, sizeof(buf)),
-					    0));
-	}
-	json_object_set_new(o, "conflicts", conflicts);
-	grove_json_put_strv(o, "warnings", plan->warnings, plan->n_warnings);
-}
-
 /* ---- printing ---- */
 
 char *
@@ -344,6 +319,154 @@ void
 grove_json_free(struct json_t *doc)
 {
 	json_decref(doc);
+}
+
+/* ---- streaming ---- */
+
+/* The open objects and lists of the document being streamed, innermost last: each one's kind
+ * and how many members it has printed (for the ", " before the next). */
+#define STREAM_DEPTH 8
+static struct {
+	char close; /* '}' or ']' */
+	size_t n;
+} frames[STREAM_DEPTH];
+static size_t depth;
+
+/* Prints v. Into a buffer kept for the next value, then written at once: jansson's json_dumpf
+ * makes an fwrite of every token, a fifth of a 200,000-op plan's printing. */
+static void
+dump(const json_t *v, size_t flags)
+{
+	static char *buf;
+	static size_t cap;
+	size_t n = v ? json_dumpb(v, buf, cap, flags | JSON_ENCODE_ANY) : 0;
+
+	if (n > cap) {
+		char *bigger = realloc(buf, n * 2);
+
+		if (bigger) {
+			buf = bigger;
+			cap = n * 2;
+			n = json_dumpb(v, buf, cap, flags | JSON_ENCODE_ANY);
+		}
+	}
+	if (!n || n > cap)
+		fputs("null", stdout);
+	else
+		fwrite(buf, 1, n, stdout);
+}
+
+/* The ", " before a member of the innermost frame, and the key when it is an object's. */
+static void
+member(const char *key)
+{
+	json_t *k;
+
+	if (!depth)
+		return;
+	if (frames[depth - 1].n++)
+		fputs(", ", stdout);
+	if (frames[depth - 1].close == ']')
+		return;
+	k = json_string(key);
+	dump(k, 0);
+	json_decref(k);
+	fputs(": ", stdout);
+}
+
+static void
+push(char open, char close, size_t n)
+{
+	fputc(open, stdout);
+	if (depth < STREAM_DEPTH)
+		frames[depth++] = (typeof(frames[0])){ .close = close, .n = n };
+}
+
+/* Opens an object with head's fields (taken) in it, as the innermost frame. */
+static void
+push_object(json_t *head)
+{
+	push('{', '}', head ? json_object_size(head) : 0);
+	if (head && json_object_size(head))
+		dump(head, JSON_EMBED);
+	json_decref(head);
+}
+
+void
+grove_json_stream_begin(struct json_t *head)
+{
+	doc_printed = true;
+	depth = 0;
+	push_object(head);
+}
+
+void
+grove_json_stream_object(const char *key, struct json_t *head)
+{
+	member(key);
+	push_object(head);
+}
+
+void
+grove_json_stream_list(const char *key)
+{
+	member(key);
+	push('[', ']', 0);
+}
+
+void
+grove_json_stream_put(const char *key, struct json_t *value)
+{
+	member(key);
+	dump(value, 0);
+	json_decref(value);
+}
+
+void
+grove_json_stream_end(void)
+{
+	if (!depth)
+		return;
+	fputc(frames[--depth].close, stdout);
+	if (!depth)
+		fputc('\n', stdout);
+}
+
+void
+grove_json_stream_fields(struct json_t *fields)
+{
+	const char *key;
+	json_t *value;
+
+	json_object_foreach(fields, key, value) grove_json_stream_put(key, json_incref(value));
+	json_decref(fields);
+}
+
+void
+grove_json_print_plan(struct json_t *head, const struct grove_plan *plan, const char *stow_path)
+{
+	json_t *tail = json_object();
+	json_t *conflicts = json_array();
+
+	/* The ops a few at a time: a plan of a million ops is not also a million JSON objects. */
+	grove_json_stream_begin(head);
+	grove_json_stream_list("ops");
+	grove_plan_foreach_op (plan, op)
+		grove_json_stream_put(NULL, grove_json_op(op));
+	grove_json_stream_end();
+	for (size_t i = 0; i < plan->n_conflicts; i++) {
+		const struct grove_conflict *c = &plan->conflicts[i];
+		char buf[512];
+
+		json_array_append_new(
+			conflicts,
+			grove_json_conflict(c, grove_conflict_hint(c, stow_path, buf, sizeof(buf)),
+					    0));
+	}
+	json_object_set_new(tail, "conflicts", conflicts);
+	grove_json_put_strv(tail, "warnings", plan->warnings, plan->n_warnings);
+	grove_json_stream_fields(tail);
+	grove_json_stream_end();
 }
 
 bool
