@@ -353,7 +353,7 @@ dump(const json_t *v, size_t flags)
 	if (!n || n > cap)
 		fputs("null", stdout);
 	else
-		fwrite(buf, 1, n, stdout);
+		(void)fwrite(buf, 1, n, stdout);
 }
 
 /* The ", " before a member of the innermost frame, and the key when it is an object's. */
