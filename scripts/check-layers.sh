@@ -12,7 +12,9 @@
 #     (warnings, never a failure: code is split where its responsibilities part, never to fit a
 #     number; a comment "grove: long file: REASON" in a file's first 5 lines, or "grove: long
 #     function: REASON" right above a function, says why and silences it);
-#  6. every .c of src/ includes banned.h itself, after its other includes.
+#  6. every .c of src/ includes banned.h itself, after its other includes;
+#  7. JSON is written in one place, src/cli/json*.c (issue 39 item 2, docs/json.md): no other file
+#     includes jansson.h, calls jansson (json_*), or spells a JSON member ("\"key\": ") itself.
 # What the object files say (exported names, calls between modules) is scripts/check-symbols.py's,
 # run on a build.
 set -euo pipefail
@@ -47,6 +49,14 @@ for f in $(git ls-files 'src/*.c'); do
     last=$(grep -n '^#include' "$f" | tail -1)
     [[ $last == *'banned.h"'* ]] || fail "$f: banned.h is not its last include (#include \"banned.h\" /* last */)"
 done
+
+# 7.
+jansson='json_(object|array|string|integer|real|number|true|false|null|boolean|dump|load|decref|incref|pack|unpack|v?sprintf|equal|copy|deep_copy)[a-z_]*'
+bad=$(grep -nE "#\\s*include\\s*<jansson\\.h>|\\b$jansson\\s*\\(|\\\\\"[a-z_]+\\\\\": " \
+          $(git ls-files 'src/*.c' 'src/*.h' 'src/**/*.c' 'src/**/*.h' 'include/grove/*.h') |
+      grep -vE '^src/cli/json[a-z_]*\.c:' || true)
+[ -z "$bad" ] || fail "JSON written outside src/cli/json*.c (hand its values to json.c's API):
+$bad"
 
 # 4. and 5.
 python3 - <<'PY' || status=1
