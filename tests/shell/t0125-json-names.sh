@@ -207,4 +207,11 @@ mkdir -p "$C"
 expect_exit 1 "$GROVE" --json stow -d "$S" -t "$C" p
 j stow "[(B(c, 'path'), B(c, 'package')) for c in d['conflicts']] == [(b'n\xe9e', b'p')] and
 	b'n\xe9e' in B(d['conflicts'][0], 'message') and d['changed'] is False"
-check "failures: the error document's message and path, a usage error's command, a conflict's path exact"
+# An op that fails (as nobody, in a target it cannot write): the entry that failed, whole.
+export W=$ROOT/w$E
+mkdir -p "$W" "$ROOT/nobody-state"
+chown nobody "$ROOT/nobody-state"
+expect_exit 1 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	env GROVE_STATE_DIR="$ROOT/nobody-state" "$GROVE" --json stow -d "$S" -t "$W" "$Q"
+j stow "d['error']['code'] == 'EACCES' and B(d['error'], 'path') == P('W') + b'/bin\xff'"
+check "failures: the error document's message and path (a failed op's entry too), a usage error's command, a conflict's path exact"
