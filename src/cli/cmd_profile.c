@@ -287,6 +287,7 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 		char **added = calloc(b->n_packages + 1, sizeof(*added));
 		char **removed = calloc(a->n_packages + 1, sizeof(*removed));
 		size_t n_added = 0, n_removed = 0;
+		bool oom = !added || !removed;
 
 		for (size_t i = 0; added && i < b->n_packages; i++)
 			if (!has_pkg(a, b->packages[i]))
@@ -300,7 +301,7 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 		grove_json_put_strv(doc, "removed", removed, n_removed);
 		free(added);
 		free(removed);
-		if (!added || !removed) {
+		if (oom) {
 			grove_json_free(doc);
 			grove_generations_free(gens, n);
 			grove_fail(-ENOMEM, "out of memory");

@@ -324,12 +324,14 @@ grove_json_free(struct json_t *doc)
 /* ---- streaming ---- */
 
 /* The open objects and lists of the document being streamed, innermost last: each one's kind
- * and how many members it has printed (for the ", " before the next). */
+ * and how many members it has printed (for the ", " before the next). No document nests deeper
+ * than 4 (log -v: the document, "transactions", one transaction, its "changes"). */
 #define STREAM_DEPTH 8
-static struct {
+struct frame {
 	char close; /* '}' or ']' */
 	size_t n;
-} frames[STREAM_DEPTH];
+};
+static struct frame frames[STREAM_DEPTH];
 static size_t depth;
 
 /* Prints v. Into a buffer kept for the next value, then written at once: jansson's json_dumpf
@@ -379,7 +381,7 @@ push(char open, char close, size_t n)
 {
 	fputc(open, stdout);
 	if (depth < STREAM_DEPTH)
-		frames[depth++] = (typeof(frames[0])){ .close = close, .n = n };
+		frames[depth++] = (struct frame){ .close = close, .n = n };
 }
 
 /* Opens an object with head's fields (taken) in it, as the innermost frame. */
@@ -435,10 +437,9 @@ grove_json_stream_end(void)
 void
 grove_json_stream_fields(struct json_t *fields)
 {
-	const char *key;
-	json_t *value;
-
-	json_object_foreach(fields, key, value) grove_json_stream_put(key, json_incref(value));
+	for (void *it = json_object_iter(fields); it; it = json_object_iter_next(fields, it))
+		grove_json_stream_put(json_object_iter_key(it),
+				      json_incref(json_object_iter_value(it)));
 	json_decref(fields);
 }
 
