@@ -278,6 +278,7 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 	if (!a || !b || !a->complete || !b->complete) {
 		grove_fail(-GROVE_E_BADINPUT, "profile '%s' has no complete generation %ld",
 			   grove_profile_link_path(p), !a || !a->complete ? na : nb);
+		grove_fail_path(grove_profile_link_path(p));
 		grove_generations_free(gens, n);
 		return GROVE_EXIT_REFUSED;
 	}

@@ -191,6 +191,8 @@ int grove_last_error(const char **ret_message, const char **ret_path);
 
 /* Prints "grove: MESSAGE" on stderr as an error (and remembers it for the error document). */
 void grove_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Names path as the path the error grove_fail just printed is about (the error document's). */
+void grove_fail_path(const char *path);
 
 /* ---- the command line's shape (argv.c) ---- */
 

@@ -162,6 +162,12 @@ grove_fail(int code, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void
+grove_fail_path(const char *path)
+{
+	snprintf(last_path, sizeof(last_path), "%s", path ? path : "");
+}
+
 int
 grove_report_error(const struct grove_error *err, int code)
 {

@@ -172,6 +172,8 @@ expect_exit 0 "$GROVE" --json -n profile -p "$PR" delete 1
 j "profile delete" "d['deleted'] == [1] and B(d, 'profile') == P('PR')"
 expect_exit 0 "$GROVE" --json -n profile -p "$PR" gc
 j "profile gc" "B(d, 'profile') == P('PR')"
+expect_exit 1 "$GROVE" --json profile -p "$PR" diff 1 9
+j profile "d['error']['code'] == 'bad-input' and B(d['error'], 'path') == P('PR')"
 check "profile build, install, list, diff, switch, remove, delete, gc: packages and paths exact"
 
 # alt --dry-run: an alternative whose path is not UTF-8.
