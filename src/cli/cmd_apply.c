@@ -225,7 +225,6 @@ print_json(const struct apply *ap, bool applied)
 {
 	const struct grove_apply_steps *st = &ap->st;
 	struct json_t *doc = grove_json_doc("apply");
-	struct json_t *targets = grove_json_list();
 	struct json_t *alts = grove_json_list();
 	struct json_t *profiles = grove_json_obj();
 	struct json_t *list = grove_json_list();
@@ -236,6 +235,9 @@ print_json(const struct apply *ap, bool applied)
 			   ap->manifest_abs ? ap->manifest_abs : ap->manifest_path);
 	grove_json_put_str(doc, "host", ap->ctx.host);
 	grove_json_put_strv(doc, "tags", ap->ctx.tags.v, ap->ctx.tags.n);
+	/* Streamed: a target's plan of a million ops is not also a million JSON objects. */
+	grove_json_stream_begin(doc);
+	grove_json_stream_list("targets");
 	for (size_t i = 0; i < st->n_targets; i++) {
 		const struct grove_apply_target_step *t = &st->targets[i];
 		struct json_t *o = grove_json_obj();
@@ -246,7 +248,8 @@ print_json(const struct apply *ap, bool applied)
 		grove_json_put_int(o, "txn", t->run.txn);
 		grove_json_put_strv(o, "stow", t->run.added, t->run.n_added);
 		grove_json_put_strv(o, "unstow", t->run.dropped, t->run.n_dropped);
-		grove_json_put_ops(o, "ops", &t->run.plan);
+		grove_json_stream_object(NULL, o);
+		grove_json_stream_ops("ops", &t->run.plan);
 		for (size_t k = 0; k < t->run.plan.n_conflicts; k++) {
 			const struct grove_conflict *c = &t->run.plan.conflicts[k];
 			char buf[512];
@@ -256,10 +259,10 @@ print_json(const struct apply *ap, bool applied)
 						  c, grove_conflict_hint(c, NULL, buf, sizeof(buf)),
 						  conflict_loc(t, c).line));
 		}
-		grove_json_put(o, "conflicts", conflicts);
-		grove_json_append(targets, o);
+		grove_json_stream_put("conflicts", conflicts);
+		grove_json_stream_end();
 	}
-	grove_json_put(doc, "targets", targets);
+	grove_json_stream_end();
 	for (size_t i = 0; i < st->n_alts; i++) {
 		const struct grove_apply_alt_step *as = &st->alts[i];
 		struct json_t *o = grove_json_obj();
@@ -272,7 +275,7 @@ print_json(const struct apply *ap, bool applied)
 		grove_json_put_int(o, "txn", as->txn);
 		grove_json_append(alts, o);
 	}
-	grove_json_put(doc, "alternatives", alts);
+	grove_json_stream_put("alternatives", alts);
 	grove_json_put_int(profiles, "declared", (long long)st->n_profiles);
 	grove_json_put_bool(profiles, "changed", grove_apply_steps_profiles_changed(st));
 	for (size_t i = 0; i < st->n_profiles; i++) {
@@ -286,8 +289,8 @@ print_json(const struct apply *ap, bool applied)
 		grove_json_append(list, o);
 	}
 	grove_json_put(profiles, "list", list);
-	grove_json_put(doc, "profiles", profiles);
-	grove_json_print(doc);
+	grove_json_stream_put("profiles", profiles);
+	grove_json_stream_end();
 }
 
 static void

@@ -168,6 +168,8 @@ void grove_json_stream_object(const char *key, struct json_t *head);
 void grove_json_stream_list(const char *key);
 void grove_json_stream_put(const char *key, struct json_t *value);
 void grove_json_stream_end(void);
+/* The plan's ops as a list of op objects, streamed one by one. */
+void grove_json_stream_ops(const char *key, const struct grove_plan *plan);
 /* Each field of the object fields (taken), as members of the innermost object. */
 void grove_json_stream_fields(struct json_t *fields);
 

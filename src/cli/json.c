@@ -444,17 +444,23 @@ grove_json_stream_fields(struct json_t *fields)
 }
 
 void
+grove_json_stream_ops(const char *key, const struct grove_plan *plan)
+{
+	/* One at a time: a plan of a million ops is not also a million JSON objects. */
+	grove_json_stream_list(key);
+	grove_plan_foreach_op (plan, op)
+		grove_json_stream_put(NULL, grove_json_op(op));
+	grove_json_stream_end();
+}
+
+void
 grove_json_print_plan(struct json_t *head, const struct grove_plan *plan, const char *stow_path)
 {
 	json_t *tail = json_object();
 	json_t *conflicts = json_array();
 
-	/* The ops a few at a time: a plan of a million ops is not also a million JSON objects. */
 	grove_json_stream_begin(head);
-	grove_json_stream_list("ops");
-	grove_plan_foreach_op (plan, op)
-		grove_json_stream_put(NULL, grove_json_op(op));
-	grove_json_stream_end();
+	grove_json_stream_ops("ops", plan);
 	for (size_t i = 0; i < plan->n_conflicts; i++) {
 		const struct grove_conflict *c = &plan->conflicts[i];
 		char buf[512];
