@@ -18,6 +18,8 @@
 #  8. only the transaction driver (src/session/) writes what a session carries (its group changes,
 #     package rows, progress, rollback, admindir): its owners call grove_session_take_alt,
 #     grove_session_set_progress and the rest (session.h).
+#  9. JSON is written in one place, src/cli/json*.c (issue 39 item 2, docs/json.md): no other file
+#     includes jansson.h, calls jansson (json_*), or spells a JSON member ("\"key\": ") itself.
 # What the object files say (exported names, calls between modules) is scripts/check-symbols.py's,
 # run on a build.
 set -euo pipefail
@@ -63,6 +65,14 @@ $bad"
 bad=$(grep -nE '\b(s|session|sess)(\.|->)(alt|n_alt|pkgs|n_pkgs|alt_admin|progress|progress_ctx|rollback|rollback_ctx|roots|n_roots)\s*=[^=]' \
       $(git grep -lw 'grove_session' -- 'src/*.c' ':!src/session/') /dev/null || true)
 [ -z "$bad" ] || fail "a session's carried inputs written outside the driver (use grove_session_take_alt, grove_session_set_progress, ...):
+$bad"
+
+# 9.
+jansson='json_(object|array|string|integer|real|number|true|false|null|boolean|dump|load|decref|incref|pack|unpack|v?sprintf|equal|copy|deep_copy)[a-z_]*'
+bad=$(grep -nE "#\\s*include\\s*<jansson\\.h>|\\b$jansson\\s*\\(|\\\\\"[a-z_]+\\\\\": " \
+          $(git ls-files 'src/*.c' 'src/*.h' 'src/**/*.c' 'src/**/*.h' 'include/grove/*.h') |
+      grep -vE '^src/cli/json[a-z_]*\.c:' || true)
+[ -z "$bad" ] || fail "JSON written outside src/cli/json*.c (hand its values to json.c's API):
 $bad"
 
 # 4. and 5.

@@ -12,7 +12,7 @@ if [ "$(id -u)" -ne 0 ]; then
     as_root=(sudo --preserve-env=DEBIAN_FRONTEND)
 fi
 pkgs=(build-essential pkg-config meson ninja-build
-      libyaml-dev libsqlite3-dev libpcre2-dev libcmocka-dev scdoc
+      libyaml-dev libsqlite3-dev libpcre2-dev libjansson-dev libcmocka-dev scdoc
       python3 perl dpkg util-linux strace clang-format clang-tidy tree sqlite3
       zsh fish dpkg-dev debhelper lintian
       ansible-core openssh-server openssh-client python3-yaml iproute2)

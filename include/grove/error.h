@@ -38,9 +38,13 @@ enum grove_code {
 	GROVE_E_NOPACKAGE,    /* a package the stow dir does not contain (Stow: exit 2) */
 };
 
+#define GROVE_ERROR_PATH_MAX 4096
 struct grove_error {
 	int code; /* 0, or the negative code last set */
 	char msg[GROVE_ERROR_MSG_MAX];
+	/* The path the error is about, when the site that failed names one (grove_error_path);
+	 * else empty. Setting a new error clears it. --json prints it as the error's "path". */
+	char path[GROVE_ERROR_PATH_MAX];
 };
 
 /* Sets err (may be NULL) to code with a printf message; returns code. */
@@ -63,6 +67,11 @@ int grove_error_prefix(struct grove_error *err, const char *fmt, ...)
 #define grove_error_errno(err, code, ...) (grove_error_errno((err), (code), __VA_ARGS__), (code))
 #endif
 
+/* Records path (may be NULL: none) as the path err is about, after one of the setters above
+ * (a path too long is cut to nothing rather than kept in part); returns err->code. */
+int grove_error_path(struct grove_error *err, const char *path);
+/* The same with the path dir/name. */
+int grove_error_path_in(struct grove_error *err, const char *dir, const char *name);
 /* Clears err to code 0 and an empty message. */
 void grove_error_clear(struct grove_error *err);
 

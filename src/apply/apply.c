@@ -378,11 +378,12 @@ check_packages(const struct grove_apply_run *run, const struct grove_apply_targe
 		r = grove_fs_stat_beneath_follow(run->stow_root.fd, t->pkgs[i].name, &st, err);
 		if (r < 0)
 			return r;
-		if (st.type != GROVE_FT_DIR)
-			return grove_error_set(err, -GROVE_E_BADINPUT,
-					       "the stow directory '%s' does not contain package "
-					       "'%s'",
-					       t->dir, t->pkgs[i].name);
+		if (st.type != GROVE_FT_DIR) {
+			grove_error_set(err, -GROVE_E_BADINPUT,
+					"the stow directory '%s' does not contain package '%s'",
+					t->dir, t->pkgs[i].name);
+			return grove_error_path_in(err, run->stow_root.real, t->pkgs[i].name);
+		}
 	}
 	return 0;
 }

@@ -32,8 +32,9 @@ cfg_error(const struct grove_manifest_loc *loc, const struct grove_apply_steps *
 	char what[700];
 
 	snprintf(what, sizeof(what), fmt, a, b ? b : "");
-	return grove_error_set(err, -GROVE_E_CONFIG, "%s:%u:%u: %s", st->o.manifest_path, loc->line,
-			       loc->col, what);
+	grove_error_set(err, -GROVE_E_CONFIG, "%s:%u:%u: %s", st->o.manifest_path, loc->line,
+			loc->col, what);
+	return grove_error_path(err, st->o.manifest_path);
 }
 
 /* ---- targets ---- */
@@ -201,9 +202,13 @@ check_overlap(struct grove_apply_steps *st, struct grove_error *err)
 	if (r < 0 && r != -GROVE_E_CONFIG) {
 		/* An unusable target or stow dir is a manifest error too. */
 		char msg[GROVE_ERROR_MSG_MAX];
+		char path[GROVE_ERROR_PATH_MAX];
 
+		/* (The error's path stays the folder's, when it named one.) */
 		snprintf(msg, sizeof(msg), "%s", err->msg);
+		snprintf(path, sizeof(path), "%s", err->path);
 		grove_error_set(err, -GROVE_E_CONFIG, "%s: %s", st->o.manifest_path, msg);
+		grove_error_path(err, path[0] ? path : st->o.manifest_path);
 		r = -GROVE_E_CONFIG;
 	}
 	for (size_t i = 0; i < 2 * st->n_targets; i++)

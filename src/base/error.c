@@ -39,6 +39,7 @@ vset(struct grove_error *err, int code, const char *fmt, va_list ap)
 	char *full = NULL;
 
 	err->code = code;
+	err->path[0] = '\0';
 	if (vasprintf(&full, fmt, ap) < 0) {
 		(void)snprintf(err->msg, sizeof(err->msg), "(out of memory formatting an error)");
 		return;
@@ -70,6 +71,7 @@ grove_error_errno(struct grove_error *err, int code, const char *fmt, ...)
 	if (!err)
 		return code;
 	err->code = code;
+	err->path[0] = '\0';
 	va_start(ap, fmt);
 	if (vasprintf(&head, fmt, ap) < 0)
 		head = NULL;
@@ -105,6 +107,29 @@ grove_error_prefix(struct grove_error *err, const char *fmt, ...)
 	return err->code;
 }
 
+int
+grove_error_path(struct grove_error *err, const char *path)
+{
+	if (!err)
+		return 0;
+	if (path && strlen(path) < sizeof(err->path))
+		memcpy(err->path, path, strlen(path) + 1);
+	else
+		err->path[0] = '\0';
+	return err->code;
+}
+
+int
+grove_error_path_in(struct grove_error *err, const char *dir, const char *name)
+{
+	if (!err)
+		return 0;
+	if (snprintf(err->path, sizeof(err->path), "%s%s%s", dir, strcmp(dir, "/") ? "/" : "",
+		     name) >= (int)sizeof(err->path))
+		err->path[0] = '\0';
+	return err->code;
+}
+
 void
 grove_error_clear(struct grove_error *err)
 {
@@ -112,6 +137,7 @@ grove_error_clear(struct grove_error *err)
 		return;
 	err->code = 0;
 	err->msg[0] = '\0';
+	err->path[0] = '\0';
 }
 
 const char *

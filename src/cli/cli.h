@@ -151,12 +151,16 @@ struct grove_status_farm {
 int grove_status_farm_load(const struct grove_status_farm *f, const struct grove_root *target,
 			   struct grove_stow_farm_pkg **ret, size_t *ret_n,
 			   struct grove_error *err);
-/* Prints them after status's own lines: text, or the JSON members "stow_dir" and
- * "stow_packages" (docs/json.md); own is the log's ownership (its entries, or one link entry per
- * package grove has links of), for "in grove's log". */
+/* Prints them after status's own lines; own is the log's ownership (its entries, or one link
+ * entry per package grove has links of), for "in grove's log". */
 void grove_status_farm_print(const struct grove_status_farm *f,
 			     const struct grove_stow_farm_pkg *pkgs, size_t n,
-			     const struct grove_owned *own, size_t n_own, bool json);
+			     const struct grove_owned *own, size_t n_own);
+/* The same as status's JSON fields "stow_dir" and "stow_packages" (docs/json.md). */
+struct json_t;
+void grove_status_farm_json(struct json_t *doc, const struct grove_status_farm *f,
+			    const struct grove_stow_farm_pkg *pkgs, size_t n,
+			    const struct grove_owned *own, size_t n_own);
 
 /* Runs `grove import` (argv[0] is "import"): records the links GNU Stow made into the target as
  * grove's. Returns the exit status. */

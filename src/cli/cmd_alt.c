@@ -748,25 +748,22 @@ print_prediction(const struct grove_alt_request *q, const struct grove_alt_resul
 	bool changed = res->plan.n_ops > 0 || res->group_name;
 
 	if (json) {
-		grove_json_begin(stdout, "alt");
-		printf(", \"dry_run\": true, \"changed\": %s, \"ops\": ",
-		       changed ? "true" : "false");
-		grove_json_ops(stdout, &res->plan);
-		fputs(", \"group\": ", stdout);
-		if (!res->group_name) {
-			fputs("null", stdout);
+		struct json_t *doc = grove_json_doc("alt");
+
+		grove_json_put_bool(doc, "dry_run", true);
+		grove_json_put_bool(doc, "changed", changed);
+		grove_json_put_ops(doc, "ops", &res->plan);
+		if (res->group_name) {
+			struct json_t *group = grove_json_obj();
+
+			grove_json_put_str(group, "name", res->group_name);
+			grove_json_put_str(group, "before", res->group_before);
+			grove_json_put_str(group, "after", res->group_after);
+			grove_json_put(doc, "group", group);
 		} else {
-			fputs("{\"name\": ", stdout);
-			grove_json_str(stdout, res->group_name);
-			fputs(", \"before\": ", stdout);
-			res->group_before ? grove_json_str(stdout, res->group_before)
-					  : (void)fputs("null", stdout);
-			fputs(", \"after\": ", stdout);
-			res->group_after ? grove_json_str(stdout, res->group_after)
-					 : (void)fputs("null", stdout);
-			fputc('}', stdout);
+			grove_json_put_null(doc, "group");
 		}
-		fputs("}\n", stdout);
+		grove_json_print(doc);
 		return;
 	}
 	if (!changed) {

@@ -191,69 +191,73 @@ static void
 print_json(const struct apply *ap, bool applied)
 {
 	const struct grove_apply_steps *st = &ap->g.st;
-	FILE *f = stdout;
+	struct json_t *doc = grove_json_doc("apply");
+	struct json_t *alts = grove_json_list();
+	struct json_t *profiles = grove_json_obj();
+	struct json_t *list = grove_json_list();
 
-	grove_json_begin(f, "apply");
-	fputs(", \"changed\": ", f);
-	fputs(grove_apply_steps_changed(st) ? "true" : "false", f);
-	fprintf(f, ", \"applied\": %s, \"manifest\": ", applied ? "true" : "false");
-	grove_json_str(f, ap->g.manifest_abs ? ap->g.manifest_abs : ap->g.manifest_path);
-	fputs(", \"host\": ", f);
-	grove_json_str(f, ap->g.ctx.host);
-	fputs(", \"tags\": ", f);
-	grove_json_strv(f, ap->g.ctx.tags.v, ap->g.ctx.tags.n);
-	fputs(", \"targets\": [", f);
+	grove_json_put_bool(doc, "changed", grove_apply_steps_changed(st));
+	grove_json_put_bool(doc, "applied", applied);
+	grove_json_put_str(doc, "manifest",
+			   ap->g.manifest_abs ? ap->g.manifest_abs : ap->g.manifest_path);
+	grove_json_put_str(doc, "host", ap->g.ctx.host);
+	grove_json_put_strv(doc, "tags", ap->g.ctx.tags.v, ap->g.ctx.tags.n);
+	/* Streamed: a target's plan of a million ops is not also a million JSON objects. */
+	grove_json_stream_begin(doc);
+	grove_json_stream_list("targets");
 	for (size_t i = 0; i < st->n_targets; i++) {
 		const struct grove_apply_target_step *t = &st->targets[i];
+		struct json_t *o = grove_json_obj();
+		struct json_t *conflicts = grove_json_list();
 
-		fputs(i ? ", {\"target\": " : "{\"target\": ", f);
-		grove_json_str(f, t->run.target_root.real);
-		fputs(", \"dir\": ", f);
-		grove_json_str(f, t->run.stow_root.real);
-		fprintf(f, ", \"txn\": %lld, \"stow\": ", (long long)t->run.txn);
-		grove_json_strv(f, t->run.added, t->run.n_added);
-		fputs(", \"unstow\": ", f);
-		grove_json_strv(f, t->run.dropped, t->run.n_dropped);
-		fputs(", \"ops\": ", f);
-		grove_json_ops(f, &t->run.plan);
-		fputs(", \"conflicts\": [", f);
+		grove_json_put_str(o, "target", t->run.target_root.real);
+		grove_json_put_str(o, "dir", t->run.stow_root.real);
+		grove_json_put_int(o, "txn", t->run.txn);
+		grove_json_put_strv(o, "stow", t->run.added, t->run.n_added);
+		grove_json_put_strv(o, "unstow", t->run.dropped, t->run.n_dropped);
+		grove_json_stream_object(NULL, o);
+		grove_json_stream_ops("ops", &t->run.plan);
 		for (size_t k = 0; k < t->run.plan.n_conflicts; k++) {
 			const struct grove_conflict *c = &t->run.plan.conflicts[k];
 			char buf[512];
 
-			fputs(k ? ", " : "", f);
-			grove_json_conflict_at(f, c, grove_conflict_hint(c, NULL, buf, sizeof(buf)),
-					       conflict_loc(t, c).line);
+			grove_json_append(conflicts,
+					  grove_json_conflict(
+						  c, grove_conflict_hint(c, NULL, buf, sizeof(buf)),
+						  conflict_loc(t, c).line));
 		}
-		fputs("]}", f);
+		grove_json_stream_put("conflicts", conflicts);
+		grove_json_stream_end();
 	}
-	fputs("], \"alternatives\": [", f);
+	grove_json_stream_end();
 	for (size_t i = 0; i < st->n_alts; i++) {
 		const struct grove_apply_alt_step *as = &st->alts[i];
+		struct json_t *o = grove_json_obj();
 
-		fputs(i ? ", {\"op\": " : "{\"op\": ", f);
-		grove_json_str(f, action_name(as->action));
-		fputs(", \"group\": ", f);
-		grove_json_str(f, as->group->name);
-		fputs(", \"path\": ", f);
-		grove_json_str(f, as->path);
+		grove_json_put_str(o, "op", action_name(as->action));
+		grove_json_put_str(o, "group", as->group->name);
+		grove_json_put_str(o, "path", as->path);
 		if (as->action == GROVE_ALT_INSTALL)
-			fprintf(f, ", \"priority\": %d", as->priority);
-		fprintf(f, ", \"txn\": %lld}", (long long)as->txn);
+			grove_json_put_int(o, "priority", as->priority);
+		grove_json_put_int(o, "txn", as->txn);
+		grove_json_append(alts, o);
 	}
-	fprintf(f, "], \"profiles\": {\"declared\": %zu, \"changed\": %s, \"list\": [",
-		st->n_profiles, grove_apply_steps_profiles_changed(st) ? "true" : "false");
+	grove_json_stream_put("alternatives", alts);
+	grove_json_put_int(profiles, "declared", (long long)st->n_profiles);
+	grove_json_put_bool(profiles, "changed", grove_apply_steps_profiles_changed(st));
 	for (size_t i = 0; i < st->n_profiles; i++) {
 		const struct grove_apply_profile_step *ps = &st->profiles[i];
+		struct json_t *o = grove_json_obj();
 
-		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-		grove_json_str(f, ps->mp->name);
-		fprintf(f, ", \"changed\": %s, \"number\": %ld, \"packages\": ",
-			ps->changed ? "true" : "false", ps->generation);
-		grove_json_strv(f, ps->pkgs, ps->n);
-		fputc('}', f);
+		grove_json_put_str(o, "name", ps->mp->name);
+		grove_json_put_bool(o, "changed", ps->changed);
+		grove_json_put_int(o, "number", ps->generation);
+		grove_json_put_strv(o, "packages", ps->pkgs, ps->n);
+		grove_json_append(list, o);
 	}
-	fputs("]}}\n", f);
+	grove_json_put(profiles, "list", list);
+	grove_json_stream_put("profiles", profiles);
+	grove_json_stream_end();
 }
 
 static void

@@ -54,16 +54,15 @@ parse(int argc, char **argv, struct grove_stow_request *req, struct grove_stow_c
 static void
 print_json(const struct grove_stow_run *run, bool dry_run, size_t known)
 {
-	grove_json_begin(stdout, "import");
-	fputs(", \"target\": ", stdout);
-	grove_json_str(stdout, run->target_root.real);
-	fputs(", \"stow_dir\": ", stdout);
-	grove_json_str(stdout, run->stow_root.real);
-	printf(", \"dry_run\": %s, \"changed\": %s, \"transaction\": %lld, \"known\": %zu",
-	       dry_run ? "true" : "false", run->plan.n_ops + run->plan.n_logged ? "true" : "false",
-	       (long long)run->txn, known);
-	grove_json_plan_members(stdout, &run->plan, run->stow_path);
-	fputs("}\n", stdout);
+	struct json_t *doc = grove_json_doc("import");
+
+	grove_json_put_str(doc, "target", run->target_root.real);
+	grove_json_put_str(doc, "stow_dir", run->stow_root.real);
+	grove_json_put_bool(doc, "dry_run", dry_run);
+	grove_json_put_bool(doc, "changed", run->plan.n_ops + run->plan.n_logged);
+	grove_json_put_int(doc, "transaction", run->txn);
+	grove_json_put_int(doc, "known", (long long)known);
+	grove_json_print_plan(doc, &run->plan, run->stow_path);
 }
 
 /* "3 links (git, vim)": how many links of which packages (in order of first sight). */

@@ -111,53 +111,49 @@ parse_args(int argc, char **argv, struct profile_args *a)
 	return 0;
 }
 
-static const char *
-json_bool(bool b)
-{
-	return b ? "true" : "false";
-}
-
-/* The envelope's start and the profile: {"grove": 1, "command": "profile SUB", "profile": … */
-static void
-json_head(FILE *f, const char *sub, struct grove_profile *p)
+/* A new document with the envelope and the profile: {"grove", "command": "profile SUB",
+ * "profile"}. */
+static struct json_t *
+json_head(const char *sub, struct grove_profile *p)
 {
 	char command[32];
+	struct json_t *doc;
 
 	snprintf(command, sizeof(command), "profile %s", sub);
-	grove_json_begin(f, command);
-	fputs(", \"profile\": ", f);
-	grove_json_str(f, grove_profile_link_path(p));
+	doc = grove_json_doc(command);
+	grove_json_put_str(doc, "profile", grove_profile_link_path(p));
+	return doc;
 }
 
-/* docs/json.md's op objects. */
+/* doc[key]: the plan's conflicts as docs/json.md's conflict objects. */
 static void
-json_conflicts(FILE *f, const struct grove_plan *plan)
+json_conflicts(struct json_t *doc, const char *key, const struct grove_plan *plan)
 {
-	fputc('[', f);
-	for (size_t i = 0; i < plan->n_conflicts; i++) {
-		if (i)
-			fputs(", ", f);
-		grove_json_conflict(f, &plan->conflicts[i], NULL);
-	}
-	fputc(']', f);
+	struct json_t *list = grove_json_list();
+
+	for (size_t i = 0; i < plan->n_conflicts; i++)
+		grove_json_append(list, grove_json_conflict(&plan->conflicts[i], NULL, 0));
+	grove_json_put(doc, key, list);
 }
 
 /* One generation as `profile list --json` shows it (docs/grove.schema.json). */
-static void
-json_generation(FILE *f, const struct grove_generation *g)
+static struct json_t *
+json_generation(const struct grove_generation *g)
 {
-	fprintf(f, "{\"number\": %ld, \"time\": ", g->number);
+	struct json_t *o = grove_json_obj();
+
+	grove_json_put_int(o, "number", g->number);
 	if (g->complete && g->time > 0)
-		grove_json_time(f, g->time);
+		grove_json_put_time(o, "time", g->time);
 	else
-		fputs("null", f);
-	fprintf(f, ", \"current\": %s, \"complete\": %s, \"stow_dir\": ", json_bool(g->current),
-		json_bool(g->complete));
-	grove_json_str(f, g->stow_dir);
-	fprintf(f, ", \"folding\": %s, \"dotfiles\": %s, \"packages\": ", json_bool(!g->no_folding),
-		json_bool(g->dotfiles));
-	grove_json_strv(f, g->packages, g->n_packages);
-	fputc('}', f);
+		grove_json_put_null(o, "time");
+	grove_json_put_bool(o, "current", g->current);
+	grove_json_put_bool(o, "complete", g->complete);
+	grove_json_put_str(o, "stow_dir", g->stow_dir);
+	grove_json_put_bool(o, "folding", !g->no_folding);
+	grove_json_put_bool(o, "dotfiles", g->dotfiles);
+	grove_json_put_strv(o, "packages", g->packages, g->n_packages);
+	return o;
 }
 
 /* Text: what a changing command did or would do, its ops as `grove plan` prints them. */
@@ -208,6 +204,7 @@ cmd_list(struct grove_profile *p, bool json)
 {
 	struct grove_error err = { 0 };
 	struct grove_generation *gens = NULL;
+	struct json_t *doc = NULL, *list = NULL;
 	size_t n = 0;
 	long cur = 0;
 	int r = grove_profile_generations(p, &gens, &n, &cur, &err);
@@ -215,16 +212,16 @@ cmd_list(struct grove_profile *p, bool json)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (json) {
-		json_head(stdout, "list", p);
-		printf(", \"current\": %ld, \"generations\": [", cur);
+		doc = json_head("list", p);
+		grove_json_put_int(doc, "current", cur);
+		list = grove_json_list();
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct grove_generation *g = &gens[i];
 		char when[64];
 
 		if (json) {
-			fputs(i ? ", " : "", stdout);
-			json_generation(stdout, g);
+			grove_json_append(list, json_generation(g));
 			continue;
 		}
 		fmt_time(g->time, when, sizeof(when));
@@ -235,8 +232,10 @@ cmd_list(struct grove_profile *p, bool json)
 			printf("%s%s", k ? " " : "", g->packages[k]);
 		puts(g->current ? "   (current)" : "");
 	}
-	if (json)
-		puts("]}");
+	if (json) {
+		grove_json_put(doc, "generations", list);
+		grove_json_print(doc);
+	}
 	grove_generations_free(gens, n);
 	return GROVE_EXIT_OK;
 }
@@ -279,29 +278,37 @@ cmd_diff(struct grove_profile *p, char **pos, size_t n_pos, bool json)
 	if (!a || !b || !a->complete || !b->complete) {
 		grove_fail(-GROVE_E_BADINPUT, "profile '%s' has no complete generation %ld",
 			   grove_profile_link_path(p), !a || !a->complete ? na : nb);
+		grove_fail_path(grove_profile_link_path(p));
 		grove_generations_free(gens, n);
 		return GROVE_EXIT_REFUSED;
 	}
 	if (json) {
 		/* from, to: the generations as list shows them; added, removed: packages. */
-		json_head(stdout, "diff", p);
-		fputs(", \"from\": ", stdout);
-		json_generation(stdout, a);
-		fputs(", \"to\": ", stdout);
-		json_generation(stdout, b);
-		fputs(", \"added\": [", stdout);
-		for (size_t i = 0, k = 0; i < b->n_packages; i++)
-			if (!has_pkg(a, b->packages[i])) {
-				fputs(k++ ? ", " : "", stdout);
-				grove_json_str(stdout, b->packages[i]);
-			}
-		fputs("], \"removed\": [", stdout);
-		for (size_t i = 0, k = 0; i < a->n_packages; i++)
-			if (!has_pkg(b, a->packages[i])) {
-				fputs(k++ ? ", " : "", stdout);
-				grove_json_str(stdout, a->packages[i]);
-			}
-		puts("]}");
+		struct json_t *doc = json_head("diff", p);
+		char **added = calloc(b->n_packages + 1, sizeof(*added));
+		char **removed = calloc(a->n_packages + 1, sizeof(*removed));
+		size_t n_added = 0, n_removed = 0;
+		bool oom = !added || !removed;
+
+		for (size_t i = 0; added && i < b->n_packages; i++)
+			if (!has_pkg(a, b->packages[i]))
+				added[n_added++] = b->packages[i];
+		for (size_t i = 0; removed && i < a->n_packages; i++)
+			if (!has_pkg(b, a->packages[i]))
+				removed[n_removed++] = a->packages[i];
+		grove_json_put(doc, "from", json_generation(a));
+		grove_json_put(doc, "to", json_generation(b));
+		grove_json_put_strv(doc, "added", added, n_added);
+		grove_json_put_strv(doc, "removed", removed, n_removed);
+		free(added);
+		free(removed);
+		if (oom) {
+			grove_json_free(doc);
+			grove_generations_free(gens, n);
+			grove_fail(-ENOMEM, "out of memory");
+			return GROVE_EXIT_REFUSED;
+		}
+		grove_json_print(doc);
 		grove_generations_free(gens, n);
 		return GROVE_EXIT_OK;
 	}
@@ -385,16 +392,17 @@ cmd_build(struct grove_profile *p, const struct profile_args *a,
 		const struct grove_plan *summary = grove_profile_planned(p, &forest);
 		bool built = r >= 0 && num != 0;
 
-		json_head(stdout, a->sub, p);
-		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
-		       "\"generation\": %ld, \"packages\": ",
-		       json_bool(dry), json_bool(built), cur, built ? num : cur);
-		grove_json_strv(stdout, pkgs, n_pkgs);
-		fputs(", \"ops\": ", stdout);
-		grove_json_ops(stdout, built ? summary : &ch.conflicts);
-		printf(", \"forest_ops\": %zu, \"conflicts\": ", built ? forest->n_ops : 0);
-		json_conflicts(stdout, &ch.conflicts);
-		puts("}");
+		struct json_t *doc = json_head(a->sub, p);
+
+		grove_json_put_bool(doc, "dry_run", dry);
+		grove_json_put_bool(doc, "changed", built);
+		grove_json_put_int(doc, "previous", cur);
+		grove_json_put_int(doc, "generation", built ? num : cur);
+		grove_json_put_strv(doc, "packages", pkgs, n_pkgs);
+		grove_json_put_ops(doc, "ops", built ? summary : &ch.conflicts);
+		grove_json_put_int(doc, "forest_ops", built ? (long long)forest->n_ops : 0);
+		json_conflicts(doc, "conflicts", &ch.conflicts);
+		grove_json_print(doc);
 	}
 	/* The user's link, once the profile exists: ~/.grove-profile for the default profile. */
 	if (r >= 0 && !a->no_link && !dry) {
@@ -441,12 +449,14 @@ cmd_switch(struct grove_profile *p, const char *sub, const struct profile_args *
 	if (r < 0) {
 		status = grove_report_error(&err, r);
 	} else if (json) {
-		json_head(stdout, sub, p);
-		printf(", \"dry_run\": %s, \"changed\": %s, \"previous\": %ld, "
-		       "\"generation\": %ld, \"ops\": ",
-		       json_bool(dry), json_bool(changed), before, num);
-		grove_json_ops(stdout, grove_profile_planned(p, NULL));
-		puts("}");
+		struct json_t *doc = json_head(sub, p);
+
+		grove_json_put_bool(doc, "dry_run", dry);
+		grove_json_put_bool(doc, "changed", changed);
+		grove_json_put_int(doc, "previous", before);
+		grove_json_put_int(doc, "generation", num);
+		grove_json_put_ops(doc, "ops", grove_profile_planned(p, NULL));
+		grove_json_print(doc);
 	} else {
 		printf(!changed ? "nothing to do: profile '%s' is on generation %ld\n"
 		       : dry    ? "profile '%s': would make generation %ld current\n"
@@ -480,14 +490,16 @@ cmd_delete(struct grove_profile *p, const struct profile_args *a,
 	if (r < 0) {
 		status = grove_report_error(&err, r);
 	} else if (json) {
-		json_head(stdout, "delete", p);
-		printf(", \"dry_run\": %s, \"changed\": %s, \"deleted\": [", json_bool(dry),
-		       json_bool(n_nums));
+		struct json_t *doc = json_head("delete", p);
+		struct json_t *deleted = grove_json_list();
+
+		grove_json_put_bool(doc, "dry_run", dry);
+		grove_json_put_bool(doc, "changed", n_nums);
 		for (size_t i = 0; i < n_nums; i++)
-			printf("%s%ld", i ? ", " : "", nums[i]);
-		fputs("], \"ops\": ", stdout);
-		grove_json_ops(stdout, grove_profile_planned(p, NULL));
-		puts("}");
+			grove_json_append_int(deleted, nums[i]);
+		grove_json_put(doc, "deleted", deleted);
+		grove_json_put_ops(doc, "ops", grove_profile_planned(p, NULL));
+		grove_json_print(doc);
 	} else if (n_nums == 0) {
 		printf("nothing to do: no generation of profile '%s' matches\n",
 		       grove_profile_link_path(p));
@@ -516,11 +528,13 @@ cmd_gc(struct grove_profile *p, const struct grove_global_opts *global, bool jso
 	if (r < 0) {
 		status = grove_report_error(&err, r);
 	} else if (json) {
-		json_head(stdout, "gc", p);
-		printf(", \"dry_run\": %s, \"changed\": %s, \"removed\": %zu, \"ops\": ",
-		       json_bool(dry), json_bool(removed), removed);
-		grove_json_ops(stdout, grove_profile_planned(p, NULL));
-		puts("}");
+		struct json_t *doc = json_head("gc", p);
+
+		grove_json_put_bool(doc, "dry_run", dry);
+		grove_json_put_bool(doc, "changed", removed);
+		grove_json_put_int(doc, "removed", (long long)removed);
+		grove_json_put_ops(doc, "ops", grove_profile_planned(p, NULL));
+		grove_json_print(doc);
 	} else {
 		printf("profile '%s': %s %zu generation folder%s\n", grove_profile_link_path(p),
 		       dry ? "would remove" : "removed", removed, removed == 1 ? "" : "s");
@@ -604,8 +618,10 @@ grove_cmd_profile(int argc, char **argv, const struct grove_global_opts *global)
 	}
 	/* recover: opening the profile for change has recovered it. */
 	if (!strcmp(sub, "recover") && json) {
-		json_head(stdout, "recover", p);
-		printf(", \"recovered\": %lld}\n", (long long)recovered);
+		struct json_t *doc = json_head("recover", p);
+
+		grove_json_put_int(doc, "recovered", recovered);
+		grove_json_print(doc);
 	} else if (!strcmp(sub, "recover")) {
 		printf(recovered ? "profile '%s': interrupted transaction %lld recovered\n"
 				 : "profile '%s': nothing to recover\n",

@@ -16,17 +16,14 @@
 static void
 print_json(const struct grove_stow_run *run, bool plan_only)
 {
-	grove_json_begin(stdout, plan_only ? "plan" : "stow");
-	fputs(", \"target\": ", stdout);
-	grove_json_str(stdout, run->target_root.real);
-	fputs(", \"stow_dir\": ", stdout);
-	grove_json_str(stdout, run->stow_root.real);
-	fprintf(stdout, ", \"changed\": %s",
-		run->plan.n_ops && !run->plan.n_conflicts ? "true" : "false");
+	struct json_t *doc = grove_json_doc(plan_only ? "plan" : "stow");
+
+	grove_json_put_str(doc, "target", run->target_root.real);
+	grove_json_put_str(doc, "stow_dir", run->stow_root.real);
+	grove_json_put_bool(doc, "changed", run->plan.n_ops && !run->plan.n_conflicts);
 	if (!plan_only)
-		fprintf(stdout, ", \"transaction\": %lld", (long long)run->txn);
-	grove_json_plan_members(stdout, &run->plan, run->stow_path);
-	fputs("}\n", stdout);
+		grove_json_put_int(doc, "transaction", run->txn);
+	grove_json_print_plan(doc, &run->plan, run->stow_path);
 }
 
 /* One line for every package planned with options the log recorded (docs/stow.md, "Recorded

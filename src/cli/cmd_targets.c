@@ -24,32 +24,38 @@ when(double t, char *buf, size_t size)
 static void
 print_json(const char *log, const struct grove_history_target *v, size_t n)
 {
-	grove_json_begin(stdout, "targets");
-	fputs(", \"log\": ", stdout);
-	grove_json_str(stdout, log);
-	fputs(", \"targets\": [", stdout);
+	struct json_t *doc = grove_json_doc("targets");
+	struct json_t *targets = grove_json_list();
+
+	grove_json_put_str(doc, "log", log);
 	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ",\n  {\"target\": " : "\n  {\"target\": ", stdout);
-		grove_json_str(stdout, v[i].path);
-		printf(", \"transactions\": %zu, \"last_change\": ", v[i].n_txns);
-		grove_json_time(stdout, v[i].last);
-		fputs(", \"stow_dirs\": [", stdout);
+		struct json_t *t = grove_json_obj();
+		struct json_t *dirs = grove_json_list();
+		struct json_t *pkgs = grove_json_list();
+
+		grove_json_put_str(t, "target", v[i].path);
+		grove_json_put_int(t, "transactions", (long long)v[i].n_txns);
+		grove_json_put_time(t, "last_change", v[i].last);
 		for (size_t k = 0; k < v[i].n_stow_dirs; k++) {
-			fputs(k ? ", {\"dir\": " : "{\"dir\": ", stdout);
-			grove_json_str(stdout, v[i].stow_dirs[k]);
-			fputs(", \"last_used\": ", stdout);
-			grove_json_time(stdout, v[i].stow_last[k]);
-			fputc('}', stdout);
+			struct json_t *d = grove_json_obj();
+
+			grove_json_put_str(d, "dir", v[i].stow_dirs[k]);
+			grove_json_put_time(d, "last_used", v[i].stow_last[k]);
+			grove_json_append(dirs, d);
 		}
-		fputs("], \"packages\": [", stdout);
+		grove_json_put(t, "stow_dirs", dirs);
 		for (size_t k = 0; k < v[i].n_pkgs; k++) {
-			fputs(k ? ", {\"package\": " : "{\"package\": ", stdout);
-			grove_json_str(stdout, v[i].pkgs[k].name);
-			printf(", \"links\": %zu}", v[i].pkgs[k].links);
+			struct json_t *p = grove_json_obj();
+
+			grove_json_put_str(p, "package", v[i].pkgs[k].name);
+			grove_json_put_int(p, "links", (long long)v[i].pkgs[k].links);
+			grove_json_append(pkgs, p);
 		}
-		fputs("]}", stdout);
+		grove_json_put(t, "packages", pkgs);
+		grove_json_append(targets, t);
 	}
-	fputs(n ? "\n]}\n" : "]}\n", stdout);
+	grove_json_put(doc, "targets", targets);
+	grove_json_print(doc);
 }
 
 static void

@@ -227,16 +227,14 @@ ops_word(size_t n)
 /* One transaction as `grove log` and `grove show` print it: a line (and its ops under it), or a
  * JSON object (its ops as "changes"), when ops is not NULL. */
 /* The ops of transaction t as the log holds them, a batch of the plan budget at a time (a
- * transaction of a million ops is shown in the memory of a batch): as text, indented, or as a
- * JSON array. */
+ * transaction of a million ops is shown in the memory of a batch): as text, indented, or as the
+ * items of the JSON list being streamed. */
 static int
 print_ops(struct grove_session *s, const struct grove_txn *t, bool json, struct grove_error *err)
 {
 	size_t batch = grove_session_plan_budget(), shown = 0;
 	int r = 0;
 
-	if (json)
-		fputc('[', stdout);
 	for (;;) {
 		struct grove_plan b;
 		size_t n;
@@ -244,10 +242,8 @@ print_ops(struct grove_session *s, const struct grove_txn *t, bool json, struct 
 		grove_plan_init(&b);
 		r = grove_journal_ops_range(s->journal, t->id, shown, batch, &b, err);
 		n = r < 0 ? 0 : b.n_ops;
-		for (size_t i = 0; json && i < n; i++) {
-			fputs(shown + i ? ", " : "", stdout);
-			grove_json_op(stdout, &b.ops[i]);
-		}
+		for (size_t i = 0; json && i < n; i++)
+			grove_json_stream_put(NULL, grove_json_op(&b.ops[i]));
 		if (!json && n)
 			grove_print_plan_prefixed(&b, "        ", stdout);
 		grove_plan_release(&b);
@@ -255,8 +251,6 @@ print_ops(struct grove_session *s, const struct grove_txn *t, bool json, struct 
 		if (r < 0 || n < batch)
 			break;
 	}
-	if (json)
-		fputc(']', stdout);
 	return r;
 }
 
@@ -305,10 +299,12 @@ keep_package(struct grove_session *s, const struct txn_args *ta, struct grove_tx
 	return r;
 }
 
-/* A transaction's line of `grove log` (or object of --json), with its ops when with_ops. */
+/* A transaction's line of `grove log`, with its ops when with_ops; or, with json, its object of
+ * --json streamed as the member key of the document being streamed (NULL in a list), the ops
+ * as "changes". */
 static int
 print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, bool json,
-	  const struct txn_args *ta, struct grove_error *err)
+	  const char *key, const struct txn_args *ta, struct grove_error *err)
 {
 	const struct grove_session_pending *p = &ta->pending;
 	/* Whose log this is: root's when a user reads the system log, else the reader's. */
@@ -320,24 +316,30 @@ print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, boo
 
 	fmt_time(t->started, when, sizeof(when));
 	if (json) {
-		printf("{\"id\": %lld, \"time\": ", (long long)t->id);
-		grove_json_time(stdout, t->started);
-		printf(", \"state\": \"%s\", \"ops\": %zu, \"command\": ", state, t->n_ops);
-		grove_json_str(stdout, t->command);
-		printf(", \"undoes\": %lld, \"note\": ", (long long)t->undoes);
-		grove_json_str(stdout, t->note);
+		struct json_t *o = grove_json_obj();
+
+		grove_json_put_int(o, "id", t->id);
+		grove_json_put_time(o, "time", t->started);
+		grove_json_put_str(o, "state", state);
+		grove_json_put_int(o, "ops", (long long)t->n_ops);
+		grove_json_put_str(o, "command", t->command);
+		grove_json_put_int(o, "undoes", t->undoes);
+		grove_json_put_str(o, "note", t->note);
 		if (t->uid_known)
-			printf(", \"uid\": %lld, \"user\": ", (long long)t->uid);
+			grove_json_put_int(o, "uid", t->uid);
 		else
-			fputs(", \"uid\": null, \"user\": ", stdout);
-		grove_json_str(stdout, user);
-		fputs(", \"sudo_user\": ", stdout);
-		grove_json_str(stdout, t->sudo_user);
-		if (with_ops) {
-			fputs(", \"changes\": ", stdout);
-			r = print_ops(s, t, true, err);
+			grove_json_put_null(o, "uid");
+		grove_json_put_str(o, "user", user);
+		grove_json_put_str(o, "sudo_user", t->sudo_user);
+		if (!with_ops) {
+			grove_json_stream_put(key, o);
+			return 0;
 		}
-		fputs("}", stdout);
+		grove_json_stream_object(key, o);
+		grove_json_stream_list("changes");
+		r = print_ops(s, t, true, err);
+		grove_json_stream_end();
+		grove_json_stream_end();
 		return r;
 	}
 	printf("%6lld  %s  ", (long long)t->id, when);
@@ -365,16 +367,14 @@ print_txn(struct grove_session *s, const struct grove_txn *t, bool with_ops, boo
 	return with_ops ? print_ops(s, t, false, err) : 0;
 }
 
-/* "target": and, for every reading command, which log it read: "log" (its file) and
+/* "target" and, for every reading command, which log it read: "log" (its file) and
  * "system_log" (docs/json.md). */
 static void
-print_json_source(const struct grove_session *s, const struct txn_args *ta)
+print_json_source(struct json_t *doc, const struct grove_session *s, const struct txn_args *ta)
 {
-	fputs(", \"target\": ", stdout);
-	grove_json_str(stdout, s->target->real);
-	fputs(", \"log\": ", stdout);
-	grove_json_str(stdout, grove_journal_name(s->journal));
-	printf(", \"system_log\": %s", ta->system_log ? "true" : "false");
+	grove_json_put_str(doc, "target", s->target->real);
+	grove_json_put_str(doc, "log", grove_journal_name(s->journal));
+	grove_json_put_bool(doc, "system_log", ta->system_log);
 }
 
 /* One line saying whose log is shown, when it is not the user's own. */
@@ -388,32 +388,26 @@ print_source(const struct grove_session *s, const struct txn_args *ta, const cha
 	fputs(")\n", stdout);
 }
 
-/* The unfinished transaction and the lock's holder, as JSON members (docs/json.md). */
+/* The unfinished transaction and the lock's holder, as JSON fields (docs/json.md). */
 static void
-print_json_pending(const struct grove_session_pending *p)
+print_json_pending(struct json_t *doc, const struct grove_session_pending *p)
 {
-	const char *name = grove_session_pending_name(p->state);
+	struct json_t *holder;
 
-	printf(", \"unfinished\": %lld, \"unfinished_state\": ", (long long)p->txn);
-	if (name)
-		printf("\"%s\"", name);
-	else
-		fputs("null", stdout);
-	fputs(", \"unfinished_command\": ", stdout);
-	grove_json_str(stdout, p->txn ? p->command : NULL);
-	fputs(", \"holder\": ", stdout);
+	grove_json_put_int(doc, "unfinished", p->txn);
+	grove_json_put_str(doc, "unfinished_state", grove_session_pending_name(p->state));
+	grove_json_put_str(doc, "unfinished_command", p->txn ? p->command : NULL);
 	if (p->holder.state != GROVE_LOCK_HELD) {
-		fputs("null", stdout);
+		grove_json_put_null(doc, "holder");
 		return;
 	}
-	fputs("{\"pid\": ", stdout);
+	holder = grove_json_obj();
 	if (p->holder.pid)
-		printf("%ld", p->holder.pid);
+		grove_json_put_int(holder, "pid", p->holder.pid);
 	else
-		fputs("null", stdout);
-	fputs(", \"command\": ", stdout);
-	grove_json_str(stdout, p->holder.command);
-	fputs("}", stdout);
+		grove_json_put_null(holder, "pid");
+	grove_json_put_str(holder, "command", p->holder.command);
+	grove_json_put(doc, "holder", holder);
 }
 
 /* "transaction 35 (grove stow vim)" */
@@ -527,20 +521,21 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		return grove_report_error(&err, r);
 	}
 	if (ta->json) {
-		grove_json_begin(stdout, "log");
-		print_json_source(s, ta);
-		fputs(", \"transactions\": [", stdout);
+		struct json_t *head = grove_json_doc("log");
+
+		print_json_source(head, s, ta);
+		grove_json_stream_begin(head);
+		grove_json_stream_list("transactions");
 	} else {
 		print_source(s, ta, "");
 	}
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		if (ta->json)
-			fputs(i ? ",\n  " : "\n  ", stdout);
-		/* -v: each transaction's ops, as the log recorded them. */
-		r = print_txn(s, &txns[i], ta->verbose, ta->json, ta, &err);
+	/* -v: each transaction's ops, as the log recorded them. */
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = print_txn(s, &txns[i], ta->verbose, ta->json, NULL, ta, &err);
+	if (ta->json && r >= 0) {
+		grove_json_stream_end();
+		grove_json_stream_end();
 	}
-	if (ta->json)
-		fputs(n ? "\n]}\n" : "]}\n", stdout);
 	grove_txns_free(txns, n);
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
 }
@@ -560,14 +555,16 @@ cmd_show(struct grove_session *s, const struct txn_args *ta)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (ta->json) {
-		grove_json_begin(stdout, "show");
-		print_json_source(s, ta);
-		fputs(", \"transaction\": ", stdout);
-		r = print_txn(s, &t, true, true, ta, &err);
-		fputs("}\n", stdout);
+		struct json_t *head = grove_json_doc("show");
+
+		print_json_source(head, s, ta);
+		grove_json_stream_begin(head);
+		r = print_txn(s, &t, true, true, "transaction", ta, &err);
+		if (r >= 0)
+			grove_json_stream_end();
 	} else {
 		print_source(s, ta, "");
-		r = print_txn(s, &t, true, false, ta, &err);
+		r = print_txn(s, &t, true, false, NULL, ta, &err);
 	}
 	grove_txn_release(&t);
 	return r < 0 ? grove_report_error(&err, r) : GROVE_EXIT_OK;
@@ -646,6 +643,7 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		NULL; /* one per package grove has links of, for the farm's lines */
 	struct grove_stow_farm_pkg *farm = NULL;
 	struct grove_error err = { 0 };
+	struct json_t *doc = NULL, *list = NULL;
 	size_t n = 0, groups = 0, n_farm = 0;
 	int r = grove_journal_owned_walk(s->journal, s->target_id, count_owned, &pc, &err);
 
@@ -663,10 +661,10 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		return grove_report_error(&err, r);
 	}
 	if (ta->json) {
-		grove_json_begin(stdout, "status");
-		print_json_source(s, ta);
-		print_json_pending(&ta->pending);
-		fputs(", \"packages\": [", stdout);
+		doc = grove_json_doc("status");
+		print_json_source(doc, s, ta);
+		print_json_pending(doc, &ta->pending);
+		list = grove_json_list();
 	} else {
 		fputs("target ", stdout);
 		grove_fput_shown(s->target->real, stdout);
@@ -684,9 +682,11 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		if (!pkg)
 			continue;
 		if (ta->json) {
-			printf("%s{\"package\": ", groups ? ", " : "");
-			grove_json_str(stdout, pkg);
-			printf(", \"links\": %zu}", links);
+			struct json_t *o = grove_json_obj();
+
+			grove_json_put_str(o, "package", pkg);
+			grove_json_put_int(o, "links", (long long)links);
+			grove_json_append(list, o);
 		} else {
 			fputs("  ", stdout);
 			char *shown = grove_text_shown(pkg);
@@ -697,14 +697,16 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 		}
 		groups++;
 	}
-	if (ta->json)
-		fputs("]", stdout);
-	else if (!groups)
-		puts("  (nothing stowed by grove)");
-	grove_status_farm_print(&ta->farm, farm, n_farm, own, n, ta->json);
+	if (ta->json) {
+		grove_json_put(doc, "packages", list);
+		grove_status_farm_json(doc, &ta->farm, farm, n_farm, own, n);
+		grove_json_print(doc);
+	} else {
+		if (!groups)
+			puts("  (nothing stowed by grove)");
+		grove_status_farm_print(&ta->farm, farm, n_farm, own, n);
+	}
 	grove_stow_farm_free(farm, n_farm);
-	if (ta->json)
-		fputs("}\n", stdout);
 	(void)fflush(stdout); /* the packages, then the line on what is unfinished */
 	print_pending(stderr, s, &ta->pending, true);
 	free(own);
@@ -716,17 +718,19 @@ cmd_status(struct grove_session *s, const struct txn_args *ta)
 
 /* ---- verify ---- */
 
-static void
-print_finding_json(const struct grove_verify_finding *f, bool first)
+static struct json_t *
+finding_json(const struct grove_verify_finding *f)
 {
-	printf("%s{\"path\": ", first ? "" : ", ");
-	grove_json_str(stdout, f->path);
-	printf(", \"issue\": \"%s\", \"expected\": ", grove_verify_issue_name(f->issue));
-	grove_json_str(stdout, f->expected);
+	struct json_t *o = grove_json_obj();
+
+	grove_json_put_str(o, "path", f->path);
+	grove_json_put_str(o, "issue", grove_verify_issue_name(f->issue));
+	grove_json_put_str(o, "expected", f->expected);
 	if (f->txn)
-		printf(", \"transaction\": %lld}", (long long)f->txn);
+		grove_json_put_int(o, "transaction", f->txn);
 	else
-		fputs(", \"transaction\": null}", stdout);
+		grove_json_put_null(o, "transaction");
+	return o;
 }
 
 /* "interrupted transaction 3", "transaction 3, in progress"... */
@@ -784,16 +788,21 @@ cmd_verify(struct grove_session *s, const struct txn_args *ta)
 	if (r < 0)
 		return grove_report_error(&err, r);
 	if (ta->json) {
-		grove_json_begin(stdout, "verify");
-		print_json_source(s, ta);
-		print_json_pending(&ta->pending);
-		fputs(", \"issues\": [", stdout);
+		struct json_t *doc = grove_json_doc("verify");
+		struct json_t *issues = grove_json_list();
+
+		print_json_source(doc, s, ta);
+		print_json_pending(doc, &ta->pending);
 		for (size_t i = 0; i < rep.n_findings; i++)
-			print_finding_json(&rep.findings[i], i == 0);
-		printf("], \"checked\": %zu, \"missing\": %zu, \"changed\": %zu, \"broken\": "
-		       "%zu, \"foreign\": %zu, \"unfinished_entries\": %zu}\n",
-		       rep.checked, rep.missing, rep.changed, rep.broken, rep.foreign,
-		       rep.unfinished_entries);
+			grove_json_append(issues, finding_json(&rep.findings[i]));
+		grove_json_put(doc, "issues", issues);
+		grove_json_put_int(doc, "checked", (long long)rep.checked);
+		grove_json_put_int(doc, "missing", (long long)rep.missing);
+		grove_json_put_int(doc, "changed", (long long)rep.changed);
+		grove_json_put_int(doc, "broken", (long long)rep.broken);
+		grove_json_put_int(doc, "foreign", (long long)rep.foreign);
+		grove_json_put_int(doc, "unfinished_entries", (long long)rep.unfinished_entries);
+		grove_json_print(doc);
 	} else {
 		/* The unfinished transaction first: it explains the findings marked with it. */
 		print_source(s, ta, "");
@@ -829,17 +838,17 @@ static void
 print_revert_json(const char *target, const char *name, const struct grove_plan *plan,
 		  const int64_t *txns, size_t n, bool dry_run, int64_t made)
 {
-	grove_json_begin(stdout, name);
-	fputs(", \"target\": ", stdout);
-	grove_json_str(stdout, target);
-	fprintf(stdout, ", \"dry_run\": %s, \"changed\": %s, \"transaction\": %lld, \"reverts\": [",
-		dry_run ? "true" : "false", plan->n_ops && !plan->n_conflicts ? "true" : "false",
-		(long long)made);
+	struct json_t *doc = grove_json_doc(name);
+	struct json_t *reverts = grove_json_list();
+
+	grove_json_put_str(doc, "target", target);
+	grove_json_put_bool(doc, "dry_run", dry_run);
+	grove_json_put_bool(doc, "changed", plan->n_ops && !plan->n_conflicts);
+	grove_json_put_int(doc, "transaction", made);
 	for (size_t i = 0; i < n; i++)
-		fprintf(stdout, "%s%lld", i ? ", " : "", (long long)txns[i]);
-	fputs("]", stdout);
-	grove_json_plan_members(stdout, plan, NULL);
-	fputs("}\n", stdout);
+		grove_json_append_int(reverts, txns[i]);
+	grove_json_put(doc, "reverts", reverts);
+	grove_json_print_plan(doc, plan, NULL);
 }
 
 /* ", 2 links forgotten (left on disk)": the recorded ops of a revert (grove import's). */

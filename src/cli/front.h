@@ -105,51 +105,96 @@ void grove_print_plan_prefixed(const struct grove_plan *plan, const char *prefix
  * package, then message (output.c). */
 int grove_conflict_cmp(const void *pa, const void *pb);
 
-/* ---- JSON (json.c; the schema is docs/json.md) ---- */
+/* ---- JSON (json.c: every document is built and printed there; the schema is docs/json.md) ----
+ *
+ * A document is built with jansson's values behind these calls and printed whole:
+ *
+ *	struct json_t *doc = grove_json_doc("stow");
+ *	grove_json_put_str(doc, "target", path);
+ *	grove_json_print(doc);
+ *
+ * Fields print in the order they are put. A put_* of a name that is not UTF-8 writes the name's
+ * shown form and a sibling "KEY_hex" with its bytes (docs/json.md, "Names that are not UTF-8").
+ * A put or append takes the value it is given (NULL values are ignored: out of memory). */
 
 /* The schema version in every document's "grove" field. */
-#define GROVE_JSON_VERSION 1
+#define GROVE_JSON_VERSION 2
 
-/* A JSON string (escaped), or null for NULL. */
-void grove_json_str(FILE *f, const char *s);
+struct json_t;
 
-/* Opens a document: {"grove": 1, "command": "CMD" — the caller adds ", …" fields and "}\n". */
-void grove_json_begin(FILE *f, const char *command);
+/* A new document: {"grove": 2, "command": command}. */
+struct json_t *grove_json_doc(const char *command);
+/* A new empty object, list. */
+struct json_t *grove_json_obj(void);
+struct json_t *grove_json_list(void);
 
-/* Whether a document was begun (grove_json_begin) in this run. */
+/* o[key] = value (taken), an object or list made above. */
+void grove_json_put(struct json_t *o, const char *key, struct json_t *value);
+/* Appends value (taken) to list; an integer. */
+void grove_json_append(struct json_t *list, struct json_t *value);
+void grove_json_append_int(struct json_t *list, long long v);
+/* o[key] = s as a string (null for NULL), lossless; plus o[key_hex] when s is not UTF-8. */
+void grove_json_put_str(struct json_t *o, const char *key, const char *s);
+void grove_json_put_int(struct json_t *o, const char *key, long long v);
+void grove_json_put_bool(struct json_t *o, const char *key, bool v);
+void grove_json_put_null(struct json_t *o, const char *key);
+/* o[key] = the time as RFC 3339 in UTC ("2026-12-03T09:32:03Z"). */
+void grove_json_put_time(struct json_t *o, const char *key, double unix_time);
+/* o[key] = the n strings as a list; plus o[key_hex] (hex or null each) when one is not UTF-8. */
+void grove_json_put_strv(struct json_t *o, const char *key, char *const *v, size_t n);
+
+/* One op object of docs/json.md: {"op", "path", "text", "old_text", "package"}. */
+struct json_t *grove_json_op(const struct grove_op *op);
+/* o[key] = the plan's ops, a list of op objects. */
+void grove_json_put_ops(struct json_t *o, const char *key, const struct grove_plan *plan);
+/* One conflict object of docs/json.md; hint may be NULL (null); "line" (apply: the manifest line
+ * behind it) when line is not 0. */
+struct json_t *grove_json_conflict(const struct grove_conflict *c, const char *hint, unsigned line);
+
+/* doc as text, one line without a newline (malloc'd; NULL when out of memory). */
+char *grove_json_text(const struct json_t *doc);
+/* Prints doc on stdout, one line, and frees it. */
+void grove_json_print(struct json_t *doc);
+/* Frees doc (any value made above), not printed. */
+void grove_json_free(struct json_t *doc);
+/* Streaming, for a list too long to hold (a transaction's ops, read a batch at a time): the
+ * document is printed as it is built. begin opens it with head's fields (head taken, as every
+ * head and value below); inside an object, key names the member; inside a list, key is ignored
+ * (NULL). end closes the innermost object or list (the document itself last, with a newline).
+ * A run that fails part-way leaves the document cut short, its error on stderr. */
+void grove_json_stream_begin(struct json_t *head);
+/* A member: an object opened with head's fields, a list opened empty, or a whole value. */
+void grove_json_stream_object(const char *key, struct json_t *head);
+void grove_json_stream_list(const char *key);
+void grove_json_stream_put(const char *key, struct json_t *value);
+void grove_json_stream_end(void);
+/* The plan's ops as a list of op objects, streamed one by one. */
+void grove_json_stream_ops(const char *key, const struct grove_plan *plan);
+/* Each field of the object fields (taken), as members of the innermost object. */
+void grove_json_stream_fields(struct json_t *fields);
+
+/* Prints the plan document: head's fields (taken), then the plan's "ops" (streamed),
+ * "conflicts" (with their hints) and "warnings". */
+void grove_json_print_plan(struct json_t *head, const struct grove_plan *plan,
+			   const char *stow_path);
+
+/* Whether a document was printed (or begun, streaming) in this run. */
 bool grove_json_printed(void);
 
 /* The document of a command that failed before printing its own (docs/json.md, "Errors"):
- * {"grove", "command", "exit": status, "error": {"code": the code's name or null, "message"}}. */
-void grove_json_error_doc(FILE *f, const char *command, int status, int code, const char *message);
+ * {"grove", "command", "exit": status, "error": {"code": the code's name or null, "message",
+ * "path": the failing path or null}}. */
+void grove_json_error_doc(const char *command, int status, int code, const char *message,
+			  const char *path);
 
 /* The last error a run printed on stderr (grove_report_error, grove_fail): its code (0 when
- * unknown) and message, for the error document. */
-int grove_last_error(const char **ret_message);
+ * unknown), message and path (NULL when not known), for the error document. */
+int grove_last_error(const char **ret_message, const char **ret_path);
 
 /* Prints "grove: MESSAGE" on stderr as an error (and remembers it for the error document). */
 void grove_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Time as RFC 3339 in UTC ("2026-12-03T09:32:03Z"). */
-void grove_json_time(FILE *f, double unix_time);
-
-/* One op object of docs/json.md: {"op", "path", "text", "old_text", "package"}. */
-void grove_json_op(FILE *f, const struct grove_op *op);
-
-/* The plan's ops as a JSON array of op objects: "[{...}, {...}]". */
-void grove_json_ops(FILE *f, const struct grove_plan *plan);
-
-/* n strings as a JSON array: "[\"a\", \"b\"]". */
-void grove_json_strv(FILE *f, char *const *v, size_t n);
-
-/* One conflict object of docs/json.md; hint may be NULL (null). */
-void grove_json_conflict(FILE *f, const struct grove_conflict *c, const char *hint);
-/* The same with "line": the manifest line behind it (apply), when line is not 0. */
-void grove_json_conflict_at(FILE *f, const struct grove_conflict *c, const char *hint,
-			    unsigned line);
-
-/* The plan document's "ops", "conflicts" and "warnings" members (with a leading ", "). */
-void grove_json_plan_members(FILE *f, const struct grove_plan *plan, const char *stow_path);
+/* Names path as the path the error grove_fail just printed is about (the error document's). */
+void grove_fail_path(const char *path);
 
 /* ---- the command line's shape (argv.c) ---- */
 

@@ -185,10 +185,10 @@ wants_json(const struct grove_global_opts *g)
 static void
 json_error(const char *cmd, int status)
 {
-	const char *message = NULL;
-	int code = grove_last_error(&message);
+	const char *message = NULL, *path = NULL;
+	int code = grove_last_error(&message, &path);
 
-	grove_json_error_doc(stdout, cmd, status, code, message);
+	grove_json_error_doc(cmd, status, code, message, path);
 }
 
 static int

@@ -136,11 +136,13 @@ grove_print_warning(FILE *out, const char *msg, bool as_stow)
 /* The last error printed, for the error document of --json (grove_last_error). */
 static int last_code;
 static char last_message[GROVE_ERROR_MSG_MAX];
+static char last_path[GROVE_ERROR_PATH_MAX];
 
 int
-grove_last_error(const char **ret_message)
+grove_last_error(const char **ret_message, const char **ret_path)
 {
 	*ret_message = last_message;
+	*ret_path = last_path[0] ? last_path : NULL;
 	return last_code;
 }
 
@@ -153,10 +155,17 @@ grove_fail(int code, const char *fmt, ...)
 	vsnprintf(last_message, sizeof(last_message), fmt, ap);
 	va_end(ap);
 	last_code = code;
+	last_path[0] = '\0';
 	grove_paint(stderr, GROVE_SGR_ERROR, "grove:");
 	fputc(' ', stderr);
 	grove_fput_shown(last_message, stderr);
 	fputc('\n', stderr);
+}
+
+void
+grove_fail_path(const char *path)
+{
+	snprintf(last_path, sizeof(last_path), "%s", path ? path : "");
 }
 
 int
@@ -165,6 +174,7 @@ grove_report_error(const struct grove_error *err, int code)
 	last_code = code;
 	snprintf(last_message, sizeof(last_message), "%s",
 		 err->msg[0] ? err->msg : grove_strerror(code));
+	snprintf(last_path, sizeof(last_path), "%s", err->code == code ? err->path : "");
 	grove_paint(stderr, GROVE_SGR_ERROR, "grove:");
 	fputc(' ', stderr);
 	grove_fput_shown(err->msg[0] ? err->msg : grove_strerror(code), stderr);

@@ -41,24 +41,30 @@ grove_status_farm_load(const struct grove_status_farm *f, const struct grove_roo
 }
 
 void
-grove_status_farm_print(const struct grove_status_farm *f, const struct grove_stow_farm_pkg *pkgs,
-			size_t n, const struct grove_owned *own, size_t n_own, bool json)
+grove_status_farm_json(struct json_t *doc, const struct grove_status_farm *f,
+		       const struct grove_stow_farm_pkg *pkgs, size_t n,
+		       const struct grove_owned *own, size_t n_own)
 {
-	if (json) {
-		fputs(", \"stow_dir\": ", stdout);
-		grove_json_str(stdout, f->stow ? f->stow->real : NULL);
-		fputs(", \"stow_packages\": [", stdout);
-		for (size_t i = 0; i < n; i++) {
-			fputs(i ? ", " : "", stdout);
-			fputs("{\"package\": ", stdout);
-			grove_json_str(stdout, pkgs[i].name);
-			printf(", \"state\": \"%s\", \"files\": %zu, \"reached\": %zu, \"logged\": %s}",
-			       farm_state(&pkgs[i]), pkgs[i].files, pkgs[i].reached,
-			       logged(own, n_own, pkgs[i].name) ? "true" : "false");
-		}
-		fputs("]", stdout);
-		return;
+	struct json_t *list = grove_json_list();
+
+	grove_json_put_str(doc, "stow_dir", f->stow ? f->stow->real : NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct json_t *o = grove_json_obj();
+
+		grove_json_put_str(o, "package", pkgs[i].name);
+		grove_json_put_str(o, "state", farm_state(&pkgs[i]));
+		grove_json_put_int(o, "files", (long long)pkgs[i].files);
+		grove_json_put_int(o, "reached", (long long)pkgs[i].reached);
+		grove_json_put_bool(o, "logged", logged(own, n_own, pkgs[i].name));
+		grove_json_append(list, o);
 	}
+	grove_json_put(doc, "stow_packages", list);
+}
+
+void
+grove_status_farm_print(const struct grove_status_farm *f, const struct grove_stow_farm_pkg *pkgs,
+			size_t n, const struct grove_owned *own, size_t n_own)
+{
 	if (!f->stow)
 		return;
 	fputs("packages in ", stdout);

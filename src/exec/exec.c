@@ -749,6 +749,9 @@ grove_exec_run_range(struct exec *ex, size_t start, size_t end, const char *from
 			if (!ex->named)
 				grove_error_prefix(err, "%s '%s'", grove_op_kind_name(op->kind),
 						   op->path);
+			/* The entry that failed, whole, as the error's path (docs/json.md). */
+			if (!err->path[0])
+				grove_error_path_in(err, ex->target->real, op->path);
 			ex->named = true;
 			return r;
 		}

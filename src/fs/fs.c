@@ -104,16 +104,21 @@ fill_stat(struct grove_stat *ret, const struct stat *st)
 
 static int root_open(struct grove_root *root, const char *path, int flags, struct grove_error *err);
 
+/* A root that cannot be opened is the error's path (docs/json.md, "error.path"). */
 int
 grove_root_open(struct grove_root *root, const char *path, struct grove_error *err)
 {
-	return root_open(root, path, 0, err);
+	int r = root_open(root, path, 0, err);
+
+	return r < 0 ? grove_error_path(err, path), r : r;
 }
 
 int
 grove_root_open_nofollow(struct grove_root *root, const char *path, struct grove_error *err)
 {
-	return root_open(root, path, O_NOFOLLOW, err);
+	int r = root_open(root, path, O_NOFOLLOW, err);
+
+	return r < 0 ? grove_error_path(err, path), r : r;
 }
 
 static int

@@ -38,9 +38,12 @@ grove_manifest_read(const char *path, struct grove_manifest *ret, struct grove_e
 	size_t len = 0;
 	int r = read_yaml_file(path, false, &buf, &len, err);
 
-	if (r < 0)
-		return r;
-	return grove_manifest_parse(buf, len, path, ret, err);
+	if (r >= 0)
+		r = grove_manifest_parse(buf, len, path, ret, err);
+	/* A manifest that cannot be read or used is the error's path (docs/json.md). */
+	if (r < 0 && !err->path[0])
+		grove_error_path(err, path);
+	return r;
 }
 
 char *
@@ -63,9 +66,10 @@ grove_user_config_read(const char *path, struct grove_user_config *ret, struct g
 	if (path) {
 		r = read_yaml_file(path, true, &buf, &len, err);
 		if (r < 0)
-			return r;
+			return grove_error_path(err, path);
 	}
-	return grove_user_config_parse(buf ? buf : "", buf ? len : 0, path, ret, err);
+	r = grove_user_config_parse(buf ? buf : "", buf ? len : 0, path, ret, err);
+	return r < 0 && path ? grove_error_path(err, path) : r;
 }
 
 bool

@@ -572,6 +572,14 @@ validate_tree(struct planner *p, const char *package, struct grove_node *dir,
 
 /* ---- entry point ---- */
 
+/* The error's path: the package's folder in the stow dir (docs/json.md, "error.path"). */
+static void
+package_path(struct planner *p, const char *package)
+{
+	if (p->w->stow_real)
+		grove_error_path_in(p->err, p->w->stow_real, package);
+}
+
 static bool
 check_package(struct planner *p, const char *package)
 {
@@ -581,8 +589,12 @@ check_package(struct planner *p, const char *package)
 	if (n && grove_view_follow_type(n) == GROVE_FT_DIR && n->listed)
 		return true;
 	if (p->o->stow_words) {
-		fail(p, -GROVE_E_NOPACKAGE, "The stow directory %s does not contain package %s",
-		     p->w->stow_path, package);
+		if (!p->rc) {
+			fail(p, -GROVE_E_NOPACKAGE,
+			     "The stow directory %s does not contain package %s", p->w->stow_path,
+			     package);
+			package_path(p, package);
+		}
 		return false;
 	}
 	if (n && n->type == GROVE_FT_LINK && n->escapes)
@@ -592,10 +604,12 @@ check_package(struct planner *p, const char *package)
 		why = " (it is a link to something that is not a folder)";
 	else if (n && n->type != GROVE_FT_NONE)
 		why = " (it is a file, not a folder)";
-	if (!p->rc)
+	if (!p->rc) {
 		p->rc = grove_error_set(p->err, -GROVE_E_NOPACKAGE,
 					"the stow directory '%s' does not contain package '%s'%s",
 					p->w->stow_path, package, why);
+		package_path(p, package);
+	}
 	return false;
 }
 

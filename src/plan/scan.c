@@ -796,6 +796,7 @@ grove_scan(struct grove_world *w, const struct grove_root *stow, const struct gr
 	size_t n_at = 0;
 	int r = 0;
 
+	w->stow_real = stow->real;
 	w->stow = grove_node_new("", GROVE_FT_DIR, NULL);
 	w->target = grove_node_new("", GROVE_FT_DIR, NULL);
 	at = calloc(n_pkgs ? n_pkgs : 1, sizeof(*at));

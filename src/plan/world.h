@@ -35,6 +35,9 @@ struct grove_world {
 	struct grove_node *target;
 	struct grove_node *stow;
 	char *stow_path; /* the stow dir relative to the target, e.g. "stow" or "../stow" */
+	/* The stow dir's absolute path (the scan's stow root's), for the paths of errors; NULL
+	 * before a scan. Not owned. */
+	const char *stow_real;
 	struct grove_world_pkg *pkgs;
 	size_t n_pkgs, cap_pkgs;
 	size_t *pkg_slots; /* open-addressing hash of pkgs by name: index + 1, 0 = empty */

@@ -805,10 +805,12 @@ check_spec(struct grove_profile *p, const struct grove_profile_spec *spec,
 		struct grove_stat st;
 
 		r = grove_fs_stat_at(stow->fd, rec->packages[i], &st, err);
-		if (r >= 0 && st.type != GROVE_FT_DIR)
+		if (r >= 0 && st.type != GROVE_FT_DIR) {
 			r = grove_error_set(err, -GROVE_E_BADINPUT,
 					    "package '%s' is not a folder in stow directory '%s'",
 					    rec->packages[i], spec->stow_dir);
+			grove_error_path_in(err, stow->real, rec->packages[i]);
+		}
 	}
 	return r;
 }

@@ -407,10 +407,12 @@ plan_scanned(struct grove_world *w, const struct grove_stow_request *req, struct
 	for (size_t i = 0; r >= 0 && i < req->n_stow; i++) {
 		struct grove_node *pn = grove_node_child(w->stow, req->stow[i]);
 
-		if (!pn || !pn->listed)
+		if (!pn || !pn->listed) {
 			r = grove_error_set(err, -GROVE_E_NOPACKAGE,
 					    "the stow directory '%s' does not contain package '%s'",
 					    run->stow_path, req->stow[i]);
+			grove_error_path_in(err, run->stow_root.real, req->stow[i]);
+		}
 	}
 	if (r >= 0)
 		r = grove_scan_plan(w, &run->stow_root, &run->target_root, plan_import, p,

@@ -62,14 +62,15 @@ point_fail()
 # returns non-zero when `grove log` fails.
 read_states()
 {
-	local line re='^ *\{"id": ([0-9]+), "time": "[^"]*", "state": "([a-z-]+)"'
+	local line re='^\{"id": ([0-9]+), "time": "[^"]*", "state": "([a-z-]+)"'
 	STATES=
 	"$GROVE" log -t "$LOG_TARGET" --json >"$LOGS/log.json" 2>"$LOGS/log.err" || return 1
+	# (The document is one line: each transaction's start, one a line, by grep -o.)
 	while IFS= read -r line || [[ -n $line ]]; do
 		if [[ $line =~ $re ]]; then
 			STATES+="${BASH_REMATCH[1]} ${BASH_REMATCH[2]}"$'\n'
 		fi
-	done <"$LOGS/log.json"
+	done < <(grep -oE '\{"id": [0-9]+, "time": "[^"]*", "state": "[a-z-]+"' "$LOGS/log.json" || true)
 	return 0
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 # A small JSON Schema validator (the subset docs/grove.schema.json uses: type, const, enum,
-# required, properties, additionalProperties: false, items, minimum, pattern, oneOf, local $ref),
+# required, properties, patternProperties, additionalProperties: false, items, minimum, pattern,
+# oneOf, local $ref),
 # written here so the test needs nothing beyond python3.
 #
 #   validate.py SCHEMA DOC.json [COMMAND]   exit 0 when DOC validates (and its "command" is COMMAND)
@@ -20,7 +21,7 @@ TYPES = {
     "null": lambda v: v is None,
 }
 KNOWN = {"$schema", "title", "description", "$defs", "type", "const", "enum", "required",
-         "properties", "additionalProperties", "items", "minimum", "pattern", "oneOf", "$ref"}
+         "properties", "patternProperties", "additionalProperties", "items", "minimum", "pattern", "oneOf", "$ref"}
 
 
 class Invalid(Exception):
@@ -59,10 +60,14 @@ def check(root, schema, v, where):
             if k not in v:
                 raise Invalid("%s: missing field %r" % (where, k))
         props = schema.get("properties", {})
+        patterns = schema.get("patternProperties", {})
         for k, sub in v.items():
+            matched = [p for p in patterns if re.search(p, k)]
             if k in props:
                 check(root, props[k], sub, "%s.%s" % (where, k))
-            elif schema.get("additionalProperties", True) is False:
+            for p in matched:
+                check(root, patterns[p], sub, "%s.%s" % (where, k))
+            if k not in props and not matched and schema.get("additionalProperties", True) is False:
                 raise Invalid("%s: unexpected field %r" % (where, k))
     if isinstance(v, list) and "items" in schema:
         for i, item in enumerate(v):
@@ -84,13 +89,16 @@ def validate(schema, doc):
 
 
 def self_test(schema):
-    good = {"grove": 1, "command": "status", "target": "/t", "log": "/s/grove.db",
+    good = {"grove": 2, "command": "status", "target": "/t", "log": "/s/grove.db",
             "system_log": False, "unfinished": 0, "unfinished_state": None,
             "unfinished_command": None, "holder": None,
             "packages": [{"package": "a", "links": 2}]}
     validate(schema, good)
+    validate(schema, dict(good, target="/t\\xe9", target_hex="2f74e9"))  # a name not UTF-8
     bad = [
-        dict(good, grove=2),                                   # another schema version
+        dict(good, target_hex="2f74E9"),                       # not lowercase hex
+        dict(good, target_hex=["2f74e9", 1]),                  # not hex, nor null
+        dict(good, grove=1),                                   # another schema version
         {k: v for k, v in good.items() if k != "target"},      # a missing field
         dict(good, extra=1),                                   # an unknown field
         dict(good, unfinished="0"),                            # a wrong type
@@ -99,7 +107,7 @@ def self_test(schema):
         dict(good, command="frob"),                            # no such command
         dict(good, unfinished_state="gone"),                   # not one of the states
         dict(good, holder={"pid": 1}),                         # a missing field in an object
-        {"grove": 1, "command": "log", "target": "/t", "log": "/s/grove.db", "system_log": False,
+        {"grove": 2, "command": "log", "target": "/t", "log": "/s/grove.db", "system_log": False,
          "transactions": [{"id": 1, "time": "2026-12-03 09:00:00", "state": "committed", "ops": 1,
                            "command": "grove", "undoes": 0, "note": None}]},  # not RFC 3339
     ]

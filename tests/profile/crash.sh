@@ -133,7 +133,7 @@ consistent()
 		got+="${BASH_REMATCH[1]} "
 		line=${line#*"${BASH_REMATCH[0]}"}
 	done
-	re='^\{"grove": 1, "command": "profile list", "profile": .*, "current": ([0-9]+), "generations"'
+	re='^\{"grove": 2, "command": "profile list", "profile": .*, "current": ([0-9]+), "generations"'
 	got+="current "
 	if [[ $json =~ $re ]]; then got+=${BASH_REMATCH[1]}; fi
 	[[ $got == "$want" ]] || {

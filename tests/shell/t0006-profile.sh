@@ -369,7 +369,7 @@ jq_ok()
 		def ops(d):
 		    assert all(set(o) == OP for o in d["ops"])
 		    return [(o["op"], o["path"], o["text"], o["old_text"]) for o in d["ops"]]
-		sys.exit(0 if d["grove"] == 1 and eval(sys.argv[2]) else 1)
+		sys.exit(0 if d["grove"] == 2 and eval(sys.argv[2]) else 1)
 	PY
 }
 # valid COMMAND: stdout validates against docs/grove.schema.json as a COMMAND document.

@@ -56,7 +56,7 @@ expect_exit 0 "$GROVE" --json show 3 -t ../t
 import json, sys
 d = json.load(open(sys.argv[1]))
 t = d["transaction"]
-assert d["command"] == "show" and d["grove"] == 1, d
+assert d["command"] == "show" and d["grove"] == 2, d
 assert t["id"] == 3 and t["state"] == "committed" and t["ops"] == 1, t
 assert t["changes"] == [{"op": "link", "path": "bin", "text": "../stow/a/bin",
                          "old_text": None, "package": "a"}], t["changes"]

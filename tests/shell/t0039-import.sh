@@ -122,7 +122,7 @@ check "after import, status lists the packages (in the log), verify checks the 5
 expect_exit 0 "$GROVE" import -d dotfiles -t . --dotfiles
 expect_out_has "nothing to import: the 5 links found are grove's already"
 expect_exit 0 "$GROVE" --json log -t .
-[[ $(grep -c '"id"' "$OUT") == 1 ]] || fail "a second import logged a transaction: $(cat "$OUT")"
+[[ $(grep -o '"id"' "$OUT" | wc -l) == 1 ]] || fail "a second import logged a transaction: $(cat "$OUT")"
 check "a second import records nothing and says so (exit 0)"
 
 # ---------------------------------------------------------------- undo forgets, the disk stays
@@ -168,7 +168,7 @@ check "grove unstow vim (its --dotfiles recorded by the import) removes vim's St
 
 expect_exit 0 "$GROVE" restow -d dotfiles git
 expect_exit 0 "$GROVE" --json log -t .
-[[ $(grep -c '"id"' "$OUT") == 5 ]] || fail "a no-op restow of an imported package logged something: $(cat "$OUT")"
+[[ $(grep -o '"id"' "$OUT" | wc -l) == 5 ]] || fail "a no-op restow of an imported package logged something: $(cat "$OUT")"
 check "restow of an imported package changes nothing and logs nothing"
 
 expect_exit 0 "$GROVE" rollback --to 0 -t .

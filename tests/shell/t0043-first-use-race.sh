@@ -86,7 +86,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
 		[[ $(ls -A "${TS[i - 1]}") == bin && $(readlink "${TS[i - 1]}/bin") == "../stow/p$i/bin" ]] ||
 			fail "round $round: target $i is not one link bin -> ../stow/p$i/bin: $(ls -lA "${TS[i - 1]}")"
 		expect_exit 0 "$GROVE" --json log -t "${TS[i - 1]}"
-		[[ $(grep -c '"state": "committed"' "$OUT") == 1 ]] ||
+		[[ $(grep -o '"state": "committed"' "$OUT" | wc -l) == 1 ]] ||
 			fail "round $round: target $i: not one committed transaction: $(cat "$OUT")"
 	done
 	[[ $(stat -c '%a %s' "$ST/grove.db") =~ ^600\ [1-9] ]] ||

@@ -95,6 +95,41 @@ test_text_shown_escapes_what_could_forge_or_drive_a_terminal(void **state)
 	}
 }
 
+/* The path an error is about (docs/json.md, "error.path"): set after a setter, kept by a prefix,
+ * cleared by the next setter and by clear, joined to its folder, dropped rather than cut. */
+static void
+test_error_path_follows_its_error(void **state)
+{
+	struct grove_error err = { 0 };
+	char *long_name = malloc(GROVE_ERROR_PATH_MAX + 1);
+
+	(void)state;
+	assert_non_null(long_name);
+	assert_int_equal(grove_error_set(&err, -ENOENT, "open 'x'"), -ENOENT);
+	assert_string_equal(err.path, "");
+	assert_int_equal(grove_error_path(&err, "/t/x"), -ENOENT);
+	assert_string_equal(err.path, "/t/x");
+	grove_error_prefix(&err, "target");
+	assert_string_equal(err.path, "/t/x");
+	grove_error_errno(&err, -EACCES, "link 'y'");
+	assert_string_equal(err.path, "");
+	grove_error_path_in(&err, "/s", "caf\xe9");
+	assert_string_equal(err.path, "/s/caf\xe9");
+	grove_error_path_in(&err, "/", "s");
+	assert_string_equal(err.path, "/s");
+	memset(long_name, 'a', GROVE_ERROR_PATH_MAX);
+	long_name[GROVE_ERROR_PATH_MAX] = '\0';
+	grove_error_path(&err, long_name);
+	assert_string_equal(err.path, "");
+	grove_error_path_in(&err, "/s", long_name + 2);
+	assert_string_equal(err.path, "");
+	grove_error_path(&err, "/t/x");
+	grove_error_clear(&err);
+	assert_string_equal(err.path, "");
+	assert_int_equal(grove_error_path(NULL, "/t"), 0);
+	free(long_name);
+}
+
 int
 main(void)
 {
@@ -104,6 +139,7 @@ main(void)
 		cmocka_unit_test(test_error_prefix_adds_context),
 		cmocka_unit_test(test_error_null_is_allowed_and_codes_have_text),
 		cmocka_unit_test(test_error_long_messages_keep_their_reason),
+		cmocka_unit_test(test_error_path_follows_its_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,27 +113,55 @@ test_front_help_wanted_stops_at_double_dash(void **state)
 	assert_int_equal(grove_help_command(stdout, "no-such-command"), -1);
 }
 
+/* doc as text, freed. */
+static void
+assert_doc(struct json_t *doc, const char *want)
+{
+	char *text = grove_json_text(doc);
+
+	assert_non_null(text);
+	assert_string_equal(text, want);
+	free(text);
+	grove_json_free(doc);
+}
+
 static void
 test_front_json_strings_and_times(void **state)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct json_t *doc = grove_json_doc("log");
 
 	(void)state;
-	assert_non_null(f);
-	grove_json_str(f, "a\"b\\c\n\x01\x7f");
-	fputc(' ', f);
-	grove_json_str(f, NULL);
-	fputc(' ', f);
-	grove_json_time(f, 0);
-	fputc(' ', f);
-	grove_json_begin(f, "log");
-	assert_int_equal(fclose(f), 0);
-	assert_string_equal(buf,
-			    "\"a\\\"b\\\\c\\u000a\\u0001\\u007f\" null \"1970-01-01T00:00:00Z\" "
-			    "{\"grove\": 1, \"command\": \"log\"");
-	free(buf);
+	grove_json_put_str(doc, "s", "a\"b\\c\n\x01\x7f");
+	grove_json_put_str(doc, "none", NULL);
+	grove_json_put_time(doc, "t", 0);
+	grove_json_put_int(doc, "n", -3);
+	grove_json_put_bool(doc, "b", true);
+	assert_doc(doc,
+		   "{\"grove\": 2, \"command\": \"log\", \"s\": \"a\\\"b\\\\c\\n\\u0001\x7f\", "
+		   "\"none\": null, \"t\": \"1970-01-01T00:00:00Z\", \"n\": -3, \"b\": true}");
+}
+
+/* A name that is not UTF-8 (docs/json.md): each stray byte as \xHH, each backslash doubled, and
+ * the bytes in hex beside it; a UTF-8 name (a backslash in it too) as it is. */
+static void
+test_front_json_names_not_utf8(void **state)
+{
+	struct json_t *doc = grove_json_obj();
+	char *v[] = { "ok", "caf\xe9", "\xc3\xa9t\xc3\xa9" };
+
+	(void)state;
+	grove_json_put_str(doc, "path", "caf\xe9");
+	grove_json_put_str(doc, "text", "a\\b");
+	grove_json_put_str(doc, "x", "\\\xff\xc3\xa9\xed\xa0\x80\xc0\xaf");
+	grove_json_put_strv(doc, "packages", v, 3);
+	grove_json_put_strv(doc, "good", v + 2, 1);
+	assert_doc(doc, "{\"path\": \"caf\\\\xe9\", \"path_hex\": \"636166e9\", "
+			"\"text\": \"a\\\\b\", "
+			"\"x\": \"\\\\\\\\\\\\xff\xc3\xa9\\\\xed\\\\xa0\\\\x80\\\\xc0\\\\xaf\", "
+			"\"x_hex\": \"5cffc3a9eda080c0af\", "
+			"\"packages\": [\"ok\", \"caf\\\\xe9\", \"\xc3\xa9t\xc3\xa9\"], "
+			"\"packages_hex\": [null, \"636166e9\", null], "
+			"\"good\": [\"\xc3\xa9t\xc3\xa9\"]}");
 }
 
 int
@@ -145,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_front_color_values),
 		cmocka_unit_test(test_front_help_wanted_stops_at_double_dash),
 		cmocka_unit_test(test_front_json_strings_and_times),
+		cmocka_unit_test(test_front_json_names_not_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
