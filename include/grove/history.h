@@ -148,6 +148,15 @@ struct grove_history_target {
  * system_log the system's), the most recently changed first, into *ret; the log's name into
  * *ret_log (malloc'd). Nothing is made or written: a missing log has no targets.
  */
+/*
+ * What `grove log -t DIR` lists when DIR is not a target the log knows but an alternatives
+ * altdir or admindir: the transactions that used that very folder (its device and inode, as
+ * their intents recorded it: schema 13's roots; a transaction logged before recorded none),
+ * newest first, at most limit (0: all), read from s's log. *ret_n 0: none.
+ */
+int grove_history_alt_txns(struct grove_session *s, const struct grove_root *dir, size_t limit,
+			   struct grove_txn **ret, size_t *ret_n, struct grove_error *err);
+
 int grove_history_targets(const char *state_opt, bool system_log, char **ret_log,
 			  struct grove_history_target **ret, size_t *ret_n,
 			  struct grove_error *err);

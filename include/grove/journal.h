@@ -203,6 +203,11 @@ struct grove_journal_root {
 int grove_journal_txn_roots(struct grove_journal *j, int64_t txn, struct grove_journal_root **ret,
 			    size_t *ret_n, struct grove_error *err);
 
+/* The transactions that used the folder of device dev and inode ino as an altdir or admindir
+ * (recorded with their intents, schema 13), newest first, at most limit (0: all); malloc'd. */
+int grove_journal_root_txns(struct grove_journal *j, uint64_t dev, uint64_t ino, size_t limit,
+			    int64_t **ret, size_t *ret_n, struct grove_error *err);
+
 void grove_journal_roots_free(struct grove_journal_root *v, size_t n);
 
 struct grove_journal_intent {

@@ -511,9 +511,16 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 	struct grove_txn *txns = NULL;
 	struct grove_error err = { 0 };
 	size_t n = 0;
+	bool alt = false;
 	int r = grove_journal_list(s->journal, s->target_id, ta->package ? 0 : ta->limit, &txns, &n,
 				   &err);
 
+	/* Not a target the log knows: an altdir or admindir, whose changes are its target's (the
+	 * root update-alternatives links under, "/" for the system's). */
+	if (r >= 0 && !s->target_id && !ta->package) {
+		r = grove_history_alt_txns(s, s->target, ta->limit, &txns, &n, &err);
+		alt = n > 0;
+	}
 	if (r >= 0 && ta->package)
 		r = keep_package(s, ta, txns, &n, &err);
 	if (r < 0) {
@@ -524,10 +531,16 @@ cmd_log(struct grove_session *s, const struct txn_args *ta)
 		struct json_t *head = grove_json_doc("log");
 
 		print_json_source(head, s, ta);
+		grove_json_put_bool(head, "alternatives", alt);
 		grove_json_stream_begin(head);
 		grove_json_stream_list("transactions");
 	} else {
 		print_source(s, ta, "");
+		if (alt) {
+			fputs("(alternatives changes under ", stdout);
+			grove_fput_shown(s->target->real, stdout);
+			fputs(")\n", stdout);
+		}
 	}
 	/* -v: each transaction's ops, as the log recorded them. */
 	for (size_t i = 0; i < n && r >= 0; i++)

@@ -242,3 +242,35 @@ grove_history_targets(const char *state_opt, bool system_log, char **ret_log,
 	*ret_n = n;
 	return 0;
 }
+
+int
+grove_history_alt_txns(struct grove_session *s, const struct grove_root *dir, size_t limit,
+		       struct grove_txn **ret, size_t *ret_n, struct grove_error *err)
+{
+	struct grove_stat st;
+	int64_t *ids = NULL;
+	struct grove_txn *v = NULL;
+	size_t n = 0;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!s->journal)
+		return 0;
+	r = grove_fs_stat_fd(dir->fd, &st, err);
+	if (r >= 0)
+		r = grove_journal_root_txns(s->journal, (uint64_t)st.dev, (uint64_t)st.ino, limit,
+					    &ids, &n, err);
+	if (r >= 0 && n && !(v = calloc(n, sizeof(*v))))
+		r = grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = grove_journal_get(s->journal, ids[i], &v[i], err);
+	free(ids);
+	if (r < 0) {
+		grove_txns_free(v, n);
+		return r;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}

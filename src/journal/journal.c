@@ -134,6 +134,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " ino, born) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_ROOTS_GET] = "SELECT kind, dir_id, parent, rel, resolve, dev, ino, born FROM txn_roots"
 			 " WHERE txn_id = ?1 ORDER BY kind, dir_id",
+	/* The transactions that used a folder (by device and inode) as an alternatives root,
+	 * newest first: grove log of an altdir or admindir. */
+	[ST_ROOT_TXNS] = "SELECT DISTINCT txn_id FROM txn_roots WHERE dev = ?1 AND ino = ?2"
+			 " ORDER BY txn_id DESC",
 };
 
 /* ---- errors ---- */

@@ -129,6 +129,40 @@ grove_journal_txn_roots(struct grove_journal *j, int64_t txn, struct grove_journ
 	return 0;
 }
 
+int
+grove_journal_root_txns(struct grove_journal *j, uint64_t dev, uint64_t ino, size_t limit,
+			int64_t **ret, size_t *ret_n, struct grove_error *err)
+{
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	int64_t *v = NULL;
+	size_t n = 0;
+	int rc = SQLITE_DONE, r = grove_journal_stmt(j, ST_ROOT_TXNS, &s, err);
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)dev);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)ino);
+	while ((!limit || n < limit) && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t *nv = realloc(v, (n + 1) * sizeof(*nv));
+
+		if (!nv) {
+			free(v);
+			return grove_error_set(err, -ENOMEM, "out of memory");
+		}
+		v = nv;
+		v[n++] = sqlite3_column_int64(s, 0);
+	}
+	if ((!limit || n < limit) && rc != SQLITE_DONE) {
+		free(v);
+		return grove_journal_fail(j, rc, err, "read");
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
 void
 grove_journal_roots_free(struct grove_journal_root *v, size_t n)
 {
