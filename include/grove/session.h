@@ -52,6 +52,10 @@ struct grove_session {
 	 * states before the reverted transactions. */
 	struct grove_journal_pkg *pkgs;
 	size_t n_pkgs;
+	/* The next grove_session_apply is logged even with no op, for its pkgs rows alone: a
+	 * restow that changes a package's options without changing a link (a folder Stow's
+	 * unstow leaves real), and its undo (issue 40 item 7). */
+	bool record_pkgs;
 	/* The admindir grove alt holds (borrowed, may be NULL): the admin files of the groups a
 	 * transaction changes are written beneath it by the commit; without it (recovery from
 	 * another command) the admindir the log names is opened. */

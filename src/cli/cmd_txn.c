@@ -879,6 +879,13 @@ print_revert_line(const size_t *by_kind, size_t n_ops, const struct grove_plan *
 	printf("%s transaction%s", dry_run ? "would revert" : "reverted", n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
 		printf("%s%lld", i ? ", " : " ", (long long)txns[i]);
+	if (!n_ops && made) {
+		/* A transaction of recorded options alone (a restow that changed no link). */
+		printf(" as transaction %lld: no link to change, the packages' options as "
+		       "before\n",
+		       (long long)made);
+		return;
+	}
 	if (!n_ops) {
 		fputs(": they cancel out, nothing to change\n", stdout);
 		return;
@@ -981,6 +988,9 @@ apply_revert(struct grove_session *s, const int64_t *txns, size_t n, int64_t und
 		grove_progress_begin(&pg, "grove", plan.n_ops);
 		s->progress = grove_progress_update;
 		s->progress_ctx = &pg;
+		/* The undo of a transaction that only recorded options (a restow that changed
+		 * no link) puts the earlier record back in a transaction of its own. */
+		s->record_pkgs = n == 1 && plan.n_ops == 0;
 		r = grove_session_apply(s, &plan, NULL, command, NULL, undoes, &made, &err);
 		grove_progress_end(&pg);
 		s->progress = NULL;

@@ -53,23 +53,24 @@ expect_exit 0 "$GROVE" restow -d "$S" -t "$H" --dotfiles git
 expect_err_empty
 check "'grove restow git' makes no dot-gitconfig beside .gitconfig; the notice once with -v; an equal option is silent"
 
-# ---- a given option that differs: a conflict, nothing changed ----
+# ---- a given option that differs, to stow: a conflict, nothing changed (a restow changes the
+# options in one step: t0115) ----
 n=$(ntxn "$H")
 snapshot "$H"
-expect_exit 1 "$GROVE" restow -d "$S" -t "$H" --no-dotfiles git
+expect_exit 1 "$GROVE" stow -d "$S" -t "$H" --no-dotfiles git
 expect_err_has "WARNING! stowing git would cause conflicts:"
 expect_err_has "  * git was stowed with --dotfiles; this command gives --no-dotfiles"
-expect_err_has "  hint: leave the option out to use the one 'git' was stowed with; to change it, unstow the package as it is (grove unstow git), then stow it with the new options"
+expect_err_has "  hint: leave the option out to use the one 'git' was stowed with; to change it, restow the package with the new option (grove restow --no-dotfiles git): its links are made anew in one transaction"
 expect_err_has "All operations aborted."
 expect_err_lacks "using it again"
 expect_unchanged "$H"
-expect_exit 1 "$GROVE" restow -d "$S" -t "$H" --no-folding git
+expect_exit 1 "$GROVE" stow -d "$S" -t "$H" --no-folding git
 expect_err_has "WARNING! stowing git would cause conflicts:"
 expect_err_has "  * git was stowed with folding (no --no-folding); this command gives --no-folding"
 expect_unchanged "$H"
-expect_exit 1 "$GROVE" plan restow -d "$S" -t "$H" --no-dotfiles git
+expect_exit 1 "$GROVE" plan stow -d "$S" -t "$H" --no-dotfiles git
 expect_err_has "git was stowed with --dotfiles; this command gives --no-dotfiles"
-expect_exit 1 "$GROVE" --json restow -d "$S" -t "$H" --no-dotfiles git
+expect_exit 1 "$GROVE" --json stow -d "$S" -t "$H" --no-dotfiles git
 "$GROVE_TEST_PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -80,7 +81,7 @@ assert c[0]["hint"].startswith("leave the option out"), c
 ' "$OUT" || fail "the --json conflict is not as expected: $(cat "$OUT")"
 expect_unchanged "$H"
 [[ $(ntxn "$H") == "$n" ]] || fail "a refused command made a transaction"
-check "a given option that differs from the recorded one: conflict, exit 1, hint, nothing changed (also plan, --json)"
+check "stow with a given option that differs from the recorded one: conflict, exit 1, hint, nothing changed (also plan, --json)"
 
 # ---- --no-folding, and packages with different options in one command ----
 expect_exit 0 "$GROVE" stow -d "$S" -t "$H" --no-folding tools
