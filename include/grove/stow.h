@@ -141,6 +141,13 @@ struct grove_stow_run {
 int grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		       struct grove_stow_run *run, struct grove_error *err);
 /*
+ * Records in the log that the notice naming run->recorded was shown (docs/stow.md, "Recorded
+ * options"): grove_stow_prepare leaves out of run->recorded the packages whose notice was shown
+ * before with the same options, so it is printed once per package and options. A run that is
+ * not journaled (a dry run) records nothing.
+ */
+int grove_stow_note_told(struct grove_stow_run *run, struct grove_error *err);
+/*
  * A journaled run whose plan has more ops than the budget (grove_session_plan_budget), unless
  * req->no_stream or req->adopt, is streamed (docs/journal.md, "Streamed plans"): its intent is
  * logged while it is planned and committed by grove_stow_prepare, and grove_stow_execute runs

@@ -234,8 +234,15 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
-	if (!grove_term_quiet())
+	if (!grove_term_quiet()) {
 		print_notes(&run);
+		/* Shown once: the log remembers it (a dry run's notice is shown again). */
+		r = grove_stow_note_told(&run, &err);
+		if (r < 0) {
+			status = grove_report_error(&err, r);
+			goto release;
+		}
+	}
 	/* As grove (Stow says nothing): a package of dot- names stowed without --dotfiles. */
 	for (size_t i = 0; global && grove_term_hints() && i < run.n_dot_named; i++)
 		grove_hint(stderr,

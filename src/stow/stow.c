@@ -467,6 +467,30 @@ fail:
 }
 
 int
+grove_stow_note_told(struct grove_stow_run *run, struct grove_error *err)
+{
+	if (!run->journaled)
+		return 0;
+	for (size_t i = 0; i < run->n_recorded; i++) {
+		const char *name = run->recorded[i].package;
+
+		for (size_t k = 0; k < run->n_pkgs; k++) {
+			int r;
+
+			if (strcmp(run->pkgs[k].package, name) != 0)
+				continue;
+			r = grove_journal_pkg_told_set(run->session.journal, run->session.target_id,
+						       run->stow_root.real, name,
+						       &run->pkgs[k].layout, err);
+			if (r < 0)
+				return r;
+			break;
+		}
+	}
+	return 0;
+}
+
+int
 grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
 {
 	struct grove_exec_opts opts = { 0 };

@@ -160,6 +160,38 @@ believed_add(struct grove_stow_run *run, const char *name, struct grove_error *e
 	return 0;
 }
 
+static const struct grove_pkg_layout *layout_of(const struct grove_stow_run *run, const char *name,
+						bool unstow);
+
+/*
+ * The packages of run->recorded whose notice was shown before with the same options (the log's
+ * pkg_told, schema 15): left out of it, so that the notice is printed once per package and
+ * options, not on every command (issue 40 item 9).
+ */
+static int
+drop_told(struct grove_stow_run *run, struct grove_journal *j, int64_t target_id,
+	  struct grove_error *err)
+{
+	size_t k = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < run->n_recorded; i++) {
+		const struct grove_pkg_layout *l = layout_of(run, run->recorded[i].package, false);
+		bool told = false;
+
+		if (r >= 0 && l)
+			r = grove_journal_pkg_told(j, target_id, run->stow_root.real,
+						   run->recorded[i].package, l, &told, err);
+		if (r >= 0 && told) {
+			free(run->recorded[i].package);
+			continue;
+		}
+		run->recorded[k++] = run->recorded[i];
+	}
+	run->n_recorded = k;
+	return r;
+}
+
 static int
 by_package(const void *key, const void *elem)
 {
@@ -217,6 +249,8 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 			r = believed_add(run, names[i], err);
 	}
 	grove_journal_pkgs_free(rec, n_rec);
+	if (r >= 0 && j && run->n_recorded)
+		r = drop_told(run, j, target_id, err);
 	if (r < 0)
 		return r;
 	if (run->plan.n_conflicts) {
