@@ -62,7 +62,7 @@ bad=$(grep -nE '\bgrove_(scan|fs|root)_[a-z_]+\s*\(' $(git ls-files 'src/plan/pl
 $bad"
 
 # 8.
-bad=$(grep -nE '\b(s|session|sess)(\.|->)(alt|n_alt|pkgs|n_pkgs|alt_admin|progress|progress_ctx|rollback|rollback_ctx|roots|n_roots)\s*=[^=]' \
+bad=$(grep -nE '\b(s|session|sess)(\.|->)(alt|n_alt|pkgs|n_pkgs|record_pkgs|alt_admin|progress|progress_ctx|rollback|rollback_ctx|roots|n_roots)\s*=[^=]' \
       $(git grep -lw 'grove_session' -- 'src/*.c' ':!src/session/') /dev/null || true)
 [ -z "$bad" ] || fail "a session's carried inputs written outside the driver (use grove_session_take_alt, grove_session_set_progress, ...):
 $bad"

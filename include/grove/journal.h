@@ -39,7 +39,7 @@
  */
 
 #define GROVE_JOURNAL_APP_ID  0x67726f76 /* "grov" */
-#define GROVE_JOURNAL_VERSION 14
+#define GROVE_JOURNAL_VERSION 15
 
 enum grove_txn_state {
 	GROVE_TXN_INTENT = 0,  /* logged before the first change; not finished */
@@ -173,6 +173,16 @@ struct grove_journal_pkg {
 	struct grove_pkg_layout layout;
 };
 void grove_journal_pkgs_free(struct grove_journal_pkg *v, size_t n);
+
+/* Whether the notice that package is planned with its recorded options l (docs/stow.md,
+ * "Recorded options") was shown before, for target_id and stow_dir (schema 15); and recording
+ * that it was (its own SQLite transaction; nothing on a read-only log). */
+int grove_journal_pkg_told(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+			   const char *package, const struct grove_pkg_layout *l, bool *ret,
+			   struct grove_error *err);
+int grove_journal_pkg_told_set(struct grove_journal *j, int64_t target_id, const char *stow_dir,
+			       const char *package, const struct grove_pkg_layout *l,
+			       struct grove_error *err);
 
 /* Everything a transaction's intent logs (grove_journal_begin_intent): the command line, the
  * stow dir (may be NULL), the transaction undone (or 0), the plan's ops, the alternatives

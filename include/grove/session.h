@@ -55,6 +55,10 @@ struct grove_session {
 	 * states before the reverted transactions. */
 	struct grove_journal_pkg *pkgs;
 	size_t n_pkgs;
+	/* The next grove_session_apply is logged even with no op, for its pkgs rows alone: a
+	 * restow that changes a package's options without changing a link (a folder Stow's
+	 * unstow leaves real), and its undo (issue 40 item 7). */
+	bool record_pkgs;
 	/* The admindir grove alt holds (borrowed, may be NULL): the admin files of the groups a
 	 * transaction changes are written beneath it by the commit; without it (recovery from
 	 * another command) the admindir the log names is opened. */
@@ -119,6 +123,10 @@ int grove_session_add_alt(struct grove_session *s, int64_t dir_id, const char *n
 /* The packages the next transaction stows or unstows, with their layout options, logged with
  * its intent (docs/stow.md "Recorded options"): v (owned) replaces those it held. */
 void grove_session_take_pkgs(struct grove_session *s, struct grove_journal_pkg *v, size_t n);
+/* Whether the next grove_session_apply is logged even with no op, for its package rows alone
+ * (given with grove_session_take_pkgs): a restow that changes a package's options without
+ * changing a link, and its undo. Cleared by that apply. */
+void grove_session_set_record_pkgs(struct grove_session *s, bool on);
 /* Told after each op the session's transactions execute (a progress line); NULL: nobody. */
 void grove_session_set_progress(struct grove_session *s, grove_exec_progress_fn fn, void *ctx);
 /* How this target's transactions are rolled back (abort, a commit the log refused, recovery):

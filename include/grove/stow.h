@@ -65,6 +65,14 @@ struct grove_stow_recorded {
 	bool dotfiles, no_folding;
 };
 
+/* A package a restow (unstowed and stowed by one request) gives layout options other than the
+ * ones the log recorded for it (issue 40 item 7): its links are removed as they were made (was)
+ * and made as the request gives (now), in one transaction. */
+struct grove_stow_changed {
+	char *package;
+	struct grove_pkg_layout was, now;
+};
+
 /* The state between planning and executing: held roots, the session (lock
  * and log, when journaled) and the plan. */
 struct grove_stow_run {
@@ -82,6 +90,9 @@ struct grove_stow_run {
 	char *command;                        /* copied from the request */
 	struct grove_stow_recorded *recorded; /* for the caller to say so */
 	size_t n_recorded;
+	/* Packages restowed with new options, for the caller to say so. */
+	struct grove_stow_changed *changed;
+	size_t n_changed;
 	/* The packages, each with the options it is planned with, for the log (internal). */
 	struct grove_journal_pkg *pkgs;
 	size_t n_pkgs;
@@ -120,8 +131,11 @@ struct grove_stow_run {
  * planned with the layout options it was stowed with (--dotfiles,
  * --no-folding) where the request gives none (listed in run->recorded);
  * a given option that differs from the recorded one is a conflict naming the
- * package, and nothing else is planned. Packages with different options are
- * planned in passes over one world, unstows first, into one plan.
+ * package, and nothing else is planned; except for a package the request both
+ * unstows and stows (a restow): it is unstowed with the recorded options and
+ * stowed with the given ones, in one plan (listed in run->changed). Packages
+ * with different options are planned in passes over one world, unstows first,
+ * into one plan.
  *
  * Conflicts are not an error here: they are in run->plan.conflicts for the
  * caller to report. Returns 0, or a negative code with err set
@@ -130,6 +144,13 @@ struct grove_stow_run {
  */
 int grove_stow_prepare(const struct grove_stow_request *req, const struct grove_session_opts *sopts,
 		       struct grove_stow_run *run, struct grove_error *err);
+/*
+ * Records in the log that the notice naming run->recorded was shown (docs/stow.md, "Recorded
+ * options"): grove_stow_prepare leaves out of run->recorded the packages whose notice was shown
+ * before with the same options, so it is printed once per package and options. A run that is
+ * not journaled (a dry run) records nothing.
+ */
+int grove_stow_note_told(struct grove_stow_run *run, struct grove_error *err);
 /*
  * A journaled run whose plan has more ops than the budget (grove_session_plan_budget), unless
  * req->no_stream or req->adopt, is streamed (docs/journal.md, "Streamed plans"): its intent is

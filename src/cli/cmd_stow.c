@@ -106,6 +106,35 @@ parse_failed(const struct grove_error *err, int r, const struct grove_stow_cli *
 	return status;
 }
 
+/* The layout options of l, as the command line spells them ("--dotfiles --no-folding"), or the
+ * defaults' words when it has neither. */
+static void
+fput_layout(const struct grove_pkg_layout *l, FILE *f)
+{
+	if (!l->dotfiles && !l->no_folding)
+		fputs("the defaults", f);
+	else
+		fprintf(f, "%s%s%s", l->dotfiles ? "--dotfiles" : "",
+			l->dotfiles && l->no_folding ? " " : "",
+			l->no_folding ? "--no-folding" : "");
+}
+
+/* One line for each package a restow gives new options (issue 40 item 7): "grove: restowing
+ * nvim with --no-folding; it was stowed with neither --dotfiles nor --no-folding". */
+static void
+print_changed(const struct grove_stow_run *run)
+{
+	for (size_t i = 0; i < run->n_changed; i++) {
+		fputs("grove: restowing ", stderr);
+		grove_fput_shown(run->changed[i].package, stderr);
+		fputs(" with ", stderr);
+		fput_layout(&run->changed[i].now, stderr);
+		fputs("; it was stowed with ", stderr);
+		fput_layout(&run->changed[i].was, stderr);
+		fputs(" (its links are made anew in one transaction)\n", stderr);
+	}
+}
+
 /* What a run notes before its plan: an interrupted transaction a dry run does not roll back, and
  * the recorded options used again. */
 static void
@@ -118,6 +147,7 @@ print_notes(const struct grove_stow_run *run)
 			(long long)run->interrupted);
 	if (run->n_recorded)
 		print_recorded(run);
+	print_changed(run);
 }
 
 /* A request that could not be prepared: the error, then the hint that fits it. */
@@ -201,8 +231,15 @@ grove_cmd_stow(int argc, char **argv, enum grove_stow_action initial, bool plan_
 	if (run.recovered && !grove_term_quiet())
 		fprintf(stderr, "grove: rolled back interrupted transaction %lld first\n",
 			(long long)run.recovered);
-	if (!grove_term_quiet())
+	if (!grove_term_quiet()) {
 		print_notes(&run);
+		/* Shown once: the log remembers it (a dry run's notice is shown again). */
+		r = grove_stow_note_told(&run, &err);
+		if (r < 0) {
+			status = grove_report_error(&err, r);
+			goto release;
+		}
+	}
 	/* As grove (Stow says nothing): a package of dot- names stowed without --dotfiles. */
 	for (size_t i = 0; global && grove_term_hints() && i < run.n_dot_named; i++)
 		grove_hint(stderr,

@@ -901,6 +901,13 @@ print_revert_line(const size_t *by_kind, size_t n_ops, const struct grove_plan *
 	printf("%s transaction%s", dry_run ? "would revert" : "reverted", n == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++)
 		printf("%s%lld", i ? ", " : " ", (long long)txns[i]);
+	if (!n_ops && made) {
+		/* A transaction of recorded options alone (a restow that changed no link). */
+		printf(" as transaction %lld: no link to change, the packages' options as "
+		       "before\n",
+		       (long long)made);
+		return;
+	}
 	if (!n_ops) {
 		fputs(": they cancel out, nothing to change\n", stdout);
 		return;

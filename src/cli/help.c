@@ -37,7 +37,7 @@ struct help_page {
 	"    -h, --help             show this help\n"                                                 \
 	"\n"                                                                                          \
 	"A package grove stowed keeps the --dotfiles and --no-folding it was stowed with\n"           \
-	"when neither is given (grove says so); a different one given is a conflict.\n"
+	"when neither is given (grove says so, once); restow with another to change it.\n"
 
 #define TARGET_OPTIONS                                                             \
 	"Options:\n"                                                               \

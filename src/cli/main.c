@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* The grove program: a command (argv.c reads global options wherever they are), or GNU Stow's own
  * command line. */
+#include <errno.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,9 +66,10 @@ cmd_switch(int argc, char **argv, const struct grove_global_opts *global)
 }
 
 /* Whether word names a package (a folder, or a link to one beneath it) in the stow dir the
- * packages commands would use: -d from .stowrc, else $STOW_DIR, else the current folder. */
+ * packages commands would use: -d from .stowrc, else $STOW_DIR, else the current folder. When
+ * it does not and ret_dir is given, that stow dir (a copy, or NULL) for a hint. */
 static bool
-names_package(const char *word)
+names_package(const char *word, char **ret_dir)
 {
 	char *argv[] = { "grove", "-S", (char *)word, NULL };
 	struct grove_stow_request req;
@@ -87,8 +89,29 @@ names_package(const char *word)
 		      st.type == GROVE_FT_DIR;
 		grove_root_release(&root);
 	}
+	if (ret_dir)
+		*ret_dir = !yes && req.dir ? strdup(req.dir) : NULL;
 	grove_stow_request_release(&req);
 	return yes;
+}
+
+/* GNU Stow's spelling for a command line whose first word is a package: argv[0] is that word,
+ * and Stow's parser takes argv[0] for the program's name. */
+static int
+stow_spelled(int argc, char **argv, const struct grove_global_opts *global)
+{
+	char **v = calloc((size_t)argc + 2, sizeof(char *));
+	int status;
+
+	if (!v) {
+		grove_fail(-ENOMEM, "out of memory");
+		return GROVE_EXIT_REFUSED;
+	}
+	v[0] = "grove";
+	memcpy(v + 1, argv, (size_t)argc * sizeof(char *));
+	status = grove_cmd_stow(argc + 1, v, GROVE_ACTION_STOW, false, global);
+	free(v);
+	return status;
 }
 
 static int
@@ -116,6 +139,7 @@ run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 	char **argv = line->v;
 	int argc = line->n, i = 0;
 	const char *cmd = line->cmd;
+	char *dir = NULL;
 
 	/* GNU Stow's spelling: "grove -d DIR -S a -D b", "grove -d DIR -t DIR a b". */
 	if (!cmd)
@@ -155,21 +179,21 @@ run(const struct grove_cmdline *line, const struct grove_global_opts *g)
 	for (size_t k = 0; k < sizeof(txn_cmds) / sizeof(txn_cmds[0]); k++)
 		if (!strcmp(cmd, txn_cmds[k]))
 			return grove_cmd_txn(argc - i, argv + i, cmd, &global);
-	/* `stow PKG…` spelled with grove's name: say how grove spells it. */
-	if (names_package(cmd)) {
-		fprintf(stderr,
-			"grove: unknown command '%s' ('%s' is a package: to stow, run 'grove stow",
-			cmd, cmd);
-		for (int k = i; k < argc; k++)
-			fprintf(stderr, " %s", argv[k]);
-		fputs("')\n", stderr);
-		return GROVE_EXIT_USAGE;
-	}
-	if (grove_nearest_command(cmd))
+	/* `stow PKG…` spelled with grove's name (a README written for `stow vim`): GNU Stow's
+	 * spelling, as `grove --dotfiles vim` already is, so that an option in front changes
+	 * nothing but the option. A command's name is the command (grove(1), COMMAND LINE). */
+	if (names_package(cmd, &dir))
+		return stow_spelled(argc - i, argv + i, &global);
+	if (grove_nearest_command(cmd)) {
 		grove_fail(-GROVE_E_USAGE, "unknown command '%s' (did you mean '%s'?)", cmd,
 			   grove_nearest_command(cmd));
-	else
+	} else {
 		grove_fail(-GROVE_E_USAGE, "unknown command '%s' (try 'grove --help')", cmd);
+		/* A mistyped package (`grove vmi`, meaning Stow's `stow vim`). */
+		if (dir && grove_term_hints())
+			grove_hint_packages(dir, &argv[i], 1);
+	}
+	free(dir);
 	return GROVE_EXIT_USAGE;
 }
 

@@ -82,11 +82,13 @@ grove_conflict_hint(const struct grove_conflict *c, const char *stow_path, char 
 	if (c->package && !strncmp(m, c->package, strlen(c->package)) &&
 	    (!strncmp(m + strlen(c->package), " was stowed with ", 17) ||
 	     !strncmp(m + strlen(c->package), " was stowed without ", 20))) {
+		const char *given = strstr(m, "; this command gives ");
+
 		snprintf(buf, size,
 			 "leave the option out to use the one '%s' was stowed with; to change it, "
-			 "unstow the package as it is (grove unstow %s), then stow it with the new "
-			 "options",
-			 c->package, c->package);
+			 "restow the package with the new option (grove restow %s %s): its links "
+			 "are made anew in one transaction",
+			 c->package, given ? given + 21 : "OPTION", c->package);
 		return buf;
 	}
 	if (!strncmp(m, "cannot stow directory", 21) ||

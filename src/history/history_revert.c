@@ -131,6 +131,9 @@ revert_whole(struct grove_session *s, const struct grove_history_revert_request 
 	if (req->dry_run)
 		return 0;
 	cb_begin(&req->cb, s, res->plan.n_ops);
+	/* The undo of a transaction that only recorded options (a restow that changed no link)
+	 * puts the earlier record back in a transaction of its own. */
+	grove_session_set_record_pkgs(s, res->n_txns == 1 && res->plan.n_ops == 0);
 	r = grove_session_apply(s, &res->plan, NULL, res->command, NULL, undoes, &res->made, err);
 	cb_end(&req->cb, s);
 	return r;

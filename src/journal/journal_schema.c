@@ -228,6 +228,17 @@ static const char *const migrations[] = {
 	 * is shared by every administrator). Transactions logged before have neither. */
 	"ALTER TABLE txns ADD COLUMN uid INTEGER;"
 	"ALTER TABLE txns ADD COLUMN sudo_user TEXT;",
+	/* 14 -> 15: the packages whose recorded-options notice was shown, with the options it
+	 * named (docs/stow.md "Recorded options"): printed once per package and options, not on
+	 * every command. No part of any transaction; rows of a target another grove forgets are
+	 * harmless (they only silence a notice). */
+	"CREATE TABLE pkg_told ("
+	"  target_id INTEGER NOT NULL,"
+	"  stow_dir TEXT NOT NULL,"
+	"  package TEXT NOT NULL,"
+	"  dotfiles INTEGER NOT NULL,"
+	"  no_folding INTEGER NOT NULL,"
+	"  PRIMARY KEY (target_id, stow_dir, package)) WITHOUT ROWID;",
 };
 
 #define SCHEMA_STEPS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -339,8 +339,9 @@ grove_session_apply(struct grove_session *s, const struct grove_plan *plan,
 
 	if (ret_txn)
 		*ret_txn = 0;
-	if (plan->n_ops == 0 && s->n_alt == 0)
+	if (plan->n_ops == 0 && s->n_alt == 0 && !(s->record_pkgs && s->n_pkgs))
 		return 0;
+	s->record_pkgs = false;
 	r = grove_session_begin(s, &t, plan, &o, err);
 	if (r < 0)
 		return r;

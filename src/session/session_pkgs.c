@@ -65,6 +65,12 @@ grove_session_add_alt(struct grove_session *s, int64_t dir_id, const char *name,
 }
 
 void
+grove_session_set_record_pkgs(struct grove_session *s, bool on)
+{
+	s->record_pkgs = on;
+}
+
+void
 grove_session_set_progress(struct grove_session *s, grove_exec_progress_fn fn, void *ctx)
 {
 	s->progress = fn;

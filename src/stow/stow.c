@@ -42,6 +42,11 @@ grove_stow_run_release(struct grove_stow_run *run)
 	free(run->recorded);
 	run->recorded = NULL;
 	run->n_recorded = 0;
+	for (size_t i = 0; i < run->n_changed; i++)
+		free(run->changed[i].package);
+	free(run->changed);
+	run->changed = NULL;
+	run->n_changed = 0;
 	grove_journal_pkgs_free(run->pkgs, run->n_pkgs);
 	run->pkgs = NULL;
 	run->n_pkgs = 0;
@@ -272,7 +277,8 @@ grove_stow_check_target(const struct grove_stow_request *req, const struct grove
 static bool
 walk_fits(const struct grove_stow_request *req, const struct grove_stow_run *run)
 {
-	if (req->no_walk || req->compat || req->adopt || req->dotfiles || run->n_pkgs == 0)
+	if (req->no_walk || req->compat || req->adopt || req->dotfiles || run->n_pkgs == 0 ||
+	    run->n_changed)
 		return false;
 	for (size_t i = 0; i < run->n_pkgs; i++)
 		if (run->pkgs[i].layout.dotfiles ||
@@ -421,6 +427,11 @@ grove_stow_prepare(const struct grove_stow_request *req, const struct grove_sess
 		so.dotfiles = so.dotfiles || run->pkgs[i].layout.dotfiles;
 		so.prune = so.prune && !run->pkgs[i].layout.no_folding;
 	}
+	for (size_t i = 0; i < run->n_changed; i++) {
+		/* A restow that changes options unstows with the recorded ones. */
+		so.dotfiles = so.dotfiles || run->changed[i].was.dotfiles;
+		so.prune = so.prune && !run->changed[i].was.no_folding;
+	}
 	/* A request that only stows asks the target about its packages' names alone. */
 	so.lookup = req->n_unstow == 0 && !req->compat;
 	/* Plan; when the planner reaches a part of the stow dir the scan did not
@@ -459,6 +470,30 @@ fail:
 }
 
 int
+grove_stow_note_told(struct grove_stow_run *run, struct grove_error *err)
+{
+	if (!run->journaled)
+		return 0;
+	for (size_t i = 0; i < run->n_recorded; i++) {
+		const char *name = run->recorded[i].package;
+
+		for (size_t k = 0; k < run->n_pkgs; k++) {
+			int r;
+
+			if (strcmp(run->pkgs[k].package, name) != 0)
+				continue;
+			r = grove_journal_pkg_told_set(run->session.journal, run->session.target_id,
+						       run->stow_root.real, name,
+						       &run->pkgs[k].layout, err);
+			if (r < 0)
+				return r;
+			break;
+		}
+	}
+	return 0;
+}
+
+int
 grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
 {
 	struct grove_exec_opts opts = { 0 };
@@ -482,6 +517,8 @@ grove_stow_execute(struct grove_stow_run *run, struct grove_error *err)
 		/* The log keeps the options each package was stowed with. */
 		grove_session_take_pkgs(&run->session, steal_ptr(run->pkgs), run->n_pkgs);
 		run->n_pkgs = 0;
+		/* New options are recorded even when no link changes. */
+		grove_session_set_record_pkgs(&run->session, run->n_changed > 0);
 		return grove_session_apply(&run->session, &run->plan, &run->stow_root,
 					   run->command ? run->command : "grove",
 					   run->stow_root.real, 0, &run->txn, err);

@@ -81,6 +81,29 @@ unstow_as_given(struct grove_stow_run *run, const struct grove_stow_request *req
 	return 0;
 }
 
+/*
+ * A package the request restows (unstows and stows) with options other than the recorded ones:
+ * unstowed as recorded, stowed with ret (issue 40 item 7). One plan does both, so the package is
+ * never missing between two transactions, and undo puts the old layout and record back.
+ */
+static int
+changed_add(struct grove_stow_run *run, const char *name, const struct grove_pkg_layout *was,
+	    const struct grove_pkg_layout *now, struct grove_error *err)
+{
+	struct grove_stow_changed *v = realloc(run->changed, (run->n_changed + 1) * sizeof(*v));
+
+	if (!v)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	run->changed = v;
+	v[run->n_changed].was = *was;
+	v[run->n_changed].now = *now;
+	v[run->n_changed].package = strdup(name);
+	if (!v[run->n_changed].package)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	run->n_changed++;
+	return 0;
+}
+
 /* One package: the request's options, or the recorded ones the request does not give. */
 static int
 decide(const struct grove_stow_request *req, const struct grove_pkg_layout *rec, const char *name,
@@ -89,20 +112,24 @@ decide(const struct grove_stow_request *req, const struct grove_pkg_layout *rec,
 	bool dot_given = req->dotfiles || req->dotfiles_given;
 	bool fold_given = req->no_folding || req->no_folding_given;
 	bool used_dot = false, used_fold = false;
+	bool differs;
 	int r = 0;
 
 	ret->dotfiles = req->dotfiles;
 	ret->no_folding = req->no_folding;
 	if (!rec)
 		return 0;
-	if (!listed(req->stow, req->n_stow, name) &&
-	    ((dot_given && req->dotfiles != rec->dotfiles) ||
-	     (fold_given && req->no_folding != rec->no_folding))) {
+	differs = (dot_given && req->dotfiles != rec->dotfiles) ||
+		  (fold_given && req->no_folding != rec->no_folding);
+	if (differs) {
 		/* What it does not give is still as recorded. */
 		ret->dotfiles = dot_given ? req->dotfiles : rec->dotfiles;
 		ret->no_folding = fold_given ? req->no_folding : rec->no_folding;
-		return unstow_as_given(run, req, name, rec, err);
 	}
+	if (differs && !listed(req->stow, req->n_stow, name))
+		return unstow_as_given(run, req, name, rec, err);
+	if (differs && listed(req->unstow, req->n_unstow, name))
+		return changed_add(run, name, rec, ret, err);
 	if (dot_given && req->dotfiles != rec->dotfiles)
 		r = mismatch(run, req, name, "--dotfiles", rec->dotfiles,
 			     req->dotfiles ? "--dotfiles" : "--no-dotfiles", err);
@@ -131,6 +158,38 @@ believed_add(struct grove_stow_run *run, const char *name, struct grove_error *e
 		return grove_error_set(err, -ENOMEM, "out of memory");
 	run->n_believed++;
 	return 0;
+}
+
+static const struct grove_pkg_layout *layout_of(const struct grove_stow_run *run, const char *name,
+						bool unstow);
+
+/*
+ * The packages of run->recorded whose notice was shown before with the same options (the log's
+ * pkg_told, schema 15): left out of it, so that the notice is printed once per package and
+ * options, not on every command (issue 40 item 9).
+ */
+static int
+drop_told(struct grove_stow_run *run, struct grove_journal *j, int64_t target_id,
+	  struct grove_error *err)
+{
+	size_t k = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < run->n_recorded; i++) {
+		const struct grove_pkg_layout *l = layout_of(run, run->recorded[i].package, false);
+		bool told = false;
+
+		if (r >= 0 && l)
+			r = grove_journal_pkg_told(j, target_id, run->stow_root.real,
+						   run->recorded[i].package, l, &told, err);
+		if (r >= 0 && told) {
+			free(run->recorded[i].package);
+			continue;
+		}
+		run->recorded[k++] = run->recorded[i];
+	}
+	run->n_recorded = k;
+	return r;
 }
 
 static int
@@ -190,6 +249,8 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 			r = believed_add(run, names[i], err);
 	}
 	grove_journal_pkgs_free(rec, n_rec);
+	if (r >= 0 && j && run->n_recorded)
+		r = drop_told(run, j, target_id, err);
 	if (r < 0)
 		return r;
 	if (run->plan.n_conflicts) {
@@ -198,13 +259,21 @@ grove_stow_layouts(const struct grove_stow_request *req, struct grove_journal *j
 		for (size_t i = 0; i < run->n_recorded; i++)
 			free(run->recorded[i].package);
 		run->n_recorded = 0;
+		for (size_t i = 0; i < run->n_changed; i++)
+			free(run->changed[i].package);
+		run->n_changed = 0;
 	}
 	return r;
 }
 
+/* The options name is planned with: in the unstow pass (unstow), a package whose options a
+ * restow changes is planned with the recorded ones. */
 static const struct grove_pkg_layout *
-layout_of(const struct grove_stow_run *run, const char *name)
+layout_of(const struct grove_stow_run *run, const char *name, bool unstow)
 {
+	for (size_t i = 0; unstow && i < run->n_changed; i++)
+		if (!strcmp(run->changed[i].package, name))
+			return &run->changed[i].was;
 	for (size_t i = 0; i < run->n_pkgs; i++)
 		if (!strcmp(run->pkgs[i].package, name))
 			return &run->pkgs[i].layout;
@@ -236,7 +305,7 @@ plan_passes(struct grove_world *w, void *ctx, struct grove_plan *plan, struct gr
 
 		memset(done, 0, (most + 1) * sizeof(*done));
 		for (size_t i = 0; i < n; i++) {
-			const struct grove_pkg_layout *l = layout_of(c->run, list[i]);
+			const struct grove_pkg_layout *l = layout_of(c->run, list[i], !phase);
 			struct grove_plan_opts po = *c->base;
 			size_t k = 0;
 			int r;
@@ -244,7 +313,8 @@ plan_passes(struct grove_world *w, void *ctx, struct grove_plan *plan, struct gr
 			if (done[i] || !l)
 				continue;
 			for (size_t m = i; m < n; m++) {
-				const struct grove_pkg_layout *o = layout_of(c->run, list[m]);
+				const struct grove_pkg_layout *o =
+					layout_of(c->run, list[m], !phase);
 
 				if (!done[m] && o && o->dotfiles == l->dotfiles &&
 				    o->no_folding == l->no_folding) {
@@ -275,7 +345,8 @@ grove_stow_plan_layouts(struct grove_world *w, const struct grove_stow_request *
 {
 	struct grove_plan_opts po = *base;
 	struct passes ctx = { .req = req, .base = base, .run = run };
-	bool same = true;
+	/* A restow that changes a package's options plans it in two passes. */
+	bool same = run->n_changed == 0;
 
 	for (size_t i = 1; i < run->n_pkgs; i++)
 		same = same && run->pkgs[i].layout.dotfiles == run->pkgs[0].layout.dotfiles &&

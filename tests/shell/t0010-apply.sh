@@ -134,10 +134,9 @@ expect_out_has "- $H/.tmux.conf -> ../dotfiles/tmux/.tmux.conf"
 expect_out_has "+ $H/.gitconfig -> ../dotfiles/git/.gitconfig"
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$REF" tmux
 expect_exit 0 "$GROVE" stow -d "$S" -t "$REF" git
-# (grove restow --no-folding would be a conflict: vim was stowed with folding. Unstowed as it is,
-# then stowed with the new option, as apply does in one transaction.)
-expect_exit 0 "$GROVE" unstow -d "$S" -t "$REF" vim
-expect_exit 0 "$GROVE" stow --no-folding -d "$S" -t "$REF" vim
+# (vim was stowed with folding: the restow unstows it as it is and stows it with the new option,
+# in one transaction, as apply does.)
+expect_exit 0 "$GROVE" restow --no-folding -d "$S" -t "$REF" vim
 expect_same_tree "$H" "$REF"
 [[ -d $H/.vim && ! -L $H/.vim ]] || fail "vim was not restowed without folding"
 [[ $(ntxn "$H") == 2 ]] || fail "the second apply did not make exactly one transaction"

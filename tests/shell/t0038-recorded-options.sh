@@ -22,6 +22,13 @@ ntxn() # committed transactions of the target $1
 	"$GROVE" log -t "$1" | grep -c committed || true
 }
 
+# The notice is printed once per package and options (t0119); this test checks which options
+# each command uses, by the notice: the log forgets it was shown.
+forget_told()
+{
+	sqlite3 "$GROVE_STATE_DIR/grove.db" "DELETE FROM pkg_told" || fail "cannot edit the log"
+}
+
 # One line of stderr names the recorded options used.
 expect_notice()
 {
@@ -42,34 +49,37 @@ l .gitconfig -> ../dotfiles/git/dot-gitconfig
 SPEC
 check "stowed with --dotfiles, 'grove unstow vim' removes its links and says why, in one line"
 
+forget_told
 expect_exit 0 "$GROVE" restow -d "$S" -t "$H" git
 expect_err_line "^grove: git was stowed with --dotfiles; using it again"
 expect_tree "$H" <<'SPEC'
 l .gitconfig -> ../dotfiles/git/dot-gitconfig
 SPEC
+forget_told
 expect_exit 0 "$GROVE" -v restow -d "$S" -t "$H" git
 expect_notice "grove: git was stowed with --dotfiles; using it again"
 expect_exit 0 "$GROVE" restow -d "$S" -t "$H" --dotfiles git
 expect_err_empty
 check "'grove restow git' makes no dot-gitconfig beside .gitconfig; the notice once with -v; an equal option is silent"
 
-# ---- a given option that differs: a conflict, nothing changed ----
+# ---- a given option that differs, to stow: a conflict, nothing changed (a restow changes the
+# options in one step: t0115) ----
 n=$(ntxn "$H")
 snapshot "$H"
-expect_exit 1 "$GROVE" restow -d "$S" -t "$H" --no-dotfiles git
+expect_exit 1 "$GROVE" stow -d "$S" -t "$H" --no-dotfiles git
 expect_err_has "WARNING! stowing git would cause conflicts:"
 expect_err_has "  * git was stowed with --dotfiles; this command gives --no-dotfiles"
-expect_err_has "  hint: leave the option out to use the one 'git' was stowed with; to change it, unstow the package as it is (grove unstow git), then stow it with the new options"
+expect_err_has "  hint: leave the option out to use the one 'git' was stowed with; to change it, restow the package with the new option (grove restow --no-dotfiles git): its links are made anew in one transaction"
 expect_err_has "All operations aborted."
 expect_err_lacks "using it again"
 expect_unchanged "$H"
-expect_exit 1 "$GROVE" restow -d "$S" -t "$H" --no-folding git
+expect_exit 1 "$GROVE" stow -d "$S" -t "$H" --no-folding git
 expect_err_has "WARNING! stowing git would cause conflicts:"
 expect_err_has "  * git was stowed with folding (no --no-folding); this command gives --no-folding"
 expect_unchanged "$H"
-expect_exit 1 "$GROVE" plan restow -d "$S" -t "$H" --no-dotfiles git
+expect_exit 1 "$GROVE" plan stow -d "$S" -t "$H" --no-dotfiles git
 expect_err_has "git was stowed with --dotfiles; this command gives --no-dotfiles"
-expect_exit 1 "$GROVE" --json restow -d "$S" -t "$H" --no-dotfiles git
+expect_exit 1 "$GROVE" --json stow -d "$S" -t "$H" --no-dotfiles git
 "$GROVE_TEST_PY" -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -80,10 +90,11 @@ assert c[0]["hint"].startswith("leave the option out"), c
 ' "$OUT" || fail "the --json conflict is not as expected: $(cat "$OUT")"
 expect_unchanged "$H"
 [[ $(ntxn "$H") == "$n" ]] || fail "a refused command made a transaction"
-check "a given option that differs from the recorded one: conflict, exit 1, hint, nothing changed (also plan, --json)"
+check "stow with a given option that differs from the recorded one: conflict, exit 1, hint, nothing changed (also plan, --json)"
 
 # ---- --no-folding, and packages with different options in one command ----
 expect_exit 0 "$GROVE" stow -d "$S" -t "$H" --no-folding tools
+forget_told
 expect_exit 0 "$GROVE" restow -d "$S" -t "$H" git tools
 expect_err_line "^grove: git was stowed with --dotfiles, tools with --no-folding; using them again"
 expect_tree "$H" <<'SPEC'
@@ -91,6 +102,7 @@ l .gitconfig -> ../dotfiles/git/dot-gitconfig
 d bin
 l bin/tool -> ../../dotfiles/tools/bin/tool
 SPEC
+forget_told
 expect_exit 0 "$GROVE" plan unstow -d "$S" -t "$H" tools git
 expect_out_has "unlink .gitconfig"
 expect_out_has "unlink bin/tool"
@@ -101,6 +113,7 @@ check "--no-folding is kept too; packages stowed with different options are plan
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" git
 expect_exit 0 "$GROVE" undo -t "$H"
 [[ $(readlink "$H/.gitconfig") == ../dotfiles/git/dot-gitconfig ]] || fail "undo did not bring .gitconfig back"
+forget_told
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" git
 expect_err_line "^grove: git was stowed with --dotfiles; using it again"
 [[ ! -e $H/.gitconfig && ! -L $H/.gitconfig ]] || fail "git's link is still there after the undo and unstow"
@@ -114,6 +127,7 @@ expect_err_has "hint: 'git' has dot- names"
 expect_exit 0 "$GROVE" undo -t "$H"
 expect_exit 0 "$GROVE" undo -t "$H"
 [[ $(readlink "$H/.gitconfig") == ../dotfiles/git/dot-gitconfig ]] || fail "two undos did not bring .gitconfig back"
+forget_told
 expect_exit 0 "$GROVE" restow -d "$S" -t "$H" git
 expect_err_line "^grove: git was stowed with --dotfiles"
 [[ ! -L $H/dot-gitconfig ]] || fail "restow after two undos made dot-gitconfig"
@@ -182,6 +196,7 @@ sed -i 's/dotfiles: false/dotfiles: true/' "$M"
 expect_exit 0 "$GROVE" apply -f "$M"
 expect_exit 0 "$GROVE" apply -f "$M"
 expect_out_has "nothing to change"
+forget_told
 expect_exit 0 "$GROVE" unstow -d "$S" -t "$H" vim
 expect_err_line "^grove: vim was stowed with --dotfiles"
 expect_tree "$H" ""

@@ -69,7 +69,7 @@ check "the user who ran a transaction: SUDO_USER through sudo, another user by n
 
 # A log of schema 13 (before users were kept) is migrated; its transactions have no user.
 expect_exit 0 sqlite3 "$GROVE_STATE_DIR/grove.db" \
-	"ALTER TABLE txns DROP COLUMN uid; ALTER TABLE txns DROP COLUMN sudo_user; PRAGMA user_version = 13;"
+	"DROP TABLE pkg_told; ALTER TABLE txns DROP COLUMN uid; ALTER TABLE txns DROP COLUMN sudo_user; PRAGMA user_version = 13;"
 expect_exit 0 "$GROVE" --json log -t "$T" -n 1
 python3 - "$OUT" <<'PY' || fail "a migrated log's transaction: $(cat "$OUT")"
 import json, sys
@@ -77,5 +77,5 @@ t = json.load(open(sys.argv[1]))["transactions"][0]
 sys.exit(0 if t["uid"] is None and t["user"] is None and t["sudo_user"] is None else 1)
 PY
 expect_exit 0 sqlite3 "$GROVE_STATE_DIR/grove.db" "PRAGMA user_version"
-expect_out_has "14"
-check "a schema 13 log is migrated to 14; its transactions have no user"
+expect_out_has "15"
+check "a schema 13 log is migrated to 14 (and on); its transactions have no user"

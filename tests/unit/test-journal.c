@@ -51,9 +51,12 @@ __wrap_sqlite3_step(sqlite3_stmt *s)
 	return SQLITE_IOERR;
 }
 
+/* Takes a log of this schema back to one before 15 (the recorded-options notices shown). */
+#define BEFORE_15 "DROP TABLE pkg_told; "
 /* Takes a log of this schema back to one before 14 (who ran each transaction): with a lower
  * user_version, opening it migrates it forward again. */
-#define BEFORE_14 "ALTER TABLE txns DROP COLUMN uid; ALTER TABLE txns DROP COLUMN sudo_user; "
+#define BEFORE_14 \
+	BEFORE_15 "ALTER TABLE txns DROP COLUMN uid; ALTER TABLE txns DROP COLUMN sudo_user; "
 
 /* ---- fixture ---- */
 
