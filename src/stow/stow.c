@@ -62,6 +62,65 @@ grove_stow_run_release(struct grove_stow_run *run)
 	grove_plan_release(&run->plan);
 }
 
+struct named {
+	const char *name;
+	size_t i; /* its index among the names given */
+};
+
+static int
+named_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
+}
+
+/* seen[i]: whether an op of plan for which want(op) holds names names[i] as its package. One pass
+ * over the ops, a binary search each, so that a request of many packages and many ops costs
+ * their sum, not their product. */
+static int
+packages_in_ops(const struct grove_plan *plan, const char *const *names, size_t n,
+		bool (*want)(const struct grove_op *op), bool *seen, struct grove_error *err)
+{
+	cleanup_free struct named *v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct named){ .name = names[i], .i = i };
+	qsort(v, n, sizeof(*v), named_cmp);
+	for (size_t k = 0; k < plan->n_ops; k++) {
+		const struct grove_op *op = &plan->ops[k];
+		struct named key = { .name = op->package };
+		const struct named *hit;
+
+		if (!op->package || !want(op))
+			continue;
+		hit = bsearch(&key, v, n, sizeof(*v), named_cmp);
+		if (!hit)
+			continue;
+		/* (A name given twice: every one of them.) */
+		while (hit > v && !strcmp(hit[-1].name, op->package))
+			hit--;
+		for (; hit < v + n && !strcmp(hit->name, op->package); hit++)
+			seen[hit->i] = true;
+	}
+	return 0;
+}
+
+static bool
+any_op(const struct grove_op *op)
+{
+	(void)op;
+	return true;
+}
+
+/* A LINK or MKDIR of a top-level name starting with "dot-". */
+static bool
+dot_named_op(const struct grove_op *op)
+{
+	return (op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_MKDIR) &&
+	       !strncmp(op->path, "dot-", 4);
+}
+
 /*
  * A package the log says is stowed, which the plan unstows without removing anything of it:
  * its links are not where the recorded options put them (a farm made otherwise, or removed by
@@ -71,23 +130,29 @@ grove_stow_run_release(struct grove_stow_run *run)
 static int
 warn_unstowed_nothing(struct grove_stow_run *run, struct grove_error *err)
 {
-	for (size_t i = 0; i < run->n_believed; i++) {
-		const char *name = run->believed[i];
-		cleanup_free char *msg = NULL;
-		bool any = run->plan.n_logged > 0;
+	cleanup_free bool *seen = NULL;
+	int r;
 
-		for (size_t k = 0; k < run->plan.n_ops && !any; k++)
-			any = run->plan.ops[k].package && !strcmp(run->plan.ops[k].package, name);
-		if (any)
+	if (!run->n_believed || run->plan.n_logged > 0)
+		return 0;
+	seen = calloc(run->n_believed, sizeof(*seen));
+	if (!seen)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	r = packages_in_ops(&run->plan, (const char *const *)run->believed, run->n_believed, any_op,
+			    seen, err);
+	for (size_t i = 0; r >= 0 && i < run->n_believed; i++) {
+		cleanup_free char *msg = NULL;
+
+		if (seen[i])
 			continue;
 		msg = grove_strdupf("unstow %s: no link of it was found to remove, though grove's "
 				    "log says it is stowed here; 'grove status' lists what grove "
 				    "made, 'grove verify' what is missing",
-				    name);
+				    run->believed[i]);
 		if (!msg || grove_plan_add_warning(&run->plan, msg) < 0)
-			return grove_error_set(err, -ENOMEM, "out of memory");
+			r = grove_error_set(err, -ENOMEM, "out of memory");
 	}
-	return 0;
+	return r;
 }
 
 /*
@@ -99,20 +164,24 @@ warn_unstowed_nothing(struct grove_stow_run *run, struct grove_error *err)
 static int
 note_dot_names(struct grove_stow_run *run, struct grove_error *err)
 {
-	for (size_t i = 0; i < run->n_pkgs; i++) {
+	cleanup_free const char **names = NULL;
+	cleanup_free bool *seen = NULL;
+	int r;
+
+	if (!run->n_pkgs)
+		return 0;
+	names = calloc(run->n_pkgs, sizeof(*names));
+	seen = calloc(run->n_pkgs, sizeof(*seen));
+	if (!names || !seen)
+		return grove_error_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < run->n_pkgs; i++)
+		names[i] = run->pkgs[i].package;
+	r = packages_in_ops(&run->plan, names, run->n_pkgs, dot_named_op, seen, err);
+	for (size_t i = 0; r >= 0 && i < run->n_pkgs; i++) {
 		const struct grove_journal_pkg *p = &run->pkgs[i];
-		bool dot = false;
 		char **v;
 
-		for (size_t k = 0;
-		     p->layout.stowed && !p->layout.dotfiles && k < run->plan.n_ops && !dot; k++) {
-			const struct grove_op *op = &run->plan.ops[k];
-
-			dot = (op->kind == GROVE_OP_LINK || op->kind == GROVE_OP_MKDIR) &&
-			      op->package && !strcmp(op->package, p->package) &&
-			      !strncmp(op->path, "dot-", 4);
-		}
-		if (!dot)
+		if (!seen[i] || !p->layout.stowed || p->layout.dotfiles)
 			continue;
 		v = realloc(run->dot_named, (run->n_dot_named + 1) * sizeof(*v));
 		if (!v)
@@ -123,7 +192,7 @@ note_dot_names(struct grove_stow_run *run, struct grove_error *err)
 			return grove_error_set(err, -ENOMEM, "out of memory");
 		run->n_dot_named++;
 	}
-	return 0;
+	return r;
 }
 
 /*
