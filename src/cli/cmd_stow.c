@@ -59,30 +59,26 @@ print_recorded(const struct grove_stow_run *run)
 static int
 stow_death_status(const struct grove_stow_request *req, const struct grove_stow_cli *cli)
 {
-	struct grove_root stow = { .fd = -1 };
-	struct grove_error e = { 0 };
 	int status = cli->rc_errno ? cli->rc_errno : 255;
+	enum grove_stow_entry top;
+	struct grove_error e0 = { 0 };
 
-	if (grove_root_open(&stow, req->dir, &e) < 0) {
-		grove_root_release(&stow);
+	/* A stow dir that cannot be opened: ENOENT. */
+	if (!req->dir || grove_stow_dir_entry(req->dir, ".", &top, &e0) < 0)
 		return ENOENT;
-	}
 	for (size_t i = 0; i < req->n_unstow + req->n_stow; i++) {
 		const char *name =
 			i < req->n_unstow ? req->unstow[i] : req->stow[i - req->n_unstow];
-		struct grove_stat st;
+		enum grove_stow_entry e;
+		struct grove_error err = { 0 };
 
-		if (grove_fs_stat_beneath_follow(stow.fd, name, &st, &e) < 0 ||
-		    st.type == GROVE_FT_NONE) {
-			status = ENOENT;
-			break;
-		}
-		if (st.type != GROVE_FT_DIR) {
-			status = i ? ENOENT : status;
-			break;
-		}
+		/* (A name not there, or that cannot be looked at: ENOENT.) */
+		if (grove_stow_dir_entry(req->dir, name, &e, &err) < 0 ||
+		    e == GROVE_STOW_ENTRY_NONE)
+			return ENOENT;
+		if (e != GROVE_STOW_ENTRY_FOLDER)
+			return i ? ENOENT : status;
 	}
-	grove_root_release(&stow);
 	return status;
 }
 

@@ -2,13 +2,12 @@
 /* The grove program: a command (argv.c reads global options wherever they are), or GNU Stow's own
  * command line. */
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "grove/tree.h"
+#include "grove/grove.h"
 #include "front.h"
 
 #include "../banned.h" /* last */
@@ -74,8 +73,7 @@ names_package(const char *word, char **ret_dir)
 	char *argv[] = { "grove", "-S", (char *)word, NULL };
 	struct grove_stow_request req;
 	struct grove_stow_cli cli;
-	struct grove_root root = { 0 };
-	struct grove_stat st;
+	enum grove_stow_entry e = GROVE_STOW_ENTRY_NONE;
 	struct grove_error err = { 0 };
 	bool yes = false;
 
@@ -84,11 +82,8 @@ names_package(const char *word, char **ret_dir)
 	grove_stow_request_init(&req);
 	if (grove_stow_cli_parse(3, argv, GROVE_ACTION_STOW, getenv("HOME"), ".stowrc", true, &req,
 				 &cli, &err) == 0 &&
-	    req.dir && grove_root_open(&root, req.dir, &err) == 0) {
-		yes = grove_fs_stat_beneath_follow(root.fd, word, &st, &err) == 0 &&
-		      st.type == GROVE_FT_DIR;
-		grove_root_release(&root);
-	}
+	    req.dir && grove_stow_dir_entry(req.dir, word, &e, &err) == 0)
+		yes = e == GROVE_STOW_ENTRY_FOLDER;
 	if (ret_dir)
 		*ret_dir = !yes && req.dir ? strdup(req.dir) : NULL;
 	grove_stow_request_release(&req);
@@ -257,13 +252,7 @@ main(int argc, char **argv)
 	char *whole;
 	int status;
 
-	/* A short command's heap pages are a large part of its cost here (a page fault costs 10-20
-	 * syscalls on a VM with shadow page tables): keep what is freed for reuse instead of giving
-	 * the top back (and faulting it in again), and populate the 256 KiB nearly every command
-	 * uses (opening the log, the options) in a few calls; the scan reserves more, sized to the
-	 * request. */
-	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-	grove_tree_heap_reserve((size_t)256 << 10);
+	grove_process_start();
 	whole = grove_command_line(argc, argv);
 	status = dispatch(argc, argv, whole);
 

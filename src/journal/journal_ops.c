@@ -14,7 +14,7 @@
 #include "grove/journal.h"
 #include "grove/path.h"
 #include "grove/plan.h"
-#include "grove/tree.h"
+#include "plan/tree.h"
 #include "journal_int.h"
 #include "journal_owned.h"
 #include "base/util.h"

@@ -4,7 +4,7 @@
  * the owner prefix, the markers) live with the answers they keep, in planner_view.c. */
 #include <stdlib.h>
 
-#include "grove/tree.h"
+#include "plan/tree.h"
 #include "planner_int.h"
 
 #include "banned.h" /* last */

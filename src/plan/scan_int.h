@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "grove/fs.h"
-#include "grove/tree.h"
+#include "plan/tree.h"
 #include "plan/world.h"
 
 struct scan {

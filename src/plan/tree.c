@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* In-memory trees with a per-folder hash index, so planning a 100k-entry folder stays linear. */
 #include <errno.h>
+#include <malloc.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,7 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "grove/tree.h"
+#include "grove/grove.h"
+#include "plan/tree.h"
 #include "base/util.h" /* last: it includes banned.h */
 
 #include "banned.h" /* last */
@@ -624,4 +626,11 @@ grove_tree_heap_reserve(size_t bytes)
 		unsupported = !populate(a, z);
 	while (n > 0)
 		free(chunk[--n]);
+}
+
+void
+grove_process_start(void)
+{
+	mallopt(M_TRIM_THRESHOLD, 32 << 20);
+	grove_tree_heap_reserve((size_t)256 << 10);
 }

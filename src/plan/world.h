@@ -10,7 +10,7 @@
 #include "grove/error.h"
 #include "grove/fs.h"
 #include "grove/ignore.h"
-#include "grove/tree.h"
+#include "plan/tree.h"
 
 struct grove_world_pkg {
 	char *name;

@@ -11,13 +11,9 @@
 
 #include "testutil.h"
 
-#include "grove/tree.h"
+#include "plan/tree.h"
 
-/* src/base/util.h, private to the library (the tests see only include/). */
-int grove_sort_names(const char **v, size_t n);
-const char *grove_child_path_buf(const char *dir, size_t dir_len, const char *name, char *buf,
-				 size_t size, char **heap);
-int grove_bytes_reserve(unsigned char **buf, size_t *cap, size_t len, size_t more, size_t first);
+#include "base/util.h"
 
 /* The reference: no memory between calls. */
 static struct grove_node *
