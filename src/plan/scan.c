@@ -269,7 +269,7 @@ join_in(char *buf, size_t size, const char *a, const char *b)
 
 	if (la + 1 + lb + 1 > size)
 		return NULL;
-	memcpy(buf, a, la);
+	memcpy(buf, a, la + 1);
 	buf[la] = '/';
 	memcpy(buf + la + 1, b, lb + 1);
 	return buf;
