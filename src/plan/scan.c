@@ -275,6 +275,52 @@ join_in(char *buf, size_t size, const char *a, const char *b)
 	return buf;
 }
 
+/*
+ * grove_scan_model_answer of package's sub (a path of plain names beneath it), asked of every
+ * other package for each folder of a request: the package's node looked up once and sub walked
+ * from it, without the model's path memo (which serves one walk after another beneath the same
+ * folder, not one package after another).
+ */
+static int
+model_answer_in(struct scan *s, const char *package, const char *sub, enum grove_ftype *ret)
+{
+	const struct grove_node *n = grove_node_child(s->w->stow, package);
+	const char *p = sub;
+
+	if (!n) {
+		char other[PATH_MAX];
+
+		return join_in(other, sizeof(other), package, sub) &&
+		       grove_scan_model_answer(s, other, ret);
+	}
+	while (*p) {
+		const char *end = strchrnul(p, '/');
+		const struct grove_node *kid = grove_node_child_n(n, p, (size_t)(end - p));
+
+		if (!kid) {
+			bool dir = n->type == GROVE_FT_DIR ||
+				   (n->type == GROVE_FT_LINK && n->dest_type == GROVE_FT_DIR);
+
+			if ((size_t)(end - p) > NAME_MAX || !dir || !n->listed)
+				return 0;
+			*ret = GROVE_FT_NONE;
+			return 1;
+		}
+		n = kid;
+		p = *end ? end + 1 : end;
+	}
+	if (n->type == GROVE_FT_LINK) {
+		if (n->escapes || n->dest_type == GROVE_FT_UNKNOWN)
+			return 0;
+		*ret = n->dest_type;
+		return 1;
+	}
+	if (n->type == GROVE_FT_DIR && !n->listed && n->n_kids == 0)
+		return 0; /* an intermediate folder made by model_path: not checked */
+	*ret = n->type;
+	return 1;
+}
+
 /* Of the other packages of a request, at most this many the model cannot answer for a folder
  * are asked by a stat; past it, the folder is read. */
 #define ASK_OTHERS_MAX 2
@@ -301,16 +347,11 @@ enterable(struct scan *s, const char *prefix)
 	int r;
 
 	for (size_t i = 0; i < s->n_pkgs; i++) {
-		char other[PATH_MAX];
 		enum grove_ftype known;
 
 		if (strcmp(s->pkgs[i], s->package) == 0)
 			continue;
-		/* (Joined by hand: a formatted join per package and folder cost more than the rest
-		 * of the question, asked for every folder of every package of a request.) */
-		if (!join_in(other, sizeof(other), s->pkgs[i], sub))
-			return true;
-		if (grove_scan_model_answer(s, other, &known)) {
+		if (model_answer_in(s, s->pkgs[i], sub, &known)) {
 			if (known != GROVE_FT_NONE)
 				return true;
 			continue;

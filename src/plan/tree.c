@@ -317,6 +317,12 @@ child_n(const struct grove_node *node, const char *s, size_t n)
 }
 
 struct grove_node *
+grove_node_child_n(const struct grove_node *node, const char *name, size_t len)
+{
+	return len < 256 ? child_n(node, name, len) : NULL;
+}
+
+struct grove_node *
 grove_node_child(const struct grove_node *node, const char *name)
 {
 	if (name[0] == '.' && !name[1])

@@ -91,6 +91,9 @@ void grove_node_drop_kids(struct grove_node *node);
 
 /* The child called name, or NULL. */
 struct grove_node *grove_node_child(const struct grove_node *node, const char *name);
+/* The same for a name of len bytes, not NUL-terminated (a path's component); a name of 256
+ * bytes or more is never found. */
+struct grove_node *grove_node_child_n(const struct grove_node *node, const char *name, size_t len);
 
 /* Makes room for n kids in all (a listing's count), so that adding them reallocates nothing.
  * Returns 0 or -ENOMEM. */
