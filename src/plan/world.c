@@ -183,3 +183,18 @@ grove_world_tignore(struct grove_world *w, const char *pkgpath)
 {
 	return add_unique(&w->tignores, &w->n_tignores, &w->cap_tignores, pkgpath);
 }
+
+void
+grove_world_reset_trees(struct grove_world *w)
+{
+	w->stow = grove_node_free(w->stow);
+	w->target = grove_node_free(w->target);
+	for (size_t i = 0; i < w->n_needs; i++)
+		free(w->needs[i]);
+	for (size_t i = 0; i < w->n_tneeds; i++)
+		free(w->tneeds[i]);
+	for (size_t i = 0; i < w->n_tignores; i++)
+		free(w->tignores[i]);
+	w->n_needs = w->n_tneeds = w->n_tignores = 0;
+	w->too_big = false;
+}

@@ -155,6 +155,10 @@ int grove_scan_target_folder(struct grove_world *w, const struct grove_root *sto
 			     struct grove_error *err);
 void grove_scan_forget(struct grove_node *node);
 
+/* Drops what a scan or a walk put into w's trees (and the needs it recorded), keeping its stow
+ * path and ignore lists: for planning again from the start (a bounded walk's fallback). */
+void grove_world_reset_trees(struct grove_world *w);
+
 /* Puts the target's planned state back to the scanned one, for planning again. */
 void grove_world_reset_plan(struct grove_world *w);
 

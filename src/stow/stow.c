@@ -363,22 +363,6 @@ walk_fits(const struct grove_stow_request *req, const struct grove_stow_run *run
 	return run->pkgs[0].layout.no_folding;
 }
 
-/* Drops what a scan or a walk put into w's trees, keeping its stow path and ignore lists. */
-static void
-world_trees_reset(struct grove_world *w)
-{
-	w->stow = grove_node_free(w->stow);
-	w->target = grove_node_free(w->target);
-	for (size_t i = 0; i < w->n_needs; i++)
-		free(w->needs[i]);
-	for (size_t i = 0; i < w->n_tneeds; i++)
-		free(w->tneeds[i]);
-	for (size_t i = 0; i < w->n_tignores; i++)
-		free(w->tignores[i]);
-	w->n_needs = w->n_tneeds = w->n_tignores = 0;
-	w->too_big = false;
-}
-
 /*
  * Scans and plans a streamed request. One whose packages hold more entries than the budget is
  * planned folder by folder when the walk takes it (docs/architecture.md, "The bounded walk"),
@@ -399,7 +383,7 @@ plan_streamed(struct grove_world *w, const struct grove_stow_request *req,
 		struct grove_plan_opts wo = *po;
 
 		grove_error_clear(err);
-		world_trees_reset(w);
+		grove_world_reset_trees(w);
 		wo.no_folding = run->pkgs[0].layout.no_folding;
 		wo.dotfiles = false;
 		r = grove_scan_walk(w, &run->stow_root, &run->target_root, &wo, req->unstow,
@@ -412,7 +396,7 @@ plan_streamed(struct grove_world *w, const struct grove_stow_request *req,
 		if (r < 0)
 			return r; /* a batch could not be logged: the stream's end says why */
 		grove_error_clear(err);
-		world_trees_reset(w);
+		grove_world_reset_trees(w);
 		so->walk_above = 0;
 		r = grove_scan(w, &run->stow_root, &run->target_root, all, n_all, so, err);
 	}

@@ -380,22 +380,6 @@ import_layouts(const struct grove_stow_request *req, const struct import_tally *
 	return 0;
 }
 
-/* The trees of w dropped, for planning again (the walk's fallback). */
-static void
-world_trees_reset(struct grove_world *w)
-{
-	w->stow = grove_node_free(w->stow);
-	w->target = grove_node_free(w->target);
-	for (size_t i = 0; i < w->n_needs; i++)
-		free(w->needs[i]);
-	for (size_t i = 0; i < w->n_tneeds; i++)
-		free(w->tneeds[i]);
-	for (size_t i = 0; i < w->n_tignores; i++)
-		free(w->tignores[i]);
-	w->n_needs = w->n_tneeds = w->n_tignores = 0;
-	w->too_big = false;
-}
-
 /* The import planned over the whole scan of w; a named package the stow dir lacks is refused,
  * as stow refuses it. */
 static int
@@ -454,7 +438,7 @@ plan_import_run(struct grove_world *w, const struct grove_stow_request *req,
 	r = grove_scan(w, &run->stow_root, &run->target_root, p->v, p->n, &so, err);
 	if (r == -ECANCELED && w->too_big) {
 		grove_error_clear(err);
-		world_trees_reset(w);
+		grove_world_reset_trees(w);
 		r = grove_scan_import_walk(w, &run->stow_root, &run->target_root, p->v, p->n,
 					   &run->plan, err);
 		if (r == 0) {
@@ -463,7 +447,7 @@ plan_import_run(struct grove_world *w, const struct grove_stow_request *req,
 			r = 0;
 			tally_restart(t, &run->plan, &r);
 			grove_error_clear(err);
-			world_trees_reset(w);
+			grove_world_reset_trees(w);
 			so.walk_above = 0;
 			if (r >= 0)
 				r = grove_scan(w, &run->stow_root, &run->target_root, p->v, p->n,
